@@ -1,0 +1,32 @@
+# Two entry points for a fresh machine with only python3, pip and make:
+#   make demo   creates .venv, installs rosenblatt, runs the embedded demo
+#   make test   creates .venv with the dev extras, runs every test
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test clean bench
+
+$(VENV)/bin/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(VENV)/bin/rosenblatt demo
+
+test: $(VENV)/.installed-dev
+	$(PY) -m pytest -n 2 -q
+
+bench: $(VENV)/.installed
+	$(PY) benchmarks/compare_sklearn.py
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache

@@ -1,0 +1,426 @@
+"""The shared driver of the linear perceptrons: validate -> epochs of a kernel -> attributes.
+
+Estimators in :mod:`rosenblatt.linear` are thin subclasses that say which
+accumulators they need (``_averaged``, ``_voted``) and how the fitted weights
+are read off the training state.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.model_selection import StratifiedShuffleSplit
+from sklearn.utils import check_random_state
+from sklearn.utils.class_weight import compute_class_weight
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._kernels.linear import multinomial_epoch, ovr_epoch
+from ._validation import (
+    BOOL,
+    RANDOM_STATE,
+    InstanceOf,
+    Interval,
+    Options,
+    check_classes,
+    check_not_empty,
+    check_sample_weight,
+    validate_params,
+)
+from ._voting import VoteRecord
+
+_INDEX_DTYPE = np.int64
+
+
+def kernel_arrays(X):
+    """Split a dense array or CSR matrix into the argument tuple the kernels take."""
+    if sp.issparse(X):
+        dtype = X.dtype
+        index_dtype = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
+        return (
+            np.empty((0, 0), dtype=dtype),
+            X.data,
+            X.indices.astype(index_dtype, copy=False),
+            X.indptr.astype(index_dtype, copy=False),
+            True,
+        )
+    empty_index = np.empty(0, dtype=np.int32)
+    return X, np.empty(0, dtype=X.dtype), empty_index, empty_index, False
+
+
+class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
+    """Machinery shared by :class:`Perceptron`, :class:`AveragedPerceptron` and
+    :class:`VotedPerceptron`; not meant to be used directly."""
+
+    _averaged = False
+    _voted = False
+
+    _parameter_constraints = {
+        "eta": [Interval(numbers.Real, 0, None, closed="neither")],
+        "fit_intercept": [BOOL],
+        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "shuffle": [BOOL],
+        "random_state": [RANDOM_STATE],
+        "multi_class": [Options(("ovr", "multinomial"))],
+        "early_stopping": [BOOL],
+        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "class_weight": [Options(("balanced", None)), InstanceOf((dict,))],
+        "warm_start": [BOOL],
+        "verbose": [Interval(numbers.Integral, 0, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        *,
+        eta=1.0,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        max_iter=1000,
+        shuffle=True,
+        random_state=None,
+        multi_class="ovr",
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        class_weight=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        self.eta = eta
+        self.fit_intercept = fit_intercept
+        self.intercept_scaling = intercept_scaling
+        self.max_iter = max_iter
+        self.shuffle = shuffle
+        self.random_state = random_state
+        self.multi_class = multi_class
+        self.early_stopping = early_stopping
+        self.validation_fraction = validation_fraction
+        self.n_iter_no_change = n_iter_no_change
+        self.class_weight = class_weight
+        self.warm_start = warm_start
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ options
+    @property
+    def _batch(self) -> bool:
+        return getattr(self, "mode", "online") == "batch"
+
+    @property
+    def _bias_input(self) -> float:
+        return float(self.intercept_scaling) if self.fit_intercept else 0.0
+
+    def _check_params(self) -> None:
+        """Cross-parameter checks, with errors that say what to do."""
+        validate_params(self)
+        if self._batch and (self._averaged or self._voted):
+            raise ValueError(
+                f"{type(self).__name__} learns online; mode='batch' is only for Perceptron."
+            )
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    # ------------------------------------------------------------------ input
+    def _validate_input(self, X, y, reset):
+        X, y = validate_data(
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            reset=reset,
+        )
+        check_not_empty(X)
+        if sp.issparse(X) and not X.has_sorted_indices:
+            X = X.sorted_indices()
+        return X, y
+
+    def _encode(self, y):
+        """Map labels to class indices, refusing labels outside ``classes_``."""
+        unknown = np.setdiff1d(np.unique(y), self.classes_)
+        if unknown.size:
+            raise ValueError(
+                f"y contains labels {unknown.tolist()!r} that are not in classes_ "
+                f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
+                "partial_fit call, or refit."
+            )
+        return np.searchsorted(self.classes_, y).astype(_INDEX_DTYPE)
+
+    def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
+        sample_weight = check_sample_weight(sample_weight, n_samples, np.float64)
+        if self.class_weight is None:
+            return sample_weight
+        if self.class_weight == "balanced" and not allow_balanced:
+            raise ValueError(
+                "class_weight='balanced' needs the whole class distribution, which "
+                "partial_fit does not see; pass a dict of class weights instead."
+            )
+        labels = self.classes_[target]
+        weights = compute_class_weight(self.class_weight, classes=self.classes_, y=labels)
+        return sample_weight * weights[target]
+
+    # ------------------------------------------------------------------ state
+    @property
+    def _multinomial(self) -> bool:
+        return self.multi_class == "multinomial"
+
+    def _init_state(self, classes, n_features, dtype):
+        self.classes_ = classes
+        n_classes = classes.shape[0]
+        n_neurons = n_classes if (self._multinomial or n_classes > 2) else 1
+        self._W = np.zeros((n_neurons, n_features), dtype=dtype)
+        self._w0 = np.zeros(n_neurons, dtype=dtype)
+        accumulated = n_features if self._averaged else 0
+        self._U = np.zeros((n_neurons, accumulated), dtype=dtype)
+        self._U0 = np.zeros(n_neurons if self._averaged else 0, dtype=dtype)
+        self._counts = np.zeros(1 if self._multinomial else n_neurons, dtype=np.int64)
+        self._votes = VoteRecord(n_neurons, self._multinomial) if self._voted else None
+        self._reset_history()
+
+    def _reset_history(self):
+        self.n_iter_ = 0
+        self.n_mistakes_ = 0
+        self.mistakes_per_epoch_ = []
+        self.converged_ = False
+
+    # ------------------------------------------------------------------ epochs
+    def _targets(self, target):
+        """±1 targets per neuron (one-vs-rest) as the kernel wants them."""
+        n_neurons = self._W.shape[0]
+        if n_neurons == 1:
+            return np.where(target == 1, 1.0, -1.0)[np.newaxis, :]
+        return np.where(target[np.newaxis, :] == np.arange(n_neurons)[:, np.newaxis], 1.0, -1.0)
+
+    def _run_epoch(self, arrays, targets, sample_weight, order, active, X):
+        """Run one epoch; return the mistakes of each neuron (or of the whole model)."""
+        record = self._voted
+        capacity = order.shape[0] * (1 if self._multinomial else self._W.shape[0])
+        cap = capacity if record else 0
+        rec_sample = np.empty(cap, dtype=_INDEX_DTYPE)
+        rec_coef = np.empty(cap, dtype=np.float64)
+        rec_time = np.empty(cap, dtype=np.int64)
+        if self._multinomial:
+            rec_true = np.empty(cap, dtype=_INDEX_DTYPE)
+            rec_pred = np.empty(cap, dtype=_INDEX_DTYPE)
+            n_wrong, n_rec = multinomial_epoch(
+                *arrays, targets, sample_weight, order, self._W, self._w0, self._bias_input,
+                float(self.eta), self._batch, self._averaged, self._U, self._U0, self._counts,
+                record, rec_true, rec_pred, rec_sample, rec_coef, rec_time,
+            )
+            if record:
+                self._votes.add_multinomial(
+                    X, rec_sample[:n_rec], rec_coef[:n_rec], rec_time[:n_rec],
+                    rec_true[:n_rec], rec_pred[:n_rec], self._bias_input,
+                )
+            return np.array([n_wrong])
+        rec_neuron = np.empty(cap, dtype=_INDEX_DTYPE)
+        mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
+        n_rec = ovr_epoch(
+            *arrays, targets, sample_weight, order, self._W, self._w0, self._bias_input,
+            float(self.eta), self._batch, active, self._averaged, self._U, self._U0,
+            self._counts, record, rec_neuron, rec_sample, rec_coef, rec_time, mistakes,
+        )
+        if record:
+            self._votes.add_ovr(
+                X, rec_neuron[:n_rec], rec_sample[:n_rec], rec_coef[:n_rec], rec_time[:n_rec],
+                self._bias_input,
+            )
+        return mistakes
+
+    def _order(self, rng, n_samples):
+        """Presentation order of one epoch: a fresh permutation when shuffling."""
+        if self.shuffle:
+            return rng.permutation(n_samples).astype(_INDEX_DTYPE)
+        return np.arange(n_samples, dtype=_INDEX_DTYPE)
+
+    def _epoch_prep(self, X, target):
+        targets = target if self._multinomial else self._targets(target)
+        return kernel_arrays(X), targets
+
+    # ------------------------------------------------------------------ public API
+    def fit(self, X, y, sample_weight=None):
+        """Train until an epoch makes no mistake, or for ``max_iter`` epochs.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training patterns; float32 input is kept in float32.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Multiplies each pattern's update step; zero-weight samples are skipped.
+
+        Returns
+        -------
+        self
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _fit(self, X, y, sample_weight=None, on_epoch=None):
+        self._check_params()
+        continuing = self.warm_start and hasattr(self, "_W")
+        X, y = self._validate_input(X, y, reset=not continuing)
+        if continuing:
+            if X.dtype != self._W.dtype:
+                X = X.astype(self._W.dtype)
+            self._reset_history()
+        else:
+            classes = check_classes(y, type(self).__name__)
+            self._init_state(classes, X.shape[1], X.dtype)
+        target = self._encode(y)
+        sample_weight = self._sample_weight(sample_weight, target, X.shape[0])
+        rng = check_random_state(self.random_state)
+        X_val = y_val = None
+        if self.early_stopping:
+            X, target, sample_weight, X_val, y_val = self._split_validation(
+                X, target, sample_weight, rng
+            )
+        arrays, targets = self._epoch_prep(X, target)
+        n_neurons = self._W.shape[0]
+        active = np.ones(n_neurons, dtype=np.bool_)
+        best_score, epochs_without_gain = -np.inf, 0
+        stopped_early = False
+        for _ in range(self.max_iter):
+            order = self._order(rng, X.shape[0])
+            mistakes = self._run_epoch(arrays, targets, sample_weight, order, active, X)
+            self._record_epoch(int(mistakes.sum()))
+            if not self._multinomial:
+                active &= mistakes > 0  # a neuron with an error-free epoch is done
+            if on_epoch is not None:
+                on_epoch(self.n_iter_, int(mistakes.sum()))
+            if mistakes.sum() == 0:
+                self.converged_ = True
+                break
+            if self.early_stopping:
+                self._set_public_weights()
+                score = self.score(X_val, y_val)
+                if score > best_score:
+                    best_score, epochs_without_gain = score, 0
+                else:
+                    epochs_without_gain += 1
+                if epochs_without_gain >= self.n_iter_no_change:
+                    stopped_early = True
+                    break
+        if not (self.converged_ or stopped_early):
+            warnings.warn(
+                f"{type(self).__name__} did not converge: the last of max_iter={self.max_iter} "
+                f"epochs still made {self.mistakes_per_epoch_[-1]} mistake(s). The data may "
+                "not be linearly separable; raise max_iter, or use early_stopping.",
+                ConvergenceWarning,
+            )
+        self._set_public_weights()
+        return self
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Run one epoch over the given batch, continuing from the current weights.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label that will ever be seen; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+        """
+        first_call = not hasattr(self, "_W")
+        self._check_params()
+        X, y = self._validate_input(X, y, reset=first_call)
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: give every "
+                    "label the model will see, e.g. classes=np.unique(y_all)."
+                )
+            classes = check_classes(np.asarray(classes), type(self).__name__)
+            self._init_state(classes, X.shape[1], X.dtype)
+            self._rng = check_random_state(self.random_state)
+        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
+                f"first partial_fit call {self.classes_.tolist()!r}."
+            )
+        if X.dtype != self._W.dtype:
+            X = X.astype(self._W.dtype)
+        target = self._encode(y)
+        sample_weight = self._sample_weight(
+            sample_weight, target, X.shape[0], allow_balanced=False
+        )
+        if not hasattr(self, "_rng"):
+            self._rng = check_random_state(self.random_state)
+        arrays, targets = self._epoch_prep(X, target)
+        active = np.ones(self._W.shape[0], dtype=np.bool_)
+        order = self._order(self._rng, X.shape[0])
+        mistakes = self._run_epoch(arrays, targets, sample_weight, order, active, X)
+        self._record_epoch(int(mistakes.sum()))
+        self.converged_ = bool(mistakes.sum() == 0)
+        self._set_public_weights()
+        return self
+
+    def _record_epoch(self, n_wrong):
+        self.n_iter_ += 1
+        self.n_mistakes_ += n_wrong
+        self.mistakes_per_epoch_.append(n_wrong)
+        if self.verbose:
+            print(f"-- Epoch {self.n_iter_}: {n_wrong} mistake(s)")
+
+    def _split_validation(self, X, target, sample_weight, rng):
+        splitter = StratifiedShuffleSplit(
+            n_splits=1, test_size=self.validation_fraction, random_state=rng
+        )
+        try:
+            train, val = next(splitter.split(np.zeros(target.shape[0]), target))
+        except ValueError as exc:
+            raise ValueError(
+                f"early_stopping could not hold out a stratified validation_fraction="
+                f"{self.validation_fraction} of {target.shape[0]} samples ({exc}); use more "
+                "data, a larger validation_fraction, or early_stopping=False."
+            ) from None
+        return (X[train], target[train], sample_weight[train], X[val], self.classes_[target[val]])
+
+    # ------------------------------------------------------------------ fitted weights
+    def _weights(self):
+        """Return (W, w0) of the model's linear decision function, one row per neuron."""
+        return self._W, self._w0
+
+    def _set_public_weights(self):
+        W, w0 = self._weights()
+        intercept = (w0 * self._bias_input).astype(W.dtype)
+        if self._multinomial and self.classes_.shape[0] == 2:
+            W = W[1:] - W[:1]  # the binary decision function of the two class vectors
+            intercept = intercept[1:] - intercept[:1]
+        self.coef_ = np.array(W, copy=True)
+        self.intercept_ = np.array(intercept, copy=True)
+
+    def decision_function(self, X):
+        """Signed score of each sample: ``X @ coef_.T + intercept_``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                          reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict class labels (a zero score goes to the first class, as in training)."""
+        scores = self.decision_function(X)
+        if scores.ndim == 1:
+            return self.classes_[(scores > 0).astype(int)]
+        return self.classes_[np.argmax(scores, axis=1)]

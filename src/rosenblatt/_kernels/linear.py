@@ -1,0 +1,186 @@
+"""Training epochs of the linear perceptron family (Rosenblatt's rule, one place).
+
+Every function here is a pure function of arrays and scalars. The estimator
+wrappers in :mod:`rosenblatt.linear` turn options into flags, allocate state and
+loop over epochs; these kernels run one epoch over the given presentation order.
+
+Conventions shared by both kernels
+----------------------------------
+- ``W`` (n_neurons, n_features) and ``w0`` (n_neurons,) are the weights and the
+  weight of the appended constant input ``bias_input``; the intercept is
+  ``w0 * bias_input``.
+- A pattern triggers an update when ``y * (w . x + w0 * bias_input) <= 0``
+  (seed 003, remark 1). The update adds ``eta * sample_weight * y`` times the
+  augmented pattern.
+- Samples with zero weight are skipped: not presented, not counted.
+- ``counts`` holds, per neuron, how many patterns have been presented so far.
+  With ``average`` set, ``U += t * delta`` and ``U0 += t * delta0`` where ``t`` is
+  the count *before* the presentation; then the average of the weight vector
+  after every presentation is ``W - U / counts`` (see ``averaged_weights``).
+- With ``record`` set, every update is written to the ``rec_*`` arrays
+  (neuron, sample, coefficient, presentations before it), from which the voted
+  perceptron rebuilds every intermediate weight vector and its survival count.
+"""
+
+import numpy as np
+from numba import njit
+
+from ._rows import row_axpy, row_dot
+
+
+@njit(cache=True)
+def ovr_epoch(
+    X, data, indices, indptr, sparse,
+    Y, sample_weight, order, W, w0, bias_input, eta, batch, active,
+    average, U, U0, counts,
+    record, rec_neuron, rec_sample, rec_coef, rec_time,
+    mistakes,
+):
+    """One epoch of independent binary neurons (one-vs-rest), online or batch.
+
+    ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}. In batch mode the
+    updates of the epoch are summed with the weights held fixed and applied at
+    its end (seed 003, remark 2). Returns the number of recorded updates.
+    """
+    n_neurons, n_features = W.shape
+    n_rec = 0
+    # the batch accumulator is only needed (and only allocated) in batch mode
+    delta = np.zeros(n_features if batch else 0, dtype=W.dtype)
+    for k in range(n_neurons):
+        if not active[k]:
+            mistakes[k] = 0
+            continue
+        w = W[k]
+        delta0 = 0.0
+        if batch:
+            delta[:] = 0.0
+        t = counts[k]
+        n_wrong = 0
+        for pos in range(order.shape[0]):
+            i = order[pos]
+            if sample_weight[i] == 0.0:
+                continue
+            y = Y[k, i]
+            activation = row_dot(X, data, indices, indptr, sparse, i, w) + w0[k] * bias_input
+            if y * activation <= 0.0:
+                coef = eta * sample_weight[i] * y
+                if batch:
+                    row_axpy(coef, X, data, indices, indptr, sparse, i, delta)
+                    delta0 += coef * bias_input
+                else:
+                    row_axpy(coef, X, data, indices, indptr, sparse, i, w)
+                    w0[k] += coef * bias_input
+                    if average:
+                        row_axpy(coef * t, X, data, indices, indptr, sparse, i, U[k])
+                        U0[k] += coef * t * bias_input
+                if record:
+                    rec_neuron[n_rec] = k
+                    rec_sample[n_rec] = i
+                    rec_coef[n_rec] = coef
+                    rec_time[n_rec] = t
+                    n_rec += 1
+                n_wrong += 1
+            t += 1
+        if batch:
+            for j in range(n_features):
+                w[j] += delta[j]
+            w0[k] += delta0
+        counts[k] = t
+        mistakes[k] = n_wrong
+    return n_rec
+
+
+@njit(cache=True)
+def multinomial_epoch(
+    X, data, indices, indptr, sparse,
+    target, sample_weight, order, W, w0, bias_input, eta, batch,
+    average, U, U0, counts,
+    record, rec_true, rec_pred, rec_sample, rec_coef, rec_time,
+):
+    """One epoch of the multinomial perceptron (one weight vector per class).
+
+    ``target`` holds class indices. A pattern is a mistake when some other class
+    scores at least as high as the true one (the multi-class form of
+    ``y * a <= 0``); then ``eta * sample_weight * x`` is added to the true class's
+    vector and subtracted from the highest-scoring other class (lowest index on
+    ties). Returns ``(n_mistakes, n_recorded)``.
+    """
+    n_classes, n_features = W.shape
+    scores = np.zeros(n_classes)
+    delta = np.zeros((n_classes, n_features if batch else 0), dtype=W.dtype)
+    delta0 = np.zeros(n_classes)
+    t = counts[0]
+    n_wrong = 0
+    n_rec = 0
+    for pos in range(order.shape[0]):
+        i = order[pos]
+        if sample_weight[i] == 0.0:
+            continue
+        for k in range(n_classes):
+            scores[k] = row_dot(X, data, indices, indptr, sparse, i, W[k]) + w0[k] * bias_input
+        true = target[i]
+        rival = -1
+        for k in range(n_classes):
+            if k != true and (rival < 0 or scores[k] > scores[rival]):
+                rival = k
+        if scores[rival] >= scores[true]:
+            coef = eta * sample_weight[i]
+            if batch:
+                row_axpy(coef, X, data, indices, indptr, sparse, i, delta[true])
+                row_axpy(-coef, X, data, indices, indptr, sparse, i, delta[rival])
+                delta0[true] += coef * bias_input
+                delta0[rival] -= coef * bias_input
+            else:
+                row_axpy(coef, X, data, indices, indptr, sparse, i, W[true])
+                row_axpy(-coef, X, data, indices, indptr, sparse, i, W[rival])
+                w0[true] += coef * bias_input
+                w0[rival] -= coef * bias_input
+                if average:
+                    row_axpy(coef * t, X, data, indices, indptr, sparse, i, U[true])
+                    row_axpy(-coef * t, X, data, indices, indptr, sparse, i, U[rival])
+                    U0[true] += coef * t * bias_input
+                    U0[rival] -= coef * t * bias_input
+            if record:
+                rec_true[n_rec] = true
+                rec_pred[n_rec] = rival
+                rec_sample[n_rec] = i
+                rec_coef[n_rec] = coef
+                rec_time[n_rec] = t
+                n_rec += 1
+            n_wrong += 1
+        t += 1
+    if batch:
+        for k in range(n_classes):
+            for j in range(n_features):
+                W[k, j] += delta[k, j]
+            w0[k] += delta0[k]
+    counts[:] = t
+    return n_wrong, n_rec
+
+
+@njit(cache=True)
+def multinomial_vote(contrib, rec_true, rec_pred, counts, votes):
+    """Survival-weighted vote of every intermediate multinomial weight matrix.
+
+    ``contrib`` (n_updates, n_test) holds the score increment of update j on each
+    test point (its inner product and intercept part); update j adds it to the true class's score and subtracts it
+    from the rival's. ``counts`` (n_updates + 1) are the survival counts of the
+    initial matrix and of the matrix after each update. ``votes`` (n_test,
+    n_classes) is filled with the vote weights; the initial scores are zero.
+    """
+    n_updates, n_test = contrib.shape
+    n_classes = votes.shape[1]
+    scores = np.zeros(n_classes)
+    for q in range(n_test):
+        scores[:] = 0.0
+        for j in range(n_updates + 1):
+            if j > 0:
+                u = j - 1
+                scores[rec_true[u]] += contrib[u, q]
+                scores[rec_pred[u]] -= contrib[u, q]
+            if counts[j] > 0:
+                best = 0
+                for k in range(1, n_classes):
+                    if scores[k] > scores[best]:
+                        best = k
+                votes[q, best] += counts[j]

@@ -1,0 +1,158 @@
+"""Parameter and input validation shared by every estimator.
+
+scikit-learn's own constraint machinery lives in private modules, so the
+library keeps a small public-API-only equivalent here: each estimator declares
+``_parameter_constraints`` (a dict of parameter name -> list of allowed
+constraints) and calls :func:`validate_params` at the start of ``fit``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils.multiclass import check_classification_targets
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A numeric range; ``closed`` is one of "both", "left", "right", "neither"."""
+
+    kind: type
+    low: float | None
+    high: float | None
+    closed: str = "both"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, bool) or not isinstance(value, self.kind):
+            return False
+        if self.kind is numbers.Integral and not isinstance(value, numbers.Integral):
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def __str__(self) -> str:
+        kind = "an int" if self.kind is numbers.Integral else "a float"
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        low = "-inf" if self.low is None else self.low
+        high = "inf" if self.high is None else self.high
+        return f"{kind} in the range {left}{low}, {high}{right}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of values (strings, usually)."""
+
+    values: tuple
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, (str, bool, type(None))) and value in self.values
+
+    def __str__(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """Any instance of the given types (``None`` is spelled ``type(None)``)."""
+
+    types: tuple
+
+    def accepts(self, value) -> bool:
+        if bool not in self.types and isinstance(value, bool) and numbers.Integral in self.types:
+            return False
+        return isinstance(value, self.types)
+
+    def __str__(self) -> str:
+        names = ["None" if t is type(None) else t.__name__ for t in self.types]
+        return "an instance of " + " or ".join(names)
+
+
+BOOL = InstanceOf((bool, np.bool_))
+NONE = InstanceOf((type(None),))
+RANDOM_STATE = InstanceOf((numbers.Integral, np.random.RandomState, np.random.Generator, type(None)))
+CALLABLE = InstanceOf((object,))  # refined by a callable() check where used
+
+
+def validate_params(estimator) -> None:
+    """Raise a ValueError naming the parameter, its value and what is allowed."""
+    params = estimator.get_params(deep=False)
+    for name, constraints in estimator._parameter_constraints.items():
+        value = params[name]
+        if any(c.accepts(value) for c in constraints):
+            continue
+        allowed = " or ".join(str(c) for c in constraints)
+        raise ValueError(
+            f"The {name!r} parameter of {type(estimator).__name__} must be {allowed}; "
+            f"got {value!r}."
+        )
+
+
+def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:
+    """Return sample weights as a 1-D array of ``dtype``, ones when None."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=dtype)
+    if isinstance(sample_weight, numbers.Number):
+        return np.full(n_samples, sample_weight, dtype=dtype)
+    sample_weight = np.asarray(sample_weight, dtype=dtype)
+    if sample_weight.ndim != 1:
+        raise ValueError(
+            f"Sample weights must be a 1D array or scalar; got an array of shape "
+            f"{sample_weight.shape}."
+        )
+    if sample_weight.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight.shape == {sample_weight.shape}, expected ({n_samples},): "
+            "give one weight per sample."
+        )
+    if not np.all(np.isfinite(sample_weight)):
+        raise ValueError("sample_weight contains NaN or infinity; give finite weights.")
+    if np.any(sample_weight < 0):
+        raise ValueError("sample_weight contains negative values; weights must be >= 0.")
+    return np.ascontiguousarray(sample_weight)
+
+
+def check_classes(y, estimator_name: str) -> np.ndarray:
+    """Check that ``y`` holds class labels with at least two classes; return them sorted."""
+    check_classification_targets(y)
+    classes = np.unique(y)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator_name} needs samples of at least two classes to learn a decision "
+            f"boundary; the data contains only one class: {classes[0]!r}. "
+            "The number of classes has to be greater than one."
+        )
+    return classes
+
+
+def check_not_empty(X) -> None:
+    """Raise a clear error for data without samples or without features."""
+    n_samples, n_features = X.shape
+    if n_samples == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is "
+            "required: pass at least one sample."
+        )
+    if n_features == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
+            "required: pass at least one feature."
+        )
+
+
+def as_csr_or_dense(X):
+    """Return CSR matrices with sorted indices, or C-contiguous dense arrays."""
+    if sp.issparse(X):
+        X = X.tocsr()
+        if not X.has_sorted_indices:
+            X = X.sorted_indices()
+        return X
+    return np.ascontiguousarray(X)

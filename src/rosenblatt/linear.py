@@ -1,0 +1,221 @@
+"""Perceptron, AveragedPerceptron and VotedPerceptron: thin estimators over the compiled epochs."""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._base import BaseLinearPerceptron
+from ._validation import Options
+
+_SHARED_PARAMETERS = """
+    eta : float, default=1.0
+        Learning rate (> 0): an update adds ``eta * y * x`` (times the sample weight).
+        With zero initial weights it only scales the weights, never the predictions.
+    fit_intercept : bool, default=True
+        Learn a bias as the weight of a constant input appended to every pattern.
+    intercept_scaling : float, default=1.0
+        That constant input, ``s``: the bias weight moves by ``eta * y * s`` per update
+        and ``intercept_ = w_0 * s``. Smaller values slow the bias down, which helps
+        when the patterns are short (for example l2-normalised text).
+    max_iter : int, default=1000
+        Maximum number of epochs (passes over the training data).
+    shuffle : bool, default=True
+        Present the patterns in a fresh random order every epoch, drawn as
+        ``check_random_state(random_state).permutation(n_samples)``.
+    random_state : int, RandomState instance or None, default=None
+        Seed of the shuffling and of the early-stopping split.
+    multi_class : {"ovr", "multinomial"}, default="ovr"
+        ``"ovr"``: one independent binary neuron per class (a single layer of M
+        neurons, seed 003); each neuron stops after its first error-free epoch.
+        ``"multinomial"``: one weight vector per class, prediction by argmax; a
+        mistake adds ``eta * x`` to the true class's vector and subtracts it from
+        the highest-scoring other class's.
+    early_stopping : bool, default=False
+        Hold out ``validation_fraction`` of the data (stratified) and stop when the
+        validation accuracy has not improved for ``n_iter_no_change`` epochs. The
+        weights of the last epoch are kept.
+    validation_fraction : float, default=0.1
+    n_iter_no_change : int, default=5
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies the update step of each class's samples.
+    warm_start : bool, default=False
+        Continue from the previous fit's state (weights, averages, vote record).
+    verbose : int, default=0
+        Print the mistakes of every epoch.
+"""
+
+_FITTED_ATTRIBUTES = """
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+    n_iter_ : int
+        Epochs run.
+    n_mistakes_ : int
+        Total number of updates (over all neurons).
+    mistakes_per_epoch_ : list of int
+        Updates in each epoch run.
+    converged_ : bool
+        Whether the last epoch made no mistake (training stops there).
+"""
+
+
+class Perceptron(BaseLinearPerceptron):
+    __doc__ = f"""Rosenblatt's perceptron, online (incremental) or batch.
+
+    An update happens when ``y * (w . x + b) <= 0``: the weights move by
+    ``eta * y * x`` (online) or, once per epoch, by ``eta`` times the sum of
+    ``y * x`` over the misclassified patterns (batch). Training stops after the
+    first epoch without a mistake, or after ``max_iter`` epochs with a
+    ``ConvergenceWarning``.
+
+    Parameters
+    ----------
+    mode : {{"online", "batch"}}, default="online"
+        When the weights change: after each misclassified pattern, or once per epoch.
+    {_SHARED_PARAMETERS}
+    Attributes
+    ----------
+    {_FITTED_ATTRIBUTES}
+    Examples
+    --------
+    The modified OR problem of seed 003:
+
+    >>> import numpy as np
+    >>> from rosenblatt import Perceptron
+    >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
+    >>> y = np.array([-1, 1, 1, 1])
+    >>> clf = Perceptron(shuffle=False).fit(X, y)
+    >>> clf.coef_, clf.intercept_, clf.n_mistakes_, clf.n_iter_
+    (array([[1., 1.]]), array([1.]), 3, 2)
+    >>> clf.predict([[0.5, 0.5], [-2, -2]])
+    array([ 1, -1])
+    """
+
+    _parameter_constraints = {
+        **BaseLinearPerceptron._parameter_constraints,
+        "mode": [Options(("online", "batch"))],
+    }
+
+    def __init__(
+        self,
+        *,
+        mode="online",
+        eta=1.0,
+        fit_intercept=True,
+        intercept_scaling=1.0,
+        max_iter=1000,
+        shuffle=True,
+        random_state=None,
+        multi_class="ovr",
+        early_stopping=False,
+        validation_fraction=0.1,
+        n_iter_no_change=5,
+        class_weight=None,
+        warm_start=False,
+        verbose=0,
+    ):
+        super().__init__(
+            eta=eta,
+            fit_intercept=fit_intercept,
+            intercept_scaling=intercept_scaling,
+            max_iter=max_iter,
+            shuffle=shuffle,
+            random_state=random_state,
+            multi_class=multi_class,
+            early_stopping=early_stopping,
+            validation_fraction=validation_fraction,
+            n_iter_no_change=n_iter_no_change,
+            class_weight=class_weight,
+            warm_start=warm_start,
+            verbose=verbose,
+        )
+        self.mode = mode
+
+
+class AveragedPerceptron(BaseLinearPerceptron):
+    __doc__ = f"""The averaged perceptron (Freund & Schapire; CIML Algorithm 7).
+
+    Trains like the online :class:`Perceptron` and predicts with the average of
+    the weight vector after every example presentation,
+    ``(1 / T) * sum_t w_t``, kept without bookkeeping on correct predictions:
+    each update ``delta`` made after ``t`` presentations also adds ``t * delta``
+    to an accumulator ``U``, and the average is ``w - U / T``.
+
+    Parameters
+    ----------
+    {_SHARED_PARAMETERS}
+    Attributes
+    ----------
+    {_FITTED_ATTRIBUTES}
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rosenblatt import AveragedPerceptron
+    >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
+    >>> y = np.array([-1, 1, 1, 1])
+    >>> clf = AveragedPerceptron(shuffle=False).fit(X, y)
+    >>> clf.coef_, clf.intercept_
+    (array([[1.125, 0.875]]), array([0.625]))
+    """
+
+    _averaged = True
+
+    def _weights(self):
+        presented = np.maximum(self._counts, 1).astype(np.float64)
+        W = self._W - self._U / presented[:, None]
+        w0 = self._w0 - self._U0 / presented
+        return W.astype(self._W.dtype), w0
+
+
+class VotedPerceptron(BaseLinearPerceptron):
+    __doc__ = f"""The voted perceptron (Freund & Schapire, 1999).
+
+    Keeps every weight vector ``w_k`` the online perceptron passes through,
+    with its survival count ``c_k`` (the number of presentations after which it
+    was the current vector), and predicts ``sign(sum_k c_k sign(w_k . x + b_k))``.
+    Only the updates are stored, so memory grows with the number of mistakes.
+    ``coef_`` / ``intercept_`` hold the last weight vector; ``decision_function``
+    returns the vote normalised by the total count, in ``[-1, 1]``.
+
+    Parameters
+    ----------
+    {_SHARED_PARAMETERS}
+    Attributes
+    ----------
+    {_FITTED_ATTRIBUTES}
+    n_vectors_ : list of int
+        Number of distinct weight vectors voting, per neuron.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rosenblatt import VotedPerceptron
+    >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
+    >>> y = np.array([-1, 1, 1, 1])
+    >>> clf = VotedPerceptron(shuffle=False).fit(X, y)
+    >>> clf.n_vectors_, clf.predict(X)
+    ([4], array([-1,  1,  1,  1]))
+    """
+
+    _voted = True
+
+    def _set_public_weights(self):
+        super()._set_public_weights()
+        self.n_vectors_ = self._votes.n_vectors()
+
+    def decision_function(self, X):
+        """Survival-weighted vote, normalised to ``[-1, 1]``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
+                          reset=False)
+        votes = self._votes.decision(X, self._counts, self.classes_.shape[0])
+        if self._multinomial and self.classes_.shape[0] == 2:
+            return votes[:, 1] - votes[:, 0]
+        return votes.ravel() if votes.shape[1] == 1 else votes
