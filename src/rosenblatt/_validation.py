@@ -117,6 +117,11 @@ def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:
         raise ValueError("sample_weight contains NaN or infinity; give finite weights.")
     if np.any(sample_weight < 0):
         raise ValueError("sample_weight contains negative values; weights must be >= 0.")
+    if not np.any(sample_weight > 0):
+        raise ValueError(
+            "Sample weights must contain at least one non-zero number: with every weight "
+            "zero there is nothing to learn from."
+        )
     return np.ascontiguousarray(sample_weight)
 
 

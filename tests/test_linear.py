@@ -1,0 +1,413 @@
+"""Perceptron, AveragedPerceptron, VotedPerceptron against the plain references and the seeds."""
+
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from sklearn.datasets import load_breast_cancer, make_classification
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+import reference
+from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
+
+OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
+OR_Y = np.array([-1, 1, 1, 1])
+XOR_Y = np.array([-1, 1, 1, -1])
+
+PROPERTY = settings(max_examples=25, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
+
+
+def orders(seed, n, n_epochs, shuffle=True):
+    """The presentation orders the estimators draw: one permutation per epoch."""
+    rng = check_random_state(seed)
+    return [rng.permutation(n) if shuffle else np.arange(n) for _ in range(n_epochs)]
+
+
+def fit_quiet(estimator, X, y, **kwargs):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return estimator.fit(X, y, **kwargs)
+
+
+@st.composite
+def small_problems(draw, n_classes=2, min_samples=4):
+    """Integer-valued patterns: every sum is exact, so results can be compared exactly."""
+    n = draw(st.integers(min_samples, 25))
+    d = draw(st.integers(1, 5))
+    X = draw(arrays(np.float64, (n, d), elements=st.integers(-6, 6).map(float)))
+    y = draw(arrays(np.int64, n, elements=st.integers(0, n_classes - 1)))
+    for c in range(n_classes):  # every class present
+        y[c] = c
+    return X, y
+
+
+# ---------------------------------------------------------------- seed 003: modified OR
+def test_or_online_matches_seed_003():
+    clf = Perceptron(shuffle=False, eta=1.0).fit(OR_X, OR_Y)
+    np.testing.assert_array_equal(clf.coef_, [[1.0, 1.0]])
+    np.testing.assert_array_equal(clf.intercept_, [1.0])
+    assert clf.n_mistakes_ == 3
+    assert clf.n_iter_ == 2
+    assert clf.mistakes_per_epoch_ == [3, 0]
+    assert clf.converged_
+
+
+def test_or_batch_matches_seed_003():
+    clf = Perceptron(shuffle=False, mode="batch").fit(OR_X, OR_Y)
+    np.testing.assert_array_equal(clf.coef_, [[2.0, 2.0]])
+    np.testing.assert_array_equal(clf.intercept_, [2.0])
+    assert clf.n_iter_ == 2
+    assert clf.mistakes_per_epoch_ == [4, 0]
+    assert clf.converged_
+
+
+def test_or_with_seed_threshold_input():
+    """Seed 003 appends -1: w_0 = -1 and the intercept w_0 * s = +1."""
+    clf = Perceptron(shuffle=False, intercept_scaling=1.0).fit(OR_X, OR_Y)
+    seed = reference.online(OR_X, OR_Y, orders(None, 4, 10, shuffle=False), bias_input=-1.0)
+    np.testing.assert_array_equal(seed["w"], [1.0, 1.0, -1.0])
+    assert clf.intercept_[0] == seed["w"][-1] * -1.0
+
+
+def test_xor_does_not_converge_and_warns():
+    with pytest.warns(ConvergenceWarning, match="did not converge"):
+        clf = Perceptron(shuffle=False, max_iter=20).fit(OR_X, XOR_Y)
+    assert not clf.converged_
+    assert clf.n_iter_ == 20
+    assert all(m > 0 for m in clf.mistakes_per_epoch_)
+
+
+# ---------------------------------------------------------------- reference equality
+@pytest.mark.parametrize("shuffle", [False, True])
+@pytest.mark.parametrize("fit_intercept", [True, False])
+def test_online_equals_reference(shuffle, fit_intercept):
+    X, y = make_classification(60, 4, n_informative=3, n_redundant=0, random_state=1)
+    labels = np.where(y == 1, 1, -1)
+    clf = fit_quiet(Perceptron(shuffle=shuffle, random_state=7, max_iter=15,
+                               fit_intercept=fit_intercept, eta=0.3, intercept_scaling=2.0), X, y)
+    ref = reference.online(X, labels, orders(7, 60, 15, shuffle), eta=0.3,
+                           bias_input=2.0 if fit_intercept else 0.0)
+    np.testing.assert_array_equal(clf.coef_[0], ref["w"][:-1])
+    assert clf.intercept_[0] == ref["w"][-1] * (2.0 if fit_intercept else 0.0)
+    assert clf.mistakes_per_epoch_ == ref["mistakes"]
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_batch_equals_reference(shuffle):
+    X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=2)
+    labels = np.where(y == 1, 1, -1)
+    clf = fit_quiet(Perceptron(mode="batch", shuffle=shuffle, random_state=0, max_iter=12,
+                               eta=0.5), X, y)
+    ref = reference.batch(X, labels, 12, eta=0.5)
+    # batch sums in presentation order; with shuffling only the summation order changes
+    if shuffle:
+        np.testing.assert_allclose(clf.coef_[0], ref["w"][:-1], rtol=1e-12, atol=1e-12)
+    else:
+        np.testing.assert_array_equal(clf.coef_[0], ref["w"][:-1])
+    assert clf.mistakes_per_epoch_ == ref["mistakes"]
+
+
+def test_sample_weight_equals_reference():
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=3)
+    labels = np.where(y == 1, 1, -1)
+    sw = np.random.RandomState(0).uniform(0, 2, 40)
+    sw[:5] = 0.0
+    clf = fit_quiet(Perceptron(random_state=4, max_iter=10), X, y, sample_weight=sw)
+    ref = reference.online(X, labels, orders(4, 40, 10), sample_weight=sw)
+    np.testing.assert_array_equal(clf.coef_[0], ref["w"][:-1])
+    assert clf.mistakes_per_epoch_ == ref["mistakes"]
+
+
+def test_one_vs_rest_equals_independent_references():
+    X, y = make_classification(90, 5, n_informative=4, n_redundant=0, n_classes=3,
+                               random_state=5)
+    clf = fit_quiet(Perceptron(random_state=3, max_iter=8), X, y)
+    runs = reference.one_vs_rest(X, y, [0, 1, 2], orders(3, 90, 8))
+    for k, run in enumerate(runs):
+        np.testing.assert_array_equal(clf.coef_[k], run["w"][:-1])
+        assert clf.intercept_[k] == run["w"][-1]
+    assert clf.n_mistakes_ == sum(sum(run["mistakes"]) for run in runs)
+
+
+def test_multinomial_equals_reference():
+    X, y = make_classification(80, 4, n_informative=3, n_redundant=0, n_classes=3,
+                               random_state=6)
+    clf = fit_quiet(Perceptron(multi_class="multinomial", random_state=1, max_iter=9,
+                               eta=0.7), X, y)
+    ref = reference.multinomial(X, y, 3, orders(1, 80, 9), eta=0.7)
+    np.testing.assert_array_equal(clf.coef_, ref["W"][:, :-1])
+    np.testing.assert_array_equal(clf.intercept_, ref["W"][:, -1])
+    assert clf.mistakes_per_epoch_ == ref["mistakes"]
+
+
+def test_multinomial_binary_reduces_to_one_decision_function():
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=8)
+    clf = fit_quiet(Perceptron(multi_class="multinomial", random_state=0, max_iter=5), X, y)
+    ref = reference.multinomial(X, y, 2, orders(0, 40, 5))
+    np.testing.assert_allclose(clf.coef_[0], ref["W"][1, :-1] - ref["W"][0, :-1])
+    assert clf.coef_.shape == (1, 3)
+    scores = X @ ref["W"][:, :-1].T + ref["W"][:, -1]
+    np.testing.assert_array_equal(clf.predict(X), np.argmax(scores, axis=1))
+
+
+def test_averaged_equals_explicit_average_on_real_data():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:120, :6]
+    y = np.where(y[:120] == 1, 1, -1)
+    clf = fit_quiet(AveragedPerceptron(random_state=2, max_iter=6), X, y)
+    ref = reference.averaged(X, y, orders(2, 120, 6))
+    np.testing.assert_allclose(clf.coef_[0], ref["average"][:-1], rtol=1e-9)
+    np.testing.assert_allclose(clf.intercept_[0], ref["average"][-1], rtol=1e-9)
+
+
+# ---------------------------------------------------------------- property tests
+@PROPERTY
+@given(small_problems(), st.booleans(), st.integers(0, 10_000))
+def test_averaged_is_the_average_of_every_presentation(problem, fit_intercept, seed):
+    X, y = problem
+    labels = np.where(y == 1, 1, -1)
+    clf = fit_quiet(AveragedPerceptron(random_state=seed, max_iter=7,
+                                       fit_intercept=fit_intercept), X, y)
+    ref = reference.averaged(X, labels, orders(seed, len(y), 7),
+                             bias_input=1.0 if fit_intercept else 0.0)
+    np.testing.assert_allclose(clf.coef_[0], ref["average"][:-1], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(clf.intercept_[0], ref["average"][-1], rtol=1e-12, atol=1e-12)
+
+
+@PROPERTY
+@given(small_problems(), st.integers(0, 10_000))
+def test_voted_is_the_survival_weighted_vote(problem, seed):
+    X, y = problem
+    labels = np.where(y == 1, 1, -1)
+    clf = fit_quiet(VotedPerceptron(random_state=seed, max_iter=6), X, y)
+    ref = reference.online(X, labels, orders(seed, len(y), 6))
+    X_test = np.random.RandomState(seed).randint(-6, 7, size=(15, X.shape[1])).astype(float)
+    expected = reference.voted_decision(ref["history"], X_test)
+    np.testing.assert_allclose(clf.decision_function(X_test), expected, atol=1e-12)
+    np.testing.assert_array_equal(clf.predict(X_test), np.where(expected > 0, 1, 0))
+
+
+@PROPERTY
+@given(small_problems(n_classes=3, min_samples=6), st.integers(0, 10_000))
+def test_multinomial_voted_is_the_explicit_vote(problem, seed):
+    X, y = problem
+    clf = fit_quiet(VotedPerceptron(multi_class="multinomial", random_state=seed, max_iter=5),
+                    X, y)
+    ref = reference.multinomial(X, y, 3, orders(seed, len(y), 5))
+    X_test = np.random.RandomState(seed).randint(-6, 7, size=(12, X.shape[1])).astype(float)
+    expected = reference.multinomial_voted_predict(ref["history"], X_test)
+    np.testing.assert_array_equal(clf.predict(X_test), expected)
+
+
+@PROPERTY
+@given(small_problems(n_classes=3), st.sampled_from([Perceptron, AveragedPerceptron,
+                                                     VotedPerceptron]),
+       st.sampled_from(["ovr", "multinomial"]), st.integers(0, 1000))
+def test_dense_equals_sparse(problem, estimator, multi_class, seed):
+    X, y = problem
+    params = dict(random_state=seed, max_iter=6, multi_class=multi_class)
+    dense = fit_quiet(estimator(**params), X, y)
+    sparse = fit_quiet(estimator(**params), sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.coef_, sparse.coef_)
+    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
+    assert dense.mistakes_per_epoch_ == sparse.mistakes_per_epoch_
+    # training is bit-identical; scoring goes through BLAS vs a sparse product
+    np.testing.assert_allclose(dense.decision_function(X),
+                               sparse.decision_function(sp.csr_matrix(X)), rtol=1e-12)
+    np.testing.assert_array_equal(dense.predict(X), sparse.predict(sp.csr_matrix(X)))
+
+
+@PROPERTY
+@given(small_problems(n_classes=2), st.sampled_from([Perceptron, AveragedPerceptron,
+                                                     VotedPerceptron]), st.integers(0, 1000))
+def test_float32_agrees_with_float64(problem, estimator, seed):
+    X, y = problem
+    clf64 = fit_quiet(estimator(random_state=seed, max_iter=6), X, y)
+    clf32 = fit_quiet(estimator(random_state=seed, max_iter=6), X.astype(np.float32), y)
+    assert clf32.coef_.dtype == np.float32
+    np.testing.assert_allclose(clf32.coef_, clf64.coef_, rtol=1e-6, atol=1e-5)
+    assert clf32.mistakes_per_epoch_ == clf64.mistakes_per_epoch_
+    np.testing.assert_array_equal(clf32.predict(X), clf64.predict(X))
+
+
+@PROPERTY
+@given(small_problems(n_classes=2), st.sampled_from([2.0**-10, 0.25, 4.0, 1024.0]),
+       st.sampled_from(["online", "batch"]), st.integers(0, 1000))
+def test_eta_only_scales_the_weights(problem, eta, mode, seed):
+    """Exact for powers of two: scaling by them commutes with every rounding.
+
+    Other eta values scale exactly in real arithmetic, but a sum that is 0 there can
+    round to +-1e-18 and flip a tie; see the next test for them on continuous data.
+    """
+    X, y = problem
+    base = fit_quiet(Perceptron(mode=mode, random_state=seed, max_iter=8), X, y)
+    scaled = fit_quiet(Perceptron(mode=mode, random_state=seed, max_iter=8, eta=eta), X, y)
+    np.testing.assert_allclose(scaled.coef_, eta * base.coef_, rtol=1e-12)
+    np.testing.assert_allclose(scaled.intercept_, eta * base.intercept_, rtol=1e-12)
+    assert scaled.mistakes_per_epoch_ == base.mistakes_per_epoch_
+    np.testing.assert_array_equal(scaled.predict(X), base.predict(X))
+
+
+@pytest.mark.parametrize("eta", [0.01, 0.3, 3.0, 1e3])
+def test_eta_scales_the_weights_on_continuous_data(eta):
+    X, y = make_classification(200, 6, flip_y=0.1, random_state=15)
+    base = fit_quiet(Perceptron(random_state=0, max_iter=20), X, y)
+    scaled = fit_quiet(Perceptron(random_state=0, max_iter=20, eta=eta), X, y)
+    np.testing.assert_allclose(scaled.coef_, eta * base.coef_, rtol=1e-9)
+    assert scaled.mistakes_per_epoch_ == base.mistakes_per_epoch_
+
+
+# ---------------------------------------------------------------- API behaviour
+def test_float32_input_is_not_copied_to_float64():
+    X = OR_X.astype(np.float32)
+    clf = Perceptron(shuffle=False).fit(X, OR_Y)
+    assert clf.coef_.dtype == np.float32
+    assert clf.decision_function(X).dtype == np.float32
+
+
+def test_pandas_input_gives_the_same_model():
+    X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=0)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    a = fit_quiet(Perceptron(random_state=0, max_iter=5), frame, pd.Series(y))
+    b = fit_quiet(Perceptron(random_state=0, max_iter=5), X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert list(a.feature_names_in_) == ["a", "b", "c"]
+
+
+def test_string_labels_and_classes():
+    y = np.array(["ham", "spam", "spam", "spam"])
+    clf = Perceptron(shuffle=False).fit(OR_X, y)
+    np.testing.assert_array_equal(clf.classes_, ["ham", "spam"])
+    np.testing.assert_array_equal(clf.predict(OR_X), y)
+
+
+def test_partial_fit_is_one_epoch_of_fit():
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=9)
+    online = Perceptron(shuffle=False)
+    for _ in range(3):
+        online.partial_fit(X, y, classes=[0, 1])
+    ref = reference.online(X, np.where(y == 1, 1, -1), orders(None, 40, 3, shuffle=False),
+                           stop=False)
+    np.testing.assert_array_equal(online.coef_[0], ref["w"][:-1])
+    assert online.n_iter_ == 3
+    assert online.mistakes_per_epoch_ == ref["mistakes"]
+
+
+def test_partial_fit_needs_classes_first():
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        Perceptron().partial_fit(OR_X, OR_Y)
+    clf = Perceptron().partial_fit(OR_X, OR_Y, classes=[-1, 1])
+    with pytest.raises(ValueError, match="not in classes_"):
+        clf.partial_fit(OR_X, np.array([2, 1, 1, 1]))
+
+
+def test_averaged_partial_fit_streams_the_same_average():
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=10)
+    streamed = AveragedPerceptron(shuffle=False)
+    for _ in range(4):
+        streamed.partial_fit(X[:30], y[:30], classes=[0, 1])
+        streamed.partial_fit(X[30:], y[30:])
+    orders_ = [np.r_[np.arange(30), np.arange(30, 60)]] * 4
+    ref = reference.averaged(X, np.where(y == 1, 1, -1), orders_, stop=False)
+    np.testing.assert_allclose(streamed.coef_[0], ref["average"][:-1], rtol=1e-10)
+
+
+def test_warm_start_continues_from_previous_state():
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, flip_y=0.2,
+                               random_state=11)
+    warm = fit_quiet(Perceptron(shuffle=False, max_iter=3, warm_start=True), X, y)
+    fit_quiet(warm, X, y)
+    cold = fit_quiet(Perceptron(shuffle=False, max_iter=6), X, y)
+    np.testing.assert_array_equal(warm.coef_, cold.coef_)
+    assert warm.n_iter_ == 3  # history counts this call's epochs
+
+
+def test_fit_without_warm_start_resets():
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=12)
+    clf = fit_quiet(Perceptron(random_state=0, max_iter=4), X, y)
+    first = clf.coef_.copy()
+    fit_quiet(clf, X, y)
+    np.testing.assert_array_equal(clf.coef_, first)
+
+
+def test_class_weight_scales_updates_of_each_class():
+    X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=13)
+    weighted = fit_quiet(Perceptron(random_state=0, max_iter=5, class_weight={0: 0.5, 1: 2.0}),
+                         X, y)
+    ref = reference.online(X, np.where(y == 1, 1, -1), orders(0, 40, 5),
+                           sample_weight=np.where(y == 1, 2.0, 0.5))
+    np.testing.assert_array_equal(weighted.coef_[0], ref["w"][:-1])
+    balanced = fit_quiet(Perceptron(class_weight="balanced", random_state=0, max_iter=5), X, y)
+    assert balanced.coef_.shape == (1, 3)
+
+
+def test_early_stopping_stops_before_max_iter_on_noisy_data():
+    X, y = make_classification(400, 5, flip_y=0.3, random_state=14)
+    clf = Perceptron(early_stopping=True, n_iter_no_change=3, random_state=0, max_iter=500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # early stop: no warning
+        clf.fit(X, y)
+    assert clf.n_iter_ < 500
+    assert not clf.converged_
+
+
+def test_breast_cancer_accuracy_is_sensible():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = (X - X.mean(0)) / X.std(0)
+    for estimator in (Perceptron, AveragedPerceptron, VotedPerceptron):
+        clf = fit_quiet(estimator(random_state=0, max_iter=50), X, y)
+        assert clf.score(X, y) > 0.95, estimator.__name__
+
+
+# ---------------------------------------------------------------- bad input
+@pytest.mark.parametrize("estimator", [Perceptron, AveragedPerceptron, VotedPerceptron])
+@pytest.mark.parametrize(
+    "X, y, message",
+    [
+        ([[np.nan, 1.0], [1.0, 2.0]], [0, 1], "contains NaN"),
+        ([[np.inf, 1.0], [1.0, 2.0]], [0, 1], "infinity"),
+        ([[0.0, 1.0], [1.0, 2.0]], [1, 1], "only one class"),
+        ([[0.0, 1.0], [1.0, 2.0]], [0.5, 1.7], "Unknown label type"),
+        ([[0.0, 1.0], [1.0, 2.0]], [0, 1, 1], "inconsistent numbers of samples"),
+        (np.empty((0, 2)), [], "0 sample"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_message(estimator, X, y, message):
+    with pytest.raises(ValueError, match=message):
+        estimator().fit(np.asarray(X, dtype=float), np.asarray(y))
+
+
+@pytest.mark.parametrize("estimator", [Perceptron, AveragedPerceptron, VotedPerceptron])
+def test_wrong_number_of_features_at_predict_time(estimator):
+    clf = estimator(shuffle=False).fit(OR_X, OR_Y)
+    with pytest.raises(ValueError, match="X has 3 features, but .* is expecting 2"):
+        clf.predict(np.zeros((2, 3)))
+
+
+@pytest.mark.parametrize(
+    "params, message",
+    [
+        ({"eta": 0.0}, "'eta' parameter of Perceptron must be a float in the range"),
+        ({"eta": -1.0}, "'eta'"),
+        ({"max_iter": 0}, "'max_iter'"),
+        ({"mode": "stochastic"}, "'mode' parameter of Perceptron must be one of 'online', 'batch'"),
+        ({"multi_class": "ovo"}, "'multi_class'"),
+    ],
+)
+def test_bad_parameters_name_the_parameter(params, message):
+    with pytest.raises(ValueError, match=message):
+        Perceptron(**params).fit(OR_X, OR_Y)
+
+
+def test_batch_mode_is_refused_for_online_only_variants():
+    clf = AveragedPerceptron()
+    clf.mode = "batch"  # not a parameter of AveragedPerceptron; guard the driver anyway
+    with pytest.raises(ValueError, match="only for Perceptron"):
+        clf.fit(OR_X, OR_Y)
