@@ -82,18 +82,20 @@ RANDOM_STATE = InstanceOf((numbers.Integral, np.random.RandomState, np.random.Ge
 CALLABLE = InstanceOf((object,))  # refined by a callable() check where used
 
 
-def validate_params(estimator) -> None:
-    """Raise a ValueError naming the parameter, its value and what is allowed."""
-    params = estimator.get_params(deep=False)
-    for name, constraints in estimator._parameter_constraints.items():
-        value = params[name]
-        if any(c.accepts(value) for c in constraints):
+def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:
+    """Raise a ValueError naming the argument, its value and what is allowed."""
+    for name, allowed in constraints.items():
+        value = values[name]
+        if any(c.accepts(value) for c in allowed):
             continue
-        allowed = " or ".join(str(c) for c in constraints)
-        raise ValueError(
-            f"The {name!r} parameter of {type(estimator).__name__} must be {allowed}; "
-            f"got {value!r}."
-        )
+        what = " or ".join(str(c) for c in allowed)
+        raise ValueError(f"The {name!r} {kind} of {owner} must be {what}; got {value!r}.")
+
+
+def validate_params(estimator) -> None:
+    """Check an estimator's parameters against its ``_parameter_constraints``."""
+    check_args(type(estimator).__name__, estimator._parameter_constraints,
+               estimator.get_params(deep=False), kind="parameter")
 
 
 def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:

@@ -1,0 +1,201 @@
+"""Linear classifiers to compare the perceptron with: centroids and a linear program.
+
+Both learn one linear neuron per class by one-vs-rest (a single neuron for two
+classes), with ``f_k(x) = coef_[k] . x + intercept_[k]``. Two classes predict
+``classes_[1]`` where ``f(x) > 0``; more predict the class with the largest ``f_k``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.extmath import safe_sparse_dot
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ._validation import BOOL, check_classes, check_not_empty, validate_params
+from .theory import _separating_lp
+
+__all__ = ["CentroidClassifier", "LinearProgramClassifier"]
+
+
+class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
+    """Shared validation and prediction of the one-neuron-per-class baselines."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _fit_problems(self, X, y):
+        """Validate; return X, y and the ±1 targets of each neuron, shape (n_neurons, n)."""
+        validate_params(self)
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        check_not_empty(X)
+        self.classes_ = check_classes(y, type(self).__name__)
+        positives = self.classes_[1:] if self.classes_.shape[0] == 2 else self.classes_
+        return X, y, np.where(y[np.newaxis, :] == positives[:, np.newaxis], 1.0, -1.0)
+
+    def decision_function(self, X):
+        """Signed activation of each neuron.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+            Positive values favour ``classes_[1]`` (two classes) or class ``k``.
+        """
+        check_is_fitted(self)
+        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
+        return scores.ravel() if scores.shape[1] == 1 else scores
+
+    def predict(self, X):
+        """Predict class labels.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        scores = self.decision_function(X)
+        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
+        return self.classes_[index]
+
+
+class CentroidClassifier(_OneVsRestLinear):
+    """Seed 004's centroid method, with the midpoint done right.
+
+    For a class ``C`` with mean ``mu_C`` and the mean ``mu_X`` of the patterns
+    not in ``C``, ``f(x) = (mu_C - mu_X) . (x - (mu_C + mu_X) / 2)``: positive
+    exactly when ``x`` is closer to ``mu_C`` than to ``mu_X``, because
+    ``f(x) = (||x - mu_X||^2 - ||x - mu_C||^2) / 2``. (The seed writes the
+    midpoint as ``(mu_C - mu_X) / 2``, a slip.)
+
+    With two classes, ``C = classes_[1]``, so the prediction is the nearest of
+    the two class means. With more, each class is set against the mean of all
+    the others (one-vs-rest, seed 004) and the largest ``f_k`` wins; this is
+    *not* always the nearest class mean.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+        ``mu_C - mu_X`` of each neuron.
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+        ``-(mu_C - mu_X) . (mu_C + mu_X) / 2``.
+    centroids_ : ndarray of shape (n_classes, n_features)
+        Mean of each class.
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from rosenblatt.baselines import CentroidClassifier
+    >>> X = [[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]]
+    >>> clf = CentroidClassifier().fit(X, ["a", "a", "b", "b"])
+    >>> clf.coef_.tolist(), clf.intercept_.tolist()
+    ([[4.0, 0.0]], [-8.0])
+    >>> clf.predict([[1.0, 5.0], [3.0, -5.0]]).tolist()
+    ['a', 'b']
+    """
+
+    _parameter_constraints: dict = {}
+
+    def __init__(self):
+        pass
+
+    def fit(self, X, y):
+        """Compute the class means and the one-vs-rest hyperplanes.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y, targets = self._fit_problems(X, y)
+        self.centroids_ = np.vstack([_mean(X, y == c) for c in self.classes_])
+        coef, intercept = [], []
+        for t in targets:
+            mu_c, mu_x = _mean(X, t > 0), _mean(X, t < 0)
+            normal = mu_c - mu_x
+            coef.append(normal)
+            intercept.append(-normal @ (mu_c + mu_x) / 2.0)
+        self.coef_ = np.vstack(coef)
+        self.intercept_ = np.asarray(intercept)
+        return self
+
+
+def _mean(X, mask):
+    return np.asarray(X[mask].mean(axis=0)).ravel()
+
+
+class LinearProgramClassifier(_OneVsRestLinear):
+    """Seed 001's linear program as a classifier.
+
+    Each neuron solves ``t_i (w . x_i + b) >= 1 - xi_i``, ``xi_i >= 0``,
+    minimising the total slack ``sum_i xi_i`` (HiGHS, through
+    :func:`rosenblatt.theory.is_linearly_separable`'s LP). On separable data the
+    slack is zero and the hyperplane separates the training set; otherwise it
+    is the LP's least-total-slack compromise and ``separable_`` is False.
+
+    Parameters
+    ----------
+    fit_intercept : bool, default=True
+        Learn an intercept; with False each hyperplane passes through the origin.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
+    intercept_ : ndarray of shape (1,) or (n_classes,)
+    separable_ : bool
+        Whether every one-vs-rest problem (the single one for two classes) is
+        linearly separable.
+    total_slack_ : ndarray of shape (1,) or (n_classes,)
+        Least total slack of each neuron's LP (0 where separable).
+    classes_ : ndarray of shape (n_classes,)
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> from rosenblatt.baselines import LinearProgramClassifier
+    >>> X = [[0, 0], [0, 1], [1, 0], [1, 1]]
+    >>> clf = LinearProgramClassifier().fit(X, [0, 1, 1, 1])
+    >>> clf.separable_, clf.score(X, [0, 1, 1, 1])
+    (True, 1.0)
+    >>> LinearProgramClassifier().fit(X, [0, 1, 1, 0]).separable_  # XOR
+    False
+    """
+
+    _parameter_constraints: dict = {"fit_intercept": [BOOL]}
+
+    def __init__(self, fit_intercept=True):
+        self.fit_intercept = fit_intercept
+
+    def fit(self, X, y):
+        """Solve one LP per neuron.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, _, targets = self._fit_problems(X, y)
+        results = [_separating_lp(X, t, bool(self.fit_intercept)) for t in targets]
+        self.coef_ = np.vstack([r.coef for r in results])
+        self.intercept_ = np.array([r.intercept for r in results])
+        self.total_slack_ = np.array([r.total_slack for r in results])
+        self.separable_ = all(r.separable for r in results)
+        return self

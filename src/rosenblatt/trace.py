@@ -1,0 +1,322 @@
+"""Step-by-step perceptron training traces: the tables of seed 003.
+
+:func:`trace` runs Rosenblatt's rule in plain numpy, one pattern at a time,
+and keeps every intermediate weight vector, so that a small problem can be
+followed by hand. It is a teaching tool; :class:`rosenblatt.Perceptron` is the
+fast implementation of the same rule and reaches the same weights.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.utils import check_random_state, check_X_y
+
+from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args, check_not_empty
+from .theory import _signed_targets
+
+__all__ = ["Trace", "trace"]
+
+
+def _fmt(value: float) -> str:
+    """Integers as integers (the seed's tables), other numbers compactly."""
+    value = float(value)
+    if value.is_integer() and abs(value) < 1e15:
+        return str(int(value))  # also turns -0.0 into "0"
+    return f"{value:.6g}"
+
+
+class Trace:
+    """Record of a perceptron training run, as returned by :func:`trace`.
+
+    Rows are pattern presentations, in order; steps are weight changes: one per
+    row in online mode, one per epoch in batch mode.
+
+    Attributes
+    ----------
+    weights : ndarray of shape (n_steps + 1, n_features + 1)
+        The augmented weight vector ``[w_1 .. w_d, w_0]`` before training (row 0)
+        and after each step. Without an intercept there is no ``w_0`` column.
+    step : ndarray of shape (n_rows,)
+        Step each row belongs to (1-based): it saw ``weights[step - 1]``.
+    epoch : ndarray of shape (n_rows,)
+        Epoch of each row (1-based).
+    pattern : ndarray of shape (n_rows,)
+        Index into ``X`` of the pattern presented (0-based; the printed ``a/a``
+        column is ``pattern + 1``, as in the seed).
+    tx : ndarray of shape (n_rows, n_features + 1)
+        ``t * x`` for the augmented pattern ``x = (x_1 .. x_d, bias_input)``.
+    activation : ndarray of shape (n_rows,)
+        ``t * (w . x)`` with the weights before the step.
+    updated : ndarray of bool of shape (n_rows,)
+        Whether the pattern triggered an update (``t * (w . x) <= 0``).
+    delta_w : ndarray of shape (n_steps, n_features + 1)
+        Change of the weight vector at each step.
+    classes : ndarray of shape (2,)
+        The labels; ``classes[1]`` has target ``t = +1``.
+    mode, eta, bias_input, fit_intercept
+        The arguments of :func:`trace`.
+    """
+
+    def __init__(self, *, mode, eta, bias_input, fit_intercept, classes, weights, step,
+                 epoch, pattern, tx, activation, updated, delta_w):
+        self.mode = mode
+        self.eta = eta
+        self.bias_input = bias_input
+        self.fit_intercept = fit_intercept
+        self.classes = classes
+        self.weights = weights
+        self.step = step
+        self.epoch = epoch
+        self.pattern = pattern
+        self.tx = tx
+        self.activation = activation
+        self.updated = updated
+        self.delta_w = delta_w
+
+    # ------------------------------------------------------------------ summaries
+    @property
+    def n_features(self) -> int:
+        return self.weights.shape[1] - int(self.fit_intercept)
+
+    @property
+    def n_steps(self) -> int:
+        return self.weights.shape[0] - 1
+
+    @property
+    def n_updates(self) -> int:
+        """Patterns that triggered an update (``YES`` rows); the perceptron's mistakes."""
+        return int(self.updated.sum())
+
+    @property
+    def n_epochs(self) -> int:
+        return int(self.epoch[-1])
+
+    @property
+    def mistakes_per_epoch(self) -> np.ndarray:
+        return np.bincount(self.epoch[self.updated], minlength=self.n_epochs + 1)[1:]
+
+    @property
+    def converged(self) -> bool:
+        """Whether the last epoch made no update (training stops there)."""
+        return bool(self.mistakes_per_epoch[-1] == 0)
+
+    @property
+    def coef(self) -> np.ndarray:
+        """Final ``w_1 .. w_d``."""
+        return self.weights[-1, : self.n_features].copy()
+
+    @property
+    def intercept(self) -> float:
+        """Final intercept ``w_0 * bias_input`` (0.0 without an intercept)."""
+        if not self.fit_intercept:
+            return 0.0
+        return float(self.weights[-1, -1] * self.bias_input)
+
+    # ------------------------------------------------------------------ views
+    def _names(self, prefix: str) -> list[str]:
+        names = [f"{prefix}_{j + 1}" for j in range(self.n_features)]
+        return names + [f"{prefix}_0"] if self.fit_intercept else names
+
+    def _row_delta(self) -> np.ndarray:
+        """Each row's share of its step's change (the whole change in online mode)."""
+        if self.mode == "online":
+            return self.delta_w[self.step - 1]
+        return np.where(self.updated[:, np.newaxis], self.eta * self.tx, 0.0)
+
+    def to_frame(self):
+        """The trace as a pandas DataFrame, one row per pattern presentation.
+
+        Columns: ``epoch``, ``step``, ``pattern`` (0-based), ``w_1 .. w_0`` (the
+        weights the row saw), ``tx_1 .. tx_0``, ``t w.x``, ``updated`` and
+        ``dw_1 .. dw_0``: the row's part of the step's change. In batch mode that
+        is ``eta * t * x`` for a misclassified pattern and 0 otherwise, so the
+        ``dw`` of an epoch's rows add up to its update (the printed table shows
+        only that total, on the epoch's first row, as the seed does).
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
+        import pandas as pd
+
+        columns = {"epoch": self.epoch, "step": self.step, "pattern": self.pattern}
+        seen = self.weights[self.step - 1]
+        columns.update(zip(self._names("w"), seen.T))
+        columns.update(zip(self._names("tx"), self.tx.T))
+        columns["t w.x"] = self.activation
+        columns["updated"] = self.updated
+        columns.update(zip(self._names("dw"), self._row_delta().T))
+        return pd.DataFrame(columns)
+
+    def table(self) -> str:
+        """The seed 003 table: ``a/a``, ``w``, ``tx``, ``t w.x``, ``Update``, ``Δw``.
+
+        In batch mode the weights and the epoch's ``Δw`` are printed on its
+        first row only.
+        """
+        header = (["a/a"] + self._names("w") + self._names("tx") + ["t w.x", "Update"]
+                  + self._names("Δw"))
+        rows = []
+        width = self.weights.shape[1]
+        for r in range(self.step.shape[0]):
+            first = r == 0 or self.step[r] != self.step[r - 1]
+            shown = self.mode == "online" or first
+            w = [_fmt(v) for v in self.weights[self.step[r] - 1]] if shown else [""] * width
+            dw = [_fmt(v) for v in self.delta_w[self.step[r] - 1]] if shown else [""] * width
+            rows.append(
+                [str(self.pattern[r] + 1)] + w + [_fmt(v) for v in self.tx[r]]
+                + [_fmt(self.activation[r]), "YES" if self.updated[r] else "NO"] + dw
+            )
+        widths = [max(len(line[c]) for line in [header] + rows) for c in range(len(header))]
+        lines = ["  ".join(cell.rjust(wd) for cell, wd in zip(line, widths)).rstrip()
+                 for line in [header] + rows]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        state = "converged" if self.converged else "not converged"
+        title = (
+            f"Perceptron trace ({self.mode} mode, eta={_fmt(self.eta)}, bias input "
+            f"{_fmt(self.bias_input)}): {self.n_updates} update(s) in {self.n_epochs} "
+            f"epoch(s), {state}"
+        )
+        if not self.fit_intercept:
+            title = title.replace(f", bias input {_fmt(self.bias_input)}", ", no intercept")
+        return title + "\n" + self.table()
+
+    def __repr__(self) -> str:
+        return (
+            f"Trace(mode={self.mode!r}, n_epochs={self.n_epochs}, n_steps={self.n_steps}, "
+            f"n_updates={self.n_updates}, converged={self.converged})"
+        )
+
+
+_CONSTRAINTS = {
+    "mode": [Options(("online", "batch"))],
+    "eta": [Interval(numbers.Real, 0, None, closed="neither")],
+    "bias_input": [Interval(numbers.Real, None, None)],
+    "shuffle": [BOOL],
+    "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    "random_state": [RANDOM_STATE],
+    "fit_intercept": [BOOL],
+}
+
+
+def trace(X, y, mode="online", eta=1.0, bias_input=1.0, shuffle=False, max_iter=100,
+          random_state=None, fit_intercept=True) -> Trace:
+    """Train a perceptron step by step and keep every intermediate weight vector.
+
+    Starting from zero weights, each pattern ``x`` (augmented with the constant
+    input ``bias_input``) with target ``t`` triggers an update when
+    ``t * (w . x) <= 0`` (seed 003, remark 1): ``w += eta * t * x``. In online
+    (incremental) mode the update follows each such pattern; in batch mode the
+    epoch's updates are added up with the weights held fixed and applied at its
+    end (remark 2). Training stops after the first epoch without an update, or
+    after ``max_iter`` epochs.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+        Patterns (small data: the trace keeps a dense copy of everything).
+    y : array-like of shape (n_samples,)
+        Two class labels; ``np.unique(y)[1]`` gets target ``t = +1``.
+    mode : {"online", "batch"}, default="online"
+    eta : float, default=1.0
+        Learning rate (seed 003's epsilon), positive.
+    bias_input : float, default=1.0
+        Constant appended to every pattern; seed 003 uses -1. The intercept is
+        ``w_0 * bias_input``. Must be nonzero.
+    shuffle : bool, default=False
+        Present the patterns in a fresh random order each epoch
+        (``check_random_state(random_state).permutation(n_samples)``), as
+        :class:`rosenblatt.Perceptron` does.
+    max_iter : int, default=100
+        Most epochs to run.
+    random_state : int, RandomState instance or None, default=None
+    fit_intercept : bool, default=True
+        With False no constant is appended and there is no ``w_0``.
+
+    Returns
+    -------
+    Trace
+
+    Examples
+    --------
+    Seed 003's modified OR problem, threshold input -1:
+
+    >>> from rosenblatt.trace import trace
+    >>> X = [[-1, -1], [1, -1], [-1, 1], [1, 1]]
+    >>> y = [-1, 1, 1, 1]
+    >>> tr = trace(X, y, bias_input=-1)
+    >>> print(tr.table())
+    a/a  w_1  w_2  w_0  tx_1  tx_2  tx_0  t w.x  Update  Δw_1  Δw_2  Δw_0
+      1    0    0    0     1     1     1      0     YES     1     1     1
+      2    1    1    1     1    -1    -1     -1     YES     1    -1    -1
+      3    2    0    0    -1     1    -1     -2     YES    -1     1    -1
+      4    1    1   -1     1     1    -1      3      NO     0     0     0
+      1    1    1   -1     1     1     1      1      NO     0     0     0
+      2    1    1   -1     1    -1    -1      1      NO     0     0     0
+      3    1    1   -1    -1     1    -1      1      NO     0     0     0
+      4    1    1   -1     1     1    -1      3      NO     0     0     0
+    >>> tr.weights[-1].tolist(), tr.n_updates, tr.n_epochs, tr.intercept
+    ([1.0, 1.0, -1.0], 3, 2, 1.0)
+    >>> trace(X, y, mode="batch", bias_input=-1).weights.tolist()
+    [[0.0, 0.0, 0.0], [2.0, 2.0, -2.0], [2.0, 2.0, -2.0]]
+    """
+    check_args("trace", _CONSTRAINTS, locals())
+    if not np.isfinite(eta) or not np.isfinite(bias_input) or bias_input == 0:
+        raise ValueError(
+            f"trace needs a finite eta and a finite, nonzero bias_input; got eta={eta!r}, "
+            f"bias_input={bias_input!r}. To train without a threshold use fit_intercept=False."
+        )
+    X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
+    check_not_empty(X)
+    X = X.toarray() if sp.issparse(X) else X
+    t = _signed_targets(y, "trace")
+    n_samples, n_features = X.shape
+    eta, bias_input = float(eta), float(bias_input)
+    width = n_features + int(fit_intercept)
+
+    rng = check_random_state(random_state)
+    w = np.zeros(width)
+    weights, delta_w = [w.copy()], []
+    step, epoch, pattern, tx, activation, updated = [], [], [], [], [], []
+    for ep in range(1, int(max_iter) + 1):
+        order = rng.permutation(n_samples) if shuffle else np.arange(n_samples)
+        batch_delta = np.zeros(width)
+        n_wrong = 0
+        for i in order:
+            xi = np.append(X[i], bias_input) if fit_intercept else X[i]
+            # same arithmetic as the compiled kernel: w . x, then + w_0 * bias_input
+            f = X[i] @ w[:n_features] + (w[-1] * bias_input if fit_intercept else 0.0)
+            wrong = t[i] * f <= 0.0
+            n_wrong += wrong
+            step.append(len(weights) if mode == "online" else ep)
+            epoch.append(ep)
+            pattern.append(i)
+            tx.append(t[i] * xi)
+            activation.append(t[i] * f + 0.0)  # + 0.0 turns -0.0 into 0.0
+            updated.append(wrong)
+            change = eta * t[i] * xi if wrong else np.zeros(width)
+            if mode == "online":
+                w = w + change
+                weights.append(w.copy())
+                delta_w.append(change)
+            else:
+                batch_delta += change
+        if mode == "batch":
+            w = w + batch_delta
+            weights.append(w.copy())
+            delta_w.append(batch_delta)
+        if n_wrong == 0:
+            break
+
+    return Trace(
+        mode=mode, eta=eta, bias_input=bias_input, fit_intercept=bool(fit_intercept),
+        classes=np.unique(y), weights=np.array(weights), step=np.array(step),
+        epoch=np.array(epoch), pattern=np.array(pattern), tx=np.array(tx).reshape(-1, width),
+        activation=np.array(activation), updated=np.array(updated, dtype=bool),
+        delta_w=np.array(delta_w).reshape(-1, width),
+    )
