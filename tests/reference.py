@@ -16,9 +16,13 @@ def _augment(x, bias_input):
 
 
 def _dot(w, x):
-    total = 0.0
+    """``w . x``: the features summed in 8 interleaved partial sums (feature j into
+    sum j % 8) combined pairwise, as the kernels do; then the constant input."""
+    partial = [0.0] * 8
     for j in range(len(x) - 1):
-        total += x[j] * w[j]
+        partial[j % 8] += x[j] * w[j]
+    p = partial
+    total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
     return total + w[-1] * x[-1]
 
 

@@ -8,7 +8,9 @@ are read off the training state.
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,8 +23,10 @@ from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.linear import multinomial_epoch, ovr_epoch
+from ._shuffle import epoch_order, labels_look_sorted, resolve_mode
 from ._validation import (
     BOOL,
+    NONE,
     RANDOM_STATE,
     InstanceOf,
     Interval,
@@ -38,19 +42,13 @@ _INDEX_DTYPE = np.int64
 
 
 def kernel_arrays(X):
-    """Split a dense array or CSR matrix into the argument tuple the kernels take."""
+    """The ``(X, csr)`` pair the kernels take: ``(X, None)`` dense, ``(empty, arrays)`` CSR."""
     if sp.issparse(X):
-        dtype = X.dtype
         index_dtype = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
-        return (
-            np.empty((0, 0), dtype=dtype),
-            X.data,
-            X.indices.astype(index_dtype, copy=False),
-            X.indptr.astype(index_dtype, copy=False),
-            True,
-        )
-    empty_index = np.empty(0, dtype=np.int32)
-    return X, np.empty(0, dtype=X.dtype), empty_index, empty_index, False
+        csr = (X.data, X.indices.astype(index_dtype, copy=False),
+               X.indptr.astype(index_dtype, copy=False))
+        return np.empty((0, 0), dtype=X.dtype), csr
+    return X, None
 
 
 class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
@@ -65,7 +63,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         "fit_intercept": [BOOL],
         "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
-        "shuffle": [BOOL],
+        "shuffle": [BOOL, Options(("full", "block"))],
         "random_state": [RANDOM_STATE],
         "multi_class": [Options(("ovr", "multinomial"))],
         "early_stopping": [BOOL],
@@ -74,6 +72,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         "class_weight": [Options(("balanced", None)), InstanceOf((dict,))],
         "warm_start": [BOOL],
         "verbose": [Interval(numbers.Integral, 0, None, closed="left")],
+        "n_jobs": [NONE, Interval(numbers.Integral, None, None)],
     }
 
     def __init__(
@@ -92,6 +91,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         class_weight=None,
         warm_start=False,
         verbose=0,
+        n_jobs=None,
     ):
         self.eta = eta
         self.fit_intercept = fit_intercept
@@ -106,6 +106,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
+        self.n_jobs = n_jobs
 
     # ------------------------------------------------------------------ options
     @property
@@ -119,6 +120,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
     def _check_params(self) -> None:
         """Cross-parameter checks, with errors that say what to do."""
         validate_params(self)
+        if self.n_jobs == 0:
+            raise ValueError("n_jobs=0 runs nothing; use None or 1 for one thread, -1 for all cores.")
         if self._batch and (self._averaged or self._voted):
             raise ValueError(
                 f"{type(self).__name__} learns online; mode='batch' is only for Perceptron."
@@ -201,20 +204,28 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             return np.where(target == 1, 1.0, -1.0)[np.newaxis, :]
         return np.where(target[np.newaxis, :] == np.arange(n_neurons)[:, np.newaxis], 1.0, -1.0)
 
-    def _run_epoch(self, arrays, targets, sample_weight, order, active, X):
+    def _threads(self) -> int:
+        """Threads for one-vs-rest training (None: 1; negative: all cores and fewer)."""
+        if self.n_jobs is None:
+            return 1
+        if self.n_jobs < 0:
+            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
+        return self.n_jobs
+
+    def _run_epoch(self, arrays, targets, sample_weight, schedule, active, X):
         """Run one epoch; return the mistakes of each neuron (or of the whole model)."""
+        order, stream, lookahead = schedule
         record = self._voted
-        capacity = order.shape[0] * (1 if self._multinomial else self._W.shape[0])
-        cap = capacity if record else 0
-        rec_sample = np.empty(cap, dtype=_INDEX_DTYPE)
-        rec_coef = np.empty(cap, dtype=np.float64)
-        rec_time = np.empty(cap, dtype=np.int64)
+        n = order.shape[0]
+        common = (self._W, self._w0, self._bias_input, float(self.eta), self._batch)
         if self._multinomial:
-            rec_true = np.empty(cap, dtype=_INDEX_DTYPE)
-            rec_pred = np.empty(cap, dtype=_INDEX_DTYPE)
+            size = n if record else 0
+            rec_sample, rec_true, rec_pred = (np.empty(size, dtype=_INDEX_DTYPE) for _ in range(3))
+            rec_coef = np.empty(size, dtype=np.float64)
+            rec_time = np.empty(size, dtype=np.int64)
             n_wrong, n_rec = multinomial_epoch(
-                *arrays, targets, sample_weight, order, self._W, self._w0, self._bias_input,
-                float(self.eta), self._batch, self._averaged, self._U, self._U0, self._counts,
+                *arrays, targets, sample_weight, order, stream, lookahead, *common,
+                self._averaged, self._U, self._U0, self._counts,
                 record, rec_true, rec_pred, rec_sample, rec_coef, rec_time,
             )
             if record:
@@ -223,25 +234,52 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     rec_true[:n_rec], rec_pred[:n_rec], self._bias_input,
                 )
             return np.array([n_wrong])
-        rec_neuron = np.empty(cap, dtype=_INDEX_DTYPE)
-        mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
-        n_rec = ovr_epoch(
-            *arrays, targets, sample_weight, order, self._W, self._w0, self._bias_input,
-            float(self.eta), self._batch, active, self._averaged, self._U, self._U0,
-            self._counts, record, rec_neuron, rec_sample, rec_coef, rec_time, mistakes,
-        )
-        if record:
-            self._votes.add_ovr(
-                X, rec_neuron[:n_rec], rec_sample[:n_rec], rec_coef[:n_rec], rec_time[:n_rec],
-                self._bias_input,
+        n_neurons = self._W.shape[0]
+        size = n * n_neurons if record else 0
+        rec_sample = np.empty(size, dtype=_INDEX_DTYPE)
+        rec_coef = np.empty(size, dtype=np.float64)
+        rec_time = np.empty(size, dtype=np.int64)
+        n_rec = np.zeros(n_neurons, dtype=np.int64)
+        mistakes = np.zeros(n_neurons, dtype=np.int64)
+
+        def train(mask):
+            ovr_epoch(
+                *arrays, targets, sample_weight, order, stream, lookahead, *common, mask,
+                self._averaged, self._U, self._U0, self._counts,
+                record, n_rec, rec_sample, rec_coef, rec_time, mistakes,
             )
+
+        threads = min(self._threads(), int(active.sum()))
+        if threads <= 1:
+            train(active)
+        else:
+            # neurons are independent: each thread trains its own rows of W (nogil kernel)
+            masks = []
+            for t in range(threads):
+                mask = np.zeros_like(active)
+                mask[np.flatnonzero(active)[t::threads]] = True
+                masks.append(mask)
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                list(pool.map(train, masks))
+        if record:
+            for k in range(n_neurons):
+                part = slice(k * n, k * n + n_rec[k])
+                self._votes.add_neuron(k, X, rec_sample[part], rec_coef[part], rec_time[part],
+                                       self._bias_input)
         return mistakes
 
-    def _order(self, rng, n_samples):
-        """Presentation order of one epoch: a fresh permutation when shuffling."""
-        if self.shuffle:
-            return rng.permutation(n_samples).astype(_INDEX_DTYPE)
-        return np.arange(n_samples, dtype=_INDEX_DTYPE)
+    def _schedule(self, X, target):
+        """A function drawing each epoch's (order, stream, lookahead) from a RandomState."""
+        mode = resolve_mode(self.shuffle, X.shape[0])
+        if mode == "block" and labels_look_sorted(target):
+            warnings.warn(
+                f"{type(self).__name__}: the training labels look sorted, and block "
+                "shuffling (used for data this large) mixes only within blocks of "
+                "neighbouring rows. Shuffle the rows once before fitting, or pass "
+                "shuffle='full'.",
+                UserWarning,
+            )
+        return lambda rng: epoch_order(rng, X.shape[0], mode)
 
     def _epoch_prep(self, X, target):
         targets = target if self._multinomial else self._targets(target)
@@ -288,11 +326,11 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         arrays, targets = self._epoch_prep(X, target)
         n_neurons = self._W.shape[0]
         active = np.ones(n_neurons, dtype=np.bool_)
+        schedule = self._schedule(X, target)
         best_score, epochs_without_gain = -np.inf, 0
         stopped_early = False
         for _ in range(self.max_iter):
-            order = self._order(rng, X.shape[0])
-            mistakes = self._run_epoch(arrays, targets, sample_weight, order, active, X)
+            mistakes = self._run_epoch(arrays, targets, sample_weight, schedule(rng), active, X)
             self._record_epoch(int(mistakes.sum()))
             if not self._multinomial:
                 active &= mistakes > 0  # a neuron with an error-free epoch is done
@@ -363,8 +401,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             self._rng = check_random_state(self.random_state)
         arrays, targets = self._epoch_prep(X, target)
         active = np.ones(self._W.shape[0], dtype=np.bool_)
-        order = self._order(self._rng, X.shape[0])
-        mistakes = self._run_epoch(arrays, targets, sample_weight, order, active, X)
+        schedule = self._schedule(X, target)(self._rng)
+        mistakes = self._run_epoch(arrays, targets, sample_weight, schedule, active, X)
         self._record_epoch(int(mistakes.sum()))
         self.converged_ = bool(mistakes.sum() == 0)
         self._set_public_weights()

@@ -73,16 +73,15 @@ class VoteRecord:
         self.voters = [_Updates() for _ in range(1 if multinomial else n_neurons)]
         self.bias_input = 0.0
 
-    def add_ovr(self, X, neurons, samples, coefs, times, bias_input):
+    def add_neuron(self, k, X, samples, coefs, times, bias_input):
         self.bias_input = bias_input
-        for k in np.unique(neurons):
-            mask = neurons == k
-            self.voters[k].add(X[samples[mask]], coefs[mask], times[mask])
+        if samples.size:
+            self.voters[k].add(X[samples], coefs.copy(), times.copy())
 
     def add_multinomial(self, X, samples, coefs, times, true, pred, bias_input):
         self.bias_input = bias_input
         if samples.size:
-            self.voters[0].add(X[samples], coefs, times, true, pred)
+            self.voters[0].add(X[samples], coefs.copy(), times.copy(), true.copy(), pred.copy())
 
     def n_vectors(self):
         """Number of distinct weight vectors of each voter (updates + 1)."""

@@ -20,9 +20,12 @@ _SHARED_PARAMETERS = """
         when the patterns are short (for example l2-normalised text).
     max_iter : int, default=1000
         Maximum number of epochs (passes over the training data).
-    shuffle : bool, default=True
-        Present the patterns in a fresh random order every epoch, drawn as
-        ``check_random_state(random_state).permutation(n_samples)``.
+    shuffle : bool, "full" or "block", default=True
+        Present the patterns in a fresh random order every epoch. ``"full"``: a
+        uniform permutation, ``check_random_state(random_state).permutation(n)``.
+        ``"block"``: blocks of neighbouring rows in random order, rows shuffled
+        inside each block, read at streaming speed. ``True``: "full" while the data
+        fits in 16 MiB, "block" above. ``False``: storage order.
     random_state : int, RandomState instance or None, default=None
         Seed of the shuffling and of the early-stopping split.
     multi_class : {"ovr", "multinomial"}, default="ovr"
@@ -43,6 +46,9 @@ _SHARED_PARAMETERS = """
         Continue from the previous fit's state (weights, averages, vote record).
     verbose : int, default=0
         Print the mistakes of every epoch.
+    n_jobs : int or None, default=None
+        Threads training one-vs-rest neurons side by side (None: 1, -1: all cores).
+        Results do not depend on it.
 """
 
 _FITTED_ATTRIBUTES = """
@@ -115,6 +121,7 @@ class Perceptron(BaseLinearPerceptron):
         class_weight=None,
         warm_start=False,
         verbose=0,
+        n_jobs=None,
     ):
         super().__init__(
             eta=eta,
@@ -130,6 +137,7 @@ class Perceptron(BaseLinearPerceptron):
             class_weight=class_weight,
             warm_start=warm_start,
             verbose=verbose,
+            n_jobs=n_jobs,
         )
         self.mode = mode
 

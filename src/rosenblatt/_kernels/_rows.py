@@ -1,33 +1,164 @@
-"""Row primitives shared by the training loops: dot and axpy on dense or CSR rows.
+"""Row primitives shared by the training loops: dot, axpy and prefetch on dense or CSR rows.
 
-Dense and CSR data travel through the same loops: a dense matrix is passed as
-``X`` with empty ``data``/``indices``/``indptr``, a CSR matrix as its three
-arrays with an empty ``X``. Summation runs over features in column order in both
-cases, so dense and sparse inputs give bit-identical weights.
+A kernel receives ``X`` and ``csr``: a dense matrix comes as ``X`` with
+``csr=None``, a CSR matrix as ``csr=(data, indices, indptr)`` with an empty
+``X``. Each primitive is an ``@overload`` that picks its dense or CSR body from the
+*type* of ``csr`` when the kernel is compiled, so one loop source serves both
+layouts and neither pays a runtime branch (a runtime flag halved dense speed:
+LLVM stops vectorising a loop that keeps both bodies).
+
+Dot products are summed in eight interleaved partial sums, feature ``j`` going
+to partial sum ``j % 8``, combined pairwise at the end. Independent partial sums
+let the CPU overlap the additions (2-3x faster than one running sum, without
+``fastmath``), and because a CSR row adds its nonzeros to the same partial sums
+in the same column order (zeros add nothing), dense and sparse inputs give
+bit-identical weights. ``tests/reference.py`` sums the same way.
 """
 
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
+
+from ._prefetch import prefetch
+
+N_PARTIAL = 8
+# Lines of a dense row worth prefetching by hand; the hardware streams the rest.
+_MAX_PREFETCH_LINES = 16
 
 
-@njit(cache=True, inline="always")
-def row_dot(X, data, indices, indptr, sparse, i, w):
-    """Return ``x_i . w``."""
-    acc = 0.0
-    if sparse:
-        for p in range(indptr[i], indptr[i + 1]):
-            acc += data[p] * w[indices[p]]
-    else:
-        for j in range(X.shape[1]):
-            acc += X[i, j] * w[j]
-    return acc
+def _is_dense(csr) -> bool:
+    return isinstance(csr, (types.NoneType, types.Omitted)) or csr is None
 
 
-@njit(cache=True, inline="always")
-def row_axpy(coef, X, data, indices, indptr, sparse, i, w):
+def row_dot(X, csr, i, w, partial):
+    """Return ``x_i . w``; ``partial`` is scratch space of length 8 for CSR rows."""
+
+
+def row_axpy(coef, X, csr, i, w):
     """In place ``w += coef * x_i``."""
-    if sparse:
-        for p in range(indptr[i], indptr[i + 1]):
-            w[indices[p]] += coef * data[p]
-    else:
+
+
+def prefetch_row(X, csr, i):
+    """Ask for the first cache lines of row ``i`` ahead of its use."""
+
+
+def prefetch_extent(csr, i):
+    """Ask for where CSR row ``i`` starts (nothing for dense rows)."""
+
+
+@njit(cache=True, inline="always")
+def _combine(p0, p1, p2, p3, p4, p5, p6, p7):
+    return ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
+
+
+@overload(row_dot, inline="always")
+def _row_dot(X, csr, i, w, partial):
+    if not _is_dense(csr):
+        def sparse_dot(X, csr, i, w, partial):
+            data, indices, indptr = csr
+            partial[:] = 0
+            for p in range(indptr[i], indptr[i + 1]):
+                partial[indices[p] & 7] += data[p] * w[indices[p]]
+            return _combine(partial[0], partial[1], partial[2], partial[3],
+                            partial[4], partial[5], partial[6], partial[7])
+        return sparse_dot
+
+    def dense_dot(X, csr, i, w, partial):
+        n_features = X.shape[1]
+        p0 = w.dtype.type(0)
+        p1 = p2 = p3 = p4 = p5 = p6 = p7 = p0
+        j = 0
+        while j + 8 <= n_features:
+            p0 += X[i, j] * w[j]
+            p1 += X[i, j + 1] * w[j + 1]
+            p2 += X[i, j + 2] * w[j + 2]
+            p3 += X[i, j + 3] * w[j + 3]
+            p4 += X[i, j + 4] * w[j + 4]
+            p5 += X[i, j + 5] * w[j + 5]
+            p6 += X[i, j + 6] * w[j + 6]
+            p7 += X[i, j + 7] * w[j + 7]
+            j += 8
+        # the last n_features % 8 features go to partial sums 0.. in order
+        if j < n_features:
+            p0 += X[i, j] * w[j]
+        if j + 1 < n_features:
+            p1 += X[i, j + 1] * w[j + 1]
+        if j + 2 < n_features:
+            p2 += X[i, j + 2] * w[j + 2]
+        if j + 3 < n_features:
+            p3 += X[i, j + 3] * w[j + 3]
+        if j + 4 < n_features:
+            p4 += X[i, j + 4] * w[j + 4]
+        if j + 5 < n_features:
+            p5 += X[i, j + 5] * w[j + 5]
+        if j + 6 < n_features:
+            p6 += X[i, j + 6] * w[j + 6]
+        return _combine(p0, p1, p2, p3, p4, p5, p6, p7)
+    return dense_dot
+
+
+@overload(row_axpy, inline="always")
+def _row_axpy(coef, X, csr, i, w):
+    if not _is_dense(csr):
+        def sparse_axpy(coef, X, csr, i, w):
+            data, indices, indptr = csr
+            step = w.dtype.type(coef)
+            for p in range(indptr[i], indptr[i + 1]):
+                w[indices[p]] += step * data[p]
+        return sparse_axpy
+
+    # the step is rounded to the weights' type once, so float32 rows stay in float32
+    def dense_axpy(coef, X, csr, i, w):
+        step = w.dtype.type(coef)
         for j in range(X.shape[1]):
-            w[j] += coef * X[i, j]
+            w[j] += step * X[i, j]
+    return dense_axpy
+
+
+@overload(prefetch_row, inline="always")
+def _prefetch_row(X, csr, i):
+    if not _is_dense(csr):
+        def sparse_prefetch(X, csr, i):
+            data, indices, indptr = csr
+            stop = min(indptr[i + 1], indptr[i] + 8 * _MAX_PREFETCH_LINES)
+            for p in range(indptr[i], stop, max(1, 64 // data.itemsize)):
+                prefetch(data, p)
+            for p in range(indptr[i], stop, max(1, 64 // indices.itemsize)):
+                prefetch(indices, p)
+        return sparse_prefetch
+
+    def dense_prefetch(X, csr, i):
+        row = X[i]
+        step = max(1, 64 // row.itemsize)
+        stop = min(row.shape[0], step * _MAX_PREFETCH_LINES)
+        for j in range(0, stop, step):
+            prefetch(row, j)
+    return dense_prefetch
+
+
+@overload(prefetch_extent, inline="always")
+def _prefetch_extent(csr, i):
+    if not _is_dense(csr):
+        def sparse_extent(csr, i):
+            prefetch(csr[2], i)
+        return sparse_extent
+    return lambda csr, i: None
+
+
+# How far ahead in the stream the row extents (CSR indptr) are fetched.
+_EXTENT_AHEAD = 16
+
+
+@njit(cache=True, inline="always")
+def prefetch_ahead(X, csr, order, stream, lookahead, pos):
+    """Prefetch the row ``lookahead`` positions ahead and this position's stream row."""
+    n = order.shape[0]
+    if lookahead > 0:
+        if pos + lookahead < n:
+            prefetch_row(X, csr, order[pos + lookahead])
+        if pos + 2 * lookahead < n:
+            prefetch_extent(csr, order[pos + 2 * lookahead])
+    if stream.shape[0] > 0:
+        if stream[pos] >= 0:
+            prefetch_row(X, csr, stream[pos])
+        if pos + _EXTENT_AHEAD < n and stream[pos + _EXTENT_AHEAD] >= 0:
+            prefetch_extent(csr, stream[pos + _EXTENT_AHEAD])

@@ -18,37 +18,41 @@ Conventions shared by both kernels
   the count *before* the presentation; then the average of the weight vector
   after every presentation is ``W - U / counts`` (see ``averaged_weights``).
 - With ``record`` set, every update is written to the ``rec_*`` arrays
-  (neuron, sample, coefficient, presentations before it), from which the voted
+  (sample, coefficient, presentations before it), from which the voted
   perceptron rebuilds every intermediate weight vector and its survival count.
+  One-vs-rest neuron ``k`` writes its updates from ``rec_*[k * n]`` on and their
+  number to ``n_rec[k]``, so neurons can train on separate threads.
+- ``stream`` and ``lookahead`` are prefetch hints (see :mod:`.order`): they
+  change timing, never results.
 """
 
 import numpy as np
 from numba import njit
 
-from ._rows import row_axpy, row_dot
+from ._rows import N_PARTIAL, prefetch_ahead, row_axpy, row_dot
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def ovr_epoch(
-    X, data, indices, indptr, sparse,
-    Y, sample_weight, order, W, w0, bias_input, eta, batch, active,
+    X, csr,
+    Y, sample_weight, order, stream, lookahead, W, w0, bias_input, eta, batch, active,
     average, U, U0, counts,
-    record, rec_neuron, rec_sample, rec_coef, rec_time,
+    record, n_rec, rec_sample, rec_coef, rec_time,
     mistakes,
 ):
     """One epoch of independent binary neurons (one-vs-rest), online or batch.
 
-    ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}. In batch mode the
-    updates of the epoch are summed with the weights held fixed and applied at
-    its end (seed 003, remark 2). Returns the number of recorded updates.
+    ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}; only neurons with
+    ``active[k]`` train. In batch mode the updates of the epoch are summed with
+    the weights held fixed and applied at its end (seed 003, remark 2).
     """
     n_neurons, n_features = W.shape
-    n_rec = 0
+    n_samples = order.shape[0]
+    partial = np.zeros(N_PARTIAL, dtype=W.dtype)
     # the batch accumulator is only needed (and only allocated) in batch mode
     delta = np.zeros(n_features if batch else 0, dtype=W.dtype)
     for k in range(n_neurons):
         if not active[k]:
-            mistakes[k] = 0
             continue
         w = W[k]
         delta0 = 0.0
@@ -56,29 +60,30 @@ def ovr_epoch(
             delta[:] = 0.0
         t = counts[k]
         n_wrong = 0
-        for pos in range(order.shape[0]):
+        slot = k * n_samples
+        for pos in range(n_samples):
+            prefetch_ahead(X, csr, order, stream, lookahead, pos)
             i = order[pos]
             if sample_weight[i] == 0.0:
                 continue
             y = Y[k, i]
-            activation = row_dot(X, data, indices, indptr, sparse, i, w) + w0[k] * bias_input
+            activation = row_dot(X, csr, i, w, partial) + w0[k] * bias_input
             if y * activation <= 0.0:
                 coef = eta * sample_weight[i] * y
                 if batch:
-                    row_axpy(coef, X, data, indices, indptr, sparse, i, delta)
+                    row_axpy(coef, X, csr, i, delta)
                     delta0 += coef * bias_input
                 else:
-                    row_axpy(coef, X, data, indices, indptr, sparse, i, w)
+                    row_axpy(coef, X, csr, i, w)
                     w0[k] += coef * bias_input
                     if average:
-                        row_axpy(coef * t, X, data, indices, indptr, sparse, i, U[k])
+                        row_axpy(coef * t, X, csr, i, U[k])
                         U0[k] += coef * t * bias_input
                 if record:
-                    rec_neuron[n_rec] = k
-                    rec_sample[n_rec] = i
-                    rec_coef[n_rec] = coef
-                    rec_time[n_rec] = t
-                    n_rec += 1
+                    rec_sample[slot] = i
+                    rec_coef[slot] = coef
+                    rec_time[slot] = t
+                    slot += 1
                 n_wrong += 1
             t += 1
         if batch:
@@ -87,13 +92,13 @@ def ovr_epoch(
             w0[k] += delta0
         counts[k] = t
         mistakes[k] = n_wrong
-    return n_rec
+        n_rec[k] = slot - k * n_samples
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def multinomial_epoch(
-    X, data, indices, indptr, sparse,
-    target, sample_weight, order, W, w0, bias_input, eta, batch,
+    X, csr,
+    target, sample_weight, order, stream, lookahead, W, w0, bias_input, eta, batch,
     average, U, U0, counts,
     record, rec_true, rec_pred, rec_sample, rec_coef, rec_time,
 ):
@@ -106,6 +111,7 @@ def multinomial_epoch(
     ties). Returns ``(n_mistakes, n_recorded)``.
     """
     n_classes, n_features = W.shape
+    partial = np.zeros(N_PARTIAL, dtype=W.dtype)
     scores = np.zeros(n_classes)
     delta = np.zeros((n_classes, n_features if batch else 0), dtype=W.dtype)
     delta0 = np.zeros(n_classes)
@@ -113,11 +119,13 @@ def multinomial_epoch(
     n_wrong = 0
     n_rec = 0
     for pos in range(order.shape[0]):
+        prefetch_ahead(X, csr, order, stream, lookahead, pos)
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
         for k in range(n_classes):
-            scores[k] = row_dot(X, data, indices, indptr, sparse, i, W[k]) + w0[k] * bias_input
+            scores[k] = (row_dot(X, csr, i, W[k], partial)
+                         + w0[k] * bias_input)
         true = target[i]
         rival = -1
         for k in range(n_classes):
@@ -126,18 +134,18 @@ def multinomial_epoch(
         if scores[rival] >= scores[true]:
             coef = eta * sample_weight[i]
             if batch:
-                row_axpy(coef, X, data, indices, indptr, sparse, i, delta[true])
-                row_axpy(-coef, X, data, indices, indptr, sparse, i, delta[rival])
+                row_axpy(coef, X, csr, i, delta[true])
+                row_axpy(-coef, X, csr, i, delta[rival])
                 delta0[true] += coef * bias_input
                 delta0[rival] -= coef * bias_input
             else:
-                row_axpy(coef, X, data, indices, indptr, sparse, i, W[true])
-                row_axpy(-coef, X, data, indices, indptr, sparse, i, W[rival])
+                row_axpy(coef, X, csr, i, W[true])
+                row_axpy(-coef, X, csr, i, W[rival])
                 w0[true] += coef * bias_input
                 w0[rival] -= coef * bias_input
                 if average:
-                    row_axpy(coef * t, X, data, indices, indptr, sparse, i, U[true])
-                    row_axpy(-coef * t, X, data, indices, indptr, sparse, i, U[rival])
+                    row_axpy(coef * t, X, csr, i, U[true])
+                    row_axpy(-coef * t, X, csr, i, U[rival])
                     U0[true] += coef * t * bias_input
                     U0[rival] -= coef * t * bias_input
             if record:

@@ -1,0 +1,171 @@
+"""Seconds per epoch of rosenblatt's perceptrons against scikit-learn's, measured side by side.
+
+Run: ``.venv/bin/python benchmarks/compare_sklearn.py [--quick]``
+
+Every row: 10 shuffled epochs, no early stop, on both sides; the median of
+``--repeats`` fits after one warm-up fit; the ratio is scikit-learn's seconds per
+epoch over ours (> 1: we are faster). The floor is one pass computing ``w . x``
+over all rows in storage order, the least an epoch can cost.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from numba import njit
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import Perceptron as SkPerceptron
+from sklearn.linear_model import SGDClassifier
+from sklearn.model_selection import train_test_split
+from sklearn.preprocessing import normalize
+
+from rosenblatt import AveragedPerceptron, Perceptron
+
+EPOCHS = 10
+
+
+def dense_problem(n_samples, n_features, flip=0.05, seed=0):
+    """Labels from a random hyperplane, ``flip`` of them flipped."""
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n_samples, n_features))
+    w = rng.standard_normal(n_features)
+    y = np.where(X @ w > 0, 1, -1)
+    flipped = rng.random(n_samples) < flip
+    y[flipped] = -y[flipped]
+    return X, y
+
+
+def sparse_problem(n_samples, n_features, nnz_per_row=50, flip=0.05, seed=0):
+    """tf-idf-like CSR rows: Zipf-distributed columns, l2-normalised, hyperplane labels."""
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n_samples), nnz_per_row)
+    cols = (rng.zipf(1.3, size=n_samples * nnz_per_row) - 1) % n_features
+    cols = rng.permutation(n_features)[cols]  # frequent words spread over the columns
+    vals = rng.random(n_samples * nnz_per_row) + 0.1
+    X = sp.csr_matrix((vals, (rows, cols)), shape=(n_samples, n_features))
+    X.sum_duplicates()
+    X = normalize(X)
+    w = rng.standard_normal(n_features)
+    scores = X @ w
+    y = np.where(scores > np.median(scores), 1, -1)
+    flipped = rng.random(n_samples) < flip
+    y[flipped] = -y[flipped]
+    return X, y
+
+
+@njit(cache=True)
+def _floor_dense(X, w):
+    total = 0.0
+    for i in range(X.shape[0]):
+        acc = 0.0
+        for j in range(X.shape[1]):
+            acc += X[i, j] * w[j]
+        total += acc
+    return total
+
+
+@njit(cache=True)
+def _floor_sparse(data, indices, indptr, w):
+    total = 0.0
+    for i in range(indptr.shape[0] - 1):
+        acc = 0.0
+        for p in range(indptr[i], indptr[i + 1]):
+            acc += data[p] * w[indices[p]]
+        total += acc
+    return total
+
+
+def floor_seconds(X, repeats):
+    """One storage-order pass of ``w . x`` over every row (the least an epoch costs)."""
+    w = np.ones(X.shape[1], dtype=X.dtype)
+    run = ((lambda: _floor_sparse(X.data, X.indices, X.indptr, w)) if sp.issparse(X)
+           else (lambda: _floor_dense(X, w)))
+    run()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def seconds_per_epoch(make, X, y, repeats):
+    """Median seconds per epoch over ``repeats`` fits after a warm-up; and the last model."""
+    times = []
+    model = None
+    for attempt in range(repeats + 1):
+        model = make()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            start = time.perf_counter()
+            model.fit(X, y)
+            elapsed = time.perf_counter() - start
+        epochs = int(np.max(model.n_iter_))
+        if attempt:
+            times.append(elapsed / epochs)
+    return statistics.median(times), model
+
+
+def pairs(sparse):
+    """(label, ours, scikit-learn's) estimator factories, same epochs and shuffling."""
+    scaling = {"intercept_scaling": 0.1} if sparse else {}
+    yield (
+        "Perceptron",
+        lambda: Perceptron(max_iter=EPOCHS, random_state=0, **scaling),
+        lambda: SkPerceptron(max_iter=EPOCHS, tol=None, random_state=0),
+    )
+    yield (
+        "AveragedPerceptron",
+        lambda: AveragedPerceptron(max_iter=EPOCHS, random_state=0, **scaling),
+        lambda: SGDClassifier(loss="perceptron", learning_rate="constant", eta0=1,
+                              penalty=None, average=True, max_iter=EPOCHS, tol=None,
+                              random_state=0),
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a tenth of the data")
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    scale = 10 if args.quick else 1
+
+    X, y = dense_problem(200_000 // scale, 100)
+    Xs, ys = sparse_problem(100_000 // scale, 200_000 // scale)
+    problems = [
+        ("dense float64", X, y),
+        ("dense float32", X.astype(np.float32), y),
+        ("sparse CSR", Xs, ys),
+    ]
+    header = (f"{'data':<15} {'estimator':<19} {'ours s/ep':>10} {'sklearn s/ep':>12} "
+              f"{'ratio':>6} {'vs floor':>8} {'train acc':>15} {'test acc':>15}")
+    print(header)
+    print("-" * len(header))
+    results = {}
+    for name, X_all, y_all in problems:
+        X_tr, X_te, y_tr, y_te = train_test_split(X_all, y_all, test_size=0.2, random_state=0)
+        floor = floor_seconds(X_tr, args.repeats)
+        for label, ours, theirs in pairs(sp.issparse(X_all)):
+            t_ours, m_ours = seconds_per_epoch(ours, X_tr, y_tr, args.repeats)
+            t_sk, m_sk = seconds_per_epoch(theirs, X_tr, y_tr, args.repeats)
+            results[(name, label)] = t_ours
+            print(
+                f"{name:<15} {label:<19} {t_ours:>10.4f} {t_sk:>12.4f} {t_sk / t_ours:>5.1f}x "
+                f"{t_ours / floor:>7.1f}x "
+                f"{m_ours.score(X_tr, y_tr):>7.3f}/{m_sk.score(X_tr, y_tr):<7.3f} "
+                f"{m_ours.score(X_te, y_te):>7.3f}/{m_sk.score(X_te, y_te):<7.3f}"
+            )
+        print(f"{name:<15} {'floor (w . x)':<19} {floor:>10.4f}")
+    for label in ("Perceptron", "AveragedPerceptron"):
+        ratio = results[("dense float64", label)] / results[("dense float32", label)]
+        print(f"float32 speed-up over float64, {label}: {ratio:.2f}x")
+    print("accuracy columns: ours/scikit-learn")
+
+
+if __name__ == "__main__":
+    main()

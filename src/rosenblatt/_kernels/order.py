@@ -1,0 +1,74 @@
+"""Presentation orders for shuffled epochs, generated in compiled code.
+
+``block_order`` cuts the rows into chunks of a few consecutive rows, permutes the
+chunks, groups them into blocks and shuffles the rows of each block: every epoch
+is a fresh random permutation of all rows in which only rows of the same small
+chunk stay close. Memory is read a block at a time, so the rows of the next
+block can be streamed into cache (``stream``) while the current one trains.
+"""
+
+import numpy as np
+from numba import njit
+
+_MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
+
+
+@njit(cache=True, inline="always")
+def _splitmix64(state):
+    """One step of SplitMix64: returns (new_state, 64 random bits)."""
+    state = (state + np.uint64(0x9E3779B97F4A7C15)) & _MASK
+    z = state
+    z = ((z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)) & _MASK
+    z = ((z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)) & _MASK
+    return state, z ^ (z >> np.uint64(31))
+
+
+@njit(cache=True, inline="always")
+def _below(state, bound):
+    """A random integer in [0, bound) and the new state."""
+    state, bits = _splitmix64(state)
+    return state, np.int64((bits >> np.uint64(11)) * (1.0 / 9007199254740992.0) * bound)
+
+
+@njit(cache=True)
+def _shuffle_in_place(values, start, stop, state):
+    for k in range(stop - 1, start, -1):  # Fisher-Yates
+        state, r = _below(state, k - start + 1)
+        j = start + r
+        values[k], values[j] = values[j], values[k]
+    return state
+
+
+@njit(cache=True)
+def block_order(n_samples, chunk_rows, chunks_per_block, seed, order, stream):
+    """Fill ``order`` with a block-shuffled permutation of ``range(n_samples)``.
+
+    ``stream[pos]`` is a row of the next block (in storage order within each of
+    its chunks) to prefetch while position ``pos`` is trained on, or -1.
+    """
+    n_chunks = (n_samples + chunk_rows - 1) // chunk_rows
+    chunks = np.arange(n_chunks)
+    state = _shuffle_in_place(chunks, 0, n_chunks, np.uint64(seed))
+    pos = 0
+    for c in range(n_chunks):  # rows in (permuted) chunk order
+        first = chunks[c] * chunk_rows
+        for row in range(first, min(first + chunk_rows, n_samples)):
+            order[pos] = row
+            pos += 1
+    n_blocks = (n_chunks + chunks_per_block - 1) // chunks_per_block
+    bounds = np.zeros(n_blocks + 1, dtype=np.int64)
+    for b in range(n_blocks):
+        size = 0
+        for c in range(b * chunks_per_block, min((b + 1) * chunks_per_block, n_chunks)):
+            first = chunks[c] * chunk_rows
+            size += min(first + chunk_rows, n_samples) - first
+        bounds[b + 1] = bounds[b] + size
+    stream[:] = -1
+    for b in range(n_blocks):
+        start, stop = bounds[b], bounds[b + 1]
+        # while this block trains, stream the next one, still in chunk order
+        following_stop = bounds[b + 2] if b + 2 <= n_blocks else stop
+        for r in range(start, stop):
+            if stop + r - start < following_stop:
+                stream[r] = order[stop + r - start]
+        state = _shuffle_in_place(order, start, stop, state)
