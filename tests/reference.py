@@ -160,3 +160,86 @@ def multinomial_voted_predict(history, X_test, bias_input=1.0):
             scores = [_dot(list(W[k]), x) for k in range(n_classes)]
             votes[q, int(np.argmax(scores))] += 1
     return np.argmax(votes, axis=1)
+
+
+# ---------------------------------------------------------------- the dual (kernel) perceptron
+# Plain-Python reference of the dual (kernel) perceptron: the compiled epochs must match it.
+# 
+# Written for clarity, not speed: the dual coefficients after every presentation
+# are kept in a list, the average and the vote are computed by their definitions
+# (no running sums, no survival bookkeeping). Kernel matrices are plain arrays
+# with ``K[j][i] = K(x_j, x_i)``; the intercept is the constant input ``s`` appended
+# to every pattern, i.e. ``s**2`` added to every kernel value.
+
+
+def _score(alpha, y, K, i, s2):
+    """f(x_i) = sum_j alpha_j y_j (K(x_j, x_i) + s**2), summed over j in index order."""
+    total = 0.0
+    for j in range(len(alpha)):
+        if alpha[j] != 0.0:
+            total += alpha[j] * y[j] * (K[j][i] + s2)
+    return total
+
+
+def dual_online(K, y, orders, eta=1.0, s2=1.0, sample_weight=None, stop=True):
+    """Dual perceptron on ±1 labels over the given per-epoch presentation orders.
+
+    Returns a dict: ``alpha`` (final), ``mistakes`` per epoch and ``history``, the
+    alpha vector after every presentation (zero-weight samples are not presented).
+    With ``stop`` the run ends after the first error-free epoch.
+    """
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    alpha = [0.0] * n
+    history, mistakes = [], []
+    for order in orders:
+        wrong = 0
+        for i in order:
+            if sw[i] == 0:
+                continue
+            if y[i] * _score(alpha, y, K, i, s2) <= 0:
+                alpha[i] += eta * sw[i]
+                wrong += 1
+            history.append(list(alpha))
+        mistakes.append(wrong)
+        if stop and wrong == 0:
+            break
+    return {"alpha": np.array(alpha), "mistakes": mistakes, "history": np.array(history)}
+
+
+def dual_averaged(K, y, orders, **kwargs):
+    """The explicit average of alpha after every presentation."""
+    run = dual_online(K, y, orders, **kwargs)
+    run["average"] = run["history"].mean(axis=0)
+    return run
+
+
+def dual_decision(alpha, y, K_test, s2=1.0):
+    """f(x_q) for every test point; ``K_test[q][j] = K(x_q, x_j)``."""
+    K_test = np.asarray(K_test, dtype=float)
+    out = np.zeros(K_test.shape[0])
+    for q in range(K_test.shape[0]):
+        for j in range(len(alpha)):
+            out[q] += alpha[j] * y[j] * (K_test[q][j] + s2)
+    return out
+
+
+def dual_voted_decision(history, y, K_test, s2=1.0):
+    """The explicit vote: the hypothesis after each presentation votes once,
+    +1 when its score is positive, else -1; normalised by the number of votes."""
+    total = np.zeros(np.asarray(K_test).shape[0])
+    for alpha in history:
+        total += np.where(dual_decision(alpha, y, K_test, s2) > 0, 1.0, -1.0)
+    return total / len(history)
+
+
+def dual_one_vs_rest(K, labels, classes, orders, method=dual_online, **kwargs):
+    """One independent binary dual run per class on the same orders (with its ±1 y)."""
+    runs = []
+    for c in classes:
+        y = np.where(np.asarray(labels) == c, 1.0, -1.0)
+        run = method(K, y, orders, **kwargs)
+        run["y"] = y
+        runs.append(run)
+    return runs

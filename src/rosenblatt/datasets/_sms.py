@@ -1,0 +1,133 @@
+"""The SMS Spam Collection, shipped as package data, and its line-oriented reader."""
+
+from __future__ import annotations
+
+import os
+from importlib import resources
+
+import numpy as np
+from sklearn.utils import Bunch
+
+_SMS_FILE = "sms_spam_collection.tsv"
+_SMS_LABELS = ("ham", "spam")
+
+_SMS_DESCR = """\
+SMS Spam Collection v.1
+-----------------------
+
+5,574 SMS messages in English, each labelled ham (legitimate, 4,827) or spam
+(747), collected by Tiago A. Almeida and Jose Maria Gomez Hidalgo (2011) and
+published in the UCI Machine Learning Repository.
+
+:Number of instances: 5574
+:Classes: 2 (target 0 = ham, 1 = spam)
+:Licence: Creative Commons Attribution 4.0 International (CC BY 4.0)
+
+The file ships unchanged with rosenblatt (see datasets/data/README.md).
+
+Citation: T. A. Almeida, J. M. Gomez Hidalgo, A. Yamakami. Contributions to the
+Study of SMS Spam Filtering: New Collection and Results. Proceedings of the 2011
+ACM Symposium on Document Engineering (DOCENG'11), 2011.
+"""
+
+
+def read_labelled_text(path, labels=_SMS_LABELS, encoding="utf-8"):
+    """Read a file of ``label<TAB>text`` records, one per line.
+
+    The text runs from the first tab to the end of the line (later tabs are
+    kept); ``\\n`` and ``\\r\\n`` line endings are both accepted.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+    labels : sequence of str, default=("ham", "spam")
+        The allowed labels; a record's target is its label's position here.
+    encoding : str, default="utf-8"
+
+    Returns
+    -------
+    texts : list of str
+    target : ndarray of shape (n_records,), dtype int64
+
+    Raises
+    ------
+    ValueError
+        For the first malformed record -- no tab, a label not in ``labels``,
+        empty text, or bytes that are not valid in ``encoding`` -- naming the
+        file and the 1-based line number; also for a file without records.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "tiny.tsv"
+    >>> _ = path.write_text("ham\\tSee you at 5\\nspam\\tWIN a prize now\\n", encoding="utf-8")
+    >>> read_labelled_text(path)
+    (['See you at 5', 'WIN a prize now'], array([0, 1]))
+    >>> _ = path.write_text("ham\\tok\\nspam WIN\\n", encoding="utf-8")
+    >>> read_labelled_text(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: ...tiny.tsv, line 2: no tab between label and text: 'spam WIN'
+    """
+    index = {label: k for k, label in enumerate(labels)}
+    name = os.fspath(path)
+    texts, target = [], []
+    with open(path, "rb") as handle:
+        for lineno, raw in enumerate(handle, start=1):
+            where = f"{name}, line {lineno}"
+            try:
+                line = raw.rstrip(b"\r\n").decode(encoding)
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{where}: not valid {encoding} ({exc.reason})") from None
+            label, tab, text = line.partition("\t")
+            if not tab:
+                raise ValueError(f"{where}: no tab between label and text: {line[:60]!r}")
+            if label not in index:
+                raise ValueError(
+                    f"{where}: unknown label {label!r}; expected one of {', '.join(labels)}"
+                )
+            if not text.strip():
+                raise ValueError(f"{where}: empty text after label {label!r}")
+            texts.append(text)
+            target.append(index[label])
+    if not texts:
+        raise ValueError(f"{name}: no records (expected lines of label<TAB>text)")
+    return texts, np.array(target, dtype=np.int64)
+
+
+def load_sms_spam(*, return_X_y=False):
+    """Load the SMS Spam Collection (5,574 messages, 747 spam; CC BY 4.0).
+
+    Parameters
+    ----------
+    return_X_y : bool, default=False
+        Return ``(data, target)`` instead of a Bunch.
+
+    Returns
+    -------
+    data : :class:`~sklearn.utils.Bunch`
+        ``data`` (list of str, the messages), ``target`` (ndarray, 1 = spam,
+        0 = ham), ``target_names`` (``array(['ham', 'spam'])``) and ``DESCR``
+        (description, licence and citation).
+
+    Examples
+    --------
+    >>> from rosenblatt.datasets import load_sms_spam
+    >>> sms = load_sms_spam()
+    >>> len(sms.data), int(sms.target.sum()), sms.target_names.tolist()
+    (5574, 747, ['ham', 'spam'])
+    >>> sms.data[2][:21]
+    'Free entry in 2 a wkl'
+    """
+    source = resources.files(__package__) / "data" / _SMS_FILE
+    with resources.as_file(source) as path:
+        texts, target = read_labelled_text(path, labels=_SMS_LABELS)
+    if return_X_y:
+        return texts, target
+    return Bunch(
+        data=texts,
+        target=target,
+        target_names=np.array(_SMS_LABELS),
+        DESCR=_SMS_DESCR,
+    )
