@@ -1,31 +1,65 @@
 """rosenblatt: perceptron-family linear classification with the theory made executable.
 
-Heavy or optional parts (plots, Dask, the command line) are imported lazily.
+The public names below are loaded on first use (PEP 562), so ``import rosenblatt``
+stays cheap: numba, scikit-learn, matplotlib, Dask and the command line load only
+when something needs them.
 """
 
-from . import datasets, theory
-from .baselines import CentroidClassifier, LinearProgramClassifier
+import importlib
+import sys
+import types
+
 from .exceptions import ModelFileError, NotSeparableError
-from .kernel import KernelPerceptron
-from .linear import AveragedPerceptron, Perceptron, VotedPerceptron
-from .text import TfDfTransformer
-from .trace import Trace, trace
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "AveragedPerceptron",
-    "CentroidClassifier",
-    "KernelPerceptron",
-    "LinearProgramClassifier",
-    "ModelFileError",
-    "NotSeparableError",
-    "Perceptron",
-    "TfDfTransformer",
-    "Trace",
-    "VotedPerceptron",
-    "datasets",
-    "theory",
-    "trace",
-    "__version__",
-]
+# public name -> module that defines it
+_EXPORTS = {
+    "AveragedPerceptron": "linear",
+    "CentroidClassifier": "baselines",
+    "KernelPerceptron": "kernel",
+    "LinearProgramClassifier": "baselines",
+    "Perceptron": "linear",
+    "TfDfTransformer": "text",
+    "Trace": "trace",
+    "VotedPerceptron": "linear",
+    "load": "persistence",
+    "save": "persistence",
+    "trace": "trace",
+}
+_SUBMODULES = {"datasets", "distributed", "plot", "streaming", "theory"}
+
+__all__ = sorted(
+    [*_EXPORTS, "ModelFileError", "NotSeparableError", "__version__", "datasets", "theory"]
+)
+
+
+def __getattr__(name):
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(__all__))
+
+
+class _Package(types.ModuleType):
+    """Keeps ``rosenblatt.trace`` the function when the ``rosenblatt.trace`` module loads.
+
+    Importing a submodule binds it as an attribute of its package; the public
+    name ``trace`` is the function (DESIGN contract), which lives in the module
+    of the same name. ``from rosenblatt.trace import ...`` still reaches the module.
+    """
+
+    def __setattr__(self, name, value):
+        if name == "trace" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
