@@ -1,0 +1,120 @@
+"""Timings beyond the per-epoch comparison: threads, the Gram cache, compile cache, import.
+
+Run: ``.venv/bin/python benchmarks/timings.py``
+
+- one-vs-rest on 10 classes, 1 thread against all cores (``n_jobs``);
+- KernelPerceptron (RBF, 5,000 x 20) per epoch with the Gram matrix cached and
+  with kernel values computed on the fly;
+- the first fit in a fresh process (numba compiles, or loads its disk cache) and
+  in a second process (cache hit);
+- ``import rosenblatt`` in a fresh interpreter.
+
+Each figure is the median of ``--repeats`` runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import make_classification
+from sklearn.exceptions import ConvergenceWarning
+
+FIRST_FIT = """
+import time, numpy as np
+t0 = time.perf_counter()
+from rosenblatt import Perceptron
+X = np.random.default_rng(0).standard_normal((1000, 10)); y = (X[:, 0] > 0).astype(int)
+t1 = time.perf_counter()
+Perceptron(max_iter=5).fit(X, y)
+print(time.perf_counter() - t1)
+"""
+
+
+def median_time(run, repeats):
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def quiet(run):
+    def wrapped():
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            return run()
+    return wrapped
+
+
+def one_vs_rest(repeats):
+    from rosenblatt import Perceptron
+
+    X, y = make_classification(100_000, 100, n_informative=40, n_classes=10,
+                               random_state=0)
+    fit = {jobs: quiet(lambda jobs=jobs: Perceptron(max_iter=10, random_state=0,
+                                                    n_jobs=jobs).fit(X, y))
+           for jobs in (1, -1)}
+    fit[1]()  # warm-up (compile)
+    single = median_time(fit[1], repeats)
+    every = median_time(fit[-1], repeats)
+    cores = os.cpu_count()
+    print(f"one-vs-rest, 10 classes, 100,000 x 100, 10 epochs: 1 thread {single:.3f} s, "
+          f"{cores} threads {every:.3f} s, speed-up {single / every:.2f}x")
+
+
+def gram_cache(repeats):
+    from rosenblatt import KernelPerceptron
+
+    X, y = make_classification(5_000, 20, flip_y=0.05, random_state=0)
+    for label, cache_size in (("cached Gram matrix", 1024), ("on the fly", 1)):
+        model = KernelPerceptron(kernel="rbf", max_iter=5, random_state=0,
+                                 cache_size=cache_size)
+        quiet(lambda: model.fit(X, y))()
+        seconds = median_time(quiet(lambda: model.fit(X, y)), repeats)
+        print(f"KernelPerceptron RBF 5,000 x 20, {label}: {seconds / model.n_iter_:.3f} s "
+              f"per epoch ({model.n_iter_} epochs, {model.support_.shape[0]} support vectors)")
+
+
+def compile_cache():
+    """First fit in a process with an empty numba cache, then in a second process."""
+
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        run = [sys.executable, "-c", FIRST_FIT]
+        cold = float(subprocess.run(run, env=env, capture_output=True, text=True,
+                                    check=True).stdout)
+        warm = float(subprocess.run(run, env=env, capture_output=True, text=True,
+                                    check=True).stdout)
+    print(f"first fit, fresh process, empty compile cache: {cold:.2f} s; "
+          f"second process (cache hit): {warm:.3f} s")
+
+
+def import_time(repeats):
+    run = [sys.executable, "-c", "import time; t = time.perf_counter(); import rosenblatt; "
+           "print(time.perf_counter() - t)"]
+    times = [float(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+             for _ in range(repeats)]
+    print(f"import rosenblatt: {statistics.median(times) * 1000:.1f} ms")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args(argv)
+    import_time(max(args.repeats, 5))
+    compile_cache()
+    one_vs_rest(args.repeats)
+    gram_cache(args.repeats)
+
+
+if __name__ == "__main__":
+    main()
