@@ -9,7 +9,7 @@ import importlib
 import sys
 import types
 
-from .exceptions import ModelFileError, NotSeparableError
+from .exceptions import DataFileError, ModelFileError, NotSeparableError
 
 __version__ = "0.1.0"
 
@@ -24,13 +24,14 @@ _EXPORTS = {
     "Trace": "trace",
     "VotedPerceptron": "linear",
     "load": "persistence",
+    "read_manifest": "persistence",
     "save": "persistence",
     "trace": "trace",
 }
 _SUBMODULES = {"datasets", "distributed", "plot", "streaming", "theory"}
 
 __all__ = sorted(
-    [*_EXPORTS, "ModelFileError", "NotSeparableError", "__version__", "datasets", "theory"]
+    [*_EXPORTS, "DataFileError", "ModelFileError", "NotSeparableError", "__version__", "datasets", "theory"]
 )
 
 

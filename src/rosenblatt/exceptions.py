@@ -7,3 +7,7 @@ class NotSeparableError(ValueError):
 
 class ModelFileError(ValueError):
     """Raised when a model file is truncated, altered, foreign or from a newer format version."""
+
+
+class DataFileError(ValueError):
+    """Raised when a data file is malformed; the message names the file and the 1-based line."""

@@ -1,21 +1,26 @@
-"""Typer application: each command formats what a plain library function returns."""
+"""Typer application: each command formats what a plain library function returns.
+
+The commands live in one module each (``train.py``, ``predict.py``, ...), as a
+plain function that returns data and a thin ``command`` that prints it. Every
+error reaches the user as one red line and exit status 2 (see
+:class:`~rosenblatt.cli._common.ErrorHandlingGroup`).
+"""
 
 from __future__ import annotations
 
-import sys
-
 import typer
-from rich.console import Console
-from rich.table import Table
+
+from . import demo, evaluate, inspection, plotting, predict, tracing, train
+from ._common import ErrorHandlingGroup, console
 
 app = typer.Typer(
     name="rosenblatt",
+    cls=ErrorHandlingGroup,
     help="Perceptron-family linear classifiers, with the theory made executable.",
     no_args_is_help=True,
     add_completion=False,
+    pretty_exceptions_enable=False,
 )
-# Pipes and CI logs get a readable width instead of rich's 80-column fallback.
-console = Console(width=None if sys.stdout.isatty() else 120)
 
 
 @app.callback()
@@ -23,21 +28,12 @@ def _root() -> None:
     """Perceptron-family linear classifiers, with the theory made executable."""
 
 
-@app.command()
-def demo() -> None:
-    """Run every perceptron on built-in data and print one comparison table."""
-    from ..demo import run_demo
+app.command("demo")(demo.command)
+app.command("train")(train.command)
+app.command("predict")(predict.command)
+app.command("evaluate")(evaluate.command)
+app.command("inspect")(inspection.command)
+app.command("trace")(tracing.command)
+app.command("plot")(plotting.command)
 
-    with console.status("Training every perceptron on the built-in data..."):
-        rows = run_demo()
-    table = Table(title="rosenblatt demo: every perceptron on built-in data")
-    for column in ("dataset", "algorithm", "train acc", "test acc", "mistakes", "epochs",
-                   "converged", "time (s)"):
-        table.add_column(column, justify="left" if column in ("dataset", "algorithm") else "right")
-    for row in rows:
-        table.add_row(
-            row.dataset, row.algorithm, f"{row.train_accuracy:.3f}", f"{row.test_accuracy:.3f}",
-            "-" if row.mistakes < 0 else str(row.mistakes), str(row.epochs),
-            {True: "yes", False: "no", None: "-"}[row.converged], f"{row.seconds:.3f}",
-        )
-    console.print(table)
+__all__ = ["app", "console"]

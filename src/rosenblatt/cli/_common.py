@@ -1,0 +1,160 @@
+"""What every command shares: the consoles, error reporting and model/data plumbing."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+from rich.console import Console
+from rich.markup import escape
+from typer import Abort
+from typer.core import TyperGroup
+
+try:  # recent typer vendors click; older typer uses click itself
+    from typer._click.exceptions import ClickException
+except ImportError:  # pragma: no cover
+    from click.exceptions import ClickException
+
+from ..exceptions import DataFileError, ModelFileError
+
+# Pipes and CI logs get a readable width instead of rich's 80-column fallback.
+console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+
+# Set to see the traceback of an unexpected error instead of its one-line summary.
+TRACEBACK_ENV = "ROSENBLATT_TRACEBACK"
+
+
+def report_error(message: str) -> None:
+    """Print one red line to stderr (newlines in the message are folded)."""
+    line = " ".join(str(message).split())
+    err_console.print(f"[bold red]error:[/] [red]{escape(line)}[/]")
+
+
+class ErrorHandlingGroup(TyperGroup):
+    """Run the command line; turn every error into one red line and exit status 2.
+
+    Typer's own handling prints usage errors in a multi-line panel and other
+    errors as a traceback; people running ``rosenblatt`` should get one line
+    that says what is wrong instead.
+    """
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        try:
+            code = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
+                                standalone_mode=False, **extra)
+            code = code if isinstance(code, int) else 0
+        except ClickException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # the help text, not an error
+                console.print(exc.format_message(), markup=False, highlight=False)
+                code = 2
+            else:
+                ctx = getattr(exc, "ctx", None)
+                where = f" (see `{ctx.command_path} --help`)" if ctx is not None else ""
+                report_error(exc.format_message() + where)
+                code = 2
+        except Abort:
+            report_error("aborted")
+            code = 1
+        except (DataFileError, ModelFileError, ValueError, OSError, TypeError) as exc:
+            report_error(_describe(exc))
+            code = 2
+        except Exception as exc:  # a bug: still one line, with a way to see more
+            if os.environ.get(TRACEBACK_ENV):
+                raise
+            report_error(f"unexpected {type(exc).__name__}: {exc} (set {TRACEBACK_ENV}=1 to "
+                         "see the traceback, and please report it)")
+            code = 2
+        if standalone_mode:
+            sys.exit(code)
+        return code
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, FileNotFoundError) and exc.filename:
+        return f"{exc.filename}: no such file"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{exc.filename}: {exc.strerror or exc}"
+    return str(exc) or type(exc).__name__
+
+
+def parse_label_column(text):
+    """``--label-column``: an int when it looks like one (an index), else a header name."""
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def jsonable(value):
+    """numpy scalars and arrays as plain Python values for ``json.dumps``."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    return value
+
+
+def is_text_model(model) -> bool:
+    """A pipeline that starts with a text vectorizer (trained on a .tsv file)."""
+    steps = getattr(model, "steps", None)
+    return bool(steps) and hasattr(steps[0][1], "build_analyzer")
+
+
+def final_estimator(model):
+    """The classifier itself (the last step of a pipeline)."""
+    steps = getattr(model, "steps", None)
+    return steps[-1][1] if steps else model
+
+
+def load_model(path):
+    """Load a model file; return ``(model, metadata)`` (metadata may be empty)."""
+    from ..persistence import load, read_manifest
+
+    if not os.path.isfile(path):
+        raise ModelFileError(f"{path}: no such model file; train one with `rosenblatt train "
+                             "DATA --model PATH`")
+    model = load(path)
+    metadata = read_manifest(path).get("metadata") or {}
+    return model, metadata if isinstance(metadata, dict) else {}
+
+
+def read_model_input(path, model, metadata, *, label_column=None):
+    """Read a data file for a trained model; the label column may be missing.
+
+    Checks that the file's kind suits the model (text for a text model,
+    numbers otherwise) and reads svmlight indices the way the training file was read.
+    """
+    from ..io import data_format, read_data
+
+    kind = data_format(path)
+    if is_text_model(model) != (kind == "text"):
+        trained = "text (.tsv)" if is_text_model(model) else "numeric features (.csv/.svm)"
+        raise DataFileError(f"{path}: a {kind} file, but the model was trained on {trained}; "
+                            "give the model data of the same kind")
+    if kind == "text":
+        return read_data(path, labelled=None)
+    n_features = getattr(final_estimator(model), "n_features_in_", None)
+    zero_based = metadata.get("zero_based", "auto") if kind == "svmlight" else "auto"
+    return read_data(path, labelled=None, n_features=n_features, zero_based=zero_based,
+                     label_column=label_column if kind == "csv" else None)
+
+
+def labels_like(y, classes, path):
+    """Labels read from a file, as the same kind of values as the model's ``classes_``."""
+    classes = np.asarray(classes)
+    if classes.dtype.kind in "US" and y.dtype.kind not in "US":
+        return y.astype(str)
+    if classes.dtype.kind in "biuf" and y.dtype.kind in "US":
+        raise DataFileError(f"{path}: the labels are text ({y[0]!r}, ...) but the model's "
+                            f"classes are numbers {classes.tolist()[:10]}; give the labels "
+                            "used in training")
+    return y

@@ -1,0 +1,45 @@
+"""``rosenblatt demo``: every algorithm on built-in data, a table and an HTML report."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+from rich.table import Table
+
+from ._common import console
+
+DEFAULT_OUTPUT_DIR = "rosenblatt-report"
+
+
+def demo_table(rows) -> Table:
+    from ..demo import demo_table as cells_of
+
+    columns, cells = cells_of(rows)
+    table = Table(title="rosenblatt demo: every algorithm on built-in data")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("dataset", "algorithm") else "right")
+    previous = None
+    for row, line in zip(rows, cells):
+        if previous is not None and row.dataset != previous:
+            table.add_section()
+        previous = row.dataset
+        table.add_row(*line)
+    return table
+
+
+def command(
+    output_dir: str = typer.Option(DEFAULT_OUTPUT_DIR, "--output-dir", "-o",
+                                   help="Folder for the HTML report and its figures."),
+    report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
+) -> None:
+    """Run every algorithm on built-in data, print one comparison table, write a report."""
+    from ..demo import run_demo, write_demo_report
+
+    with console.status("Training every algorithm on the built-in data..."):
+        rows = run_demo()
+    console.print(demo_table(rows))
+    if report:
+        with console.status("Drawing the figures..."):
+            path = write_demo_report(output_dir, rows)
+        console.print(f"report: {os.path.abspath(path)}")

@@ -1,0 +1,130 @@
+"""``rosenblatt inspect``: what the theory says about a data set before any training."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field
+from typing import Optional
+
+import numpy as np
+import typer
+from rich.table import Table
+
+from ._common import console, jsonable, parse_label_column
+
+
+@dataclass
+class Problem:
+    """One two-class problem: the data set itself, or one class against the rest."""
+
+    name: str
+    separable: bool
+    margin: float | None = None
+    mistake_bound: float | None = None
+    note: str = ""
+
+
+@dataclass
+class InspectResult:
+    """Size, classes and the separability facts of a data set."""
+
+    path: str
+    data_format: str
+    n_samples: int
+    n_features: int
+    classes: dict
+    radius: float
+    problems: list
+    notes: list = field(default_factory=list)
+
+
+def _problem(name, X, y, theory):
+    from ..exceptions import NotSeparableError
+
+    try:
+        lp = theory.is_linearly_separable(X, y)
+    except (RuntimeError, ValueError) as exc:
+        return Problem(name, False, note=f"separability not decided: {exc}")
+    if not lp:
+        return Problem(name, False, note=f"least total slack {lp.total_slack:.4g}")
+    problem = Problem(name, True)
+    try:
+        problem.margin = float(theory.max_margin(X, y).margin)
+        problem.mistake_bound = float(theory.mistake_bound(X, y))
+    except (NotSeparableError, RuntimeError, ValueError) as exc:
+        problem.note = f"margin not computed: {exc}"
+    return problem
+
+
+def inspect_data(data_path, *, label_column=None) -> InspectResult:
+    """Count samples, features and classes; decide separability; give margin, radius, bound.
+
+    For two classes, one problem; for more, one problem per class against the
+    rest (what a one-vs-rest perceptron learns). The margin is the largest
+    geometric margin of a separating hyperplane with intercept
+    (:func:`rosenblatt.theory.max_margin`); the mistake bound is Block and
+    Novikoff's ``(R / gamma)^2`` for :class:`rosenblatt.Perceptron`'s
+    augmented patterns (:func:`rosenblatt.theory.mistake_bound`). Text is
+    vectorised first, as ``rosenblatt train`` does.
+
+    Returns
+    -------
+    InspectResult
+    """
+    from .. import theory
+    from ..io import read_data
+    from .train import text_features
+
+    data = read_data(data_path, label_column=label_column)
+    X, notes = data.X, []
+    if data.is_text:
+        for _, step in text_features():
+            X = step.fit_transform(X)
+        notes.append("features: tf/df-weighted word counts, as `rosenblatt train` makes them")
+    labels, counts = np.unique(data.y, return_counts=True)
+    if labels.shape[0] < 2:
+        raise ValueError(f"{data.path}: only one class ({labels[0]!r}); a classifier needs two")
+    if labels.shape[0] == 2:
+        problems = [_problem("all samples", X, data.y, theory)]
+    else:
+        problems = [_problem(f"{label} vs rest", X, data.y == label, theory) for label in labels]
+    return InspectResult(
+        path=data.path, data_format=data.format, n_samples=data.n_samples,
+        n_features=int(X.shape[1]), classes=dict(zip(jsonable(labels), jsonable(counts))),
+        radius=float(theory.radius(X)), problems=problems, notes=notes,
+    )
+
+
+def _number(value):
+    return "-" if value is None else f"{value:.6g}"
+
+
+def command(
+    data: str = typer.Argument(..., help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."),
+    label_column: Optional[str] = typer.Option(
+        None, "--label-column", help="CSV: label column by header name or 0-based index."),
+    as_json: bool = typer.Option(False, "--json", help="Print the facts as a JSON object."),
+) -> None:
+    """Samples, features, classes, linear separability, max margin, radius, mistake bound."""
+    result = inspect_data(data, label_column=parse_label_column(label_column))
+    if as_json:
+        print(json.dumps(jsonable(asdict(result))))
+        return
+    overview = Table(title=os.path.basename(result.path), show_header=False)
+    overview.add_column(style="bold")
+    overview.add_column()
+    overview.add_row("samples", str(result.n_samples))
+    overview.add_row("features", str(result.n_features))
+    overview.add_row("classes", ", ".join(f"{k} ({v})" for k, v in result.classes.items()))
+    overview.add_row("radius R = max |x|", _number(result.radius))
+    console.print(overview)
+    table = Table(title="Linear separability (with intercept)")
+    for column in ("problem", "separable", "max margin", "mistake bound (R/γ)²", "note"):
+        table.add_column(column, justify="left" if column in ("problem", "note") else "right")
+    for p in result.problems:
+        table.add_row(p.name, "yes" if p.separable else "no", _number(p.margin),
+                      _number(p.mistake_bound), p.note)
+    console.print(table)
+    for note in result.notes:
+        console.print(f"[dim]{note}[/]")

@@ -1,0 +1,63 @@
+"""``rosenblatt trace``: seed 003's step-by-step table for a small data file."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import typer
+
+from ._common import console, parse_label_column
+
+MAX_SAMPLES = 50
+MAX_FEATURES = 10
+
+
+def trace_data(data_path, *, mode="online", eta=1.0, bias_input=1.0, epochs=100,
+               shuffle=False, seed=0, label_column=None, max_samples=MAX_SAMPLES):
+    """Run :func:`rosenblatt.trace.trace` on a small labelled data file.
+
+    The table has one row per pattern presentation, so larger data are refused
+    rather than flooding the terminal.
+
+    Returns
+    -------
+    rosenblatt.trace.Trace
+    """
+    from ..io import read_data
+    from ..trace import trace
+
+    data = read_data(data_path, label_column=label_column)
+    if data.is_text:
+        raise ValueError(f"{data.path}: trace shows numeric patterns; text has thousands of "
+                         "word features. Use a small .csv or .svm file.")
+    if data.n_samples > max_samples or data.n_features > MAX_FEATURES:
+        raise ValueError(
+            f"{data.path}: {data.n_samples} samples x {data.n_features} features is too large "
+            f"to trace (at most {max_samples} samples and {MAX_FEATURES} features): the table "
+            "has a row per pattern presentation. Trace a small sample of the data, or raise "
+            "--max-samples."
+        )
+    X = data.X.toarray() if hasattr(data.X, "toarray") else data.X
+    return trace(X, data.y, mode=mode, eta=eta, bias_input=bias_input, shuffle=shuffle,
+                 max_iter=epochs, random_state=seed)
+
+
+def command(
+    data: str = typer.Argument(..., help="Small labelled data (two classes)."),
+    mode: str = typer.Option("online", "--mode", help="online (incremental) or batch."),
+    eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
+    bias_input: float = typer.Option(
+        1.0, "--bias-input", help="Constant appended to every pattern (seed 003 uses -1)."),
+    epochs: int = typer.Option(100, "--epochs", help="Most epochs."),
+    shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
+    label_column: Optional[str] = typer.Option(
+        None, "--label-column", help="CSV: label column by header name or 0-based index."),
+    max_samples: int = typer.Option(MAX_SAMPLES, "--max-samples",
+                                    help="Refuse data with more samples than this."),
+) -> None:
+    """Print seed 003's table: the weights before and after every pattern presentation."""
+    result = trace_data(data, mode=mode, eta=eta, bias_input=bias_input, epochs=epochs,
+                        shuffle=shuffle, seed=seed, label_column=parse_label_column(label_column),
+                        max_samples=max_samples)
+    console.print(str(result), markup=False, highlight=False, soft_wrap=True)

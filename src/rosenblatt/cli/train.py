@@ -1,0 +1,241 @@
+"""``rosenblatt train``: fit a classifier on a data file and save it."""
+
+from __future__ import annotations
+
+import os
+import time
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+import numpy as np
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from ._common import console, final_estimator, jsonable, parse_label_column
+
+ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "centroid", "lp")
+ITERATIVE = ("perceptron", "averaged", "voted", "kernel")
+
+
+@dataclass
+class TrainResult:
+    """What :func:`train` did."""
+
+    model: object
+    model_path: str
+    algorithm: str
+    data_format: str
+    n_samples: int
+    n_features: int
+    classes: list
+    train_accuracy: float
+    seconds: float
+    epochs: int | None = None
+    mistakes: int | None = None
+    mistakes_per_epoch: list | None = None
+    converged: bool | None = None
+    notes: list = field(default_factory=list)
+
+
+def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0):
+    """The estimator behind ``--algorithm``.
+
+    Examples
+    --------
+    >>> make_estimator("averaged", epochs=5)
+    AveragedPerceptron(max_iter=5, random_state=0)
+    """
+    if algorithm not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
+                         f"{', '.join(ALGORITHMS)}")
+    if epochs < 1:
+        raise ValueError(f"--epochs must be at least 1; got {epochs}")
+    if not eta > 0:
+        raise ValueError(f"--eta must be positive; got {eta}")
+    if algorithm == "centroid":
+        from ..baselines import CentroidClassifier
+
+        return CentroidClassifier()
+    if algorithm == "lp":
+        from ..baselines import LinearProgramClassifier
+
+        return LinearProgramClassifier()
+    if algorithm == "kernel":
+        from ..kernel import KernelPerceptron
+
+        return KernelPerceptron(max_iter=epochs, eta=eta, random_state=seed)
+    from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
+
+    cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
+           "voted": VotedPerceptron}[algorithm]
+    return cls(max_iter=epochs, eta=eta, random_state=seed)
+
+
+def text_features():
+    """The vectorizer steps of a text model: word counts weighted by tf/df (seed 003)."""
+    from sklearn.feature_extraction.text import CountVectorizer
+
+    from ..text import TfDfTransformer
+
+    return [("vectorizer", CountVectorizer()), ("weights", TfDfTransformer())]
+
+
+def _fit(estimator, X, y, on_epoch):
+    """Fit, reporting each epoch where the estimator can (the linear perceptrons)."""
+    if on_epoch is not None and hasattr(estimator, "_fit"):
+        return estimator._fit(X, y, on_epoch=on_epoch)
+    return estimator.fit(X, y)
+
+
+def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0, seed=0,
+          label_column=None, on_epoch=None) -> TrainResult:
+    """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
+
+    A ``.tsv`` text file is vectorised first and saved together with its
+    vectorizer, as a scikit-learn pipeline, so the model predicts from raw text.
+
+    Parameters
+    ----------
+    data_path, model_path : str
+    algorithm : {"perceptron", "averaged", "voted", "kernel", "centroid", "lp"}
+    epochs : int
+        At most this many passes over the data (iterative algorithms).
+    eta : float
+        Learning rate (iterative algorithms).
+    seed : int
+        Seed of the shuffling.
+    label_column : str or int, default=None
+        CSV only: the label column by header name or index (default: the last).
+    on_epoch : callable(epoch, mistakes), default=None
+        Called after every epoch of the linear perceptrons.
+
+    Returns
+    -------
+    TrainResult
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..io import read_data
+    from ..persistence import save
+
+    estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed)
+    data = read_data(data_path, label_column=label_column)
+    start = time.perf_counter()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ConvergenceWarning)
+        if data.is_text:
+            from sklearn.pipeline import Pipeline
+
+            steps = text_features()
+            X = data.X
+            for _, step in steps:
+                X = step.fit_transform(X)
+            _fit(estimator, X, data.y, on_epoch)
+            model = Pipeline(steps + [("classifier", estimator)])
+        else:
+            X = data.X
+            model = _fit(estimator, X, data.y, on_epoch)
+    seconds = time.perf_counter() - start
+    notes = [" ".join(str(w.message).split()) for w in caught
+             if issubclass(w.category, ConvergenceWarning)]
+    n_features = X.shape[1]
+    metadata = {
+        "data_format": data.format,
+        "trained_on": os.path.basename(data.path),
+        "algorithm": algorithm,
+        "n_samples": data.n_samples,
+        "n_features": n_features,
+        "classes": jsonable(estimator.classes_),
+    }
+    if data.zero_based is not None:
+        metadata["zero_based"] = data.zero_based
+    if label_column is not None:
+        metadata["label_column"] = label_column
+    save(model, model_path, metadata=metadata)
+    history = getattr(estimator, "mistakes_per_epoch_", None)
+    return TrainResult(
+        model=model, model_path=os.fspath(model_path), algorithm=algorithm,
+        data_format=data.format, n_samples=data.n_samples, n_features=n_features,
+        classes=jsonable(estimator.classes_),
+        train_accuracy=float(np.mean(estimator.predict(X) == data.y)),
+        seconds=seconds,
+        epochs=getattr(estimator, "n_iter_", None),
+        mistakes=getattr(estimator, "n_mistakes_", None),
+        mistakes_per_epoch=None if history is None else [int(m) for m in history],
+        converged=getattr(estimator, "converged_", None),
+        notes=notes,
+    )
+
+
+def summary_table(result: TrainResult) -> Table:
+    table = Table(title=f"Trained {type(final_estimator(result.model)).__name__}",
+                  show_header=False)
+    table.add_column(style="bold")
+    table.add_column()
+    classes = ", ".join(str(c) for c in result.classes[:10])
+    if len(result.classes) > 10:
+        classes += f", ... ({len(result.classes)} in all)"
+    rows = [
+        ("data", f"{result.n_samples} samples x {result.n_features} features "
+                 f"({result.data_format})"),
+        ("classes", classes),
+        ("epochs", "-" if result.epochs is None else str(result.epochs)),
+        ("mistakes", "-" if result.mistakes is None else str(result.mistakes)),
+        ("converged", {True: "yes", False: "no", None: "-"}[result.converged]),
+        ("training accuracy", f"{result.train_accuracy:.4f}"),
+        ("time", f"{result.seconds:.3f} s"),
+        ("model", result.model_path),
+    ]
+    for name, value in rows:
+        table.add_row(name, value)
+    return table
+
+
+def command(
+    data: str = typer.Argument(..., help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv "
+                               "(label<TAB>text)."),
+    model: str = typer.Option(..., "--model", "-m", help="Where to save the trained model."),
+    algorithm: str = typer.Option("perceptron", "--algorithm", "-a",
+                                  help="perceptron, averaged, voted, kernel, centroid or lp."),
+    epochs: int = typer.Option(100, "--epochs", help="Most passes over the data."),
+    eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
+    label_column: Optional[str] = typer.Option(
+        None, "--label-column", help="CSV: label column by header name or 0-based index "
+        "(default: the last)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+) -> None:
+    """Train a classifier on DATA and save it to --model."""
+    label = parse_label_column(label_column)
+    if quiet or algorithm not in ITERATIVE:
+        result = train(data, model, algorithm=algorithm, epochs=epochs, eta=eta, seed=seed,
+                       label_column=label)
+    else:
+        progress = Progress(TextColumn("[bold]training[/]"), BarColumn(), MofNCompleteColumn(),
+                            TextColumn("epochs, last epoch: {task.fields[mistakes]} mistakes"),
+                            TimeElapsedColumn(), console=console, transient=False)
+        task = progress.add_task("train", total=epochs, mistakes="-", start=False)
+        started = []
+
+        def on_epoch(epoch, mistakes):
+            if not started:  # started by the first epoch: a bad file fails before any bar
+                started.append(True)
+                progress.start()
+                progress.start_task(task)
+            progress.update(task, completed=epoch, mistakes=mistakes)
+
+        try:
+            result = train(data, model, algorithm=algorithm, epochs=epochs, eta=eta, seed=seed,
+                           label_column=label, on_epoch=on_epoch)
+            if result.converged:  # stopped early: the bar is complete
+                progress.update(task, total=result.epochs, completed=result.epochs)
+        finally:
+            if started:
+                progress.stop()
+    if quiet:
+        return
+    console.print(summary_table(result))
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {note}")

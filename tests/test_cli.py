@@ -1,0 +1,305 @@
+"""The command line, in-process through typer's CliRunner, and once as real processes."""
+
+import json
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from rosenblatt.cli import app
+from rosenblatt.cli.evaluate import evaluate
+from rosenblatt.cli.train import train
+from rosenblatt.persistence import read_manifest
+
+OR_CSV = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
+OR_SVM = "-1 1:-1 2:-1\n1 1:1 2:-1\n1 1:-1 2:1\n1 1:1 2:1\n"
+SPAM = ["WIN a FREE prize now", "free cash prize claim now", "URGENT you won free entry",
+        "claim your cash prize today"]
+HAM = ["see you at lunch", "notes for the lecture", "call me when you get home",
+       "meeting moved to noon"]
+TSV = "".join(f"spam\t{t}\n" for t in SPAM) + "".join(f"ham\t{t}\n" for t in HAM)
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, text in (("or.csv", OR_CSV), ("or.svm", OR_SVM), ("sms.tsv", TSV)):
+        paths[name] = tmp_path / name
+        paths[name].write_text(text, encoding="utf-8")
+    return paths
+
+
+def run(*args):
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result
+
+
+def assert_one_line_error(result, *fragments):
+    """Exit status 2, one red line on stderr that says what is wrong, and no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert "Traceback" not in result.output
+
+
+# ---------------------------------------------------------------------- train / predict / evaluate
+def test_train_prints_progress_and_summary_and_saves_the_data_format(files, tmp_path):
+    model = tmp_path / "or.rbm"
+    result = run("train", files["or.csv"], "--model", model)
+    assert result.exit_code == 0, result.output
+    assert "2/2 epochs" in result.output  # converged: the bar is complete
+    assert "Trained Perceptron" in result.output and "4 samples x 2 features (csv)" in result.output
+    manifest = read_manifest(model)
+    assert manifest["metadata"]["data_format"] == "csv"
+    assert manifest["metadata"]["classes"] == ["no", "yes"]
+
+
+def test_train_function_reports_each_epoch(files, tmp_path):
+    seen = []
+    result = train(files["or.csv"], tmp_path / "m.rbm", on_epoch=lambda e, m: seen.append((e, m)),
+                   seed=0)
+    assert [e for e, _ in seen] == list(range(1, result.epochs + 1))
+    assert [m for _, m in seen] == result.mistakes_per_epoch and seen[-1][1] == 0
+    assert result.converged and result.train_accuracy == 1.0
+
+
+@pytest.mark.parametrize("algorithm", ["perceptron", "averaged", "voted", "kernel", "centroid",
+                                       "lp"])
+def test_every_algorithm_trains_and_predicts(files, tmp_path, algorithm):
+    model = tmp_path / f"{algorithm}.rbm"
+    result = run("train", files["or.svm"], "-m", model, "--algorithm", algorithm, "--quiet")
+    assert result.exit_code == 0, result.output
+    assert result.output == ""
+    predicted = run("predict", "--model", model, files["or.svm"], "--json")
+    assert json.loads(predicted.stdout) == {"predictions": [-1, 1, 1, 1]}
+
+
+def test_predict_one_label_per_line_to_stdout_or_file(files, tmp_path):
+    model = tmp_path / "or.rbm"
+    run("train", files["or.csv"], "--model", model, "-q")
+    assert run("predict", "--model", model, files["or.csv"]).stdout.split() == [
+        "no", "yes", "yes", "yes"]
+    unlabelled = tmp_path / "new.csv"
+    unlabelled.write_text("-2,-2\n2,2\n")  # no label column, no header
+    out = tmp_path / "labels.txt"
+    result = run("predict", "--model", model, unlabelled, "--output", out)
+    assert result.exit_code == 0 and out.read_text().split() == ["no", "yes"]
+
+
+def test_evaluate_json_has_exactly_the_five_scores(files, tmp_path):
+    model = tmp_path / "m.rbm"
+    run("train", files["or.csv"], "--model", model, "-q", "--algorithm", "centroid")
+    test = tmp_path / "test.csv"
+    test.write_text("x1,x2,label\n-1,-1,no\n0.9,-1,yes\n-1,0.5,no\n1,1,yes\n")
+    result = run("evaluate", "--model", model, test, "--json")
+    scores = json.loads(result.stdout)
+    assert list(scores) == ["accuracy", "precision", "recall", "f1", "confusion_matrix"]
+    direct = evaluate(model, test)
+    assert scores == direct.to_json()
+    np.testing.assert_array_equal(np.sum(scores["confusion_matrix"]), 4)
+    table = run("evaluate", "--model", model, test)
+    assert "accuracy" in table.stdout and "confusion matrix" in table.stdout
+
+
+def test_evaluate_multiclass_uses_macro_averages(tmp_path):
+    rng = np.random.default_rng(0)
+    X = np.vstack([rng.normal(c, 0.2, size=(15, 2)) for c in ([0, 0], [3, 0], [0, 3])])
+    y = np.repeat([0, 1, 2], 15)
+    data = tmp_path / "three.csv"
+    data.write_text("".join(f"{a},{b},{c}\n" for (a, b), c in zip(X, y)))
+    model = tmp_path / "m.rbm"
+    run("train", data, "-m", model, "-q")
+    result = evaluate(model, data)
+    assert result.average == "macro" and result.labels == [0, 1, 2]
+    assert np.array(result.confusion_matrix).shape == (3, 3)
+
+
+def test_text_model_is_saved_with_its_vectorizer(files, tmp_path):
+    model = tmp_path / "sms.rbm"
+    result = run("train", files["sms.tsv"], "--model", model, "-a", "averaged")
+    assert result.exit_code == 0, result.output
+    assert "8 samples x" in result.output and "(text)" in result.output
+    messages = tmp_path / "new.tsv"
+    messages.write_text("claim your FREE cash prize now\nsee you at the lecture\n")
+    assert run("predict", "-m", model, messages).stdout.split() == ["spam", "ham"]
+    scores = json.loads(run("evaluate", "-m", model, files["sms.tsv"], "--json").stdout)
+    assert scores["accuracy"] == 1.0
+    assert_one_line_error(run("predict", "-m", model, files["or.csv"]),
+                          "the model was trained on text")
+
+
+# ---------------------------------------------------------------------- inspect / trace / plot
+def test_inspect_reports_separability_margin_and_bound(files):
+    result = run("inspect", files["or.csv"], "--json")
+    facts = json.loads(result.stdout)
+    assert facts["n_samples"] == 4 and facts["n_features"] == 2
+    assert facts["classes"] == {"no": 1, "yes": 3}
+    (problem,) = facts["problems"]
+    assert problem["separable"] is True
+    assert problem["margin"] == pytest.approx(1 / np.sqrt(2), rel=1e-6)
+    assert problem["mistake_bound"] == pytest.approx(9.0, rel=1e-6)
+    assert facts["radius"] == pytest.approx(np.sqrt(2))
+    table = run("inspect", files["or.csv"]).stdout
+    assert "separable" in table and "0.707107" in table
+
+
+def test_inspect_xor_is_not_separable(tmp_path):
+    data = tmp_path / "xor.csv"
+    data.write_text("0,0,0\n0,1,1\n1,0,1\n1,1,0\n")
+    (problem,) = json.loads(run("inspect", data, "--json").stdout)["problems"]
+    assert problem["separable"] is False and problem["margin"] is None
+
+
+def test_trace_prints_the_seed_003_table(files):
+    result = run("trace", files["or.csv"], "--bias-input", "-1")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert "3 update(s) in 2 epoch(s), converged" in lines[0]
+    assert lines[2].split() == ["1", "0", "0", "0", "1", "1", "1", "0", "YES", "1", "1", "1"]
+    assert lines[4].split() == ["3", "2", "0", "0", "-1", "1", "-1", "-2", "YES", "-1", "1", "-1"]
+    batch = run("trace", files["or.csv"], "--bias-input", "-1", "--mode", "batch").stdout
+    assert batch.splitlines()[2].split()[-3:] == ["2", "2", "-2"]
+
+
+def test_trace_refuses_large_data(tmp_path):
+    data = tmp_path / "big.csv"
+    data.write_text("".join(f"{i},{-i},{i % 2}\n" for i in range(60)))
+    assert_one_line_error(run("trace", data), "60 samples", "too large to trace")
+    assert run("trace", data, "--max-samples", "60").exit_code == 0
+
+
+def test_plot_png_svg_and_gif(files, tmp_path):
+    png = tmp_path / "boundary.png"
+    assert run("plot", files["or.csv"], "-o", png).exit_code == 0
+    assert Image.open(png).size == (600, 450)
+    svg = tmp_path / "mistakes.svg"
+    model = tmp_path / "m.rbm"
+    run("train", files["or.csv"], "-m", model, "-q")
+    assert run("plot", files["or.csv"], "-o", svg, "--kind", "mistakes", "-m", model).exit_code == 0
+    assert "<svg" in svg.read_text()
+    gif = tmp_path / "training.gif"
+    result = run("plot", files["or.csv"], "-o", gif, "--bias-input", "-1")
+    assert result.exit_code == 0 and "animation" in result.stdout
+    assert Image.open(gif).n_frames == 4
+    assert_one_line_error(run("plot", files["or.csv"], "-o", tmp_path / "x.gif", "--kind",
+                              "boundary"), "written as .png or .svg")
+    assert_one_line_error(run("plot", files["or.csv"], "-o", tmp_path / "m.png", "--kind",
+                              "mistakes", "-a", "centroid"), "no mistakes per epoch")
+
+
+# ---------------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "name, text, fragment",
+    [
+        ("bad.csv", "1,2,0\n3,4,1\n5,6\n", "bad.csv, line 3: 2 fields"),
+        ("bad.csv", "1,2,0\n3,x,1\n", "bad.csv, line 2, column 2: 'x' is not a number"),
+        ("bad.svm", "1 1:1\n-1 2:1\n\n1 1:x\n", "bad.svm, line 4: '1:x' is not index:value"),
+        ("bad.tsv", "ham\thello\nspam hello\n", "bad.tsv, line 2: no tab between label and text"),
+    ],
+)
+def test_malformed_data_gives_one_line_with_the_line_number(tmp_path, name, text, fragment):
+    data = tmp_path / name
+    data.write_text(text)
+    assert_one_line_error(run("train", data, "--model", tmp_path / "m.rbm"), fragment)
+    assert not (tmp_path / "m.rbm").exists()
+    assert_one_line_error(run("inspect", data), fragment)
+
+
+def test_model_file_errors(files, tmp_path):
+    assert_one_line_error(run("predict", "-m", tmp_path / "none.rbm", files["or.csv"]),
+                          "no such model file")
+    junk = tmp_path / "junk.rbm"
+    junk.write_text("not a model")
+    assert_one_line_error(run("evaluate", "-m", junk, files["or.csv"]),
+                          "not a rosenblatt model file")
+    model = tmp_path / "m.rbm"
+    run("train", files["or.csv"], "-m", model, "-q")
+    model.write_bytes(model.read_bytes()[:-200])
+    assert_one_line_error(run("predict", "-m", model, files["or.csv"]), "truncated or damaged")
+
+
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["--epochs", "abc"], "Invalid value for '--epochs'"),
+        (["--algorithm", "adaline"], "unknown algorithm 'adaline'"),
+        (["--eta", "0"], "--eta must be positive"),
+        (["--label-column", "nope"], "no column named 'nope'"),
+        (["--bogus"], "No such option: --bogus"),
+    ],
+)
+def test_bad_option_values_give_one_line(files, tmp_path, args, fragment):
+    result = run("train", files["or.csv"], "--model", tmp_path / "m.rbm", *args)
+    assert_one_line_error(result, fragment)
+
+
+def test_evaluate_needs_labels_and_matching_columns(files, tmp_path):
+    model = tmp_path / "m.rbm"
+    run("train", files["or.csv"], "-m", model, "-q")
+    unlabelled = tmp_path / "u.csv"
+    unlabelled.write_text("1,1\n")
+    assert_one_line_error(run("evaluate", "-m", model, unlabelled), "no labels to evaluate")
+    wide = tmp_path / "w.csv"
+    wide.write_text("1,1,1,1,no\n")
+    assert_one_line_error(run("predict", "-m", model, wide), "the model expects 2 features")
+
+
+def test_no_arguments_shows_the_commands():
+    result = run()
+    for command in ("demo", "train", "predict", "evaluate", "inspect", "trace", "plot"):
+        assert command in result.output
+
+
+# ---------------------------------------------------------------------- real processes
+def test_importing_the_library_stays_light():
+    code = ("import sys, rosenblatt, rosenblatt.io, rosenblatt.persistence, rosenblatt.plot, "
+            "rosenblatt.report; heavy = [m for m in ('matplotlib', 'typer', 'rich') "
+            "if m in sys.modules]; print(heavy)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_train_predict_evaluate_as_real_processes_on_every_format(files, tmp_path):
+    command = [sys.executable, "-m", "rosenblatt"]
+    env = {**os.environ, "COLUMNS": "120"}
+    outcome = {}
+
+    def chain(name, expected):
+        data, model = str(files[name]), str(tmp_path / f"{name}.rbm")
+        steps = [["train", data, "--model", model, "--quiet"],
+                 ["predict", "--model", model, data],
+                 ["evaluate", "--model", model, data, "--json"]]
+        outputs = []
+        for step in steps:
+            done = subprocess.run(command + step, capture_output=True, text=True, env=env,
+                                  cwd=tmp_path, timeout=120)
+            outputs.append((done.returncode, done.stdout, done.stderr))
+        outcome[name] = (outputs, expected)
+
+    threads = [threading.Thread(target=chain, args=args) for args in (
+        ("or.csv", ["no", "yes", "yes", "yes"]),
+        ("or.svm", ["-1", "1", "1", "1"]),
+        ("sms.tsv", ["spam"] * 4 + ["ham"] * 4),
+    )]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for name, (outputs, expected) in outcome.items():
+        (train_rc, _, train_err), (predict_rc, labels, _), (eval_rc, scores, _) = outputs
+        assert (train_rc, predict_rc, eval_rc) == (0, 0, 0), (name, outputs)
+        assert labels.split() == expected, name
+        assert json.loads(scores)["accuracy"] == 1.0, name
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:1\n1 2:x\n")
+    done = subprocess.run(command + ["train", str(bad), "--model", str(tmp_path / "b.rbm")],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert done.returncode == 2 and "bad.svm, line 2" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
