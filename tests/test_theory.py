@@ -293,3 +293,26 @@ def test_bad_hyperplanes_and_scaling():
         perceptron_risk(BOOL_X, [1, -1], [1.0, 1.0])
     with pytest.raises(ValueError, match="0 sample"):
         radius(np.empty((0, 3)))
+
+
+def test_max_margin_on_text_beyond_the_active_set_solver(monkeypatch):
+    """Thousands of tf-idf features: HiGHS's active set gives up, the interior point solves."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    import rosenblatt.theory as theory_module
+    from rosenblatt.datasets import load_sms_spam
+
+    calls = []
+    solve = theory_module._interior_point_qp
+    monkeypatch.setattr(theory_module, "_interior_point_qp",
+                        lambda *args: calls.append(args[2]) or solve(*args))
+    sms = load_sms_spam()
+    X = TfidfVectorizer().fit_transform(sms.data[:2500])
+    y = sms.target[:2500]
+    result = max_margin(X, y)
+    assert calls, "HiGHS solved it: this data no longer exercises the fallback"
+    t = np.where(y == 1, 1.0, -1.0)
+    functional = t * (X @ result.coef + result.intercept)
+    assert functional.min() == pytest.approx(1.0, abs=1e-7)
+    assert result.margin == pytest.approx(1.0 / np.linalg.norm(result.coef), rel=1e-9)
+    assert margin(X, y, result.coef, result.intercept) == pytest.approx(result.margin, rel=1e-9)

@@ -340,11 +340,13 @@ def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
     solver.passHessian(hessian)
     solver.run()
     status = solver.getModelStatus()
-    if status != highspy.HighsModelStatus.kOptimal:
-        raise RuntimeError(
-            f"The hard-margin QP was not solved: HiGHS says {solver.modelStatusToString(status)}."
-        )
-    x = np.asarray(solver.getSolution().col_value, dtype=np.float64)
+    if status == highspy.HighsModelStatus.kOptimal:
+        x = np.asarray(solver.getSolution().col_value, dtype=np.float64)
+    else:
+        # HiGHS's active-set QP gives up on large problems (its null space grows with
+        # the number of free directions, e.g. thousands of text features); an
+        # interior-point solver handles them in seconds, to about 1e-10.
+        x = _interior_point_qp(rows, n_features, solver.modelStatusToString(status))
     w = x[:n_features]
     b = float(x[n_features]) if fit_intercept else 0.0
     functional = t * _decision(X, w, b)
@@ -355,6 +357,27 @@ def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
     w, b, functional = w / smallest, b / smallest, functional / smallest
     support = np.flatnonzero(functional <= 1.0 + _ACTIVE_TOL)
     return MaxMarginResult(_geometric_margin(X, t, w, b), w, b, support)
+
+
+def _interior_point_qp(rows, n_features: int, highs_status: str) -> np.ndarray:
+    """Solve the hard-margin QP ``min ||w||^2 / 2  s.t.  rows @ x >= 1`` with Clarabel."""
+    import clarabel  # imported here: only large margin computations need it
+
+    n_rows, n_vars = rows.shape
+    hessian = sp.diags(np.r_[np.ones(n_features), np.zeros(n_vars - n_features)]).tocsc()
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    solution = clarabel.DefaultSolver(
+        hessian, np.zeros(n_vars), (-rows).tocsc(), -np.ones(n_rows),
+        [clarabel.NonnegativeConeT(n_rows)], settings,
+    ).solve()
+    if str(solution.status) != "Solved":
+        raise RuntimeError(
+            f"The hard-margin QP was not solved: HiGHS says {highs_status}, Clarabel says "
+            f"{solution.status}. The data may be too large or too badly scaled for an exact "
+            "margin; try a subset or rescale the features."
+        )
+    return np.asarray(solution.x, dtype=np.float64)
 
 
 def _not_separable(lp: SeparabilityResult, fit_intercept: bool, owner: str):
