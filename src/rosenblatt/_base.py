@@ -19,9 +19,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._decision import labels_from_scores, linear_scores
 from ._kernels.linear import multinomial_epoch, ovr_epoch
 from ._shuffle import epoch_order, labels_look_sorted, resolve_mode
 from ._validation import (
@@ -453,12 +453,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
                           reset=False)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """Predict class labels (a zero score goes to the first class, as in training)."""
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self.decision_function(X)  # checks the model is fitted first
+        return labels_from_scores(self.classes_, scores)

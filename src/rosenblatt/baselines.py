@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.extmath import safe_sparse_dot
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._decision import labels_from_scores, linear_scores
 from ._validation import BOOL, check_classes, check_not_empty, validate_params
 from .theory import _separating_lp
 
@@ -49,8 +49,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
-        scores = safe_sparse_dot(X, self.coef_.T, dense_output=True) + self.intercept_
-        return scores.ravel() if scores.shape[1] == 1 else scores
+        return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """Predict class labels.
@@ -63,9 +62,8 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        index = (scores > 0).astype(np.intp) if scores.ndim == 1 else scores.argmax(axis=1)
-        return self.classes_[index]
+        scores = self.decision_function(X)  # checks the model is fitted first
+        return labels_from_scores(self.classes_, scores)
 
 
 class CentroidClassifier(_OneVsRestLinear):

@@ -20,6 +20,7 @@ from sklearn.utils import check_random_state, gen_batches
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._kernels.dual import dual_epoch, voted_scores
+from ._decision import labels_from_scores
 from ._validation import (
     BOOL,
     NONE,
@@ -504,10 +505,8 @@ default="rbf"
         -------
         ndarray of shape (n_samples,)
         """
-        scores = self.decision_function(X)
-        if scores.ndim == 1:
-            return self.classes_[(scores > 0).astype(int)]
-        return self.classes_[np.argmax(scores, axis=1)]
+        scores = self.decision_function(X)  # checks the model is fitted first
+        return labels_from_scores(self.classes_, scores)
 
 
 class _DualState:
