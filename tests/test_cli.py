@@ -303,3 +303,27 @@ def test_train_predict_evaluate_as_real_processes_on_every_format(files, tmp_pat
                           capture_output=True, text=True, env=env, timeout=120)
     assert done.returncode == 2 and "bad.svm, line 2" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_train_stream_option_trains_chunk_by_chunk(tmp_path):
+    import numpy as np
+    from typer.testing import CliRunner
+
+    from rosenblatt import load
+    from rosenblatt.cli import app
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 3)
+    y = (X @ [1.0, -2.0, 0.5] > 0).astype(int)
+    data = tmp_path / "train.csv"
+    np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt=["%.6f"] * 3 + ["%d"])
+    model = tmp_path / "model.rbl"
+    runner = CliRunner()
+    result = runner.invoke(app, ["train", str(data), "--model", str(model), "--stream",
+                                 "--chunk-size", "64", "--algorithm", "averaged", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (load(model).predict(X) == y).mean() > 0.95
+    refused = runner.invoke(app, ["train", str(data), "--model", str(model), "--stream",
+                                  "--algorithm", "lp"])
+    assert refused.exit_code == 2
+    assert "needs the whole data set in memory" in refused.output

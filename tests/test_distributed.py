@@ -1,0 +1,263 @@
+"""Iterative parameter mixing on a two-worker LocalCluster."""
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+from rosenblatt.distributed import ParameterMixing, mix_states  # noqa: E402
+from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
+                                       dashboard_address=None)
+    with distributed.Client(cluster) as client:
+        yield client
+    cluster.close()
+
+
+def _separable(n=2000, d=8, seed=0):
+    rng = np.random.RandomState(seed)
+    w = rng.randn(d)
+    X = rng.randn(n, d)
+    margin = X @ w / np.linalg.norm(w)
+    keep = np.abs(margin) > 0.1
+    return X[keep], (margin[keep] > 0).astype(int)
+
+
+def _noisy(n, d=10, noise=0.1, seed=0):
+    """A linear concept (the same w for every seed) with a fraction of labels flipped."""
+    w = np.random.RandomState(0).randn(d)
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, d)
+    y = (X @ w > 0).astype(int)
+    flip = rng.rand(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def _dask(X, y, rows):
+    return da.from_array(X, chunks=(rows, X.shape[1])), da.from_array(y, chunks=rows)
+
+
+def test_separable_data_in_four_partitions_converges(client):
+    X, y = _separable()
+    Xd, yd = _dask(X, y, -(-len(y) // 4))
+    clf = ParameterMixing(Perceptron(random_state=0), max_rounds=100, client=client).fit(Xd, yd)
+    assert clf.n_partitions_ == 4
+    assert clf.converged_ and clf.mistakes_per_epoch_[-1] == 0
+    assert clf.n_iter_ == len(clf.mistakes_per_epoch_) < 100
+    assert all(len(m) == 4 for m in clf.mistakes_per_partition_)
+    assert clf.score(X, y) == 1.0  # zero training mistakes
+    assert clf.coef_.shape == (1, 8) and clf.intercept_.shape == (1,)
+    np.testing.assert_array_equal(clf.classes_, [0, 1])
+    np.testing.assert_array_equal(clf.predict(X), clf.estimator_.predict(X))
+    np.testing.assert_array_equal(clf.predict(Xd).compute(), clf.predict(X))
+    assert clf.score(Xd, yd) == 1.0
+
+
+def test_large_state_travels_as_a_task_with_the_same_result(client, monkeypatch):
+    import rosenblatt.distributed as module
+
+    X, y = _separable(800, seed=10)
+    Xd, yd = _dask(X, y, 200)
+    inline = ParameterMixing(AveragedPerceptron(random_state=1), client=client).fit(Xd, yd)
+    monkeypatch.setattr(module, "_INLINE_BYTES", 0)
+    as_task = ParameterMixing(AveragedPerceptron(random_state=1), client=client).fit(Xd, yd)
+    np.testing.assert_array_equal(as_task.coef_, inline.coef_)
+    assert as_task.mistakes_per_partition_ == inline.mistakes_per_partition_
+
+
+def test_weighted_mixing_converges_and_is_reproducible(client):
+    X, y = _separable(seed=1)
+    Xd, yd = _dask(X, y, 500)
+    fits = [ParameterMixing(Perceptron(random_state=2), mixing="weighted",
+                            client=client).fit(Xd, yd) for _ in range(2)]
+    assert fits[0].converged_ and fits[0].score(X, y) == 1.0
+    np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
+    assert fits[0].mistakes_per_epoch_ == fits[1].mistakes_per_epoch_
+    uniform = ParameterMixing(Perceptron(random_state=2), client=client).fit(Xd, yd)
+    assert not np.array_equal(uniform.coef_, fits[0].coef_)
+
+
+def test_noisy_data_accuracy_matches_single_machine(client):
+    """Same number of epochs / rounds; accuracy on held-out data from the same concept."""
+    X, y = _noisy(4000)
+    X_test, y_test = _noisy(4000, seed=5, noise=0.0)
+    Xd, yd = _dask(X, y, 1000)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        # averaged: both are stable estimates; within one point of each other
+        single = AveragedPerceptron(random_state=0, max_iter=10).fit(X, y)
+        mixed = ParameterMixing(AveragedPerceptron(random_state=0), max_rounds=10,
+                                client=client).fit(Xd, yd)
+        assert mixed.n_iter_ == single.n_iter_ == 10
+        assert abs(mixed.score(X_test, y_test) - single.score(X_test, y_test)) <= 0.01
+        # plain perceptron: the last weight vector of a single machine jumps around on
+        # noisy data, and mixing averages it, so mixing is not worse (it is often better)
+        single = Perceptron(random_state=0, max_iter=10).fit(X, y)
+        mixed = ParameterMixing(Perceptron(random_state=0), max_rounds=10,
+                                client=client).fit(Xd, yd)
+        assert mixed.score(X_test, y_test) >= single.score(X_test, y_test) - 0.01
+    assert not mixed.converged_
+
+
+def test_averaged_mixing_is_the_mix_of_the_partitions_averages(client):
+    X, y = _noisy(300, d=5, seed=3)
+    sizes = [120, 180]  # unequal: mixing U directly would give a different average
+    Xd, yd = da.from_array(X, chunks=(tuple(sizes), 5)), da.from_array(y, chunks=(tuple(sizes),))
+    with pytest.warns(ConvergenceWarning):
+        mixed = ParameterMixing(AveragedPerceptron(shuffle=False), max_rounds=1,
+                                client=client).fit(Xd, yd)
+    parts = [AveragedPerceptron(shuffle=False).partial_fit(X[:120], y[:120], classes=[0, 1]),
+             AveragedPerceptron(shuffle=False).partial_fit(X[120:], y[120:], classes=[0, 1])]
+    np.testing.assert_allclose(mixed.coef_, (parts[0].coef_ + parts[1].coef_) / 2, rtol=1e-12)
+    np.testing.assert_allclose(mixed.intercept_, (parts[0].intercept_ + parts[1].intercept_) / 2,
+                               rtol=1e-12)
+    # the current (not averaged) weights mix the same way
+    np.testing.assert_allclose(mixed.estimator_._W, (parts[0]._W + parts[1]._W) / 2, rtol=1e-12)
+    assert mixed.mistakes_per_epoch_ == [parts[0].n_mistakes_ + parts[1].n_mistakes_]
+    assert mixed.estimator_._counts.tolist() == [150]
+
+
+def test_mix_states_weighted_averages():
+    rng = np.random.RandomState(0)
+    states = []
+    for count in (7, 20, 3):
+        W, U = rng.randn(2, 4), rng.randn(2, 4)
+        states.append({"_W": W, "_w0": rng.randn(2), "_U": U, "_U0": rng.randn(2),
+                       "_counts": np.array([count, count])})
+    mu = np.array([3.0, 0.0, 1.0])
+    mixed = mix_states(states, mu, averaged=True)
+    mu /= mu.sum()
+    averages = [s["_W"] - s["_U"] / s["_counts"][:, None] for s in states]
+    np.testing.assert_allclose(mixed["_W"] - mixed["_U"] / mixed["_counts"][:, None],
+                               sum(m * a for m, a in zip(mu, averages)))
+    np.testing.assert_allclose(mixed["_W"], sum(m * s["_W"] for m, s in zip(mu, states)))
+    assert mixed["_counts"].tolist() == [6, 6]  # round(0.75 * 7 + 0.25 * 3)
+
+
+def test_dask_dataframe_input(client):
+    dd = pytest.importorskip("dask.dataframe")
+    import pandas as pd
+
+    X, y = _separable(600, d=3, seed=4)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=np.where(y == 1, "pos", "neg"))
+    ddf = dd.from_pandas(frame, npartitions=3)
+    clf = ParameterMixing(Perceptron(random_state=0), label_column="label",
+                          client=client).fit(ddf)
+    assert clf.n_partitions_ == 3 and clf.converged_
+    assert clf.classes_.tolist() == ["neg", "pos"]
+    assert clf.score(X, frame["label"].to_numpy()) == 1.0
+    # or features and a separate Series
+    again = ParameterMixing(Perceptron(random_state=0), client=client).fit(
+        ddf[["a", "b", "c"]], ddf["label"])
+    np.testing.assert_array_equal(again.coef_, clf.coef_)
+    with pytest.raises(ValueError, match="label column"):
+        ParameterMixing(Perceptron(), client=client).fit(ddf)
+
+
+def test_sparse_blocks_and_multiclass(client):
+    rng = np.random.RandomState(6)
+    X = rng.randn(600, 6) * (rng.rand(600, 6) < 0.5)
+    y = np.argmax(X @ rng.randn(6, 3), axis=1)
+    Xd = da.from_array(X, chunks=(150, 6)).map_blocks(sp.csr_matrix)
+    yd = da.from_array(y, chunks=150)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sparse = ParameterMixing(Perceptron(random_state=1, multi_class="multinomial"),
+                                 max_rounds=5, client=client).fit(Xd, yd)
+        dense = ParameterMixing(Perceptron(random_state=1, multi_class="multinomial"),
+                                max_rounds=5, client=client).fit(
+            da.from_array(X, chunks=(150, 6)), yd)
+    assert sparse.coef_.shape == (3, 6) and sparse.classes_.tolist() == [0, 1, 2]
+    np.testing.assert_allclose(sparse.coef_, dense.coef_)
+    assert sparse.score(X, y) > 0.8
+
+
+class KillOnce(Perceptron):
+    """A perceptron whose first partition epoch, anywhere, kills its worker process."""
+
+    _parameter_constraints = {}  # the test's own parameters; Perceptron's are defaults
+
+    def __init__(self, flag="", random_state=None):
+        super().__init__(random_state=random_state)
+        self.flag = flag
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        if self.flag and not os.path.exists(self.flag):
+            open(self.flag, "w").close()
+            os._exit(1)  # the worker dies mid-task, as a crashed machine would
+        return super().partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+
+def test_worker_killed_mid_fit_finishes_with_the_same_model(client, tmp_path):
+    X, y = _separable(1200, seed=7)
+    Xd, yd = _dask(X, y, 300)
+    flag = tmp_path / "killed"
+    reference = ParameterMixing(Perceptron(random_state=3), client=client).fit(Xd, yd)
+    survived = ParameterMixing(KillOnce(str(flag), random_state=3), client=client).fit(Xd, yd)
+    assert flag.exists()  # a worker really died
+    np.testing.assert_array_equal(survived.coef_, reference.coef_)
+    assert survived.mistakes_per_partition_ == reference.mistakes_per_partition_
+    assert survived.converged_
+    client.wait_for_workers(2, timeout=60)
+
+
+class KillAlways(Perceptron):
+    _parameter_constraints = {}
+
+    def __init__(self, random_state=None):
+        super().__init__(random_state=random_state)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        os._exit(1)
+
+
+def test_worker_dying_every_time_raises_a_clear_error():
+    import dask
+
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        # a second scheduler: a random port for its HTTP server (8787 is the fixture's)
+        cluster = distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
+                                           dashboard_address="127.0.0.1:0")
+    with cluster, distributed.Client(cluster) as own:
+        clf = ParameterMixing(KillAlways(random_state=0), client=own)
+        with pytest.raises(RuntimeError, match="round 1: partition .*KilledWorker"):
+            clf.fit(*_dask(*_separable(200, seed=9), 100))
+    assert not hasattr(clf, "estimator_")
+
+
+class FailOnWorker(Perceptron):
+    _parameter_constraints = {}
+
+    def __init__(self, random_state=None):
+        super().__init__(random_state=random_state)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        raise OSError("disk full on the worker")
+
+
+def test_failed_partition_raises_a_clear_error_and_fits_nothing(client):
+    X, y = _separable(400, seed=8)
+    clf = ParameterMixing(FailOnWorker(random_state=0), client=client)
+    with pytest.raises(RuntimeError, match=r"round 1: partition \d did not finish.*OSError.*disk full"):
+        clf.fit(*_dask(X, y, 100))
+    assert not hasattr(clf, "estimator_") and not hasattr(clf, "coef_")
+
+
+def test_refuses_voted_perceptron_and_other_input():
+    with pytest.raises(TypeError, match="VotedPerceptron.*AveragedPerceptron"):
+        ParameterMixing(VotedPerceptron()).fit(*_dask(*_separable(100), 50))
+    with pytest.raises(TypeError, match="dask array or dask DataFrame"):
+        ParameterMixing(Perceptron()).fit(*_separable(100))
+    with pytest.raises(ValueError, match="'mixing' argument"):
+        ParameterMixing(Perceptron(), mixing="median").fit(*_dask(*_separable(100), 50))
