@@ -6,17 +6,17 @@ lecture notes ask, in whichever of two forms reads memory best:
 - ``"full"``: a uniform random permutation, ``rng.permutation(n_samples)``. Rows
   are read in random places, which costs several times the arithmetic once the
   data no longer fits in cache.
-- ``"block"``: the rows are cut into chunks of 8 consecutive rows; every epoch
-  the chunks are permuted, taken 16 at a time as blocks of 128 rows, and the rows
+- ``"block"``: the rows are cut into chunks of 32 consecutive rows; every epoch
+  the chunks are permuted, taken 4 at a time as blocks of 128 rows, and the rows
   of each block are shuffled; the next block is prefetched while the current one
   trains. Still a fresh random permutation every epoch, read at close to
-  streaming speed; only rows of the same 8-row chunk always stay close.
+  streaming speed; only rows of the same 32-row chunk always stay close.
 
 ``True`` picks ``"full"`` up to 32,768 samples, where random access is cheap, and
 ``"block"`` above. The choice depends on the number of samples only, so dense and
 CSR copies of the same data see the same orders. The mistake bound holds for any
 order, so both modes keep it. If rows are stored sorted by class, block
-shuffling mixes a little less than a full one (8-row chunks stay together); the
+shuffling mixes a little less than a full one (32-row chunks stay together); the
 estimators warn when labels look sorted and the block mode is in use.
 """
 
@@ -26,8 +26,8 @@ import numpy as np
 
 from ._kernels.order import block_order
 
-CHUNK_ROWS = 8
-CHUNKS_PER_BLOCK = 16
+CHUNK_ROWS = 32
+CHUNKS_PER_BLOCK = 4
 FULL_SHUFFLE_MAX_SAMPLES = 32_768
 
 
