@@ -21,7 +21,7 @@ Conventions shared by both kernels
   (sample, coefficient, presentations before it), from which the voted
   perceptron rebuilds every intermediate weight vector and its survival count.
   One-vs-rest neuron ``k`` writes its updates from ``rec_*[k * n]`` on and their
-  number to ``n_rec[k]``, so neurons can train on separate threads.
+  number to ``n_rec[k]``, so groups of neurons can train on separate threads.
 - ``stream`` and ``lookahead`` are prefetch hints (see :mod:`.order`): they
   change timing, never results.
 """
@@ -43,56 +43,57 @@ def ovr_epoch(
     """One epoch of independent binary neurons (one-vs-rest), online or batch.
 
     ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}; only neurons with
-    ``active[k]`` train. In batch mode the updates of the epoch are summed with
-    the weights held fixed and applied at its end (seed 003, remark 2).
+    ``active[k]`` train, and ``mistakes`` / ``n_rec`` must come in zeroed. Each
+    pattern is read once and presented to every active neuron in turn: the
+    neurons are independent, so this gives what training them one after the other
+    would, for a K-th of the memory traffic. In batch mode the updates of the
+    epoch are summed with the weights held fixed and applied at its end (seed 003,
+    remark 2).
     """
     n_neurons, n_features = W.shape
     n_samples = order.shape[0]
     partial = np.zeros(N_PARTIAL, dtype=W.dtype)
-    # the batch accumulator is only needed (and only allocated) in batch mode
-    delta = np.zeros(n_features if batch else 0, dtype=W.dtype)
-    for k in range(n_neurons):
-        if not active[k]:
+    trained = np.flatnonzero(active)
+    # the batch accumulators are only needed (and only allocated) in batch mode
+    delta = np.zeros((n_neurons if batch else 0, n_features), dtype=W.dtype)
+    delta0 = np.zeros(n_neurons)
+    t = counts.copy()
+    for pos in range(n_samples):
+        prefetch_ahead(X, csr, order, stream, lookahead, pos)
+        i = order[pos]
+        if sample_weight[i] == 0.0:
             continue
-        w = W[k]
-        delta0 = 0.0
-        if batch:
-            delta[:] = 0.0
-        t = counts[k]
-        n_wrong = 0
-        slot = k * n_samples
-        for pos in range(n_samples):
-            prefetch_ahead(X, csr, order, stream, lookahead, pos)
-            i = order[pos]
-            if sample_weight[i] == 0.0:
-                continue
+        for q in range(trained.shape[0]):
+            k = trained[q]
+            w = W[k]
             y = Y[k, i]
             activation = row_dot(X, csr, i, w, partial) + w0[k] * bias_input
             if y * activation <= 0.0:
                 coef = eta * sample_weight[i] * y
                 if batch:
-                    row_axpy(coef, X, csr, i, delta)
-                    delta0 += coef * bias_input
+                    row_axpy(coef, X, csr, i, delta[k])
+                    delta0[k] += coef * bias_input
                 else:
                     row_axpy(coef, X, csr, i, w)
                     w0[k] += coef * bias_input
                     if average:
-                        row_axpy(coef * t, X, csr, i, U[k])
-                        U0[k] += coef * t * bias_input
+                        row_axpy(coef * t[k], X, csr, i, U[k])
+                        U0[k] += coef * t[k] * bias_input
                 if record:
+                    slot = k * n_samples + n_rec[k]
                     rec_sample[slot] = i
                     rec_coef[slot] = coef
-                    rec_time[slot] = t
-                    slot += 1
-                n_wrong += 1
-            t += 1
+                    rec_time[slot] = t[k]
+                    n_rec[k] += 1
+                mistakes[k] += 1
+            t[k] += 1
+    for q in range(trained.shape[0]):
+        k = trained[q]
         if batch:
             for j in range(n_features):
-                w[j] += delta[j]
-            w0[k] += delta0
-        counts[k] = t
-        mistakes[k] = n_wrong
-        n_rec[k] = slot - k * n_samples
+                W[k, j] += delta[k, j]
+            w0[k] += delta0[k]
+        counts[k] = t[k]
 
 
 @njit(cache=True, nogil=True)
