@@ -23,7 +23,6 @@ import tempfile
 import time
 import warnings
 
-import numpy as np
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 

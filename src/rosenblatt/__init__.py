@@ -9,7 +9,7 @@ import importlib
 import sys
 import types
 
-from .exceptions import DataFileError, ModelFileError, NotSeparableError
+from .exceptions import DataFileError, ModelFileError, NotSeparableError  # noqa: F401 (in __all__)
 
 __version__ = "0.1.0"
 

@@ -79,7 +79,6 @@ class InstanceOf:
 BOOL = InstanceOf((bool, np.bool_))
 NONE = InstanceOf((type(None),))
 RANDOM_STATE = InstanceOf((numbers.Integral, np.random.RandomState, np.random.Generator, type(None)))
-CALLABLE = InstanceOf((object,))  # refined by a callable() check where used
 
 
 def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:
