@@ -12,7 +12,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.utils.multiclass import check_classification_targets
 
 
@@ -152,13 +151,3 @@ def check_not_empty(X) -> None:
             f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
             "required: pass at least one feature."
         )
-
-
-def as_csr_or_dense(X):
-    """Return CSR matrices with sorted indices, or C-contiguous dense arrays."""
-    if sp.issparse(X):
-        X = X.tocsr()
-        if not X.has_sorted_indices:
-            X = X.sorted_indices()
-        return X
-    return np.ascontiguousarray(X)

@@ -132,8 +132,12 @@ def read_model_input(path, model, metadata, *, label_column=None):
 
     Checks that the file's kind suits the model (text for a text model,
     numbers otherwise) and reads svmlight indices the way the training file was read.
+    Without ``label_column``, a CSV's label column is the one the model was trained with.
     """
     from ..io import data_format, read_data
+
+    if label_column is None:
+        label_column = metadata.get("label_column")
 
     kind = data_format(path)
     if is_text_model(model) != (kind == "text"):

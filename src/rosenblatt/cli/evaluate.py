@@ -88,8 +88,6 @@ def evaluate(model_path, data_path, *, label_column=None) -> EvaluationResult:
     EvaluationResult
     """
     model, metadata = load_model(model_path)
-    if label_column is None:
-        label_column = metadata.get("label_column")
     data = read_model_input(data_path, model, metadata, label_column=label_column)
     if data.y is None:
         raise DataFileError(f"{data.path}: no labels to evaluate against; give a file with a "

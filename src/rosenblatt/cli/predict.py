@@ -37,8 +37,6 @@ def predict(model_path, data_path, *, label_column=None) -> PredictResult:
     PredictResult
     """
     model, metadata = load_model(model_path)
-    if label_column is None:
-        label_column = metadata.get("label_column")
     data = read_model_input(data_path, model, metadata, label_column=label_column)
     return PredictResult(labels=jsonable(model.predict(data.X)), data_path=data.path,
                          model_path=str(model_path))
