@@ -63,7 +63,7 @@ def sparse_problem(n_samples, n_features, nnz_per_row=50, flip=0.05, seed=0):
 def _floor_dense(X, w):
     total = 0.0
     for i in range(X.shape[0]):
-        acc = 0.0
+        acc = w.dtype.type(0)  # summed in the data's type, as the estimators do
         for j in range(X.shape[1]):
             acc += X[i, j] * w[j]
         total += acc
@@ -74,7 +74,7 @@ def _floor_dense(X, w):
 def _floor_sparse(data, indices, indptr, w):
     total = 0.0
     for i in range(indptr.shape[0] - 1):
-        acc = 0.0
+        acc = w.dtype.type(0)
         for p in range(indptr[i], indptr[i + 1]):
             acc += data[p] * w[indices[p]]
         total += acc

@@ -150,14 +150,16 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     def _encode(self, y):
         """Map labels to class indices, refusing labels outside ``classes_``."""
-        unknown = np.setdiff1d(np.unique(y), self.classes_)
-        if unknown.size:
+        target = np.searchsorted(self.classes_, y)
+        known = self.classes_[np.minimum(target, self.classes_.shape[0] - 1)] == y
+        if not np.all(known):
+            unknown = np.unique(np.asarray(y)[~known])
             raise ValueError(
                 f"y contains labels {unknown.tolist()!r} that are not in classes_ "
                 f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
                 "partial_fit call, or refit."
             )
-        return np.searchsorted(self.classes_, y).astype(_INDEX_DTYPE)
+        return target.astype(_INDEX_DTYPE)
 
     def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
         sample_weight = check_sample_weight(sample_weight, n_samples, np.float64)
@@ -234,39 +236,65 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     rec_true[:n_rec], rec_pred[:n_rec], self._bias_input,
                 )
             return np.array([n_wrong])
-        n_neurons = self._W.shape[0]
-        size = n * n_neurons if record else 0
+        trained = np.flatnonzero(active)
+        threads = min(self._threads(), trained.shape[0])
+        if threads <= 1:
+            mistakes, updates = self._train_neurons(arrays, targets, sample_weight, schedule,
+                                                    trained, shared=True)
+        else:
+            # neurons are independent: each thread trains a group of them (nogil kernel)
+            with ThreadPoolExecutor(max_workers=threads) as pool:
+                results = list(pool.map(
+                    lambda group: self._train_neurons(arrays, targets, sample_weight,
+                                                      schedule, group, shared=False),
+                    np.array_split(trained, threads)))
+            mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
+            updates = []
+            for group_mistakes, group_updates in results:
+                mistakes += group_mistakes
+                updates += group_updates
+        if record:
+            for k, rows, coef, time in updates:
+                self._votes.add_neuron(k, X, rows, coef, time, self._bias_input)
+        return mistakes
+
+    def _train_neurons(self, arrays, targets, sample_weight, schedule, neurons, shared):
+        """One epoch of the one-vs-rest ``neurons``; their mistakes and recorded updates.
+
+        ``shared=False`` trains private copies of the neurons' state and writes
+        them back at the end: threads updating neighbouring rows of shared arrays
+        would keep stealing each other's cache lines (false sharing).
+        """
+        order, stream, lookahead = schedule
+        n = order.shape[0]
+        state = (self._W, self._w0, self._U, self._U0, self._counts)
+        if shared:
+            slots = neurons
+        else:
+            slots = np.arange(neurons.shape[0])
+            state = tuple(part[neurons] if part.shape[0] else part for part in state)
+        W, w0, U, U0, counts = state
+        size = n * W.shape[0] if self._voted else 0
         rec_sample = np.empty(size, dtype=_INDEX_DTYPE)
         rec_coef = np.empty(size, dtype=np.float64)
         rec_time = np.empty(size, dtype=np.int64)
-        n_rec = np.zeros(n_neurons, dtype=np.int64)
-        mistakes = np.zeros(n_neurons, dtype=np.int64)
-
-        def train(mask):
-            ovr_epoch(
-                *arrays, targets, sample_weight, order, stream, lookahead, *common, mask,
-                self._averaged, self._U, self._U0, self._counts,
-                record, n_rec, rec_sample, rec_coef, rec_time, mistakes,
-            )
-
-        threads = min(self._threads(), int(active.sum()))
-        if threads <= 1:
-            train(active)
-        else:
-            # neurons are independent: each thread trains its own rows of W (nogil kernel)
-            masks = []
-            for t in range(threads):
-                mask = np.zeros_like(active)
-                mask[np.flatnonzero(active)[t::threads]] = True
-                masks.append(mask)
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                list(pool.map(train, masks))
-        if record:
-            for k in range(n_neurons):
-                part = slice(k * n, k * n + n_rec[k])
-                self._votes.add_neuron(k, X, rec_sample[part], rec_coef[part], rec_time[part],
-                                       self._bias_input)
-        return mistakes
+        n_rec = np.zeros(W.shape[0], dtype=np.int64)
+        mistakes = np.zeros(W.shape[0], dtype=np.int64)
+        ovr_epoch(
+            *arrays, targets, neurons, slots, sample_weight, order, stream, lookahead,
+            W, w0, self._bias_input, float(self.eta), self._batch,
+            self._averaged, U, U0, counts,
+            self._voted, n_rec, rec_sample, rec_coef, rec_time, mistakes,
+        )
+        all_mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
+        all_mistakes[neurons] = mistakes[slots]
+        if not shared:
+            for own, part in zip(state, (self._W, self._w0, self._U, self._U0, self._counts)):
+                if part.shape[0]:
+                    part[neurons] = own
+        updates = [(k, rec_sample[s * n:s * n + n_rec[s]], rec_coef[s * n:s * n + n_rec[s]],
+                    rec_time[s * n:s * n + n_rec[s]]) for k, s in zip(neurons, slots)]
+        return all_mistakes, updates if self._voted else []
 
     def _schedule(self, X, target):
         """A function drawing each epoch's (order, stream, lookahead) from a RandomState."""
@@ -279,7 +307,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 "shuffle='full'.",
                 UserWarning,
             )
-        return lambda rng: epoch_order(rng, X.shape[0], mode)
+        buffers = (np.empty(X.shape[0], dtype=np.int64), np.empty(X.shape[0], dtype=np.int64))
+        return lambda rng: epoch_order(rng, X.shape[0], mode, out=buffers)
 
     def _epoch_prep(self, X, target):
         targets = target if self._multinomial else self._targets(target)

@@ -40,7 +40,7 @@ def resolve_mode(shuffle, n_samples) -> str:
     return shuffle
 
 
-def epoch_order(rng, n_samples, mode):
+def epoch_order(rng, n_samples, mode, out=None):
     """One epoch's order, the rows to stream ahead (or empty), and the lookahead.
 
     Parameters
@@ -50,6 +50,10 @@ def epoch_order(rng, n_samples, mode):
         "block" draws one 63-bit seed for the compiled generator.
     n_samples : int
     mode : {"none", "full", "block"}
+    out : tuple of two ndarrays of int64, default=None
+        Buffers of length ``n_samples`` to fill with the order and the stream and
+        return, so that an epoch loop can reuse them: fresh memory costs a page
+        fault per 4 KiB on first touch, about a third of making a block order.
 
     Returns
     -------
@@ -60,12 +64,16 @@ def epoch_order(rng, n_samples, mode):
         How many positions ahead the kernels prefetch.
     """
     no_stream = np.empty(0, dtype=np.int64)
+    if out is None:
+        out = np.empty(n_samples, dtype=np.int64), np.empty(n_samples, dtype=np.int64)
+    order, stream = out
     if mode == "none":
-        return np.arange(n_samples, dtype=np.int64), no_stream, 0
+        order[:] = np.arange(n_samples)
+        return order, no_stream, 0
     if mode == "full":
-        return rng.permutation(n_samples).astype(np.int64), no_stream, 4
-    order = np.empty(n_samples, dtype=np.int64)
-    stream = np.empty(n_samples, dtype=np.int64)
+        order[:] = np.arange(n_samples)
+        rng.shuffle(order)  # what rng.permutation(n_samples) draws
+        return order, no_stream, 4
     block_order(n_samples, CHUNK_ROWS, CHUNKS_PER_BLOCK,
                 rng.randint(1, 2**63 - 1, dtype=np.int64), order, stream)
     return order, stream, 0
@@ -76,6 +84,7 @@ def labels_look_sorted(target) -> bool:
     if target.shape[0] < 1000:
         return False
     same = np.mean(target[1:] == target[:-1])
-    _, counts = np.unique(target, return_counts=True)
+    counts = np.bincount(target)
+    counts = counts[counts > 0]
     expected = np.sum((counts / target.shape[0]) ** 2)
     return same > expected + 0.5 * (1 - expected)

@@ -65,24 +65,7 @@ def _row_dot(X, csr, i, w, partial):
 
     def dense_dot(X, csr, i, w, partial):
         row = X[i]
-        n_features = row.shape[0]
-        j = n_features - n_features % 8
-        p0, p1, p2, p3, p4, p5, p6, p7 = lane_dot(row, w, j)
-        # the last n_features % 8 features go to partial sums 0.. in order
-        if j < n_features:
-            p0 += row[j] * w[j]
-        if j + 1 < n_features:
-            p1 += row[j + 1] * w[j + 1]
-        if j + 2 < n_features:
-            p2 += row[j + 2] * w[j + 2]
-        if j + 3 < n_features:
-            p3 += row[j + 3] * w[j + 3]
-        if j + 4 < n_features:
-            p4 += row[j + 4] * w[j + 4]
-        if j + 5 < n_features:
-            p5 += row[j + 5] * w[j + 5]
-        if j + 6 < n_features:
-            p6 += row[j + 6] * w[j + 6]
+        p0, p1, p2, p3, p4, p5, p6, p7 = lane_dot(row, w, row.shape[0])
         return _combine(p0, p1, p2, p3, p4, p5, p6, p7)
     return dense_dot
 

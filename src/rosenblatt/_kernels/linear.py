@@ -20,8 +20,8 @@ Conventions shared by both kernels
 - With ``record`` set, every update is written to the ``rec_*`` arrays
   (sample, coefficient, presentations before it), from which the voted
   perceptron rebuilds every intermediate weight vector and its survival count.
-  One-vs-rest neuron ``k`` writes its updates from ``rec_*[k * n]`` on and their
-  number to ``n_rec[k]``, so groups of neurons can train on separate threads.
+  One-vs-rest state row ``s`` writes its updates from ``rec_*[s * n]`` on and
+  their number to ``n_rec[s]``.
 - ``stream`` and ``lookahead`` are prefetch hints (see :mod:`.order`): they
   change timing, never results.
 """
@@ -33,67 +33,125 @@ from ._rows import N_PARTIAL, prefetch_ahead, row_axpy, row_dot
 
 
 @njit(cache=True, nogil=True)
-def ovr_epoch(
-    X, csr,
-    Y, sample_weight, order, stream, lookahead, W, w0, bias_input, eta, batch, active,
-    average, U, U0, counts,
-    record, n_rec, rec_sample, rec_coef, rec_time,
-    mistakes,
+def _one_neuron_epoch(
+    X, csr, targets, s, sample_weight, order, stream, lookahead, W, w0, bias_input, eta,
+    batch, average, U, U0, t,
+    record, n_rec, rec_sample, rec_coef, rec_time, delta, delta0,
 ):
-    """One epoch of independent binary neurons (one-vs-rest), online or batch.
+    """``ovr_epoch`` for one neuron (every binary problem); returns its mistakes.
 
-    ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}; only neurons with
-    ``active[k]`` train, and ``mistakes`` / ``n_rec`` must come in zeroed. Each
-    pattern is read once and presented to every active neuron in turn: the
-    neurons are independent, so this gives what training them one after the other
-    would, for a K-th of the memory traffic. In batch mode the updates of the
-    epoch are summed with the weights held fixed and applied at its end (seed 003,
-    remark 2).
+    The rule is written out here and in ``ovr_epoch`` rather than shared through a
+    helper: numba's inlining of a helper that takes arrays, or a call to one,
+    made the loop 10-15 % slower, and so does taking the neuron's row of ``W``
+    on every pattern instead of once.
     """
-    n_neurons, n_features = W.shape
     n_samples = order.shape[0]
     partial = np.zeros(N_PARTIAL, dtype=W.dtype)
-    trained = np.flatnonzero(active)
-    # the batch accumulators are only needed (and only allocated) in batch mode
-    delta = np.zeros((n_neurons if batch else 0, n_features), dtype=W.dtype)
-    delta0 = np.zeros(n_neurons)
-    t = counts.copy()
+    w = W[s]
+    d = delta[s] if batch else w
+    u = U[s] if average else w
+    t_s = t[s]
+    wrong = 0
     for pos in range(n_samples):
         prefetch_ahead(X, csr, order, stream, lookahead, pos)
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
-        for q in range(trained.shape[0]):
-            k = trained[q]
-            w = W[k]
-            y = Y[k, i]
-            activation = row_dot(X, csr, i, w, partial) + w0[k] * bias_input
-            if y * activation <= 0.0:
-                coef = eta * sample_weight[i] * y
-                if batch:
-                    row_axpy(coef, X, csr, i, delta[k])
-                    delta0[k] += coef * bias_input
-                else:
-                    row_axpy(coef, X, csr, i, w)
-                    w0[k] += coef * bias_input
-                    if average:
-                        row_axpy(coef * t[k], X, csr, i, U[k])
-                        U0[k] += coef * t[k] * bias_input
-                if record:
-                    slot = k * n_samples + n_rec[k]
-                    rec_sample[slot] = i
-                    rec_coef[slot] = coef
-                    rec_time[slot] = t[k]
-                    n_rec[k] += 1
-                mistakes[k] += 1
-            t[k] += 1
-    for q in range(trained.shape[0]):
-        k = trained[q]
+        y = targets[i]
+        if y * (row_dot(X, csr, i, w, partial) + w0[s] * bias_input) <= 0.0:
+            coef = eta * sample_weight[i] * y
+            if batch:
+                row_axpy(coef, X, csr, i, d)
+                delta0[s] += coef * bias_input
+            else:
+                row_axpy(coef, X, csr, i, w)
+                w0[s] += coef * bias_input
+                if average:
+                    row_axpy(coef * t_s, X, csr, i, u)
+                    U0[s] += coef * t_s * bias_input
+            if record:
+                slot = s * n_samples + n_rec[s]
+                rec_sample[slot] = i
+                rec_coef[slot] = coef
+                rec_time[slot] = t_s
+                n_rec[s] += 1
+            wrong += 1
+        t_s += 1
+    t[s] = t_s
+    return wrong
+
+
+@njit(cache=True, nogil=True)
+def ovr_epoch(
+    X, csr,
+    Y, neurons, slots, sample_weight, order, stream, lookahead, W, w0, bias_input, eta,
+    batch, average, U, U0, counts,
+    record, n_rec, rec_sample, rec_coef, rec_time,
+    mistakes,
+):
+    """One epoch of independent binary neurons (one-vs-rest), online or batch.
+
+    ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}. Neuron
+    ``neurons[q]`` trains the state row ``s = slots[q]`` of ``W``, ``w0``, ``U``,
+    ``U0``, ``counts``, ``n_rec`` and ``mistakes``; ``mistakes`` and ``n_rec``
+    must come in zeroed. A thread given its own copy of a group's rows
+    (``slots = 0, 1, ...``) shares no cache line with another thread's.
+
+    Each pattern is read once and presented to every neuron in turn: the neurons
+    are independent, so this gives what training them one after the other
+    would, for a K-th of the memory traffic. In batch mode the updates of the
+    epoch are summed with the weights held fixed and applied at its end (seed 003,
+    remark 2).
+    """
+    n_features = W.shape[1]
+    n_samples = order.shape[0]
+    n_trained = neurons.shape[0]
+    partial = np.zeros(N_PARTIAL, dtype=W.dtype)
+    # the batch accumulators are only needed (and only allocated) in batch mode
+    delta = np.zeros((W.shape[0] if batch else 0, n_features), dtype=W.dtype)
+    delta0 = np.zeros(W.shape[0])
+    t = counts.copy()
+    if n_trained == 1:
+        mistakes[slots[0]] += _one_neuron_epoch(
+            X, csr, Y[neurons[0]], slots[0], sample_weight, order, stream, lookahead, W, w0,
+            bias_input, eta, batch, average, U, U0, t,
+            record, n_rec, rec_sample, rec_coef, rec_time, delta, delta0)
+    else:
+        for pos in range(n_samples):
+            prefetch_ahead(X, csr, order, stream, lookahead, pos)
+            i = order[pos]
+            if sample_weight[i] == 0.0:
+                continue
+            for q in range(n_trained):
+                s = slots[q]
+                y = Y[neurons[q], i]
+                w = W[s]
+                if y * (row_dot(X, csr, i, w, partial) + w0[s] * bias_input) <= 0.0:
+                    coef = eta * sample_weight[i] * y
+                    if batch:
+                        row_axpy(coef, X, csr, i, delta[s])
+                        delta0[s] += coef * bias_input
+                    else:
+                        row_axpy(coef, X, csr, i, w)
+                        w0[s] += coef * bias_input
+                        if average:
+                            row_axpy(coef * t[s], X, csr, i, U[s])
+                            U0[s] += coef * t[s] * bias_input
+                    if record:
+                        slot = s * n_samples + n_rec[s]
+                        rec_sample[slot] = i
+                        rec_coef[slot] = coef
+                        rec_time[slot] = t[s]
+                        n_rec[s] += 1
+                    mistakes[s] += 1
+                t[s] += 1
+    for q in range(n_trained):
+        s = slots[q]
         if batch:
             for j in range(n_features):
-                W[k, j] += delta[k, j]
-            w0[k] += delta0[k]
-        counts[k] = t[k]
+                W[s, j] += delta[s, j]
+            w0[s] += delta0[s]
+        counts[s] = t[s]
 
 
 @njit(cache=True, nogil=True)

@@ -39,7 +39,7 @@ def _shuffle_in_place(values, start, stop, state):
     return state
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def block_order(n_samples, chunk_rows, chunks_per_block, seed, order, stream):
     """Fill ``order`` with a block-shuffled permutation of ``range(n_samples)``.
 
@@ -49,26 +49,26 @@ def block_order(n_samples, chunk_rows, chunks_per_block, seed, order, stream):
     n_chunks = (n_samples + chunk_rows - 1) // chunk_rows
     chunks = np.arange(n_chunks)
     state = _shuffle_in_place(chunks, 0, n_chunks, np.uint64(seed))
-    pos = 0
-    for c in range(n_chunks):  # rows in (permuted) chunk order
-        first = chunks[c] * chunk_rows
-        for row in range(first, min(first + chunk_rows, n_samples)):
-            order[pos] = row
-            pos += 1
-    n_blocks = (n_chunks + chunks_per_block - 1) // chunks_per_block
-    bounds = np.zeros(n_blocks + 1, dtype=np.int64)
-    for b in range(n_blocks):
-        size = 0
-        for c in range(b * chunks_per_block, min((b + 1) * chunks_per_block, n_chunks)):
-            first = chunks[c] * chunk_rows
-            size += min(first + chunk_rows, n_samples) - first
-        bounds[b + 1] = bounds[b] + size
     stream[:] = -1
-    for b in range(n_blocks):
-        start, stop = bounds[b], bounds[b + 1]
-        # while this block trains, stream the next one, still in chunk order
-        following_stop = bounds[b + 2] if b + 2 <= n_blocks else stop
-        for r in range(start, stop):
-            if stop + r - start < following_stop:
-                stream[r] = order[stop + r - start]
-        state = _shuffle_in_place(order, start, stop, state)
+    start = previous_start = 0
+    for c in range(0, n_chunks, chunks_per_block):
+        # the block's rows, shuffled as they are written (inside-out Fisher-Yates)
+        size = 0
+        for b in range(c, min(c + chunks_per_block, n_chunks)):
+            first = chunks[b] * chunk_rows
+            for row in range(first, min(first + chunk_rows, n_samples)):
+                state, r = _below(state, size + 1)
+                order[start + size] = order[start + r]
+                order[start + r] = row
+                size += 1
+        # while the previous block trains, stream this one, in storage order
+        if start > 0:
+            pos = previous_start
+            for b in range(c, min(c + chunks_per_block, n_chunks)):
+                first = chunks[b] * chunk_rows
+                for row in range(first, min(first + chunk_rows, n_samples)):
+                    if pos < start:
+                        stream[pos] = row
+                    pos += 1
+        previous_start = start
+        start += size
