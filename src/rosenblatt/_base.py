@@ -199,12 +199,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.converged_ = False
 
     # ------------------------------------------------------------------ epochs
-    def _targets(self, target):
-        """±1 targets per neuron (one-vs-rest) as the kernel wants them."""
+    def _positive_classes(self):
+        """The class each one-vs-rest neuron answers +1 for (class 1 for a lone neuron)."""
         n_neurons = self._W.shape[0]
-        if n_neurons == 1:
-            return np.where(target == 1, 1.0, -1.0)[np.newaxis, :]
-        return np.where(target[np.newaxis, :] == np.arange(n_neurons)[:, np.newaxis], 1.0, -1.0)
+        return np.array([1]) if n_neurons == 1 else np.arange(n_neurons)
 
     def _threads(self) -> int:
         """Threads for one-vs-rest training (None: 1; negative: all cores and fewer)."""
@@ -281,7 +279,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         n_rec = np.zeros(W.shape[0], dtype=np.int64)
         mistakes = np.zeros(W.shape[0], dtype=np.int64)
         ovr_epoch(
-            *arrays, targets, neurons, slots, sample_weight, order, stream, lookahead,
+            *arrays, targets, self._positive_classes(), neurons, slots, sample_weight, order,
+            stream, lookahead,
             W, w0, self._bias_input, float(self.eta), self._batch,
             self._averaged, U, U0, counts,
             self._voted, n_rec, rec_sample, rec_coef, rec_time, mistakes,
@@ -311,8 +310,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return lambda rng: epoch_order(rng, X.shape[0], mode, out=buffers)
 
     def _epoch_prep(self, X, target):
-        targets = target if self._multinomial else self._targets(target)
-        return kernel_arrays(X), targets
+        return kernel_arrays(X), target
 
     # ------------------------------------------------------------------ public API
     def fit(self, X, y, sample_weight=None):

@@ -9,19 +9,18 @@ LLVM stops vectorising a loop that keeps both bodies).
 
 Dot products are summed in eight interleaved partial sums, feature ``j`` going
 to partial sum ``j % 8``, combined pairwise at the end. Independent partial sums
-let the CPU overlap the additions (dense rows run them as one 8-lane vector, see
-:mod:`._simd`), and because a CSR row adds its nonzeros to the same partial sums
-in the same column order (zeros add nothing), dense and sparse inputs give
-bit-identical weights. ``tests/reference.py`` sums the same way.
+let the CPU overlap the additions; both layouts keep them as the 8 lanes of one
+vector register (see :mod:`._simd`). Because a CSR row adds its nonzeros to the
+same partial sums in the same column order (zeros add nothing), dense and sparse
+inputs give bit-identical weights. ``tests/reference.py`` sums the same way.
 """
 
 from numba import njit, types
 from numba.extending import overload
 
 from ._prefetch import prefetch
-from ._simd import lane_dot
+from ._simd import lane_dot, lane_gather_dot
 
-N_PARTIAL = 8
 # Lines of a dense row worth prefetching by hand; the hardware streams the rest.
 _MAX_PREFETCH_LINES = 16
 
@@ -30,8 +29,8 @@ def _is_dense(csr) -> bool:
     return isinstance(csr, (types.NoneType, types.Omitted)) or csr is None
 
 
-def row_dot(X, csr, i, w, partial):
-    """Return ``x_i . w``; ``partial`` is scratch space of length 8 for CSR rows."""
+def row_dot(X, csr, i, w):
+    """Return ``x_i . w``."""
 
 
 def row_axpy(coef, X, csr, i, w):
@@ -52,18 +51,16 @@ def _combine(p0, p1, p2, p3, p4, p5, p6, p7):
 
 
 @overload(row_dot, inline="always")
-def _row_dot(X, csr, i, w, partial):
+def _row_dot(X, csr, i, w):
     if not _is_dense(csr):
-        def sparse_dot(X, csr, i, w, partial):
+        def sparse_dot(X, csr, i, w):
             data, indices, indptr = csr
-            partial[:] = 0
-            for p in range(indptr[i], indptr[i + 1]):
-                partial[indices[p] & 7] += data[p] * w[indices[p]]
-            return _combine(partial[0], partial[1], partial[2], partial[3],
-                            partial[4], partial[5], partial[6], partial[7])
+            p0, p1, p2, p3, p4, p5, p6, p7 = lane_gather_dot(
+                data, indices, indptr[i], indptr[i + 1], w)
+            return _combine(p0, p1, p2, p3, p4, p5, p6, p7)
         return sparse_dot
 
-    def dense_dot(X, csr, i, w, partial):
+    def dense_dot(X, csr, i, w):
         row = X[i]
         p0, p1, p2, p3, p4, p5, p6, p7 = lane_dot(row, w, row.shape[0])
         return _combine(p0, p1, p2, p3, p4, p5, p6, p7)

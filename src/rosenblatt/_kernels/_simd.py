@@ -64,3 +64,68 @@ def lane_dot(typingctx, row, w, n):
         return out
 
     return signature, codegen
+
+
+@intrinsic
+def lane_gather_dot(typingctx, data, indices, start, stop, w):
+    """The 8 lane sums of ``data[p] * w[indices[p]]`` for ``start <= p < stop``, lane
+    ``indices[p] % 8``: a CSR row's dot product summed as ``lane_dot`` sums a dense
+    row (zeros add nothing), so both give the same bits.
+
+    The lanes live in one vector register; each product is added to its lane
+    only (a select keeps the other lanes as they are), in increasing ``p``,
+    instead of going through an 8-element array in memory, whose loads and stores
+    the CPU must keep in order.
+    """
+    if not (isinstance(data, types.Array) and isinstance(w, types.Array)
+            and isinstance(indices, types.Array) and isinstance(indices.dtype, types.Integer)
+            and data.ndim == 1 and w.ndim == 1 and indices.ndim == 1
+            and isinstance(w.dtype, types.Float)):
+        return None
+    lanes_type = types.UniTuple(w.dtype, LANES)
+    signature = lanes_type(data, indices, types.intp, types.intp, w)
+
+    def codegen(context, builder, sig, args):
+        data_type, indices_type, _, _, w_type = sig.args
+        data_value, indices_value, start, stop, w_value = args
+        element = context.get_value_type(w_type.dtype)
+        vector = ir.VectorType(element, LANES)
+        lane_ids = ir.Constant(ir.VectorType(ir.IntType(64), LANES), list(range(LANES)))
+        data_array = context.make_array(data_type)(context, builder, data_value)
+        indices_array = context.make_array(indices_type)(context, builder, indices_value)
+        w_array = context.make_array(w_type)(context, builder, w_value)
+        total = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
+        with cgutils.for_range_slice(builder, start, stop, ir.Constant(start.type, 1),
+                                     inc=True) as (p, _):
+            column = builder.load(cgutils.get_item_pointer(
+                context, builder, indices_type, indices_array, [p]))
+            column = context.cast(builder, column, indices_type.dtype, types.int64)
+            value = builder.load(cgutils.get_item_pointer(
+                context, builder, data_type, data_array, [p]))
+            value = context.cast(builder, value, data_type.dtype, w_type.dtype)
+            weight = builder.load(cgutils.get_item_pointer(
+                context, builder, w_type, w_array, [column]))
+            product = builder.fmul(value, weight)
+            lane = builder.and_(column, ir.Constant(ir.IntType(64), LANES - 1))
+            splat_lane = builder.shuffle_vector(
+                builder.insert_element(ir.Constant(ir.VectorType(ir.IntType(64), LANES), None),
+                                       lane, ir.Constant(ir.IntType(32), 0)),
+                ir.Constant(ir.VectorType(ir.IntType(64), LANES), None),
+                ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+            splat_product = builder.shuffle_vector(
+                builder.insert_element(ir.Constant(vector, None), product,
+                                       ir.Constant(ir.IntType(32), 0)),
+                ir.Constant(vector, None),
+                ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+            current = builder.load(total)
+            chosen = builder.icmp_unsigned("==", lane_ids, splat_lane)
+            builder.store(builder.select(chosen, builder.fadd(current, splat_product), current),
+                          total)
+        lanes = builder.load(total)
+        out = context.get_constant_undef(lanes_type)
+        for lane in range(LANES):
+            out = builder.insert_value(
+                out, builder.extract_element(lanes, ir.Constant(ir.IntType(32), lane)), lane)
+        return out
+
+    return signature, codegen

@@ -29,16 +29,18 @@ Conventions shared by both kernels
 import numpy as np
 from numba import njit
 
-from ._rows import N_PARTIAL, prefetch_ahead, row_axpy, row_dot
+from ._rows import prefetch_ahead, row_axpy, row_dot
 
 
 @njit(cache=True, nogil=True)
 def _one_neuron_epoch(
-    X, csr, targets, s, sample_weight, order, stream, lookahead, W, w0, bias_input, eta,
+    X, csr, target, positive, s, sample_weight, order, stream, lookahead, W, w0, bias_input, eta,
     batch, average, U, U0, t,
     record, n_rec, rec_sample, rec_coef, rec_time, delta, delta0,
 ):
     """``ovr_epoch`` for one neuron (every binary problem); returns its mistakes.
+
+    Class ``positive`` is the neuron's +1, every other class its -1.
 
     The rule is written out here and in ``ovr_epoch`` rather than shared through a
     helper: numba's inlining of a helper that takes arrays, or a call to one,
@@ -46,7 +48,6 @@ def _one_neuron_epoch(
     on every pattern instead of once.
     """
     n_samples = order.shape[0]
-    partial = np.zeros(N_PARTIAL, dtype=W.dtype)
     w = W[s]
     d = delta[s] if batch else w
     u = U[s] if average else w
@@ -57,8 +58,8 @@ def _one_neuron_epoch(
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
-        y = targets[i]
-        if y * (row_dot(X, csr, i, w, partial) + w0[s] * bias_input) <= 0.0:
+        y = 1.0 if target[i] == positive else -1.0
+        if y * (row_dot(X, csr, i, w) + w0[s] * bias_input) <= 0.0:
             coef = eta * sample_weight[i] * y
             if batch:
                 row_axpy(coef, X, csr, i, d)
@@ -84,14 +85,15 @@ def _one_neuron_epoch(
 @njit(cache=True, nogil=True)
 def ovr_epoch(
     X, csr,
-    Y, neurons, slots, sample_weight, order, stream, lookahead, W, w0, bias_input, eta,
-    batch, average, U, U0, counts,
+    target, positive, neurons, slots, sample_weight, order, stream, lookahead, W, w0,
+    bias_input, eta, batch, average, U, U0, counts,
     record, n_rec, rec_sample, rec_coef, rec_time,
     mistakes,
 ):
     """One epoch of independent binary neurons (one-vs-rest), online or batch.
 
-    ``Y`` (n_neurons, n_samples) holds the targets in {-1, +1}. Neuron
+    ``target`` holds each sample's class index; neuron ``k``'s target is +1 for
+    class ``positive[k]`` and -1 for the others. Neuron
     ``neurons[q]`` trains the state row ``s = slots[q]`` of ``W``, ``w0``, ``U``,
     ``U0``, ``counts``, ``n_rec`` and ``mistakes``; ``mistakes`` and ``n_rec``
     must come in zeroed. A thread given its own copy of a group's rows
@@ -106,14 +108,13 @@ def ovr_epoch(
     n_features = W.shape[1]
     n_samples = order.shape[0]
     n_trained = neurons.shape[0]
-    partial = np.zeros(N_PARTIAL, dtype=W.dtype)
     # the batch accumulators are only needed (and only allocated) in batch mode
     delta = np.zeros((W.shape[0] if batch else 0, n_features), dtype=W.dtype)
     delta0 = np.zeros(W.shape[0])
     t = counts.copy()
     if n_trained == 1:
         mistakes[slots[0]] += _one_neuron_epoch(
-            X, csr, Y[neurons[0]], slots[0], sample_weight, order, stream, lookahead, W, w0,
+            X, csr, target, positive[neurons[0]], slots[0], sample_weight, order, stream, lookahead, W, w0,
             bias_input, eta, batch, average, U, U0, t,
             record, n_rec, rec_sample, rec_coef, rec_time, delta, delta0)
     else:
@@ -122,11 +123,12 @@ def ovr_epoch(
             i = order[pos]
             if sample_weight[i] == 0.0:
                 continue
+            label = target[i]
             for q in range(n_trained):
                 s = slots[q]
-                y = Y[neurons[q], i]
+                y = 1.0 if label == positive[neurons[q]] else -1.0
                 w = W[s]
-                if y * (row_dot(X, csr, i, w, partial) + w0[s] * bias_input) <= 0.0:
+                if y * (row_dot(X, csr, i, w) + w0[s] * bias_input) <= 0.0:
                     coef = eta * sample_weight[i] * y
                     if batch:
                         row_axpy(coef, X, csr, i, delta[s])
@@ -170,7 +172,6 @@ def multinomial_epoch(
     ties). Returns ``(n_mistakes, n_recorded)``.
     """
     n_classes, n_features = W.shape
-    partial = np.zeros(N_PARTIAL, dtype=W.dtype)
     scores = np.zeros(n_classes)
     delta = np.zeros((n_classes, n_features if batch else 0), dtype=W.dtype)
     delta0 = np.zeros(n_classes)
@@ -183,7 +184,7 @@ def multinomial_epoch(
         if sample_weight[i] == 0.0:
             continue
         for k in range(n_classes):
-            scores[k] = (row_dot(X, csr, i, W[k], partial)
+            scores[k] = (row_dot(X, csr, i, W[k])
                          + w0[k] * bias_input)
         true = target[i]
         rival = -1

@@ -1,0 +1,70 @@
+"""The compiled row dot products (vector-lane intrinsics) against the plain-Python sums."""
+
+import numpy as np
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+from numba import njit
+
+import reference
+from rosenblatt._kernels._rows import row_dot
+
+
+@njit
+def _dense_dot(X, i, w):
+    return row_dot(X, None, i, w)
+
+
+@njit
+def _sparse_dot(csr, i, w):
+    return row_dot(X_EMPTY, csr, i, w)
+
+
+X_EMPTY = np.empty((0, 0))
+
+
+def _lane_sums_in(dtype, x, w):
+    """The 8 interleaved partial sums, combined pairwise, in ``dtype`` arithmetic."""
+    partial = [dtype(0)] * 8
+    for j in range(len(x)):
+        partial[j % 8] = dtype(partial[j % 8] + dtype(x[j]) * dtype(w[j]))
+    p = partial
+    return dtype(dtype(dtype(p[0] + p[1]) + dtype(p[2] + p[3]))
+                 + dtype(dtype(p[4] + p[5]) + dtype(p[6] + p[7])))
+
+
+values = st.floats(-1e3, 1e3, allow_nan=False, width=32)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 41).flatmap(lambda n: st.tuples(
+    arrays(np.float64, n, elements=values), arrays(np.float64, n, elements=values),
+    arrays(np.bool_, n))))
+def test_dense_and_sparse_dot_equal_the_reference_bit_for_bit(case):
+    x, w, keep = case
+    x = np.where(keep, x, 0.0)  # zeros, so the CSR row skips some columns
+    expected = reference._dot(list(w) + [0.0], list(x) + [0.0])
+    X = x[np.newaxis, :]
+    csr = sp.csr_matrix(X)
+    assert _dense_dot(X, 0, w) == expected
+    assert _sparse_dot((csr.data, csr.indices, csr.indptr), 0, w) == expected
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 41).flatmap(lambda n: st.tuples(
+    arrays(np.float32, n, elements=values), arrays(np.float32, n, elements=values))))
+def test_float32_rows_are_summed_in_float32_lanes(case):
+    x, w = case
+    expected = _lane_sums_in(np.float32, x, w)
+    X = x[np.newaxis, :]
+    csr = sp.csr_matrix(X)
+    assert _dense_dot(X, 0, w) == expected
+    assert _sparse_dot((csr.data, csr.indices, csr.indptr), 0, w) == expected
+
+
+def test_sparse_dot_reads_only_its_row():
+    X = sp.csr_matrix(np.array([[1.0, 0.0, 2.0], [0.0, 3.0, 0.0], [4.0, 5.0, 6.0]]))
+    csr = (X.data, X.indices, X.indptr)
+    w = np.array([1.0, 10.0, 100.0])
+    assert [_sparse_dot(csr, i, w) for i in range(3)] == [201.0, 30.0, 654.0]
