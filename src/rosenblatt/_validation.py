@@ -127,8 +127,10 @@ def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:
 
 def check_classes(y, estimator_name: str) -> np.ndarray:
     """Check that ``y`` holds class labels with at least two classes; return them sorted."""
-    check_classification_targets(y)
     classes = np.unique(y)
+    # the kind of target (binary, multiclass, continuous...) shows in its distinct
+    # values alone: checking those instead of y saves a second pass over y
+    check_classification_targets(classes)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least two classes to learn a decision "
