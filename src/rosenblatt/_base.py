@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._decision import labels_from_scores, linear_scores
 from ._kernels.linear import multinomial_epoch, ovr_epoch
-from ._shuffle import epoch_order, labels_look_sorted, resolve_mode
+from ._shuffle import EpochOrders, labels_look_sorted, resolve_mode
 from ._validation import (
     BOOL,
     NONE,
@@ -295,8 +295,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     rec_time[s * n:s * n + n_rec[s]]) for k, s in zip(neurons, slots)]
         return all_mistakes, updates if self._voted else []
 
-    def _schedule(self, X, target):
-        """A function drawing each epoch's (order, stream, lookahead) from a RandomState."""
+    def _schedule(self, X, target, rng, ahead=True):
+        """The epochs' (order, stream, lookahead), drawn from ``rng`` (an ``EpochOrders``)."""
         mode = resolve_mode(self.shuffle, X.shape[0])
         if mode == "block" and labels_look_sorted(target):
             warnings.warn(
@@ -306,8 +306,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 "shuffle='full'.",
                 UserWarning,
             )
-        buffers = (np.empty(X.shape[0], dtype=np.int64), np.empty(X.shape[0], dtype=np.int64))
-        return lambda rng: epoch_order(rng, X.shape[0], mode, out=buffers)
+        return EpochOrders(rng, X.shape[0], mode, ahead=ahead)
 
     def _epoch_prep(self, X, target):
         return kernel_arrays(X), target
@@ -353,29 +352,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         arrays, targets = self._epoch_prep(X, target)
         n_neurons = self._W.shape[0]
         active = np.ones(n_neurons, dtype=np.bool_)
-        schedule = self._schedule(X, target)
-        best_score, epochs_without_gain = -np.inf, 0
-        stopped_early = False
-        for _ in range(self.max_iter):
-            mistakes = self._run_epoch(arrays, targets, sample_weight, schedule(rng), active, X)
-            self._record_epoch(int(mistakes.sum()))
-            if not self._multinomial:
-                active &= mistakes > 0  # a neuron with an error-free epoch is done
-            if on_epoch is not None:
-                on_epoch(self.n_iter_, int(mistakes.sum()))
-            if mistakes.sum() == 0:
-                self.converged_ = True
-                break
-            if self.early_stopping:
-                self._set_public_weights()
-                score = self.score(X_val, y_val)
-                if score > best_score:
-                    best_score, epochs_without_gain = score, 0
-                else:
-                    epochs_without_gain += 1
-                if epochs_without_gain >= self.n_iter_no_change:
-                    stopped_early = True
-                    break
+        with self._schedule(X, target, rng) as schedule:
+            stopped_early = self._epochs(arrays, targets, sample_weight, schedule, active, X,
+                                         X_val, y_val, on_epoch)
         if not (self.converged_ or stopped_early):
             warnings.warn(
                 f"{type(self).__name__} did not converge: the last of max_iter={self.max_iter} "
@@ -385,6 +364,32 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             )
         self._set_public_weights()
         return self
+
+    def _epochs(self, arrays, targets, sample_weight, schedule, active, X, X_val, y_val,
+                on_epoch):
+        """Train epoch after epoch until convergence, an early stop or ``max_iter``;
+        return whether early stopping ended it."""
+        best_score, epochs_without_gain = -np.inf, 0
+        for _ in range(self.max_iter):
+            mistakes = self._run_epoch(arrays, targets, sample_weight, schedule(), active, X)
+            self._record_epoch(int(mistakes.sum()))
+            if not self._multinomial:
+                active &= mistakes > 0  # a neuron with an error-free epoch is done
+            if on_epoch is not None:
+                on_epoch(self.n_iter_, int(mistakes.sum()))
+            if mistakes.sum() == 0:
+                self.converged_ = True
+                return False
+            if self.early_stopping:
+                self._set_public_weights()
+                score = self.score(X_val, y_val)
+                if score > best_score:
+                    best_score, epochs_without_gain = score, 0
+                else:
+                    epochs_without_gain += 1
+                if epochs_without_gain >= self.n_iter_no_change:
+                    return True
+        return False
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run one epoch over the given batch, continuing from the current weights.
@@ -428,8 +433,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             self._rng = check_random_state(self.random_state)
         arrays, targets = self._epoch_prep(X, target)
         active = np.ones(self._W.shape[0], dtype=np.bool_)
-        schedule = self._schedule(X, target)(self._rng)
-        mistakes = self._run_epoch(arrays, targets, sample_weight, schedule, active, X)
+        with self._schedule(X, target, self._rng, ahead=False) as schedule:
+            mistakes = self._run_epoch(arrays, targets, sample_weight, schedule(), active, X)
         self._record_epoch(int(mistakes.sum()))
         self.converged_ = bool(mistakes.sum() == 0)
         self._set_public_weights()
