@@ -8,7 +8,7 @@ from hypothesis.extra.numpy import arrays
 from numba import njit
 
 import reference
-from rosenblatt._kernels._rows import row_dot
+from rosenblatt._kernels._rows import row_axpy, row_dot
 
 
 @njit
@@ -22,6 +22,11 @@ def _sparse_dot(csr, i, w):
 
 
 X_EMPTY = np.empty((0, 0))
+
+
+@njit
+def _dense_axpy(coef, X, i, w):
+    row_axpy(coef, X, None, i, w)
 
 
 def _lane_sums_in(dtype, x, w):
@@ -68,3 +73,17 @@ def test_sparse_dot_reads_only_its_row():
     csr = (X.data, X.indices, X.indptr)
     w = np.array([1.0, 10.0, 100.0])
     assert [_sparse_dot(csr, i, w) for i in range(3)] == [201.0, 30.0, 654.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from([np.float64, np.float32]), st.floats(-8, 8, allow_nan=False),
+       st.integers(1, 41).flatmap(lambda n: st.tuples(
+           arrays(np.float64, n, elements=values), arrays(np.float64, n, elements=values))))
+def test_dense_axpy_rounds_each_element_as_the_scalar_loop(dtype, coef, case):
+    x, w = (part.astype(dtype) for part in case)
+    expected = w.copy()
+    step = dtype(coef)
+    for j in range(len(x)):  # multiply, round, add, round: no fused multiply-add
+        expected[j] = dtype(expected[j] + dtype(step * x[j]))
+    _dense_axpy(coef, x[np.newaxis, :], 0, w)
+    np.testing.assert_array_equal(w, expected)

@@ -19,7 +19,7 @@ from numba import njit, types
 from numba.extending import overload
 
 from ._prefetch import prefetch
-from ._simd import lane_dot, lane_gather_dot
+from ._simd import lane_axpy, lane_dot, lane_gather_dot
 
 # Lines of a dense row worth prefetching by hand; the hardware streams the rest.
 _MAX_PREFETCH_LINES = 16
@@ -79,9 +79,7 @@ def _row_axpy(coef, X, csr, i, w):
 
     # the step is rounded to the weights' type once, so float32 rows stay in float32
     def dense_axpy(coef, X, csr, i, w):
-        step = w.dtype.type(coef)
-        for j in range(X.shape[1]):
-            w[j] += step * X[i, j]
+        lane_axpy(w.dtype.type(coef), X[i], w)
     return dense_axpy
 
 
@@ -116,20 +114,4 @@ def _prefetch_extent(csr, i):
 
 
 # How far ahead in the stream the row extents (CSR indptr) are fetched.
-_EXTENT_AHEAD = 16
-
-
-@njit(cache=True, inline="always")
-def prefetch_ahead(X, csr, order, stream, lookahead, pos):
-    """Prefetch the row ``lookahead`` positions ahead and this position's stream row."""
-    n = order.shape[0]
-    if lookahead > 0:
-        if pos + lookahead < n:
-            prefetch_row(X, csr, order[pos + lookahead])
-        if pos + 2 * lookahead < n:
-            prefetch_extent(csr, order[pos + 2 * lookahead])
-    if stream.shape[0] > 0:
-        if stream[pos] >= 0:
-            prefetch_row(X, csr, stream[pos])
-        if pos + _EXTENT_AHEAD < n and stream[pos + _EXTENT_AHEAD] >= 0:
-            prefetch_extent(csr, stream[pos + _EXTENT_AHEAD])
+EXTENT_AHEAD = 16

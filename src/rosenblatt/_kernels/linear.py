@@ -29,7 +29,7 @@ Conventions shared by both kernels
 import numpy as np
 from numba import njit
 
-from ._rows import prefetch_ahead, row_axpy, row_dot
+from ._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_axpy, row_dot
 
 
 @njit(cache=True, nogil=True)
@@ -54,7 +54,18 @@ def _one_neuron_epoch(
     t_s = t[s]
     wrong = 0
     for pos in range(n_samples):
-        prefetch_ahead(X, csr, order, stream, lookahead, pos)
+        # prefetch ahead, written out in each loop: the same lines as an inlined
+        # helper taking the arrays cost float32 block-shuffled epochs about 1.8x
+        if lookahead > 0:
+            if pos + lookahead < n_samples:
+                prefetch_row(X, csr, order[pos + lookahead])
+            if pos + 2 * lookahead < n_samples:
+                prefetch_extent(csr, order[pos + 2 * lookahead])
+        if stream.shape[0] > 0:
+            if stream[pos] >= 0:
+                prefetch_row(X, csr, stream[pos])
+            if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
+                prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
@@ -114,12 +125,22 @@ def ovr_epoch(
     t = counts.copy()
     if n_trained == 1:
         mistakes[slots[0]] += _one_neuron_epoch(
-            X, csr, target, positive[neurons[0]], slots[0], sample_weight, order, stream, lookahead, W, w0,
-            bias_input, eta, batch, average, U, U0, t,
+            X, csr, target, positive[neurons[0]], slots[0], sample_weight, order, stream,
+            lookahead, W, w0, bias_input, eta, batch, average, U, U0, t,
             record, n_rec, rec_sample, rec_coef, rec_time, delta, delta0)
     else:
         for pos in range(n_samples):
-            prefetch_ahead(X, csr, order, stream, lookahead, pos)
+            # prefetch ahead (written out: see _one_neuron_epoch)
+            if lookahead > 0:
+                if pos + lookahead < n_samples:
+                    prefetch_row(X, csr, order[pos + lookahead])
+                if pos + 2 * lookahead < n_samples:
+                    prefetch_extent(csr, order[pos + 2 * lookahead])
+            if stream.shape[0] > 0:
+                if stream[pos] >= 0:
+                    prefetch_row(X, csr, stream[pos])
+                if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
+                    prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
             i = order[pos]
             if sample_weight[i] == 0.0:
                 continue
@@ -178,8 +199,19 @@ def multinomial_epoch(
     t = counts[0]
     n_wrong = 0
     n_rec = 0
-    for pos in range(order.shape[0]):
-        prefetch_ahead(X, csr, order, stream, lookahead, pos)
+    n_samples = order.shape[0]
+    for pos in range(n_samples):
+        # prefetch ahead (written out: see _one_neuron_epoch)
+        if lookahead > 0:
+            if pos + lookahead < n_samples:
+                prefetch_row(X, csr, order[pos + lookahead])
+            if pos + 2 * lookahead < n_samples:
+                prefetch_extent(csr, order[pos + 2 * lookahead])
+        if stream.shape[0] > 0:
+            if stream[pos] >= 0:
+                prefetch_row(X, csr, stream[pos])
+            if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
+                prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
