@@ -234,7 +234,10 @@ def test_float32_agrees_with_float64(problem, estimator, seed):
     assert clf32.coef_.dtype == np.float32
     np.testing.assert_allclose(clf32.coef_, clf64.coef_, rtol=1e-6, atol=1e-5)
     assert clf32.mistakes_per_epoch_ == clf64.mistakes_per_epoch_
-    np.testing.assert_array_equal(clf32.predict(X), clf64.predict(X))
+    # a point on the (averaged) boundary in exact arithmetic scores a rounding error
+    # of either sign, so predictions are compared away from the boundary only
+    clear = np.abs(clf64.decision_function(X)).reshape(len(X), -1).min(axis=1) > 1e-4
+    np.testing.assert_array_equal(clf32.predict(X)[clear], clf64.predict(X)[clear])
 
 
 @PROPERTY
