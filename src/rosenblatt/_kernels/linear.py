@@ -64,8 +64,9 @@ def _one_neuron_epoch(
         if stream.shape[0] > 0:
             if stream[pos] >= 0:
                 prefetch_row(X, csr, stream[pos])
-            if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
-                prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
+            if csr is not None:  # pruned when the dense loop is compiled
+                if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
+                    prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
@@ -139,8 +140,9 @@ def ovr_epoch(
             if stream.shape[0] > 0:
                 if stream[pos] >= 0:
                     prefetch_row(X, csr, stream[pos])
-                if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
-                    prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
+                if csr is not None:  # pruned when the dense loop is compiled
+                    if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
+                        prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
             i = order[pos]
             if sample_weight[i] == 0.0:
                 continue
@@ -210,8 +212,9 @@ def multinomial_epoch(
         if stream.shape[0] > 0:
             if stream[pos] >= 0:
                 prefetch_row(X, csr, stream[pos])
-            if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
-                prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
+            if csr is not None:  # pruned when the dense loop is compiled
+                if pos + EXTENT_AHEAD < n_samples and stream[pos + EXTENT_AHEAD] >= 0:
+                    prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
         i = order[pos]
         if sample_weight[i] == 0.0:
             continue
