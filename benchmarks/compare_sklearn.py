@@ -86,18 +86,18 @@ def _floor_sparse(data, indices, indptr, w):
     return total
 
 
-def floor_seconds(X, repeats):
-    """One storage-order pass of ``w . x`` over every row (the least an epoch costs)."""
+def floor_run(X):
+    """A case for ``round_robin``: one storage-order pass of ``w . x`` over every row
+    (the least an epoch can cost), timed."""
     w = np.ones(X.shape[1], dtype=X.dtype)
     run = ((lambda: _floor_sparse(X.data, X.indices, X.indptr, w)) if sp.issparse(X)
            else (lambda: _floor_dense(X, w)))
-    run()
-    times = []
-    for _ in range(repeats):
+
+    def timed(seed):
         start = time.perf_counter()
         run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        return time.perf_counter() - start, np.nan, np.nan
+    return timed
 
 
 def timed_fit(make, seed, X_train, y_train, X_test, y_test):
@@ -113,20 +113,20 @@ def timed_fit(make, seed, X_train, y_train, X_test, y_test):
 
 
 def round_robin(cases, repeats):
-    """Median seconds per epoch and mean accuracies of every case, fitted in rounds.
+    """Median seconds and mean accuracies of every case, run in rounds.
 
-    ``cases`` maps a key to ``(make, X_train, y_train, X_test, y_test)``. After one
-    warm-up fit each, every round fits every case once (seed = the round), so a
-    busy spell on a shared machine slows all of them alike and the ratios hold.
-    Each fit has its own seed: one shuffling seed says little about a last
-    iterate on noisy data.
+    ``cases`` maps a key to a function of a seed returning ``(seconds per epoch,
+    train accuracy, test accuracy)``. After one warm-up run each, every round runs
+    every case once (seed = the round), so a busy spell on a shared machine slows
+    all of them alike and the ratios hold. Each fit has its own seed: one
+    shuffling seed says little about a last iterate on noisy data.
     """
-    for make, *data in cases.values():
-        timed_fit(make, 0, *data)
+    for run in cases.values():
+        run(0)
     runs = {key: [] for key in cases}
     for seed in range(1, repeats + 1):
-        for key, (make, *data) in cases.items():
-            runs[key].append(timed_fit(make, seed, *data))
+        for key, run in cases.items():
+            runs[key].append(run(seed))
     return {key: (statistics.median(r[0] for r in fits), np.mean([r[1] for r in fits]),
                   np.mean([r[2] for r in fits])) for key, fits in runs.items()}
 
@@ -173,15 +173,18 @@ def main(argv=None):
     print("-" * len(header))
     results = {}
     for group in groups:
-        cases, floors = {}, {}
+        cases = {}
         for name, X_all, y_all in group:
             X_tr, X_te, y_tr, y_te = train_test_split(X_all, y_all, test_size=0.2,
                                                       random_state=0)
-            floors[name] = floor_seconds(X_tr, args.repeats)
+            data = (X_tr, y_tr, X_te, y_te)
+            cases[(name, "floor")] = floor_run(X_tr)
             for label, ours, theirs in pairs(sp.issparse(X_all)):
-                cases[(name, label, "ours")] = (ours, X_tr, y_tr, X_te, y_te)
-                cases[(name, label, "sklearn")] = (theirs, X_tr, y_tr, X_te, y_te)
+                for side, make in (("ours", ours), ("sklearn", theirs)):
+                    cases[(name, label, side)] = (
+                        lambda seed, make=make, data=data: timed_fit(make, seed, *data))
         measured = round_robin(cases, args.repeats)
+        floors = {name: measured[(name, "floor")][0] for name, _, _ in group}
         for name, X_all, _ in group:
             for label, _, _ in pairs(sp.issparse(X_all)):
                 t_ours, train_ours, test_ours = measured[(name, label, "ours")]
