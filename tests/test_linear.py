@@ -414,3 +414,19 @@ def test_batch_mode_is_refused_for_online_only_variants():
     clf.mode = "batch"  # not a parameter of AveragedPerceptron; guard the driver anyway
     with pytest.raises(ValueError, match="only for Perceptron"):
         clf.fit(OR_X, OR_Y)
+
+
+@pytest.mark.parametrize("y", [
+    np.array([3, -2, 3, 7, -2]),
+    np.array([3, 2, 3, 7, 2], dtype=np.uint8),
+    np.array([10**12, 5, 10**12]),
+    np.array(["b", "a", "b"]),
+    np.array([0.5, 1.5, 0.5]),
+])
+def test_label_helpers_equal_numpy(y):
+    from rosenblatt._validation import distinct_labels, label_indices
+    classes = np.unique(y)
+    np.testing.assert_array_equal(distinct_labels(y), classes)
+    assert distinct_labels(y).dtype == classes.dtype
+    np.testing.assert_array_equal(label_indices(classes, y), np.searchsorted(classes, y))
+    assert np.all(label_indices(classes[1:], y)[y == classes[0]] == -1)

@@ -34,6 +34,7 @@ from ._validation import (
     check_classes,
     check_not_empty,
     check_sample_weight,
+    label_indices,
     validate_params,
 )
 from ._voting import VoteRecord
@@ -150,10 +151,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     def _encode(self, y):
         """Map labels to class indices, refusing labels outside ``classes_``."""
-        target = np.searchsorted(self.classes_, y)
-        known = self.classes_[np.minimum(target, self.classes_.shape[0] - 1)] == y
-        if not np.all(known):
-            unknown = np.unique(np.asarray(y)[~known])
+        target = label_indices(self.classes_, y)
+        if np.any(target < 0):
+            unknown = np.unique(np.asarray(y)[target < 0])
             raise ValueError(
                 f"y contains labels {unknown.tolist()!r} that are not in classes_ "
                 f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
