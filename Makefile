@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test clean bench
+.PHONY: demo test clean clean-cache bench
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,5 +28,11 @@ test: $(VENV)/.installed-dev
 bench: $(VENV)/.installed
 	$(PY) benchmarks/compare_sklearn.py
 
-clean:
+# numba keys its disk cache on the file that defines each compiled function, so
+# editing an inlined helper (_rows.py, _simd.py, _prefetch.py) leaves the loops of
+# linear.py cached with the old helper: clear the cache after such an edit
+clean-cache:
+	find src benchmarks -name '*.nbi' -delete -o -name '*.nbc' -delete
+
+clean: clean-cache
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache
