@@ -28,9 +28,8 @@ test: $(VENV)/.installed-dev
 bench: $(VENV)/.installed
 	$(PY) benchmarks/compare_sklearn.py
 
-# numba keys its disk cache on the file that defines each compiled function, so
-# editing an inlined helper (_rows.py, _simd.py, _prefetch.py) leaves the loops of
-# linear.py cached with the old helper: clear the cache after such an edit
+# numba's disk cache of the compiled loops (the package drops it by itself when
+# the helpers the loops inline change; see src/rosenblatt/_kernels/__init__.py)
 clean-cache:
 	find src benchmarks -name '*.nbi' -delete -o -name '*.nbc' -delete
 

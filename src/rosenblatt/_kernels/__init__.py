@@ -1,1 +1,39 @@
-"""numba-compiled training loops: pure functions of arrays and scalars, cached on disk."""
+"""numba-compiled training loops: pure functions of arrays and scalars, cached on disk.
+
+numba keys each cached function on the file that defines it, not on the helpers
+it inlines: after an update that changed only ``_rows.py``, ``_simd.py`` or
+``_prefetch.py`` (a ``git pull`` in an editable install touches only those), the
+loops of ``linear.py`` would load from the cache with the old helpers compiled in.
+So the first import drops the cache when the helpers' sources have changed since
+it was written.
+"""
+
+import hashlib
+from pathlib import Path
+
+_HERE = Path(__file__).parent
+_INLINED_HELPERS = ("_rows.py", "_simd.py", "_prefetch.py")
+
+
+def _drop_stale_cache(folder=_HERE):
+    """Delete the cached loops in ``folder/__pycache__`` if the helpers changed."""
+    digest = hashlib.sha256(
+        b"".join((folder / name).read_bytes() for name in _INLINED_HELPERS)
+    ).hexdigest()
+    cache = folder / "__pycache__"
+    stamp = cache / "inlined-helpers.sha256"
+    try:
+        if stamp.read_text() == digest:
+            return
+    except OSError:
+        pass
+    try:
+        for stale in [*cache.glob("*.nbi"), *cache.glob("*.nbc")]:
+            stale.unlink(missing_ok=True)
+        cache.mkdir(exist_ok=True)
+        stamp.write_text(digest)
+    except OSError:  # a read-only install: numba cannot cache there either
+        pass
+
+
+_drop_stale_cache()
