@@ -50,13 +50,15 @@ def _combine(p0, p1, p2, p3, p4, p5, p6, p7):
     return ((p0 + p1) + (p2 + p3)) + ((p4 + p5) + (p6 + p7))
 
 
+# CSR bodies index ``csr[0]``, ``csr[1]``, ``csr[2]`` where they use them rather
+# than unpacking the tuple into names: the unpacked form made sparse epochs about
+# 15 % slower (each pattern bound and released three array variables).
 @overload(row_dot, inline="always")
 def _row_dot(X, csr, i, w):
     if not _is_dense(csr):
         def sparse_dot(X, csr, i, w):
-            data, indices, indptr = csr
             p0, p1, p2, p3, p4, p5, p6, p7 = lane_gather_dot(
-                data, indices, indptr[i], indptr[i + 1], w)
+                csr[0], csr[1], csr[2][i], csr[2][i + 1], w)
             return _combine(p0, p1, p2, p3, p4, p5, p6, p7)
         return sparse_dot
 
@@ -71,10 +73,9 @@ def _row_dot(X, csr, i, w):
 def _row_axpy(coef, X, csr, i, w):
     if not _is_dense(csr):
         def sparse_axpy(coef, X, csr, i, w):
-            data, indices, indptr = csr
             step = w.dtype.type(coef)
-            for p in range(indptr[i], indptr[i + 1]):
-                w[indices[p]] += step * data[p]
+            for p in range(csr[2][i], csr[2][i + 1]):
+                w[csr[1][p]] += step * csr[0][p]
         return sparse_axpy
 
     # the step is rounded to the weights' type once, so float32 rows stay in float32
@@ -87,12 +88,12 @@ def _row_axpy(coef, X, csr, i, w):
 def _prefetch_row(X, csr, i):
     if not _is_dense(csr):
         def sparse_prefetch(X, csr, i):
-            data, indices, indptr = csr
-            stop = min(indptr[i + 1], indptr[i] + 8 * _MAX_PREFETCH_LINES)
-            for p in range(indptr[i], stop, max(1, 64 // data.itemsize)):
-                prefetch(data, p)
-            for p in range(indptr[i], stop, max(1, 64 // indices.itemsize)):
-                prefetch(indices, p)
+            start = csr[2][i]
+            stop = min(csr[2][i + 1], start + 8 * _MAX_PREFETCH_LINES)
+            for p in range(start, stop, max(1, 64 // csr[0].itemsize)):
+                prefetch(csr[0], p)
+            for p in range(start, stop, max(1, 64 // csr[1].itemsize)):
+                prefetch(csr[1], p)
         return sparse_prefetch
 
     def dense_prefetch(X, csr, i):
