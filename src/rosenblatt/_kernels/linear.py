@@ -130,6 +130,8 @@ def ovr_epoch(
             lookahead, W, w0, bias_input, eta, batch, average, U, U0, t,
             record, n_rec, rec_sample, rec_coef, rec_time, delta, delta0)
     else:
+        answers = positive[neurons]  # the class each trained neuron says +1 to
+        presented = 0  # patterns presented so far this epoch, the same for every neuron
         for pos in range(n_samples):
             # prefetch ahead (written out: see _one_neuron_epoch)
             if lookahead > 0:
@@ -149,11 +151,12 @@ def ovr_epoch(
             label = target[i]
             for q in range(n_trained):
                 s = slots[q]
-                y = 1.0 if label == positive[neurons[q]] else -1.0
+                y = 1.0 if label == answers[q] else -1.0
                 # W[s] in place, not bound to a name: binding a row view per pattern
                 # and neuron made this loop about 15 % slower
                 if y * (row_dot(X, csr, i, W[s]) + w0[s] * bias_input) <= 0.0:
                     coef = eta * sample_weight[i] * y
+                    now = t[s] + presented
                     if batch:
                         row_axpy(coef, X, csr, i, delta[s])
                         delta0[s] += coef * bias_input
@@ -161,16 +164,18 @@ def ovr_epoch(
                         row_axpy(coef, X, csr, i, W[s])
                         w0[s] += coef * bias_input
                         if average:
-                            row_axpy(coef * t[s], X, csr, i, U[s])
-                            U0[s] += coef * t[s] * bias_input
+                            row_axpy(coef * now, X, csr, i, U[s])
+                            U0[s] += coef * now * bias_input
                     if record:
                         slot = s * n_samples + n_rec[s]
                         rec_sample[slot] = i
                         rec_coef[slot] = coef
-                        rec_time[slot] = t[s]
+                        rec_time[slot] = now
                         n_rec[s] += 1
                     mistakes[s] += 1
-                t[s] += 1
+            presented += 1
+        for q in range(n_trained):
+            t[slots[q]] += presented
     for q in range(n_trained):
         s = slots[q]
         if batch:
