@@ -212,19 +212,18 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
         return self.n_jobs
 
-    def _run_epoch(self, arrays, targets, sample_weight, schedule, active, X):
+    def _run_epoch(self, arrays, target, sample_weight, schedule, active, X):
         """Run one epoch; return the mistakes of each neuron (or of the whole model)."""
-        order, stream, lookahead = schedule
-        record = self._voted
-        n = order.shape[0]
-        common = (self._W, self._w0, self._bias_input, float(self.eta), self._batch)
         if self._multinomial:
-            size = n if record else 0
+            order, stream, lookahead = schedule
+            record = self._voted
+            common = (self._W, self._w0, self._bias_input, float(self.eta), self._batch)
+            size = order.shape[0] if record else 0
             rec_sample, rec_true, rec_pred = (np.empty(size, dtype=_INDEX_DTYPE) for _ in range(3))
             rec_coef = np.empty(size, dtype=np.float64)
             rec_time = np.empty(size, dtype=np.int64)
             n_wrong, n_rec = multinomial_epoch(
-                *arrays, targets, sample_weight, order, stream, lookahead, *common,
+                *arrays, target, sample_weight, order, stream, lookahead, *common,
                 self._averaged, self._U, self._U0, self._counts,
                 record, rec_true, rec_pred, rec_sample, rec_coef, rec_time,
             )
@@ -237,13 +236,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         trained = np.flatnonzero(active)
         threads = min(self._threads(), trained.shape[0])
         if threads <= 1:
-            mistakes, updates = self._train_neurons(arrays, targets, sample_weight, schedule,
+            mistakes, updates = self._train_neurons(arrays, target, sample_weight, schedule,
                                                     trained, shared=True)
         else:
             # neurons are independent: each thread trains a group of them (nogil kernel)
             with ThreadPoolExecutor(max_workers=threads) as pool:
                 results = list(pool.map(
-                    lambda group: self._train_neurons(arrays, targets, sample_weight,
+                    lambda group: self._train_neurons(arrays, target, sample_weight,
                                                       schedule, group, shared=False),
                     np.array_split(trained, threads)))
             mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
@@ -251,13 +250,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             for group_mistakes, group_updates in results:
                 mistakes += group_mistakes
                 updates += group_updates
-        if record:
-            for k, rows, coef, time in updates:
-                self._votes.add_neuron(k, X, rows, coef, time, self._bias_input)
+        for k, rows, coef, time in updates:  # empty unless voting
+            self._votes.add_neuron(k, X, rows, coef, time, self._bias_input)
         return mistakes
 
-    def _train_neurons(self, arrays, targets, sample_weight, schedule, neurons, shared):
-        """One epoch of the one-vs-rest ``neurons``; their mistakes and recorded updates.
+    def _train_neurons(self, arrays, target, sample_weight, schedule, neurons, shared):
+        """One epoch of the one-vs-rest ``neurons``; their mistakes and recorded updates
+        (an empty list unless voting).
 
         ``shared=False`` trains private copies of the neurons' state and writes
         them back at the end: threads updating neighbouring rows of shared arrays
@@ -279,7 +278,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         n_rec = np.zeros(W.shape[0], dtype=np.int64)
         mistakes = np.zeros(W.shape[0], dtype=np.int64)
         ovr_epoch(
-            *arrays, targets, self._positive_classes(), neurons, slots, sample_weight, order,
+            *arrays, target, self._positive_classes(), neurons, slots, sample_weight, order,
             stream, lookahead,
             W, w0, self._bias_input, float(self.eta), self._batch,
             self._averaged, U, U0, counts,
@@ -291,9 +290,11 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             for own, part in zip(state, (self._W, self._w0, self._U, self._U0, self._counts)):
                 if part.shape[0]:
                     part[neurons] = own
-        updates = [(k, rec_sample[s * n:s * n + n_rec[s]], rec_coef[s * n:s * n + n_rec[s]],
-                    rec_time[s * n:s * n + n_rec[s]]) for k, s in zip(neurons, slots)]
-        return all_mistakes, updates if self._voted else []
+        if not self._voted:
+            return all_mistakes, []
+        return all_mistakes, [
+            (k, rec_sample[s * n:s * n + n_rec[s]], rec_coef[s * n:s * n + n_rec[s]],
+             rec_time[s * n:s * n + n_rec[s]]) for k, s in zip(neurons, slots)]
 
     def _schedule(self, X, target, rng, ahead=True):
         """The epochs' (order, stream, lookahead), drawn from ``rng`` (an ``EpochOrders``)."""
@@ -307,9 +308,6 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 UserWarning,
             )
         return EpochOrders(rng, X.shape[0], mode, ahead=ahead)
-
-    def _epoch_prep(self, X, target):
-        return kernel_arrays(X), target
 
     # ------------------------------------------------------------------ public API
     def fit(self, X, y, sample_weight=None):
@@ -349,11 +347,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             X, target, sample_weight, X_val, y_val = self._split_validation(
                 X, target, sample_weight, rng
             )
-        arrays, targets = self._epoch_prep(X, target)
-        n_neurons = self._W.shape[0]
-        active = np.ones(n_neurons, dtype=np.bool_)
+        arrays = kernel_arrays(X)
+        active = np.ones(self._W.shape[0], dtype=np.bool_)
         with self._schedule(X, target, rng) as schedule:
-            stopped_early = self._epochs(arrays, targets, sample_weight, schedule, active, X,
+            stopped_early = self._epochs(arrays, target, sample_weight, schedule, active, X,
                                          X_val, y_val, on_epoch)
         if not (self.converged_ or stopped_early):
             warnings.warn(
@@ -365,13 +362,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self._set_public_weights()
         return self
 
-    def _epochs(self, arrays, targets, sample_weight, schedule, active, X, X_val, y_val,
+    def _epochs(self, arrays, target, sample_weight, schedule, active, X, X_val, y_val,
                 on_epoch):
         """Train epoch after epoch until convergence, an early stop or ``max_iter``;
         return whether early stopping ended it."""
         best_score, epochs_without_gain = -np.inf, 0
         for _ in range(self.max_iter):
-            mistakes = self._run_epoch(arrays, targets, sample_weight, schedule(), active, X)
+            mistakes = self._run_epoch(arrays, target, sample_weight, schedule(), active, X)
             self._record_epoch(int(mistakes.sum()))
             if not self._multinomial:
                 active &= mistakes > 0  # a neuron with an error-free epoch is done
@@ -431,10 +428,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         )
         if not hasattr(self, "_rng"):
             self._rng = check_random_state(self.random_state)
-        arrays, targets = self._epoch_prep(X, target)
         active = np.ones(self._W.shape[0], dtype=np.bool_)
         with self._schedule(X, target, self._rng, ahead=False) as schedule:
-            mistakes = self._run_epoch(arrays, targets, sample_weight, schedule(), active, X)
+            mistakes = self._run_epoch(kernel_arrays(X), target, sample_weight, schedule(),
+                                       active, X)
         self._record_epoch(int(mistakes.sum()))
         self.converged_ = bool(mistakes.sum() == 0)
         self._set_public_weights()

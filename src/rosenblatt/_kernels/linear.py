@@ -225,8 +225,7 @@ def multinomial_epoch(
         if sample_weight[i] == 0.0:
             continue
         for k in range(n_classes):
-            scores[k] = (row_dot(X, csr, i, W[k])
-                         + w0[k] * bias_input)
+            scores[k] = row_dot(X, csr, i, W[k]) + w0[k] * bias_input
         true = target[i]
         rival = -1
         for k in range(n_classes):
