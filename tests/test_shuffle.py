@@ -10,7 +10,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 import reference
-from rosenblatt import AveragedPerceptron, Perceptron
+from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
 from rosenblatt._shuffle import (
     CHUNK_ROWS,
     CHUNKS_PER_BLOCK,
@@ -110,13 +110,33 @@ def test_sorted_labels_warn_under_block_shuffling():
         quiet_fit(Perceptron(shuffle="block", max_iter=2), X, y)
 
 
-def test_threads_do_not_change_one_vs_rest_results():
-    X, y = make_classification(500, 8, n_informative=6, n_classes=5, random_state=3)
-    one = quiet_fit(Perceptron(random_state=0, max_iter=6), X, y)
-    two = quiet_fit(Perceptron(random_state=0, max_iter=6, n_jobs=2), X, y)
-    every = quiet_fit(Perceptron(random_state=0, max_iter=6, n_jobs=-1), X, y)
+@pytest.mark.parametrize("make", [
+    lambda **kw: Perceptron(**kw),
+    lambda **kw: AveragedPerceptron(**kw),
+    lambda **kw: VotedPerceptron(**kw),
+    lambda **kw: Perceptron(mode="batch", **kw),
+])
+@pytest.mark.parametrize("shuffle", ["full", "block"])
+def test_threads_do_not_change_one_vs_rest_results(make, shuffle):
+    # threaded fits make their block orders in the training thread, single-threaded
+    # ones on a helper thread: both must present the same orders
+    X, y = make_classification(1500, 8, n_informative=6, n_classes=5, random_state=3)
+    fits = [quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
+            for jobs in (None, 2, 3, -1)]
+    for threaded in fits[1:]:
+        np.testing.assert_array_equal(fits[0].coef_, threaded.coef_)
+        np.testing.assert_array_equal(fits[0].intercept_, threaded.intercept_)
+        np.testing.assert_array_equal(fits[0].predict(X), threaded.predict(X))
+        assert fits[0].mistakes_per_epoch_ == threaded.mistakes_per_epoch_
+
+
+def test_threads_do_not_change_partial_fit():
+    X, y = make_classification(600, 8, n_informative=6, n_classes=4, random_state=5)
+    one, two = (AveragedPerceptron(random_state=0, n_jobs=jobs) for jobs in (None, 2))
+    for batch in np.array_split(np.arange(600), 3):
+        for model in (one, two):
+            model.partial_fit(X[batch], y[batch], classes=np.arange(4))
     np.testing.assert_array_equal(one.coef_, two.coef_)
-    np.testing.assert_array_equal(one.coef_, every.coef_)
     assert one.mistakes_per_epoch_ == two.mistakes_per_epoch_
 
 

@@ -11,6 +11,7 @@ import numbers
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 import scipy.sparse as sp
@@ -205,15 +206,33 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return np.array([1]) if n_neurons == 1 else np.arange(n_neurons)
 
     def _threads(self) -> int:
-        """Threads for one-vs-rest training (None: 1; negative: all cores and fewer)."""
-        if self.n_jobs is None:
+        """Threads that train one-vs-rest neurons (None: 1; negative: all cores and fewer);
+        1 for the multinomial model, which has one coupled update per pattern."""
+        if self.n_jobs is None or self._multinomial:
             return 1
         if self.n_jobs < 0:
-            return max(1, (os.cpu_count() or 1) + 1 + self.n_jobs)
-        return self.n_jobs
+            threads = (os.cpu_count() or 1) + 1 + self.n_jobs
+        else:
+            threads = self.n_jobs
+        return max(1, min(threads, self._W.shape[0]))
 
-    def _run_epoch(self, arrays, target, sample_weight, schedule, active, X):
-        """Run one epoch; return the mistakes of each neuron (or of the whole model)."""
+    @contextmanager
+    def _workers(self):
+        """The threads that train neuron groups beside the calling thread, kept for the
+        whole fit (``None`` with one thread): starting threads every epoch delayed
+        each epoch's start by about a millisecond on two cores."""
+        if self._threads() <= 1:
+            yield None
+            return
+        with ThreadPoolExecutor(max_workers=self._threads() - 1) as pool:
+            yield pool
+
+    def _run_epoch(self, arrays, target, sample_weight, schedule, active, X, workers=None):
+        """Run one epoch; return the mistakes of each neuron (or of the whole model).
+
+        ``workers`` (from ``_workers``) train groups of one-vs-rest neurons beside
+        the calling thread, which trains the first group.
+        """
         if self._multinomial:
             order, stream, lookahead = schedule
             record = self._voted
@@ -234,17 +253,19 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 )
             return np.array([n_wrong])
         trained = np.flatnonzero(active)
-        threads = min(self._threads(), trained.shape[0])
+        threads = 1 if workers is None else min(self._threads(), trained.shape[0])
         if threads <= 1:
             mistakes, updates = self._train_neurons(arrays, target, sample_weight, schedule,
                                                     trained, shared=True)
         else:
             # neurons are independent: each thread trains a group of them (nogil kernel)
-            with ThreadPoolExecutor(max_workers=threads) as pool:
-                results = list(pool.map(
-                    lambda group: self._train_neurons(arrays, target, sample_weight,
-                                                      schedule, group, shared=False),
-                    np.array_split(trained, threads)))
+            def train(group):
+                return self._train_neurons(arrays, target, sample_weight, schedule, group,
+                                           shared=False)
+
+            first, *rest = np.array_split(trained, threads)
+            running = [workers.submit(train, group) for group in rest]
+            results = [train(first)] + [future.result() for future in running]
             mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
             updates = []
             for group_mistakes, group_updates in results:
@@ -296,7 +317,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             (k, rec_sample[s * n:s * n + n_rec[s]], rec_coef[s * n:s * n + n_rec[s]],
              rec_time[s * n:s * n + n_rec[s]]) for k, s in zip(neurons, slots)]
 
-    def _schedule(self, X, target, rng, ahead=True):
+    def _schedule(self, X, target, rng, ahead):
         """The epochs' (order, stream, lookahead), drawn from ``rng`` (an ``EpochOrders``)."""
         mode = resolve_mode(self.shuffle, X.shape[0])
         if mode == "block" and labels_look_sorted(target):
@@ -349,9 +370,12 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             )
         arrays = kernel_arrays(X)
         active = np.ones(self._W.shape[0], dtype=np.bool_)
-        with self._schedule(X, target, rng) as schedule:
-            stopped_early = self._epochs(arrays, target, sample_weight, schedule, active, X,
-                                         X_val, y_val, on_epoch)
+        # with every core training, a helper thread making the next epoch's order
+        # would take a core from them (one-vs-rest on 2 threads was about 8 % slower)
+        ahead = self._threads() == 1
+        with self._schedule(X, target, rng, ahead) as schedule, self._workers() as workers:
+            stopped_early = self._epochs(arrays, target, sample_weight, schedule, workers,
+                                         active, X, X_val, y_val, on_epoch)
         if not (self.converged_ or stopped_early):
             warnings.warn(
                 f"{type(self).__name__} did not converge: the last of max_iter={self.max_iter} "
@@ -362,13 +386,14 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self._set_public_weights()
         return self
 
-    def _epochs(self, arrays, target, sample_weight, schedule, active, X, X_val, y_val,
-                on_epoch):
+    def _epochs(self, arrays, target, sample_weight, schedule, workers, active, X, X_val,
+                y_val, on_epoch):
         """Train epoch after epoch until convergence, an early stop or ``max_iter``;
         return whether early stopping ended it."""
         best_score, epochs_without_gain = -np.inf, 0
         for _ in range(self.max_iter):
-            mistakes = self._run_epoch(arrays, target, sample_weight, schedule(), active, X)
+            mistakes = self._run_epoch(arrays, target, sample_weight, schedule(), active, X,
+                                       workers)
             self._record_epoch(int(mistakes.sum()))
             if not self._multinomial:
                 active &= mistakes > 0  # a neuron with an error-free epoch is done
@@ -429,9 +454,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         if not hasattr(self, "_rng"):
             self._rng = check_random_state(self.random_state)
         active = np.ones(self._W.shape[0], dtype=np.bool_)
-        with self._schedule(X, target, self._rng, ahead=False) as schedule:
+        with self._schedule(X, target, self._rng, ahead=False) as schedule, \
+                self._workers() as workers:
             mistakes = self._run_epoch(kernel_arrays(X), target, sample_weight, schedule(),
-                                       active, X)
+                                       active, X, workers)
         self._record_epoch(int(mistakes.sum()))
         self.converged_ = bool(mistakes.sum() == 0)
         self._set_public_weights()
