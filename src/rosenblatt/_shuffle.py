@@ -106,7 +106,8 @@ class EpochOrders:
     n_samples : int
     mode : {"none", "full", "block"}
     ahead : bool, default=True
-        Build the next block order in the background; False for a single epoch.
+        Build the next block order in the background; False for a single epoch, or
+        when every core trains (a helper thread would then take a core from them).
     """
 
     def __init__(self, rng, n_samples, mode, ahead=True):
