@@ -123,6 +123,8 @@ def test_threads_do_not_change_one_vs_rest_results(make, shuffle):
     X, y = make_classification(1500, 8, n_informative=6, n_classes=5, random_state=3)
     fits = [quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
             for jobs in (None, 2, 3, -1)]
+    fits.append(quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=2),
+                          sp.csr_matrix(X), y))
     for threaded in fits[1:]:
         np.testing.assert_array_equal(fits[0].coef_, threaded.coef_)
         np.testing.assert_array_equal(fits[0].intercept_, threaded.intercept_)
