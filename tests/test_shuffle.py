@@ -15,6 +15,8 @@ from rosenblatt._shuffle import (
     CHUNK_ROWS,
     CHUNKS_PER_BLOCK,
     FULL_SHUFFLE_MAX_SAMPLES,
+    LOOKAHEAD,
+    EpochOrders,
     epoch_order,
     labels_look_sorted,
     resolve_mode,
@@ -59,6 +61,18 @@ def test_block_orders_differ_between_epochs_and_repeat_with_the_seed():
     second = epoch_order(rng_a, 5000, "block")[0]
     assert not np.array_equal(first, second)
     np.testing.assert_array_equal(first, epoch_order(rng_b, 5000, "block")[0])
+
+
+def test_csr_rows_only_change_the_block_lookahead():
+    dense = epoch_order(check_random_state(2), 3000, "block")
+    sparse = epoch_order(check_random_state(2), 3000, "block", sparse=True)
+    np.testing.assert_array_equal(dense[0], sparse[0])
+    np.testing.assert_array_equal(dense[1], sparse[1])
+    assert (dense[2], sparse[2]) == (0, LOOKAHEAD)
+    with EpochOrders(check_random_state(2), 3000, "block", sparse=True) as orders:
+        first = orders()
+    np.testing.assert_array_equal(first[0], sparse[0])
+    assert first[2] == LOOKAHEAD
 
 
 def test_shuffle_true_switches_to_blocks_for_many_samples():

@@ -328,7 +328,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 "shuffle='full'.",
                 UserWarning,
             )
-        return EpochOrders(rng, X.shape[0], mode, ahead=ahead)
+        return EpochOrders(rng, X.shape[0], mode, ahead=ahead, sparse=sp.issparse(X))
 
     # ------------------------------------------------------------------ public API
     def fit(self, X, y, sample_weight=None):
