@@ -77,7 +77,7 @@ def _floor_dense(X, w):
     return total
 
 
-@njit(cache=True)
+@njit  # not cached: numba's cache would keep an old row_dot after the package changes
 def _floor_sparse(data, indices, indptr, w):
     # the training loops' own CSR dot product (8 lanes in one vector register):
     # faster than a plain or fastmath loop over the nonzeros, which chains every
