@@ -206,8 +206,11 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return np.array([1]) if n_neurons == 1 else np.arange(n_neurons)
 
     def _threads(self) -> int:
-        """Threads that train one-vs-rest neurons (None: 1; negative: all cores and fewer);
-        1 for the multinomial model, which has one coupled update per pattern."""
+        """Threads that train one-vs-rest neurons, at most one per neuron.
+
+        None: 1; negative: all cores and fewer. Always 1 for the multinomial model,
+        which has one coupled update per pattern.
+        """
         if self.n_jobs is None or self._multinomial:
             return 1
         if self.n_jobs < 0:
@@ -221,10 +224,11 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         """The threads that train neuron groups beside the calling thread, kept for the
         whole fit (``None`` with one thread): starting threads every epoch delayed
         each epoch's start by about a millisecond on two cores."""
-        if self._threads() <= 1:
+        threads = self._threads()
+        if threads <= 1:
             yield None
             return
-        with ThreadPoolExecutor(max_workers=self._threads() - 1) as pool:
+        with ThreadPoolExecutor(max_workers=threads - 1) as pool:
             yield pool
 
     def _run_epoch(self, arrays, target, sample_weight, schedule, active, X, workers=None):
