@@ -39,13 +39,23 @@ def test_reader_keeps_later_tabs_and_accepts_crlf(tmp_path):
     assert read_labelled_text(path, labels=("spam", "ham"))[1].tolist() == [0, 1]
 
 
+def test_reader_is_the_tsv_reader_blank_lines_cr_and_gzip(tmp_path):
+    import gzip
+
+    content = "spam\tcall now\r\n\n  \nham\tsee you\rspam\twin\n"
+    path = tmp_path / "ok.tsv.gz"
+    path.write_bytes(gzip.compress(content.encode()))
+    texts, target = read_labelled_text(path)
+    assert texts == ["call now", "see you", "win"] and target.tolist() == [1, 0, 1]
+
+
 @pytest.mark.parametrize(
     "content, line, reason",
     [
         (b"ham\tfine\nham fine\n", 2, "no tab"),
         (b"ham\tfine\nham\tok\neggs\tspam\n", 3, "unknown label 'eggs'"),
         (b"spam\t   \n", 1, "empty text"),
-        (b"ham\tfine\n\nham\tok\n", 2, "no tab"),
+        (b"ham\tfine\n\nham ok\n", 3, "no tab"),  # the blank line is skipped, and counted
         (b"ham\tfine\nspam\t\xff\xfe\n", 2, "not valid utf-8"),
     ],
 )

@@ -1,8 +1,7 @@
-"""The SMS Spam Collection, shipped as package data, and its line-oriented reader."""
+"""The SMS Spam Collection, shipped as package data, and its reader (the ``.tsv`` reader)."""
 
 from __future__ import annotations
 
-import os
 from importlib import resources
 
 import numpy as np
@@ -35,12 +34,14 @@ def read_labelled_text(path, labels=_SMS_LABELS, encoding="utf-8"):
     """Read a file of ``label<TAB>text`` records, one per line.
 
     The text runs from the first tab to the end of the line (later tabs are
-    kept); ``\\n`` and ``\\r\\n`` line endings are both accepted.
+    kept); ``\\n``, ``\\r\\n`` and ``\\r`` line endings are accepted and blank lines
+    skipped. This is the ``.tsv`` reader of :mod:`rosenblatt.readers`, with a
+    fixed list of labels.
 
     Parameters
     ----------
     path : str or path-like
-        The file to read.
+        The file to read (``.gz`` is decompressed).
     labels : sequence of str, default=("ham", "spam")
         The allowed labels; a record's target is its label's position here.
     encoding : str, default="utf-8"
@@ -53,9 +54,10 @@ def read_labelled_text(path, labels=_SMS_LABELS, encoding="utf-8"):
     Raises
     ------
     ValueError
-        For the first malformed record -- no tab, a label not in ``labels``,
-        empty text, or bytes that are not valid in ``encoding`` -- naming the
-        file and the 1-based line number; also for a file without records.
+        A :class:`~rosenblatt.exceptions.DataFileError` for the first malformed
+        record -- no tab, a label not in ``labels``, empty text, or bytes that are
+        not valid in ``encoding`` -- naming the file and the 1-based line number;
+        also for a file without records.
 
     Examples
     --------
@@ -68,32 +70,12 @@ def read_labelled_text(path, labels=_SMS_LABELS, encoding="utf-8"):
     >>> read_labelled_text(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: ...tiny.tsv, line 2: no tab between label and text: 'spam WIN'
+    rosenblatt.exceptions.DataFileError: ...tiny.tsv, line 2: no tab between label and text...
     """
-    index = {label: k for k, label in enumerate(labels)}
-    name = os.fspath(path)
-    texts, target = [], []
-    with open(path, "rb") as handle:
-        for lineno, raw in enumerate(handle, start=1):
-            where = f"{name}, line {lineno}"
-            try:
-                line = raw.rstrip(b"\r\n").decode(encoding)
-            except UnicodeDecodeError as exc:
-                raise ValueError(f"{where}: not valid {encoding} ({exc.reason})") from None
-            label, tab, text = line.partition("\t")
-            if not tab:
-                raise ValueError(f"{where}: no tab between label and text: {line[:60]!r}")
-            if label not in index:
-                raise ValueError(
-                    f"{where}: unknown label {label!r}; expected one of {', '.join(labels)}"
-                )
-            if not text.strip():
-                raise ValueError(f"{where}: empty text after label {label!r}")
-            texts.append(text)
-            target.append(index[label])
-    if not texts:
-        raise ValueError(f"{name}: no records (expected lines of label<TAB>text)")
-    return texts, np.array(target, dtype=np.int64)
+    from ..readers import read
+
+    data = read(path, format="text", names=tuple(labels), encoding=encoding)
+    return data.X, data.y
 
 
 def load_sms_spam(*, return_X_y=False):

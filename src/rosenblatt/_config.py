@@ -1,0 +1,56 @@
+"""Tuning constants, in one place (see DESIGN.md).
+
+Each section belongs to one part of the package; append new sections at the end.
+"""
+
+# ---------------------------------------------------------------------- data file readers
+#: Samples per chunk when a data file is streamed (``fit_stream``, ``train --stream``).
+DEFAULT_CHUNK_SIZE = 10_000
+
+#: Bytes a scan reads at a time: whole lines of this many bytes are split and checked
+#: together, so a scan holds about this much of the file (plus one line) in memory.
+SCAN_BLOCK_BYTES = 1 << 20
+
+#: Bytes decompressed at a time when a ``.gz`` data file is copied to a temporary file
+#: for streaming (chunks need random access, which a gzip stream does not give).
+GZIP_COPY_BYTES = 1 << 20
+
+#: Prefix of those temporary files (they are removed with the scan result, or at exit).
+GZIP_TEMP_PREFIX = "rosenblatt-"
+
+#: Largest magnitude of a numeric class label: every whole number up to 2**53 is exact
+#: as a float64, larger ones would merge distinct labels into one class.
+MAX_LABEL_MAGNITUDE = 2**53
+
+# ---------------------------------------------------------------------- training engine
+# The compiled loops read the constants of this section when they are compiled; the
+# package drops numba's cache of the loops when this file changes (see _kernels/__init__.py).
+
+#: Rows of the consecutive chunks that block shuffling keeps together.
+CHUNK_ROWS = 32
+#: Chunks per block: a block of CHUNK_ROWS * CHUNKS_PER_BLOCK rows is shuffled and
+#: streamed into cache while the previous block trains.
+CHUNKS_PER_BLOCK = 4
+#: ``shuffle=True`` draws a uniform permutation up to this many samples, blocks above.
+FULL_SHUFFLE_MAX_SAMPLES = 32_768
+#: Positions ahead the loops prefetch the rows of the order itself (a full shuffle
+#: needs it; CSR rows also run about 1.2x faster with it under a block shuffle).
+LOOKAHEAD = 4
+#: Lines of a dense row worth prefetching by hand; the hardware streams the rest.
+MAX_PREFETCH_LINES = 16
+#: Nonzeros of a CSR row prefetched, however many the row has (a fixed count compiles
+#: to straight-line code; a loop to the row's end was mispredicted on nearly every row).
+SPARSE_PREFETCH_ENTRIES = 32
+#: How far ahead in the stream the row extents (CSR indptr) are fetched.
+EXTENT_AHEAD = 16
+
+#: Elements of the (updates x test points) score block the voted perceptron holds at once.
+VOTE_BLOCK_ELEMENTS = 4_000_000
+#: Kernel values computed per call when the dual perceptron fills its kernel table
+#: (about 8 MB of float64).
+KERNEL_BLOCK_VALUES = 1 << 20
+#: Test kernel values a KernelPerceptron prediction holds at once (32 MB of float64).
+PREDICT_BLOCK_ELEMENTS = 1 << 22
+#: A mixed state up to this many bytes travels inside each Dask task; larger ones as
+#: the result of one task (see distributed.py).
+INLINE_STATE_BYTES = 1 << 20

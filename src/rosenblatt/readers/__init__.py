@@ -1,0 +1,279 @@
+"""One reader per data file format, shared by in-memory reading, streaming and the datasets.
+
+Formats go by extension, optionally gzipped (``.csv.gz``, ...):
+
+- ``.csv``: numeric features and a label column, RFC 4180 quoting, an optional
+  header (:mod:`._csv`);
+- ``.svm``, ``.libsvm``, ``.svmlight``: ``label index:value ...`` lines, sparse (:mod:`._svmlight`);
+- ``.tsv``: labelled text, ``label<TAB>text`` per line (:mod:`._tsv`).
+
+Each format has two halves:
+
+1. :func:`scan` reads the whole file once and fixes its :class:`Schema`: header,
+   columns or features, index base, label column, the kind and set of labels,
+   the number of samples and, given ``chunk_size``, where each chunk of that
+   many samples starts (always between records). ``notes`` say what "auto"
+   options decided.
+2. :func:`parse` turns a block of whole records into ``(X, y)`` against the schema.
+
+:func:`read` is a scan and a parse of the whole file as one block; :func:`iter_chunks`
+is a scan with chunks and a parse per chunk; so a file reads the same both ways,
+and fails the same way: a :class:`~rosenblatt.exceptions.DataFileError` reading
+``"<path>, line N: <what is wrong>; <what to do>"``.
+
+Labels follow one rule everywhere (see :mod:`._labels`): equal numbers are one class,
+whole numbers become int64, text stays text, anything else is an error.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+
+import numpy as np
+
+from .._config import DEFAULT_CHUNK_SIZE
+from ..exceptions import DataFileError
+from . import _csv, _svmlight, _tsv
+from ._common import FORMATS, GzipCopy, check_file, data_format, is_gzip, read_bytes
+from ._schema import Chunker, Data, Schema
+
+__all__ = ["DEFAULT_CHUNK_SIZE", "FORMATS", "Data", "Schema", "data_format", "iter_chunks",
+           "parse", "read", "read_chunk", "scan"]
+
+_READERS = {"csv": _csv, "svmlight": _svmlight, "text": _tsv}
+
+
+def _options(kind, name, chunk_size, zero_based, header, label_column, names):
+    if chunk_size is not None and not (
+            isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
+        raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
+    if zero_based not in (True, False, "auto"):
+        raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}")
+    if header not in (True, False, "auto"):
+        raise ValueError(f"header must be True, False or 'auto'; got {header!r}")
+    if label_column is not None and kind != "csv":
+        raise DataFileError(f"{name}: label_column only applies to .csv files; {kind} files "
+                            "keep the label first on each line")
+    if header != "auto" and kind != "csv":
+        raise DataFileError(f"{name}: header only applies to .csv files")
+    if zero_based != "auto" and kind != "svmlight":
+        raise DataFileError(f"{name}: zero_based only applies to svmlight files")
+    if names is not None and kind == "svmlight":
+        raise DataFileError(f"{name}: svmlight labels are numbers; names only apply to .csv "
+                            "and .tsv files")
+
+
+def _scan(name, kind, handle, chunk_size, *, encoding, **options):
+    stat = os.stat(name)
+    schema = Schema(path=name, format=kind, chunk_size=chunk_size,
+                    offsets=np.zeros(1, dtype=np.int64), first_lines=np.zeros(0, dtype=np.int64),
+                    n_rows=np.zeros(0, dtype=np.int64), classes=np.zeros(0, dtype=np.int64),
+                    size=stat.st_size, mtime_ns=stat.st_mtime_ns, source=name, encoding=encoding)
+    end, chunks = _READERS[kind].scan(schema, handle, Chunker(chunk_size), **options)
+    chunks.fill(schema, end)
+    return schema
+
+
+def scan(path, chunk_size=None, *, format=None, labelled=True, n_features=None,
+         zero_based="auto", header="auto", label_column=None, names=None,
+         encoding="UTF-8") -> Schema:
+    """Read a data file once and fix its schema and, given ``chunk_size``, its chunks.
+
+    Parameters
+    ----------
+    path : str or path-like
+        A ``.csv``, ``.svm``/``.libsvm``/``.svmlight`` or ``.tsv`` file, or one of
+        them gzipped (``.csv.gz``, ...). Streaming a gzipped file decompresses it
+        once to a temporary file, removed when the schema goes away (or at exit).
+    chunk_size : int, default=None
+        Samples per chunk; None: the whole file is one chunk.
+    format : {"csv", "svmlight", "text"}, default=None
+        Default: from the extension.
+    labelled : bool or None, default=True
+        Whether the file has labels; None decides (for prediction): CSV by its
+        number of columns against ``n_features``, svmlight by whether lines start
+        with ``index:value``, text by whether the first line holds a tab.
+    n_features : int, default=None
+        CSV: the number of feature columns expected. svmlight: the number of
+        columns of ``X``; an index beyond it is an error. Default: the file's.
+    zero_based : bool or "auto", default="auto"
+        svmlight: whether feature indices start at 0. "auto": zero-based when an
+        index 0 occurs anywhere in the file, else one-based (with a note).
+    header : bool or "auto", default="auto"
+        CSV: whether the first record is a header; "auto" takes it as one only
+        when it cannot be data and looks like names (see :mod:`._csv`).
+    label_column : str or int, default=None
+        CSV: the label column by header name or 0-based index (negative counts
+        from the end); default the last.
+    names : sequence of str, default=None
+        CSV and text: the allowed labels; ``y`` holds each label's position here.
+    encoding : str, default="UTF-8"
+        CSV and text (an ASCII-compatible encoding).
+
+    Returns
+    -------
+    Schema
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.svm"
+    >>> _ = path.write_text("-1 1:-1 2:-1\\n1 1:1 2:-1\\n1 1:-1 2:1\\n1 1:1 2:1\\n")
+    >>> schema = scan(path, chunk_size=3)
+    >>> schema.n_rows.tolist(), schema.classes.tolist(), schema.n_features, schema.zero_based
+    ([3, 1], [-1, 1], 2, False)
+    >>> print(schema.notes[0][:71])
+    svmlight feature indices read as one-based: no index 0 in the file (the
+    """
+    name = check_file(path)
+    kind = format or data_format(name)
+    _options(kind, name, chunk_size, zero_based, header, label_column, names)
+    options = dict(labelled=labelled, n_features=n_features, zero_based=zero_based,
+                   header=header, label_column=label_column, names=names, encoding=encoding)
+    if not is_gzip(name):
+        with open(name, "rb") as handle:
+            return _scan(name, kind, handle, chunk_size, **options)
+    if chunk_size is None:  # nothing to read again: no copy
+        return _scan(name, kind, io.BytesIO(read_bytes(name)), None, **options)
+    copy = GzipCopy(name)
+    try:
+        schema = _scan(name, kind, copy, chunk_size, **options)
+    except BaseException:
+        copy.remove()
+        raise
+    copy.close()
+    schema.source = copy.name
+    schema.remove_source_with_self(copy.remove)
+    return schema
+
+
+def parse(schema, raw, first_line, *, dtype=np.float64):
+    """Parse a block of whole records of a scanned file.
+
+    Parameters
+    ----------
+    schema : Schema
+    raw : bytes
+        The block, starting at a record (a chunk's bytes, or the whole data).
+    first_line : int
+        The 1-based line the block starts on (for messages).
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+
+    Returns
+    -------
+    X : ndarray (CSV), csr_matrix (svmlight) or list of str (text)
+    y : ndarray or None
+    """
+    return _READERS[schema.format].parse(schema, raw, int(first_line), dtype)
+
+
+def read(path, *, format=None, labelled=True, n_features=None, zero_based="auto",
+         header="auto", label_column=None, names=None, encoding="UTF-8") -> Data:
+    """Read a whole data file: a :func:`scan` and a :func:`parse` of all its records.
+
+    Parameters are those of :func:`scan` (without ``chunk_size``).
+
+    Returns
+    -------
+    Data
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.csv"
+    >>> _ = path.write_text('x1,x2,label\\n-1,-1,no\\n1,-1,yes\\n-1,1,"yes"\\n1,1,yes\\n')
+    >>> data = read(path)
+    >>> data.X.shape, data.y.tolist(), data.feature_names
+    ((4, 2), ['no', 'yes', 'yes', 'yes'], ['x1', 'x2'])
+    """
+    name = check_file(path)
+    kind = format or data_format(name)
+    _options(kind, name, None, zero_based, header, label_column, names)
+    raw = read_bytes(name)
+    records = [] if kind == "text" else None  # text: the scan splits every record anyway
+    schema = _scan(name, kind, io.BytesIO(raw), None, labelled=labelled, n_features=n_features,
+                   zero_based=zero_based, header=header, label_column=label_column,
+                   names=names, encoding=encoding, keep_records=records)
+    if records is not None:
+        X, y = _tsv.assemble(schema, records)
+    else:
+        start, end = int(schema.offsets[0]), int(schema.offsets[-1])
+        X, y = parse(schema, raw[start:end], schema.first_lines[0])
+    return Data(X=X, y=y, format=kind, path=name, feature_names=schema.feature_names,
+                zero_based=schema.zero_based, notes=list(schema.notes),
+                classes=schema.classes if schema.labelled else None, schema=schema)
+
+
+def read_chunk(schema, c, *, dtype=np.float64, handle=None):
+    """Parse chunk ``c`` of a scanned file; ``handle``: the open ``schema.source``.
+
+    Returns
+    -------
+    X : ndarray (CSV), csr_matrix (svmlight) or list of str (text)
+    y : ndarray or None
+    """
+    if handle is None:
+        with open(schema.source, "rb") as handle:
+            return read_chunk(schema, c, dtype=dtype, handle=handle)
+    start, stop = int(schema.offsets[c]), int(schema.offsets[c + 1])
+    handle.seek(start)
+    first = int(schema.first_lines[c])
+    X, y = parse(schema, handle.read(stop - start), first, dtype=dtype)
+    n = len(X) if isinstance(X, list) else X.shape[0]
+    if n != schema.n_rows[c]:
+        raise DataFileError(
+            f"{schema.path}, line {first}: chunk {c} now holds {n} samples, but the scan "
+            f"counted {schema.n_rows[c]}; the file changed since it was scanned"
+        )
+    return X, y
+
+
+def iter_chunks(path, chunk_size=DEFAULT_CHUNK_SIZE, n_features=None, *, order=None,
+                index=None, zero_based="auto", header="auto", label_column=None,
+                labelled=True, dtype=np.float64):
+    """Yield ``(X, y)`` for every chunk of a data file, in file order or in ``order``.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int, default=10000
+        Samples per chunk.
+    n_features : int, default=None
+        As in :func:`scan`.
+    order : sequence of int, default=None
+        Chunk numbers to visit (default: all, in file order).
+    index : Schema, default=None
+        A previous :func:`scan` of this file with chunks (saves the scan).
+    zero_based, header, label_column, labelled
+        As in :func:`scan`.
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+
+    Yields
+    ------
+    X : csr_matrix (svmlight), ndarray (CSV) or list of str (text documents)
+    y : ndarray or None
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.csv"
+    >>> _ = path.write_text("x1,x2,label\\n-1,-1,0\\n1,-1,1\\n-1,1,1\\n1,1,1\\n")
+    >>> [(X.shape, y.tolist()) for X, y in iter_chunks(path, chunk_size=3)]
+    [((3, 2), [0, 1, 1]), ((1, 2), [1])]
+    """
+    if index is None:
+        index = scan(path, chunk_size, n_features=n_features, zero_based=zero_based,
+                     header=header, label_column=label_column, labelled=labelled)
+    chunks = range(index.n_chunks) if order is None else order
+    _check_unchanged(index)
+    with open(index.source, "rb") as handle:
+        for c in chunks:
+            yield read_chunk(index, int(c), dtype=dtype, handle=handle)
+
+
+def _check_unchanged(schema):
+    stat = os.stat(schema.path)
+    if stat.st_size != schema.size or stat.st_mtime_ns != schema.mtime_ns:
+        raise DataFileError(f"{schema.path}: the file changed since it was scanned; "
+                            "scan it again")

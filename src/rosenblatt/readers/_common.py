@@ -1,0 +1,252 @@
+"""What every format's reader shares: errors, formats, file bytes (gzip too), lines, text.
+
+Lines end at ``\\n``, ``\\r\\n`` or a lone ``\\r`` (old Mac files), in every format
+and in every line number a message gives; a UTF-8 byte order mark at the start of
+a file is skipped.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import tempfile
+import zlib
+
+import numpy as np
+
+from .._config import GZIP_COPY_BYTES, GZIP_TEMP_PREFIX, SCAN_BLOCK_BYTES
+from ..exceptions import DataFileError
+
+FORMATS = {
+    ".csv": "csv",
+    ".svm": "svmlight",
+    ".libsvm": "svmlight",
+    ".svmlight": "svmlight",
+    ".tsv": "text",
+}
+GZIP_SUFFIX = ".gz"
+BOM = b"\xef\xbb\xbf"
+
+
+def fail(path, line, what, fix=None, code=None, column=None) -> DataFileError:
+    """A :class:`DataFileError` reading ``"<path>, line N[, column C]: <what>; <fix>"``.
+
+    The parts are kept as attributes (``path``, ``line``, ``column``, ``what``,
+    ``fix``, ``code``) so that a caller can say what to do in its own terms.
+
+    Examples
+    --------
+    >>> error = fail("d.csv", 3, "'x' is not a number", "fix the cell", "number", column=2)
+    >>> str(error), error.line, error.code
+    ("d.csv, line 3, column 2: 'x' is not a number; fix the cell", 3, 'number')
+    """
+    where = f"{path}, line {line}" if line else f"{path}"
+    if column is not None:
+        where += f", column {column}"
+    error = DataFileError(f"{where}: {what}" + (f"; {fix}" if fix else ""))
+    error.path, error.line, error.column = path, line, column
+    error.what, error.fix, error.code = what, fix, code
+    return error
+
+
+def show(value, limit=60) -> str:
+    """A token or line for a message: quoted, bytes decoded, long ones cut."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    return repr(value[:limit])
+
+
+def data_format(path) -> str:
+    """Name the format of a data file from its extension (``.gz`` looks at the one before).
+
+    Examples
+    --------
+    >>> data_format("train.libsvm"), data_format("spam.TSV"), data_format("big.csv.gz")
+    ('svmlight', 'text', 'csv')
+    """
+    name = os.fspath(path)
+    stem = name[: -len(GZIP_SUFFIX)] if name.lower().endswith(GZIP_SUFFIX) else name
+    ext = os.path.splitext(stem)[1].lower()
+    if ext not in FORMATS:
+        raise DataFileError(
+            f"{name}: unknown data format {ext or '(no extension)'!r}; use "
+            f"{', '.join(FORMATS)} (CSV, svmlight/libsvm, or label<TAB>text), optionally "
+            "gzipped (.csv.gz, ...)"
+        )
+    return FORMATS[ext]
+
+
+def is_gzip(path) -> bool:
+    return os.fspath(path).lower().endswith(GZIP_SUFFIX)
+
+
+def check_file(path) -> str:
+    name = os.fspath(path)
+    if not os.path.isfile(name):
+        raise DataFileError(f"{name}: no such data file")
+    return name
+
+
+def _gzip_error(path, exc) -> DataFileError:
+    return fail(path, None, f"not a readable gzip file ({exc})",
+                "decompress it to check it, or give the uncompressed file")
+
+
+def read_bytes(path) -> bytes:
+    """The whole content of a data file, decompressed when it is gzipped."""
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    if is_gzip(path):
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _gzip_error(path, exc) from None
+    return raw
+
+
+class GzipCopy:
+    """A file-like reader of a gzip file that copies what it reads to a temporary file.
+
+    Streaming reads chunks in a random order; a gzip stream can only be read
+    from the start, so the scan decompresses the file once, into ``name``
+    (removed by :meth:`remove`, which the scan result calls when it goes away).
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self._source = gzip.open(path, "rb")
+        handle, self.name = tempfile.mkstemp(prefix=GZIP_TEMP_PREFIX,
+                                             suffix=os.path.splitext(path[:-3])[1])
+        self._copy = os.fdopen(handle, "wb", buffering=GZIP_COPY_BYTES)
+
+    def read(self, size=-1) -> bytes:
+        try:
+            block = self._source.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise _gzip_error(self.path, exc) from None
+        self._copy.write(block)
+        return block
+
+    def close(self):
+        self._source.close()
+        self._copy.close()
+
+    def remove(self):
+        self.close()
+        remove_file(self.name)
+
+
+def remove_file(name):
+    try:
+        os.remove(name)
+    except FileNotFoundError:
+        pass
+
+
+def pieces(handle, block_bytes=SCAN_BLOCK_BYTES):
+    """Split a binary stream into blocks of whole lines.
+
+    Yields
+    ------
+    offset : int
+        Byte offset of the block's first line.
+    first_line : int
+        1-based number of that line.
+    block : bytes
+        Whole lines, each with its line break (the file's last line may have none).
+
+    Examples
+    --------
+    >>> import io
+    >>> list(pieces(io.BytesIO(b"a\\r\\nb\\rc"), block_bytes=2))
+    [(0, 1, b'a\\r\\n'), (3, 2, b'b\\r'), (5, 3, b'c')]
+    """
+    offset, line, carry = 0, 1, b""
+    head = handle.read(len(BOM))
+    if head == BOM:
+        offset, head = len(BOM), b""
+    while True:
+        block = handle.read(block_bytes)
+        if head:
+            block, head = head + block, b""
+        if not block:
+            break
+        block = carry + block if carry else block
+        # whole lines end at the last "\n", or at a "\r" that is not the block's last
+        # byte (that one may be the start of "\r\n")
+        cut = max(block.rfind(b"\n"), block.rfind(b"\r", 0, len(block) - 1)) + 1
+        block, carry = (block[:cut], block[cut:]) if cut < len(block) else (block, b"")
+        if block:
+            yield offset, line, block
+            offset += len(block)
+            line += count_lines(block)
+    if carry:
+        yield offset, line, carry
+
+
+def count_lines(block: bytes) -> int:
+    """Lines in a block of whole lines (the last may lack its line break).
+
+    Examples
+    --------
+    >>> count_lines(b"a\\r\\nb\\rc\\n\\n"), count_lines(b"a\\nb")
+    (4, 2)
+    """
+    breaks = block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+    return breaks + (not block.endswith((b"\n", b"\r")))
+
+
+def line_starts(offset, block):
+    """The byte offset of each line of a block of whole lines starting at ``offset``.
+
+    Examples
+    --------
+    >>> line_starts(10, b"ab\\n\\r\\nc").tolist()
+    [10, 13, 15]
+    """
+    lines = block.splitlines(True)
+    lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
+    starts = np.empty_like(lengths)
+    starts[0] = offset
+    np.cumsum(lengths[:-1], out=starts[1:])
+    starts[1:] += offset
+    return starts
+
+
+def normalize(text: str) -> str:
+    """Every line break as ``\\n``."""
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+
+def text_lines(text: str) -> list:
+    """Split text at ``\\n``, ``\\r\\n`` and ``\\r`` only, as :meth:`bytes.splitlines` does.
+
+    (:meth:`str.splitlines` would also split at form feeds and Unicode separators.)
+
+    Examples
+    --------
+    >>> text_lines("a\\r\\nb\\x0cc\\rd\\n")
+    ['a', 'b\\x0cc', 'd']
+    """
+    lines = normalize(text).split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def line_of(raw: bytes, position: int, first_line: int) -> int:
+    """The line number of byte ``position`` in a block starting at line ``first_line``."""
+    head = raw[:position]
+    return first_line + head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
+
+
+def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
+    """Decode a block of lines, naming the line of the first invalid byte."""
+    try:
+        return raw.decode(encoding)
+    except UnicodeDecodeError as exc:
+        line = line_of(raw, exc.start, first_line)
+        raise fail(path, line, f"not valid {encoding} ({exc.reason})",
+                   f"save the file as {encoding}", code="encoding") from None
+    except LookupError:
+        raise ValueError(f"unknown text encoding {encoding!r}") from None

@@ -1,0 +1,376 @@
+"""CSV: numeric features and a label column, one sample per record, an optional header.
+
+Records follow RFC 4180 (:mod:`csv`): a quoted field may hold commas, doubled
+quotes and line breaks; surrounding whitespace is stripped; blank lines are
+skipped; every record has as many fields as the first.
+
+``header="auto"`` takes the first record as a header only when it cannot be data
+and looks like names:
+
+- it cannot be data when a feature cell is not a finite number, or when its label
+  is text while every other label is a number (``1,2,label`` over numeric labels);
+- it looks like names when no cell is empty and none is a number with a fraction
+  (names may be whole numbers: ``0,1,2,label``);
+- a first record that cannot be data and does not look like names (``1.5,,0``,
+  ``1.5,1.x,0``) is an error at its line naming the column.
+
+A label column named by its header name implies a header.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import math
+
+import numpy as np
+
+from . import _labels
+from ._common import decode, fail, line_starts, normalize, pieces, text_lines
+from ._schema import Chunker
+
+EXPECTED = "expected comma-separated numbers"
+
+
+class _Dialect(csv.excel):
+    skipinitialspace = True  # "1, 2" and '1, "2"'; trailing spaces are stripped after
+    strict = False
+
+
+def _number(text):
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def cell_problem(cell):
+    """``(what, fix)`` of a feature cell that is not a finite number, or None.
+
+    The same rule as the conversion of whole blocks (``float`` of the stripped cell).
+
+    Examples
+    --------
+    >>> cell_problem(" 1.5 "), cell_problem("1.x")
+    (None, ("'1.x' is not a number", None))
+    """
+    cell = cell.strip()
+    if not cell:
+        return "an empty (missing) value", "fill in or drop missing values"
+    value = _number(cell)
+    if value is None:
+        return f"{cell!r} is not a number", None
+    if not math.isfinite(value):
+        return f"{cell!r} is a missing or infinite value", "fill in or drop missing values"
+    return None
+
+
+def _column(schema_header, j):
+    return repr(schema_header[j]) if schema_header else str(j + 1)
+
+
+def _is_int(text) -> bool:
+    try:
+        int(text)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _blank(cells) -> bool:
+    return len(cells) <= 1 and not (cells and cells[0].strip())
+
+
+class _Feed:
+    """Lines for :func:`csv.reader`, noting when the reader asked beyond the last one."""
+
+    def __init__(self, lines):
+        self.lines, self.next, self.ran_out = lines, 0, False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.next >= len(self.lines):
+            self.ran_out = True
+            raise StopIteration
+        self.next += 1
+        return self.lines[self.next - 1] + "\n"
+
+
+def _records(path, lines, first_line, final):
+    """The non-blank records of ``lines``, parsed by :mod:`csv`, with the line each starts on.
+
+    Returns ``(records, cut)``: ``records`` lists ``(k, cells)`` (``k`` the index of
+    the record's first line) and ``cut`` is the index of a last record that a
+    quoted field carries beyond ``lines`` (None if there is none; an error when
+    ``final``).
+    """
+    feed = _Feed(lines)
+    reader = csv.reader(feed, _Dialect)
+    records = []
+    while True:
+        start = feed.next
+        try:
+            cells = next(reader)
+        except StopIteration:
+            return records, None
+        except csv.Error as exc:
+            raise fail(path, first_line + start, f"{exc}", "check the quotes and the "
+                       "characters of this record", code="csv") from None
+        if feed.ran_out:
+            if not final:
+                return records, start
+            raise fail(path, first_line + start, "a quoted field starts on this line and is "
+                       "not closed", 'a quoted field ends with " (a " inside it is written "")',
+                       code="csv")
+        if not _blank(cells):
+            records.append((start, cells))
+
+
+class _Scan:
+    """The state of a CSV scan (see :func:`scan`)."""
+
+    def __init__(self, schema, chunks, labelled, n_features, header, label_column):
+        self.schema, self.path = schema, schema.path
+        self.labelled, self.n_features = labelled, n_features
+        self.header, self.label_column = header, label_column
+        self.by_name = isinstance(label_column, str) and not _is_int(label_column)
+        self.first = None  # (cells, line) of the first record
+        self.width = self.label = None
+        self.labels = {}  # labels of the records after the first, and their first lines
+        self.as_data = chunks  # chunks if the first record is data ...
+        self.after_header = Chunker(chunks.chunk_size)  # ... and if it is a header
+
+    def start(self, cells, line):
+        """The first record fixes the columns and the label's place."""
+        cells = [c.strip() for c in cells]
+        self.first, self.width = (cells, line), len(cells)
+        if self.labelled is None:
+            self.labelled = _labelled(self.path, line, self.width, self.n_features)
+        if self.by_name:
+            if self.header is False:
+                raise fail(self.path, line, f"label_column={self.label_column!r} names a "
+                           "column, but header=False", "give the label column's 0-based "
+                           "index, or let line 1 be the header", code="option")
+            if self.label_column not in cells:
+                raise fail(self.path, line, f"no column named {self.label_column!r} (the "
+                           f"header: {', '.join(cells)})", "give the label column's header "
+                           "name or its 0-based index", code="option")
+            self.header = True
+            self.label = cells.index(self.label_column)
+        elif self.labelled:
+            self.label = _position(self.path, line, self.label_column, self.width)
+
+    def label_of(self, text):
+        """The label cell of a record without quotes, from its line."""
+        if self.label == self.width - 1:
+            return text.rpartition(",")[2].strip()
+        if self.label == 0:
+            return text.partition(",")[0].strip()
+        return text.split(",")[self.label].strip()
+
+    def ragged(self, line, n):
+        return fail(self.path, line, f"{n} fields, but line {self.first[1]} has {self.width}",
+                    "every row needs the same columns", code="ragged")
+
+    def add_plain(self, offset, line0, block, lines):
+        """A block of lines without quotes: a record per non-blank line."""
+        keep = [k for k, text in enumerate(lines) if text.strip()]
+        if keep and self.first is None:
+            k = keep.pop(0)
+            self.start(lines[k].split(","), line0 + k)
+            self.as_data.add_lines(offset, line0, block, [k])
+        commas = self.width - 1 if keep else 0
+        for k in keep:
+            if lines[k].count(",") != commas:
+                raise self.ragged(line0 + k, lines[k].count(",") + 1)
+        if self.labelled:
+            labels = self.labels
+            for k in keep:
+                label = self.label_of(lines[k])
+                if label not in labels:
+                    labels[label] = line0 + k
+        self.add_chunks(offset, line0, block, keep)
+
+    def add_records(self, offset, line0, block, records):
+        """Records parsed by :mod:`csv` (``(k, cells)``, ``k`` the first line's index)."""
+        keep = []
+        for k, cells in records:
+            if self.first is None:
+                self.start(cells, line0 + k)
+                self.as_data.add_lines(offset, line0, block, [k])
+                continue
+            if len(cells) != self.width:
+                raise self.ragged(line0 + k, len(cells))
+            if self.labelled:
+                label = cells[self.label].strip()
+                if label not in self.labels:
+                    self.labels[label] = line0 + k
+            keep.append(k)
+        self.add_chunks(offset, line0, block, keep)
+
+    def add_chunks(self, offset, line0, block, keep):
+        self.as_data.add_lines(offset, line0, block, keep)
+        self.after_header.add_lines(offset, line0, block, keep)
+
+    def finish(self, schema, names):
+        """Decide the header, check the columns, decide the labels; the chunks to use."""
+        if self.first is None:
+            raise fail(self.path, None, f"no data rows ({EXPECTED})", code="empty")
+        cells, line = self.first
+        header = self.header
+        if header == "auto":
+            header = self.header_auto(cells, line)
+        labels = self.labels
+        if header:
+            chunks, schema.header = self.after_header, cells
+            if not chunks.count:
+                raise fail(self.path, None, "a header row but no data rows", code="empty")
+        else:
+            chunks = self.as_data
+            if self.labelled:  # the first record's label, on the first line
+                labels = {cells[self.label]: line} | {
+                    k: v for k, v in labels.items() if k != cells[self.label]}
+        n_features = self.width - 1 if self.labelled else self.width
+        if self.n_features is not None and n_features != self.n_features:
+            first_data = line if not header else int(chunks.first_lines[0])
+            raise fail(self.path, first_data, f"{n_features} feature columns, but the model "
+                       f"expects {self.n_features}", code="columns")
+        schema.labelled = bool(self.labelled)
+        schema.n_columns, schema.n_features = self.width, n_features
+        schema.label_index = self.label if self.labelled else None
+        if self.labelled:
+            schema.label_kind, schema.label_map, schema.classes = _labels.decide(
+                self.path, labels, names=names)
+        return chunks
+
+    def header_auto(self, cells, line):
+        """Whether the first record is a header (``header="auto"``, see the module)."""
+        problem = next(((j, *cell_problem(c)) for j, c in enumerate(cells)
+                        if j != self.label and cell_problem(c)), None)
+        label = cells[self.label] if self.labelled else None
+        text_label = bool(label) and _number(label) is None and bool(self.labels) and all(
+            _number(other) is not None for other in self.labels)
+        if problem is None and not text_label:
+            return False
+        if all(c and not _fraction(c) for c in cells):
+            why = (f"its label {label!r} is text, where every other label is a number"
+                   if problem is None else "it holds names, not numbers")
+            self.schema.notes.append(
+                f"line {line} read as a header ({', '.join(cells)}): {why}; pass header=False "
+                "(--no-header) to read it as data")
+            return True
+        j, what, fix = problem or (self.label, f"the label {label!r} is text, where every "
+                                   "other label is a number", None)
+        fix = f"if line {line} is a header, pass header=True (--header)" + (
+            f"; if not, {fix}" if fix else "")
+        raise fail(self.path, line, what, fix, "header", column=j + 1)
+
+
+def _fraction(cell) -> bool:
+    """A number that is not whole (no header holds one as a name)."""
+    value = _number(cell)
+    return value is not None and not (math.isfinite(value) and value.is_integer())
+
+
+def _labelled(path, line, width, n_features):
+    """Whether a prediction file holds labels: by its columns and the model's features."""
+    if n_features is None or width == n_features + 1:
+        return True
+    if width == n_features:
+        return False
+    raise fail(path, line, f"{width} columns, but the model expects {n_features} features "
+               f"(or {n_features} features and a label)", code="columns")
+
+
+def _position(path, line, label_column, width):
+    if label_column is None:
+        return width - 1
+    index = int(label_column)
+    if not -width <= index < width:
+        raise fail(path, line, f"label column {index} is out of range for {width} columns",
+                   code="option")
+    return index % width
+
+
+def scan(schema, handle, chunks, *, labelled=True, n_features=None, header="auto",
+         label_column=None, names=None, **_):
+    """Read the whole file once: header, columns, labels, chunk boundaries."""
+    path = schema.path
+    state = _Scan(schema, chunks, labelled, n_features, header, label_column)
+    limit = csv.field_size_limit()
+    carry = None  # (offset, line, block, lines) of a record that a quoted field carries on
+    end = 0
+    for offset, line0, block in pieces(handle):
+        end = offset + len(block)
+        lines = text_lines(decode(path, block, line0, schema.encoding))
+        if carry is None and b'"' not in block and b"\0" not in block and (
+                max(map(len, lines)) < limit):  # csv would split these lines at the commas
+            state.add_plain(offset, line0, block, lines)
+            continue
+        if carry is not None:
+            offset, line0, block, lines = (carry[0], carry[1], carry[2] + block,
+                                           carry[3] + lines)
+        records, cut = _records(path, lines, line0, final=False)
+        carry = None
+        if cut is not None:
+            at = int(line_starts(offset, block)[cut]) - offset
+            carry = (offset + at, line0 + cut, block[at:], lines[cut:])
+            block = block[:at]
+        state.add_records(offset, line0, block, records)
+    if carry is not None:
+        offset, line0, block, lines = carry
+        records, _ = _records(path, lines, line0, final=True)
+        state.add_records(offset, line0, block, records)
+    return end, state.finish(schema, names)
+
+
+def parse(schema, raw, first_line, dtype=np.float64):
+    """``(X, y)`` of a block of whole records starting at ``first_line``: dense ``X``."""
+    text = normalize(decode(schema.path, raw, first_line, schema.encoding))
+    rows = [cells for cells in csv.reader(io.StringIO(text, newline=""), _Dialect)
+            if not _blank(cells)]
+    width, label = schema.n_columns, schema.label_index
+    if any(len(cells) != width for cells in rows):
+        raise _locate(schema, text, first_line)
+    try:
+        if label is None:
+            X = np.array(rows, dtype=np.float64).reshape(len(rows), width)
+            y = None
+        elif schema.label_kind == _labels.INT:  # numbers throughout: convert in one go
+            table = np.array(rows, dtype=np.float64).reshape(len(rows), width)
+            X = np.delete(table, label, axis=1) if label != width - 1 else table[:, :-1]
+            y = table[:, label].astype(np.int64)
+        else:
+            X = np.array([cells[:label] + cells[label + 1:] for cells in rows],
+                         dtype=np.float64).reshape(len(rows), width - 1)
+            y = _labels.convert([cells[label].strip() for cells in rows], schema.label_kind,
+                                schema.label_map, lambda k: _locate(schema, text, first_line))
+    except ValueError:
+        raise _locate(schema, text, first_line) from None
+    if not np.all(np.isfinite(X)):
+        raise _locate(schema, text, first_line)
+    return np.ascontiguousarray(X, dtype=dtype), y
+
+
+def _locate(schema, text, first_line):
+    """The error of the first bad cell of a block, naming its line and column."""
+    path, width, label = schema.path, schema.n_columns, schema.label_index
+    reader = csv.reader(io.StringIO(text, newline=""), _Dialect)
+    previous = 0
+    for cells in reader:
+        line, previous = first_line + previous, reader.line_num
+        if _blank(cells):
+            continue
+        if len(cells) != width:
+            return fail(path, line, f"{len(cells)} fields, but the data rows have {width}",
+                        "every row needs the same columns", code="ragged")
+        for j, cell in enumerate(cells):
+            problem = cell_problem(cell) if j != label else None
+            if problem:
+                return fail(path, line, *problem, "cell", column=_column(schema.header, j))
+        if label is not None and cells[label].strip() not in schema.label_map:
+            return _labels.changed(path, line, cells[label].strip())
+    return fail(path, first_line, "the block does not parse as it did when the file was "
+                "scanned", "the file changed; read it again", code="changed")

@@ -1,0 +1,211 @@
+"""What a scan learns about a file (:class:`Schema`), its chunks, and what a read returns."""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._common import line_starts
+
+
+@dataclass(eq=False)
+class Schema:
+    """The schema of a data file, fixed by one scan of the whole file, and its chunks.
+
+    Every block of the file is parsed against it, so a file reads the same in
+    memory (one block) and streamed (one block per chunk).
+
+    Attributes
+    ----------
+    path : str
+    format : {"svmlight", "csv", "text"}
+    chunk_size : int or None
+        Samples per chunk (the last chunk may hold fewer); None: one chunk, the whole file.
+    offsets : ndarray of int64, shape (n_chunks + 1,)
+        Byte offset of each chunk's first sample; the last entry is the end of the data.
+    first_lines : ndarray of int64, shape (n_chunks,)
+        1-based line number of each chunk's first sample.
+    n_rows : ndarray of int64, shape (n_chunks,)
+    classes : ndarray
+        The sorted class values (int64 or str; empty for a file without labels).
+    n_features : int or None
+        Columns of ``X`` (None for text: a vectorizer decides).
+    zero_based : bool or None
+        svmlight only: whether feature indices start at 0.
+    label_index : int or None
+        CSV only: the label's column (None without labels).
+    header : list of str or None
+        CSV only: the header row, if any.
+    n_columns : int or None
+        CSV only: fields per row.
+    size, mtime_ns : int
+        Size and modification time of the file when it was scanned.
+    notes : list of str
+        What the scan decided by itself ("auto"), and what to pass otherwise.
+    labelled : bool
+    label_kind : {"int", "text", "names"}
+    label_map : dict
+        Each distinct label string of the file to its value.
+    source : str
+        The file chunks are read from: ``path``, or the decompressed copy of a ``.gz`` file.
+    encoding : str
+    """
+
+    path: str
+    format: str
+    chunk_size: int | None
+    offsets: np.ndarray
+    first_lines: np.ndarray
+    n_rows: np.ndarray
+    classes: np.ndarray
+    n_features: int | None = None
+    zero_based: bool | None = None
+    label_index: int | None = None
+    header: list | None = None
+    n_columns: int | None = None
+    size: int = 0
+    mtime_ns: int = 0
+    notes: list = field(default_factory=list)
+    labelled: bool = True
+    label_kind: str = "int"
+    label_map: dict = field(default_factory=dict, repr=False)
+    source: str = ""
+    encoding: str = "UTF-8"
+
+    @property
+    def n_chunks(self) -> int:
+        return self.n_rows.shape[0]
+
+    @property
+    def n_samples(self) -> int:
+        return int(self.n_rows.sum())
+
+    @property
+    def feature_names(self) -> list | None:
+        """The header's names of the feature columns (CSV with a header)."""
+        if self.header is None:
+            return None
+        return [name for j, name in enumerate(self.header) if j != self.label_index]
+
+    def remove_source_with_self(self, remove):
+        """Call ``remove()`` (delete a temporary copy) when this schema goes away, or at exit."""
+        weakref.finalize(self, remove)
+
+
+class Chunker:
+    """Collect where every chunk of ``chunk_size`` records starts, records given in file order.
+
+    With ``chunk_size=None`` the whole file is one chunk.
+
+    Examples
+    --------
+    >>> chunks = Chunker(2)
+    >>> chunks.add(np.array([0, 4, 9]), np.array([1, 2, 4]))
+    >>> chunks.add(np.array([15]), np.array([6]))
+    >>> chunks.count, chunks.offsets(20).tolist(), chunks.first_lines.tolist(), chunks.n_rows()
+    (4, [0, 9, 20], [1, 4], [2, 2])
+    """
+
+    def __init__(self, chunk_size):
+        self.chunk_size = chunk_size
+        self.count = 0
+        self._offsets, self._lines = [], []
+
+    def add(self, offsets, lines):
+        """Records starting at byte ``offsets[k]`` on line ``lines[k]`` (numpy arrays)."""
+        n = len(offsets)
+        if not n:
+            return
+        size = self.chunk_size or 0
+        if size:
+            starts = np.flatnonzero((self.count + np.arange(n)) % size == 0)
+        else:
+            starts = np.zeros(1, dtype=np.int64) if self.count == 0 else ()
+        for k in starts:
+            self._offsets.append(int(offsets[k]))
+            self._lines.append(int(lines[k]))
+        self.count += n
+
+    def add_lines(self, offset, first_line, block, keep):
+        """Records that start on lines ``keep`` (a sorted list of 0-based line indices).
+
+        ``block`` holds whole lines of the file, the first at byte ``offset`` on line
+        ``first_line``; byte offsets are only worked out where a chunk may start.
+        """
+        if not len(keep):
+            return
+        if not self.chunk_size and self.count:  # one chunk, already started
+            self.count += len(keep)
+            return
+        keep = np.asarray(keep, dtype=np.int64)
+        self.add(line_starts(offset, block)[keep], first_line + keep)
+
+    @property
+    def first_lines(self) -> np.ndarray:
+        return np.array(self._lines, dtype=np.int64)
+
+    def offsets(self, end) -> np.ndarray:
+        return np.array(self._offsets + [end], dtype=np.int64)
+
+    def n_rows(self) -> list:
+        size = self.chunk_size or self.count
+        full, rest = divmod(self.count, size) if size else (0, 0)
+        return [size] * full + ([rest] if rest else [])
+
+    def fill(self, schema, end):
+        """Set ``schema``'s offsets, first lines and rows per chunk."""
+        schema.offsets = self.offsets(end)
+        schema.first_lines = self.first_lines
+        schema.n_rows = np.array(self.n_rows(), dtype=np.int64)
+
+
+@dataclass
+class Data:
+    """The content of a data file.
+
+    Attributes
+    ----------
+    X : ndarray, scipy.sparse.csr_matrix or list of str
+        Samples: a dense float64 array (CSV), a CSR matrix (svmlight) or the
+        documents (text).
+    y : ndarray or None
+        Labels (int64 where every label is a whole number, else strings), or None
+        for a file without labels.
+    format : {"csv", "svmlight", "text"}
+    path : str
+    feature_names : list of str or None
+        The CSV header's feature columns, when there is a header.
+    zero_based : bool or None
+        Whether the svmlight feature indices start at 0 (None for other formats).
+    notes : list of str
+        What reading decided by itself (header, index base) and what to pass otherwise.
+    classes : ndarray or None
+        The sorted class values.
+    schema : Schema or None
+        The scan of the file.
+    """
+
+    X: object
+    y: np.ndarray | None
+    format: str
+    path: str
+    feature_names: list | None = None
+    zero_based: bool | None = None
+    notes: list = field(default_factory=list)
+    classes: np.ndarray | None = None
+    schema: Schema | None = field(default=None, repr=False)
+
+    @property
+    def n_samples(self) -> int:
+        return len(self.X) if isinstance(self.X, list) else self.X.shape[0]
+
+    @property
+    def n_features(self) -> int | None:
+        """Number of features, or None for text (a vectorizer decides)."""
+        return None if isinstance(self.X, list) else self.X.shape[1]
+
+    @property
+    def is_text(self) -> bool:
+        return self.format == "text"

@@ -1,0 +1,99 @@
+"""Labelled text: ``label<TAB>text`` per line.
+
+The text runs from the first tab to the end of the line (later tabs are kept);
+the label is stripped of surrounding whitespace; blank lines are skipped. A file
+without labels (for prediction) holds one document per line.
+"""
+
+from __future__ import annotations
+
+from . import _labels
+from ._common import decode, fail, pieces, show, text_lines
+
+EXPECTED = "expected lines of label<TAB>text"
+
+
+def _split(path, line, text):
+    """The label and the document of one record."""
+    label, tab, document = text.partition("\t")
+    if not tab:
+        raise fail(path, line, f"no tab between label and text: {show(text)}",
+                   "write each record as label<TAB>text", code="record")
+    label = label.strip()
+    if not label:
+        raise fail(path, line, "empty label before the tab", "give every record a label",
+                   code="label")
+    if not document.strip():
+        raise fail(path, line, f"empty text after label {label!r}",
+                   "give every record a text, or drop the line", code="record")
+    return label, document
+
+
+def _records(path, lines, first_line):
+    """The non-blank lines' indices, labels and documents (checked as :func:`_split` does)."""
+    parts = [text.partition("\t") for text in lines]
+    labels = [label.strip() for label, _, _ in parts]
+    if all(tab and label and document and not document.isspace()
+           for (_, tab, document), label in zip(parts, labels)):
+        keep = list(range(len(lines)))  # no blank line, every line a good record
+    else:
+        keep = [k for k, text in enumerate(lines) if text.strip()]
+        for k in keep:  # raises for the first bad line, if any
+            _split(path, first_line + k, lines[k])
+        parts, labels = [parts[k] for k in keep], [labels[k] for k in keep]
+    return keep, labels, [document for _, _, document in parts]
+
+
+def scan(schema, handle, chunks, *, labelled=True, names=None, keep_records=None, **_):
+    """Read the whole file once: records, labels, chunk boundaries (see :func:`..scan`).
+
+    ``keep_records``, a list, receives what :func:`parse` of the whole file would
+    find, piece by piece (an in-memory read then need not split every line twice).
+    """
+    path = schema.path
+    first_lines = {}
+    end = 0
+    for offset, line0, block in pieces(handle):
+        end = offset + len(block)
+        lines = text_lines(decode(path, block, line0, schema.encoding))
+        if labelled is None:
+            labelled = next(("\t" in text for text in lines if text.strip()), None)
+        if labelled:
+            keep, labels, documents = _records(path, lines, line0)
+            # each label's first line: the last assignment of a key wins, so go backwards
+            seen = dict(zip(reversed(labels), reversed(keep)))
+            for label, k in seen.items():
+                if label not in first_lines:
+                    first_lines[label] = line0 + k
+        else:
+            keep = [k for k, text in enumerate(lines) if text.strip()]
+            labels, documents = None, [lines[k] for k in keep]
+        if keep_records is not None:
+            keep_records.append((line0, keep, labels, documents))
+        chunks.add_lines(offset, line0, block, keep)
+    if not chunks.count:
+        raise fail(path, None, f"no records ({EXPECTED})", code="empty")
+    schema.labelled = bool(labelled)
+    schema.label_kind, schema.label_map, schema.classes = _labels.decide(
+        path, first_lines, names=names)
+    return end, chunks
+
+
+def parse(schema, raw, first_line, dtype=None):
+    """The documents and labels of a block of whole records starting at ``first_line``."""
+    lines = text_lines(decode(schema.path, raw, first_line, schema.encoding))
+    if not schema.labelled:
+        return [text for text in lines if text.strip()], None
+    return assemble(schema, [(first_line, *_records(schema.path, lines, first_line))])
+
+
+def assemble(schema, records):
+    """``(X, y)`` from the ``(first_line, keep, labels, documents)`` of consecutive blocks."""
+    documents = [document for *_, block in records for document in block]
+    if not schema.labelled:
+        return documents, None
+    labels = [label for _, _, block, _ in records for label in block]
+    lines = [line0 + k for line0, keep, _, _ in records for k in keep]
+    y = _labels.convert(labels, schema.label_kind, schema.label_map,
+                        lambda k: _labels.changed(schema.path, lines[k], labels[k]))
+    return documents, y
