@@ -31,12 +31,27 @@ def _axpy(coef, x, w):
         w[j] += coef * x[j]
 
 
+def _presentations(orders, sw):
+    """Presentations of each epoch's order (zero-weight samples are not presented)."""
+    return [sum(1 for i in order if sw[i] != 0) for order in orders]
+
+
+def _run_to_the_end(history, final, orders, sw, epochs_run):
+    """Freund & Schapire run all T epochs: after an error-free epoch nothing changes,
+    so the final weights are what every remaining presentation sees."""
+    remaining = sum(_presentations(orders[epochs_run:], sw))
+    history.extend([final] * remaining)
+
+
 def online(X, y, orders, eta=1.0, bias_input=1.0, sample_weight=None, stop=True):
     """Online perceptron on ±1 labels over the given per-epoch orders.
 
     Returns a dict with the final augmented weights ``w``, ``mistakes`` per epoch
     and ``history``: the weights after every presentation (zero-weight samples are
-    not presented). With ``stop`` the run ends after the first error-free epoch.
+    not presented). With ``stop`` the run ends after the first error-free epoch
+    (``mistakes`` has an entry per epoch run), and ``history`` still covers every
+    epoch of ``orders``: what running them all gives (the voted and averaged
+    perceptrons are defined over all T epochs).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
@@ -55,6 +70,7 @@ def online(X, y, orders, eta=1.0, bias_input=1.0, sample_weight=None, stop=True)
             history.append(list(w))
         mistakes.append(wrong)
         if stop and wrong == 0:
+            _run_to_the_end(history, list(w), orders, sw, len(mistakes))
             break
     return {"w": np.array(w), "mistakes": mistakes, "history": np.array(history)}
 
@@ -119,7 +135,9 @@ def multinomial(X, target, n_classes, orders, eta=1.0, bias_input=1.0, sample_we
     """Multinomial perceptron: on a mistake, +eta x to the true class, -eta x to the rival.
 
     The rival is the highest-scoring other class (the lowest index on ties); a
-    mistake is a rival scoring at least as high as the true class.
+    mistake is a rival scoring at least as high as the true class. Stops after the
+    first error-free epoch; ``history`` covers every epoch of ``orders`` (see
+    :func:`online`).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
@@ -145,6 +163,7 @@ def multinomial(X, target, n_classes, orders, eta=1.0, bias_input=1.0, sample_we
             history.append([list(row) for row in W])
         mistakes.append(wrong)
         if wrong == 0:
+            _run_to_the_end(history, [list(row) for row in W], orders, sw, len(mistakes))
             break
     return {"W": np.array(W), "mistakes": mistakes, "history": np.array(history)}
 
@@ -186,7 +205,8 @@ def dual_online(K, y, orders, eta=1.0, s2=1.0, sample_weight=None, stop=True):
 
     Returns a dict: ``alpha`` (final), ``mistakes`` per epoch and ``history``, the
     alpha vector after every presentation (zero-weight samples are not presented).
-    With ``stop`` the run ends after the first error-free epoch.
+    With ``stop`` the run ends after the first error-free epoch; ``history`` still
+    covers every epoch of ``orders`` (see :func:`online`).
     """
     K = np.asarray(K, dtype=float)
     n = K.shape[0]
@@ -204,6 +224,7 @@ def dual_online(K, y, orders, eta=1.0, s2=1.0, sample_weight=None, stop=True):
             history.append(list(alpha))
         mistakes.append(wrong)
         if stop and wrong == 0:
+            _run_to_the_end(history, list(alpha), orders, sw, len(mistakes))
             break
     return {"alpha": np.array(alpha), "mistakes": mistakes, "history": np.array(history)}
 

@@ -70,7 +70,7 @@ def test_large_state_travels_as_a_task_with_the_same_result(client, monkeypatch)
     X, y = _separable(800, seed=10)
     Xd, yd = _dask(X, y, 200)
     inline = ParameterMixing(AveragedPerceptron(random_state=1), client=client).fit(Xd, yd)
-    monkeypatch.setattr(module, "_INLINE_BYTES", 0)
+    monkeypatch.setattr(module, "INLINE_STATE_BYTES", 0)
     as_task = ParameterMixing(AveragedPerceptron(random_state=1), client=client).fit(Xd, yd)
     np.testing.assert_array_equal(as_task.coef_, inline.coef_)
     assert as_task.mistakes_per_partition_ == inline.mistakes_per_partition_
@@ -123,26 +123,30 @@ def test_averaged_mixing_is_the_mix_of_the_partitions_averages(client):
     np.testing.assert_allclose(mixed.intercept_, (parts[0].intercept_ + parts[1].intercept_) / 2,
                                rtol=1e-12)
     # the current (not averaged) weights mix the same way
-    np.testing.assert_allclose(mixed.estimator_._W, (parts[0]._W + parts[1]._W) / 2, rtol=1e-12)
+    states = [mixed.estimator_.training_state_] + [p.training_state_ for p in parts]
+    np.testing.assert_allclose(states[0].W, (states[1].W + states[2].W) / 2, rtol=1e-12)
     assert mixed.mistakes_per_epoch_ == [parts[0].n_mistakes_ + parts[1].n_mistakes_]
-    assert mixed.estimator_._counts.tolist() == [150]
+    assert states[0].counts.tolist() == [150]
 
 
 def test_mix_states_weighted_averages():
+    from rosenblatt.engine import PrimalState
+
     rng = np.random.RandomState(0)
     states = []
     for count in (7, 20, 3):
         W, U = rng.randn(2, 4), rng.randn(2, 4)
-        states.append({"_W": W, "_w0": rng.randn(2), "_U": U, "_U0": rng.randn(2),
-                       "_counts": np.array([count, count])})
+        states.append(PrimalState(W, rng.randn(2), U, rng.randn(2), np.array([count, count])))
     mu = np.array([3.0, 0.0, 1.0])
-    mixed = mix_states(states, mu, averaged=True)
+    mixed = mix_states(states, mu)
     mu /= mu.sum()
-    averages = [s["_W"] - s["_U"] / s["_counts"][:, None] for s in states]
-    np.testing.assert_allclose(mixed["_W"] - mixed["_U"] / mixed["_counts"][:, None],
+    averages = [s.W - s.U / s.counts[:, None] for s in states]
+    np.testing.assert_allclose(mixed.W - mixed.U / mixed.counts[:, None],
                                sum(m * a for m, a in zip(mu, averages)))
-    np.testing.assert_allclose(mixed["_W"], sum(m * s["_W"] for m, s in zip(mu, states)))
-    assert mixed["_counts"].tolist() == [6, 6]  # round(0.75 * 7 + 0.25 * 3)
+    np.testing.assert_allclose(mixed.weights(averaged=True)[0],
+                               sum(m * a for m, a in zip(mu, averages)))
+    np.testing.assert_allclose(mixed.W, sum(m * s.W for m, s in zip(mu, states)))
+    assert mixed.counts.tolist() == [6, 6]  # round(0.75 * 7 + 0.25 * 3)
 
 
 def test_dask_dataframe_input(client):

@@ -12,8 +12,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import rosenblatt.kernel as kernel_module
-from rosenblatt.kernel import KernelPerceptron, _KernelTable
+import rosenblatt.engine.dual as dual_module
+from rosenblatt.engine.dual import Kernel, KernelTable
+from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
 from reference import dual_averaged, dual_decision, dual_one_vs_rest, dual_voted_decision
@@ -177,7 +178,7 @@ def test_averaged_coefficients_are_the_mean_over_presentations():
     ],
 )
 def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypatch):
-    monkeypatch.setattr(kernel_module, "_BLOCK_VALUES", 16 * 150)  # 16-row blocks
+    monkeypatch.setattr(dual_module, "KERNEL_BLOCK_VALUES", 16 * 150)  # 16-row blocks
     rng = np.random.RandomState(0)
     X = rng.randn(150, 30)
     X[rng.rand(*X.shape) < 0.5] = 0.0
@@ -185,13 +186,13 @@ def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypa
     if sparse:
         X = sp.csr_matrix(X)
     added = []
-    original_add = _KernelTable.add
+    original_add = KernelTable.add
 
     def counting_add(self, j):
         added.append(j)
         original_add(self, j)
 
-    monkeypatch.setattr(_KernelTable, "add", counting_add)
+    monkeypatch.setattr(KernelTable, "add", counting_add)
     cached = fit_quietly(KernelPerceptron(max_iter=15, random_state=0, **params), X, y)
     assert not added  # everything came from the cached Gram matrix
     fly = fit_quietly(
@@ -207,17 +208,14 @@ def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypa
 
 @pytest.mark.parametrize("block_values", [16 * 300, None])
 def test_kernel_columns_on_the_fly_are_bitwise_the_cached_ones(block_values, monkeypatch):
-    # BLAS sums differently for different matrix shapes; the fixed row blocking
-    # must make every kernel value the same number on both paths
+    # kernel values are computed pair by pair: any row blocking gives the same numbers
     if block_values is not None:
-        monkeypatch.setattr(kernel_module, "_BLOCK_VALUES", block_values)
+        monkeypatch.setattr(dual_module, "KERNEL_BLOCK_VALUES", block_values)
     rng = np.random.RandomState(1)
     X = rng.randn(300, 64)
-    clf = KernelPerceptron(kernel="rbf").set_params()
-    clf.gamma_ = 0.01
-    rows = clf._training_rows(X)
-    cached = _KernelTable(rows, 300, cache_bytes=8 * 300 * 300)
-    fly = _KernelTable(rows, 300, cache_bytes=1)
+    rows = Kernel("rbf", gamma=0.01).training_rows(X)
+    cached = KernelTable(rows, 300, cache_bytes=8 * 300 * 300)
+    fly = KernelTable(rows, 300, cache_bytes=1)
     assert cached.cached and not fly.cached
     for j in rng.permutation(300)[:120]:
         fly.add(j)
@@ -291,7 +289,7 @@ def test_intercept_is_the_constant_input():
     with_s = fit_quietly(KernelPerceptron(intercept_scaling=3.0, max_iter=5, random_state=0),
                          X, y)
     assert_allclose(with_s.intercept_, 9.0 * with_s.dual_coef_.sum(axis=1))
-    K = with_s._kernel(X, with_s.support_vectors_)
+    K = Kernel("rbf", gamma=with_s.gamma_).values(X, with_s.support_vectors_)
     assert_allclose(with_s.decision_function(X),
                     K @ with_s.dual_coef_[0] + 9.0 * with_s.dual_coef_[0].sum())
     without = fit_quietly(KernelPerceptron(fit_intercept=False, max_iter=5, random_state=0),

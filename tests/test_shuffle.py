@@ -11,7 +11,7 @@ from sklearn.utils import check_random_state
 
 import reference
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
-from rosenblatt._shuffle import (
+from rosenblatt.engine.orders import (
     CHUNK_ROWS,
     CHUNKS_PER_BLOCK,
     FULL_SHUFFLE_MAX_SAMPLES,

@@ -1,56 +1,56 @@
-"""The shared driver of the linear perceptrons: validate -> epochs of a kernel -> attributes.
+"""What the linear perceptrons share: parameters, validation, and training through the engine.
 
-Estimators in :mod:`rosenblatt.linear` are thin subclasses that say which
-accumulators they need (``_averaged``, ``_voted``) and how the fitted weights
-are read off the training state.
+Estimators in :mod:`rosenblatt.linear` are thin subclasses that say whether
+they average (``_averaged``) or vote (``_voted``). Training goes through
+:mod:`rosenblatt.engine`: the state lives in a
+:class:`~rosenblatt.engine.primal.PrimalState` (the fitted attribute
+``training_state_``) and every epoch runs through
+:func:`~rosenblatt.engine.driver.run_epochs`. ``fit`` is a reset followed by the
+path of ``partial_fit``, run for up to ``max_iter`` epochs.
 """
 
 from __future__ import annotations
 
 import numbers
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.utils import check_random_state
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._decision import labels_from_scores, linear_scores
-from ._kernels.linear import multinomial_epoch, ovr_epoch
-from ._shuffle import EpochOrders, labels_look_sorted, resolve_mode
 from ._validation import (
     BOOL,
+    CALLABLE,
     NONE,
     RANDOM_STATE,
     InstanceOf,
     Interval,
     Options,
+    check_class_weight,
     check_classes,
     check_not_empty,
     check_sample_weight,
     label_indices,
     validate_params,
 )
-from ._voting import VoteRecord
+from .engine.driver import run_epochs
+from .engine.orders import (
+    EpochOrders,
+    labels_look_sorted,
+    random_source,
+    resolve_mode,
+    splitter_seed,
+)
+from .engine.primal import Batch, PrimalRule, PrimalState, thread_count, worker_pool
 
 _INDEX_DTYPE = np.int64
-
-
-def kernel_arrays(X):
-    """The ``(X, csr)`` pair the kernels take: ``(X, None)`` dense, ``(empty, arrays)`` CSR."""
-    if sp.issparse(X):
-        index_dtype = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
-        csr = (X.data, X.indices.astype(index_dtype, copy=False),
-               X.indptr.astype(index_dtype, copy=False))
-        return np.empty((0, 0), dtype=X.dtype), csr
-    return X, None
+_ADVICE = ("The data may not be linearly separable; raise max_iter, or use early_stopping=True "
+           "or AveragedPerceptron.")
 
 
 class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
@@ -75,25 +75,27 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         "warm_start": [BOOL],
         "verbose": [Interval(numbers.Integral, 0, None, closed="left")],
         "n_jobs": [NONE, Interval(numbers.Integral, None, None)],
+        "on_epoch": [NONE, CALLABLE],
     }
 
     def __init__(
         self,
         *,
-        eta=1.0,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        max_iter=1000,
-        shuffle=True,
-        random_state=None,
-        multi_class="ovr",
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=5,
-        class_weight=None,
-        warm_start=False,
-        verbose=0,
-        n_jobs=None,
+        eta: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        max_iter: int = 1000,
+        shuffle: bool | str = True,
+        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+        multi_class: str = "ovr",
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 5,
+        class_weight: dict | str | None = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+        n_jobs: int | None = None,
+        on_epoch: Callable | None = None,
     ):
         self.eta = eta
         self.fit_intercept = fit_intercept
@@ -109,6 +111,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.warm_start = warm_start
         self.verbose = verbose
         self.n_jobs = n_jobs
+        self.on_epoch = on_epoch
 
     # ------------------------------------------------------------------ options
     @property
@@ -116,8 +119,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return getattr(self, "mode", "online") == "batch"
 
     @property
-    def _bias_input(self) -> float:
-        return float(self.intercept_scaling) if self.fit_intercept else 0.0
+    def _multinomial(self) -> bool:
+        return self.multi_class == "multinomial"
 
     def _check_params(self) -> None:
         """Cross-parameter checks, with errors that say what to do."""
@@ -128,6 +131,14 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"{type(self).__name__} learns online; mode='batch' is only for Perceptron."
             )
+        if isinstance(self.class_weight, dict):
+            check_class_weight(self.class_weight, type(self).__name__)
+
+    def _rule(self) -> PrimalRule:
+        bias_input = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        threads = 1 if self._multinomial else thread_count(self.n_jobs,
+                                                           self.training_state_.n_units)
+        return PrimalRule(float(self.eta), bias_input, self._batch, threads)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -136,18 +147,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
-        X, y = validate_data(
-            self,
-            X,
-            y,
-            accept_sparse="csr",
-            dtype=[np.float64, np.float32],
-            order="C",
-            reset=reset,
-        )
+        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
+                             order="C", reset=reset)
         check_not_empty(X)
         if sp.issparse(X) and not X.has_sorted_indices:
             X = X.sorted_indices()
+        if not reset and X.dtype != self.training_state_.dtype:
+            X = X.astype(self.training_state_.dtype)
         return X, y
 
     def _encode(self, y):
@@ -175,164 +181,135 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         weights = compute_class_weight(self.class_weight, classes=self.classes_, y=labels)
         return sample_weight * weights[target]
 
+    def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True):
+        target = self._encode(y)
+        weights = self._sample_weight(sample_weight, target, X.shape[0],
+                                      allow_balanced=allow_balanced)
+        return Batch(X, target, weights)
+
     # ------------------------------------------------------------------ state
-    @property
-    def _multinomial(self) -> bool:
-        return self.multi_class == "multinomial"
-
-    def _init_state(self, classes, n_features, dtype):
+    def _start(self, classes, n_features, dtype):
+        """A fresh state for ``classes`` and ``n_features`` (what ``fit`` resets to)."""
         self.classes_ = classes
-        n_classes = classes.shape[0]
-        n_neurons = n_classes if (self._multinomial or n_classes > 2) else 1
-        self._W = np.zeros((n_neurons, n_features), dtype=dtype)
-        self._w0 = np.zeros(n_neurons, dtype=dtype)
-        accumulated = n_features if self._averaged else 0
-        self._U = np.zeros((n_neurons, accumulated), dtype=dtype)
-        self._U0 = np.zeros(n_neurons if self._averaged else 0, dtype=dtype)
-        self._counts = np.zeros(1 if self._multinomial else n_neurons, dtype=np.int64)
-        self._votes = VoteRecord(n_neurons, self._multinomial) if self._voted else None
-        self._reset_history()
+        self.training_state_ = PrimalState.allocate(
+            classes.shape[0], n_features, dtype, averaged=self._averaged, voted=self._voted,
+            multinomial=self._multinomial)
+        self._forget_history()
 
-    def _reset_history(self):
+    def _forget_history(self):
         self.n_iter_ = 0
         self.n_mistakes_ = 0
         self.mistakes_per_epoch_ = []
         self.converged_ = False
 
-    # ------------------------------------------------------------------ epochs
-    def _positive_classes(self):
-        """The class each one-vs-rest neuron answers +1 for (class 1 for a lone neuron)."""
-        n_neurons = self._W.shape[0]
-        return np.array([1]) if n_neurons == 1 else np.arange(n_neurons)
+    def set_training_state(self, state, classes, *, history=None):
+        """Continue from ``state`` (a :class:`~rosenblatt.engine.primal.PrimalState`).
 
-    def _threads(self) -> int:
-        """Threads that train one-vs-rest neurons, at most one per neuron.
+        The estimator becomes fitted with these weights: ``predict`` uses them, and
+        ``partial_fit`` (or ``fit`` with ``warm_start=True``) trains on from them.
+        Parameter mixing hands the mixed weights to each partition this way.
 
-        None: 1; negative: all cores and fewer. Always 1 for the multinomial model,
-        which has one coupled update per pattern.
+        Parameters
+        ----------
+        state : PrimalState
+            A state of the same kind (averaged, voted, multinomial) as this estimator.
+        classes : array-like of shape (n_classes,)
+            The sorted class labels the state's rows stand for.
+        history : rosenblatt.engine.History, default=None
+            The epochs that produced the state (``n_iter_``, ``mistakes_per_epoch_``,
+            ``converged_``); none by default.
+
+        Returns
+        -------
+        self
         """
-        if self.n_jobs is None or self._multinomial:
-            return 1
-        if self.n_jobs < 0:
-            threads = (os.cpu_count() or 1) + 1 + self.n_jobs
-        else:
-            threads = self.n_jobs
-        return max(1, min(threads, self._W.shape[0]))
-
-    @contextmanager
-    def _workers(self):
-        """The threads that train neuron groups beside the calling thread, kept for the
-        whole fit (``None`` with one thread): starting threads every epoch delayed
-        each epoch's start by about a millisecond on two cores."""
-        threads = self._threads()
-        if threads <= 1:
-            yield None
-            return
-        with ThreadPoolExecutor(max_workers=threads - 1) as pool:
-            yield pool
-
-    def _run_epoch(self, arrays, target, sample_weight, schedule, active, X, workers=None):
-        """Run one epoch; return the mistakes of each neuron (or of the whole model).
-
-        ``workers`` (from ``_workers``) train groups of one-vs-rest neurons beside
-        the calling thread, which trains the first group.
-        """
-        if self._multinomial:
-            order, stream, lookahead = schedule
-            record = self._voted
-            common = (self._W, self._w0, self._bias_input, float(self.eta), self._batch)
-            size = order.shape[0] if record else 0
-            rec_sample, rec_true, rec_pred = (np.empty(size, dtype=_INDEX_DTYPE) for _ in range(3))
-            rec_coef = np.empty(size, dtype=np.float64)
-            rec_time = np.empty(size, dtype=np.int64)
-            n_wrong, n_rec = multinomial_epoch(
-                *arrays, target, sample_weight, order, stream, lookahead, *common,
-                self._averaged, self._U, self._U0, self._counts,
-                record, rec_true, rec_pred, rec_sample, rec_coef, rec_time,
+        self._check_params()
+        classes = check_classes(np.asarray(classes), type(self).__name__)
+        expected = PrimalState.allocate(classes.shape[0], 1, state.dtype,
+                                        averaged=self._averaged, voted=self._voted,
+                                        multinomial=self._multinomial)
+        if (state.n_rows, state.multinomial, state.averaged, state.votes is not None) != (
+                expected.n_rows, expected.multinomial, expected.averaged,
+                expected.votes is not None):
+            raise ValueError(
+                f"The state does not fit a {type(self).__name__} with {classes.shape[0]} "
+                f"classes and multi_class={self.multi_class!r}; pass a state trained by the "
+                "same kind of estimator."
             )
-            if record:
-                self._votes.add_multinomial(
-                    X, rec_sample[:n_rec], rec_coef[:n_rec], rec_time[:n_rec],
-                    rec_true[:n_rec], rec_pred[:n_rec], self._bias_input,
-                )
-            return np.array([n_wrong])
-        trained = np.flatnonzero(active)
-        threads = 1 if workers is None else min(self._threads(), trained.shape[0])
-        if threads <= 1:
-            mistakes, updates = self._train_neurons(arrays, target, sample_weight, schedule,
-                                                    trained, shared=True)
-        else:
-            # neurons are independent: each thread trains a group of them (nogil kernel)
-            def train(group):
-                return self._train_neurons(arrays, target, sample_weight, schedule, group,
-                                           shared=False)
+        self.classes_ = classes
+        self.n_features_in_ = state.n_features
+        self.training_state_ = state
+        self._forget_history()
+        if history is not None:
+            self._keep_history(history)
+        self._set_public_weights()
+        return self
 
-            first, *rest = np.array_split(trained, threads)
-            running = [workers.submit(train, group) for group in rest]
-            results = [train(first)] + [future.result() for future in running]
-            mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
-            updates = []
-            for group_mistakes, group_updates in results:
-                mistakes += group_mistakes
-                updates += group_updates
-        for k, rows, coef, time in updates:  # empty unless voting
-            self._votes.add_neuron(k, X, rows, coef, time, self._bias_input)
-        return mistakes
+    # ------------------------------------------------------------------ training
+    def _train(self, epoch_batches, rng, max_epochs, *, single=None, warn=True,
+               stop_early=None, credit=True):
+        """Run epochs through the engine's driver; return its History.
 
-    def _train_neurons(self, arrays, target, sample_weight, schedule, neurons, shared):
-        """One epoch of the one-vs-rest ``neurons``; their mistakes and recorded updates
-        (an empty list unless voting).
-
-        ``shared=False`` trains private copies of the neurons' state and writes
-        them back at the end: threads updating neighbouring rows of shared arrays
-        would keep stealing each other's cache lines (false sharing).
+        ``single``: the one in-memory Batch of ``fit``/``partial_fit``, whose order
+        source lives for the whole run (the next block order is built while an
+        epoch trains). Otherwise ``epoch_batches()`` yields the Batches of each
+        epoch, each presented in a fresh order of its own.
         """
-        order, stream, lookahead = schedule
-        n = order.shape[0]
-        state = (self._W, self._w0, self._U, self._U0, self._counts)
-        if shared:
-            slots = neurons
-        else:
-            slots = np.arange(neurons.shape[0])
-            state = tuple(part[neurons] if part.shape[0] else part for part in state)
-        W, w0, U, U0, counts = state
-        size = n * W.shape[0] if self._voted else 0
-        rec_sample = np.empty(size, dtype=_INDEX_DTYPE)
-        rec_coef = np.empty(size, dtype=np.float64)
-        rec_time = np.empty(size, dtype=np.int64)
-        n_rec = np.zeros(W.shape[0], dtype=np.int64)
-        mistakes = np.zeros(W.shape[0], dtype=np.int64)
-        ovr_epoch(
-            *arrays, target, self._positive_classes(), neurons, slots, sample_weight, order,
-            stream, lookahead,
-            W, w0, self._bias_input, float(self.eta), self._batch,
-            self._averaged, U, U0, counts,
-            self._voted, n_rec, rec_sample, rec_coef, rec_time, mistakes,
-        )
-        all_mistakes = np.zeros(self._W.shape[0], dtype=np.int64)
-        all_mistakes[neurons] = mistakes[slots]
-        if not shared:
-            for own, part in zip(state, (self._W, self._w0, self._U, self._U0, self._counts)):
-                if part.shape[0]:
-                    part[neurons] = own
-        if not self._voted:
-            return all_mistakes, []
-        return all_mistakes, [
-            (k, rec_sample[s * n:s * n + n_rec[s]], rec_coef[s * n:s * n + n_rec[s]],
-             rec_time[s * n:s * n + n_rec[s]]) for k, s in zip(neurons, slots)]
+        state, rule = self.training_state_, self._rule()
+        mode = lambda n: resolve_mode(self.shuffle, n)  # noqa: E731
+        with worker_pool(rule.threads) as workers:
+            if single is not None:
+                # with every core training, a helper thread making the next epoch's order
+                # would take a core from them (one-vs-rest on 2 threads was 8 % slower)
+                ahead = rule.threads == 1 and max_epochs > 1
+                orders = EpochOrders(rng, single.n_samples, mode(single.n_samples), ahead=ahead,
+                                     sparse=sp.issparse(single.X))
 
-    def _schedule(self, X, target, rng, ahead):
-        """The epochs' (order, stream, lookahead), drawn from ``rng`` (an ``EpochOrders``)."""
-        mode = resolve_mode(self.shuffle, X.shape[0])
-        if mode == "block" and labels_look_sorted(target):
+                def epoch(active):
+                    return state.epoch(single, rule, orders(), active, workers)
+            else:
+                orders = None
+
+                def epoch(active):
+                    mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
+                    for batch in epoch_batches():
+                        with EpochOrders(rng, batch.n_samples, mode(batch.n_samples), ahead=False,
+                                         sparse=sp.issparse(batch.X)) as batch_orders:
+                            m, p = state.epoch(batch, rule, batch_orders(), active, workers)
+                        mistakes += m
+                        presented += p
+                    return mistakes, presented
+            try:
+                history = run_epochs(
+                    epoch, n_units=state.n_units, max_epochs=max_epochs,
+                    owner=type(self).__name__, advice=_ADVICE,
+                    credit=state.credit if credit else None, on_epoch=self.on_epoch,
+                    stop_early=stop_early, verbose=self.verbose, warn=warn, model=self,
+                    unit_stops=not self._multinomial)
+            finally:
+                if orders is not None:
+                    orders.close()
+        return history
+
+    def _keep_history(self, history, append=False):
+        if not append:
+            self._forget_history()
+        self.n_iter_ += history.n_iter
+        self.n_mistakes_ += history.n_mistakes
+        self.mistakes_per_epoch_ = list(self.mistakes_per_epoch_) + history.mistakes_per_epoch
+        self.converged_ = bool(history.converged)
+
+    def _warn_if_sorted(self, batch):
+        if resolve_mode(self.shuffle, batch.n_samples) == "block" and labels_look_sorted(
+                batch.target):
             warnings.warn(
                 f"{type(self).__name__}: the training labels look sorted, and block "
                 "shuffling (used for data this large) mixes only within blocks of "
                 "neighbouring rows. Shuffle the rows once before fitting, or pass "
                 "shuffle='full'.",
                 UserWarning,
+                stacklevel=3,
             )
-        return EpochOrders(rng, X.shape[0], mode, ahead=ahead, sparse=sp.issparse(X))
 
     # ------------------------------------------------------------------ public API
     def fit(self, X, y, sample_weight=None):
@@ -351,71 +328,21 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        return self._fit(X, y, sample_weight)
-
-    def _fit(self, X, y, sample_weight=None, on_epoch=None):
         self._check_params()
-        continuing = self.warm_start and hasattr(self, "_W")
+        continuing = self.warm_start and hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=not continuing)
-        if continuing:
-            if X.dtype != self._W.dtype:
-                X = X.astype(self._W.dtype)
-            self._reset_history()
-        else:
-            classes = check_classes(y, type(self).__name__)
-            self._init_state(classes, X.shape[1], X.dtype)
-        target = self._encode(y)
-        sample_weight = self._sample_weight(sample_weight, target, X.shape[0])
-        rng = check_random_state(self.random_state)
-        X_val = y_val = None
+        if not continuing:
+            self._start(check_classes(y, type(self).__name__), X.shape[1], X.dtype)
+        batch = self._batch_of(X, y, sample_weight)
+        rng = random_source(self.random_state)
+        stop_early = None
         if self.early_stopping:
-            X, target, sample_weight, X_val, y_val = self._split_validation(
-                X, target, sample_weight, rng
-            )
-        arrays = kernel_arrays(X)
-        active = np.ones(self._W.shape[0], dtype=np.bool_)
-        # with every core training, a helper thread making the next epoch's order
-        # would take a core from them (one-vs-rest on 2 threads was about 8 % slower)
-        ahead = self._threads() == 1
-        with self._schedule(X, target, rng, ahead) as schedule, self._workers() as workers:
-            stopped_early = self._epochs(arrays, target, sample_weight, schedule, workers,
-                                         active, X, X_val, y_val, on_epoch)
-        if not (self.converged_ or stopped_early):
-            warnings.warn(
-                f"{type(self).__name__} did not converge: the last of max_iter={self.max_iter} "
-                f"epochs still made {self.mistakes_per_epoch_[-1]} mistake(s). The data may "
-                "not be linearly separable; raise max_iter, or use early_stopping.",
-                ConvergenceWarning,
-            )
+            batch, stop_early = self._hold_out(batch, rng)
+        self._warn_if_sorted(batch)
+        history = self._train(None, rng, self.max_iter, single=batch, stop_early=stop_early)
+        self._keep_history(history)
         self._set_public_weights()
         return self
-
-    def _epochs(self, arrays, target, sample_weight, schedule, workers, active, X, X_val,
-                y_val, on_epoch):
-        """Train epoch after epoch until convergence, an early stop or ``max_iter``;
-        return whether early stopping ended it."""
-        best_score, epochs_without_gain = -np.inf, 0
-        for _ in range(self.max_iter):
-            mistakes = self._run_epoch(arrays, target, sample_weight, schedule(), active, X,
-                                       workers)
-            self._record_epoch(int(mistakes.sum()))
-            if not self._multinomial:
-                active &= mistakes > 0  # a neuron with an error-free epoch is done
-            if on_epoch is not None:
-                on_epoch(self.n_iter_, int(mistakes.sum()))
-            if mistakes.sum() == 0:
-                self.converged_ = True
-                return False
-            if self.early_stopping:
-                self._set_public_weights()
-                score = self.score(X_val, y_val)
-                if score > best_score:
-                    best_score, epochs_without_gain = score, 0
-                else:
-                    epochs_without_gain += 1
-                if epochs_without_gain >= self.n_iter_no_change:
-                    return True
-        return False
 
     def partial_fit(self, X, y, classes=None, sample_weight=None):
         """Run one epoch over the given batch, continuing from the current weights.
@@ -432,8 +359,14 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        first_call = not hasattr(self, "_W")
         self._check_params()
+        if self.early_stopping:
+            raise ValueError(
+                "early_stopping=True holds out part of the data passed to fit; partial_fit "
+                "trains on exactly the batch it is given. Use early_stopping=False with "
+                "partial_fit (and keep your own validation data)."
+            )
+        first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
         if first_call:
             if classes is None:
@@ -441,61 +374,102 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     "classes must be passed on the first call to partial_fit: give every "
                     "label the model will see, e.g. classes=np.unique(y_all)."
                 )
-            classes = check_classes(np.asarray(classes), type(self).__name__)
-            self._init_state(classes, X.shape[1], X.dtype)
-            self._rng = check_random_state(self.random_state)
+            self._start(check_classes(np.asarray(classes), type(self).__name__), X.shape[1],
+                        X.dtype)
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
                 f"first partial_fit call {self.classes_.tolist()!r}."
             )
-        if X.dtype != self._W.dtype:
-            X = X.astype(self._W.dtype)
-        target = self._encode(y)
-        sample_weight = self._sample_weight(
-            sample_weight, target, X.shape[0], allow_balanced=False
-        )
+        batch = self._batch_of(X, y, sample_weight, allow_balanced=False)
         if not hasattr(self, "_rng"):
-            self._rng = check_random_state(self.random_state)
-        active = np.ones(self._W.shape[0], dtype=np.bool_)
-        with self._schedule(X, target, self._rng, ahead=False) as schedule, \
-                self._workers() as workers:
-            mistakes = self._run_epoch(kernel_arrays(X), target, sample_weight, schedule(),
-                                       active, X, workers)
-        self._record_epoch(int(mistakes.sum()))
-        self.converged_ = bool(mistakes.sum() == 0)
+            self._rng = random_source(self.random_state)
+        history = self._train(None, self._rng, 1, single=batch, warn=False, credit=False)
+        self._keep_history(history, append=True)
         self._set_public_weights()
         return self
 
-    def _record_epoch(self, n_wrong):
-        self.n_iter_ += 1
-        self.n_mistakes_ += n_wrong
-        self.mistakes_per_epoch_.append(n_wrong)
-        if self.verbose:
-            print(f"-- Epoch {self.n_iter_}: {n_wrong} mistake(s)")
+    def fit_batches(self, batches, classes, *, max_iter=None):
+        """Train epoch after epoch on data that arrives in batches (``fit`` out of core).
 
-    def _split_validation(self, X, target, sample_weight, rng):
-        splitter = StratifiedShuffleSplit(
-            n_splits=1, test_size=self.validation_fraction, random_state=rng
-        )
+        Every epoch calls ``batches()`` and presents each batch it yields once, in
+        a fresh order of its own (``shuffle``, from ``random_state``), to the
+        neurons still learning. Training stops after the first epoch without a
+        mistake, or after ``max_iter`` epochs with a ``ConvergenceWarning``, as
+        ``fit`` does; the history counts whole epochs. :func:`rosenblatt.fit_stream`
+        trains on files this way.
+
+        Parameters
+        ----------
+        batches : callable() -> iterable of (X, y)
+            The batches of one epoch, in the order to present them.
+        classes : array-like of shape (n_classes,)
+            Every label of the data.
+        max_iter : int, default=None
+            Most epochs (default: the ``max_iter`` parameter).
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        if self.early_stopping:
+            raise ValueError("early_stopping needs the data in memory (use fit); with "
+                             "batches, pass early_stopping=False.")
+        classes = check_classes(np.asarray(classes), type(self).__name__)
+        continuing = self.warm_start and hasattr(self, "training_state_")
+        if continuing and not np.array_equal(classes, self.classes_):
+            raise ValueError(f"classes={classes.tolist()!r} differs from the classes of the "
+                             f"fitted model {self.classes_.tolist()!r}.")
+        started = [continuing]
+
+        def epoch_batches():
+            for X, y in batches():
+                X, y = self._validate_input(X, y, reset=not started[0])
+                if not started[0]:
+                    self._start(classes, X.shape[1], X.dtype)
+                    started[0] = True
+                yield self._batch_of(X, y, allow_balanced=False)
+
+        history = self._train(epoch_batches, random_source(self.random_state),
+                              self.max_iter if max_iter is None else int(max_iter))
+        self._keep_history(history)
+        self._set_public_weights()
+        return self
+
+    def _hold_out(self, batch, rng):
+        """Split off the early-stopping validation set; the training rows keep their
+        order (storage order when ``shuffle=False``)."""
+        splitter = StratifiedShuffleSplit(n_splits=1, test_size=self.validation_fraction,
+                                          random_state=splitter_seed(rng))
         try:
-            train, val = next(splitter.split(np.zeros(target.shape[0]), target))
+            train, val = next(splitter.split(np.zeros(batch.n_samples), batch.target))
         except ValueError as exc:
             raise ValueError(
                 f"early_stopping could not hold out a stratified validation_fraction="
-                f"{self.validation_fraction} of {target.shape[0]} samples ({exc}); use more "
+                f"{self.validation_fraction} of {batch.n_samples} samples ({exc}); use more "
                 "data, a larger validation_fraction, or early_stopping=False."
             ) from None
-        return (X[train], target[train], sample_weight[train], X[val], self.classes_[target[val]])
+        train = np.sort(train)
+        X_val, y_val = batch.X[val], self.classes_[batch.target[val]]
+        best = {"score": -np.inf, "stale": 0}
+
+        def stop_early(_epoch):
+            self._set_public_weights()
+            score = self.score(X_val, y_val)
+            if score > best["score"]:
+                best["score"], best["stale"] = score, 0
+            else:
+                best["stale"] += 1
+            return best["stale"] >= self.n_iter_no_change
+
+        kept = Batch(batch.X[train], batch.target[train], batch.sample_weight[train])
+        return kept, stop_early
 
     # ------------------------------------------------------------------ fitted weights
-    def _weights(self):
-        """Return (W, w0) of the model's linear decision function, one row per neuron."""
-        return self._W, self._w0
-
     def _set_public_weights(self):
-        W, w0 = self._weights()
-        intercept = (w0 * self._bias_input).astype(W.dtype)
+        W, w0 = self.training_state_.weights(averaged=self._averaged)
+        intercept = (w0 * self._rule().bias_input).astype(W.dtype)
         if self._multinomial and self.classes_.shape[0] == 2:
             W = W[1:] - W[:1]  # the binary decision function of the two class vectors
             intercept = intercept[1:] - intercept[:1]

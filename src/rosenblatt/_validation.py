@@ -8,6 +8,7 @@ constraints) and calls :func:`validate_params` at the start of ``fit``.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -25,9 +26,11 @@ class Interval:
     closed: str = "both"
 
     def accepts(self, value) -> bool:
-        if isinstance(value, bool) or not isinstance(value, self.kind):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, self.kind):
             return False
         if self.kind is numbers.Integral and not isinstance(value, numbers.Integral):
+            return False
+        if not math.isfinite(value):  # NaN passes every comparison below; inf is no setting
             return False
         if self.low is not None:
             if value < self.low or (value == self.low and self.closed in ("right", "neither")):
@@ -43,7 +46,7 @@ class Interval:
         right = "]" if self.closed in ("both", "right") else ")"
         low = "-inf" if self.low is None else self.low
         high = "inf" if self.high is None else self.high
-        return f"{kind} in the range {left}{low}, {high}{right}"
+        return f"{kind} in the range {left}{low}, {high}{right} (finite)"
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,19 @@ class InstanceOf:
         return "an instance of " + " or ".join(names)
 
 
+@dataclass(frozen=True)
+class Callable:
+    """Any callable (a kernel function, an ``on_epoch`` callback)."""
+
+    def accepts(self, value) -> bool:
+        return callable(value)
+
+    def __str__(self) -> str:
+        return "a callable"
+
+
 BOOL = InstanceOf((bool, np.bool_))
+CALLABLE = Callable()
 NONE = InstanceOf((type(None),))
 RANDOM_STATE = InstanceOf((numbers.Integral, np.random.RandomState, np.random.Generator, type(None)))
 
@@ -94,6 +109,17 @@ def validate_params(estimator) -> None:
     """Check an estimator's parameters against its ``_parameter_constraints``."""
     check_args(type(estimator).__name__, estimator._parameter_constraints,
                estimator.get_params(deep=False), kind="parameter")
+
+
+def check_class_weight(class_weight: dict, owner: str) -> None:
+    """Class weights must be finite and non-negative, like sample weights."""
+    for label, weight in class_weight.items():
+        if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, numbers.Real) or not (
+                math.isfinite(weight) and weight >= 0):
+            raise ValueError(
+                f"The class_weight of {owner} for class {label!r} is {weight!r}; class "
+                "weights multiply the update step and must be finite numbers >= 0."
+            )
 
 
 def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:

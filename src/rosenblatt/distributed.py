@@ -40,21 +40,22 @@ Dask is imported only here, and only when a model is fitted.
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted
 
+from ._config import INLINE_STATE_BYTES
 from ._validation import Interval, Options, check_args
+from .engine.driver import run_epochs
+from .engine.orders import draw_seeds, random_source
+from .engine.primal import PrimalState
 
 __all__ = ["ParameterMixing", "mix_states"]
 
-_STATE = ("_W", "_w0", "_U", "_U0", "_counts")
-_INLINE_BYTES = 1 << 20  # a mixed state up to this size is sent inside each task
+_ADVICE = ("The data may not be linearly separable (mixing is then not guaranteed to "
+           "converge); raise max_rounds, or use AveragedPerceptron.")
 
 
 class ParameterMixing(ClassifierMixin, BaseEstimator):
@@ -178,37 +179,45 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         n_features = widths.pop()
         dtype = (np.float32 if all(d["dtype"] == "float32" for d in described)
                  else np.float64)
-        classes = np.unique(np.concatenate([d["classes"] for d in described]))
-        driver = clone(template)
-        driver._init_state(_check_classes(classes, driver), n_features, dtype)
-        state = _get_state(driver)
-        rng = check_random_state(template.random_state)
-        history, per_partition = [], []
-        converged = False
-        for round_ in range(1, self.max_rounds + 1):
-            seeds = rng.randint(0, 2**31 - 1, size=len(parts))
-            results = runner.round(template, state, parts, classes, n_features, seeds, round_)
+        classes = _check_classes(np.unique(np.concatenate([d["classes"] for d in described])),
+                                 template)
+        mixed = PrimalState.allocate(classes.shape[0], n_features, dtype,
+                                     averaged=_averages(template),
+                                     multinomial=template.multi_class == "multinomial")
+        rng = random_source(template.random_state)
+        per_partition, presented = [], [0] * len(parts)
+        rounds = iter(range(1, self.max_rounds + 1))
+
+        def round_(active):
+            nonlocal mixed, presented
+            number = next(rounds)
+            seeds = draw_seeds(rng, len(parts))
+            results = runner.round(template, mixed, parts, classes, seeds, number)
             mistakes = np.array([r["mistakes"] for r in results], dtype=np.int64)
-            history.append(int(mistakes.sum()))
+            presented = [r["presented"] for r in results]
             per_partition.append(mistakes.tolist())
-            if self.verbose:
-                print(f"-- Round {round_}: {history[-1]} mistake(s) {mistakes.tolist()}")
             weighted = self.mixing == "weighted" and mistakes.sum() > 0
-            weights = mistakes if weighted else np.ones(len(results))
-            state = mix_states([r["state"] for r in results], weights,
-                               averaged=template._averaged)
-            if mistakes.sum() == 0:
-                converged = True
-                break
-        if not converged:
-            warnings.warn(
-                f"ParameterMixing did not converge: the last of max_rounds={self.max_rounds} "
-                f"rounds still made {history[-1]} mistake(s). The data may not be linearly "
-                "separable (mixing is then not guaranteed to converge); raise max_rounds, "
-                "or use AveragedPerceptron.",
-                ConvergenceWarning,
-            )
-        self.estimator_ = _fitted(template, state, classes, n_features, history)
+            mixed = PrimalState.mix([r["state"] for r in results],
+                                    mistakes if weighted else np.ones(len(results)))
+            return np.array([mistakes.sum()]), sum(presented)
+
+        def credit(rounds_left, _presented):
+            # a converged round changes no weights, but each partition presents its
+            # rows again and the mix of the counts moves the averages: replay that
+            nonlocal mixed
+            for _ in range(int(rounds_left[0])):
+                copies = []
+                for n in presented:
+                    copy = mixed.copy()
+                    copy.credit(np.ones(copy.counts.shape[0], dtype=np.int64), n)
+                    copies.append(copy)
+                mixed = PrimalState.mix(copies, np.ones(len(copies)))
+
+        history = run_epochs(round_, n_units=1, max_epochs=self.max_rounds,
+                             owner="ParameterMixing", advice=_ADVICE, credit=credit,
+                             verbose=self.verbose, model=self, unit_stops=False,
+                             limit="max_rounds", unit="Round")
+        self.estimator_ = clone(template).set_training_state(mixed, classes, history=history)
         self.mistakes_per_partition_ = per_partition
         self.n_partitions_ = len(parts)
         for name in ("classes_", "coef_", "intercept_", "n_features_in_", "n_iter_",
@@ -277,91 +286,47 @@ def _check_classes(classes, estimator):
     return check_classes(classes, f"ParameterMixing({type(estimator).__name__})")
 
 
-def _get_state(estimator):
-    return {name: np.array(getattr(estimator, name), copy=True) for name in _STATE}
+def _averages(estimator) -> bool:
+    from .linear import AveragedPerceptron
+
+    return isinstance(estimator, AveragedPerceptron)
 
 
-def _set_state(estimator, state, classes, n_features):
-    dtype = state["_W"].dtype
-    estimator._init_state(np.asarray(classes), n_features, dtype)
-    estimator.n_features_in_ = n_features
-    for name in _STATE:
-        setattr(estimator, name, np.array(state[name], dtype=getattr(estimator, name).dtype,
-                                          copy=True))
-
-
-def _fitted(template, state, classes, n_features, history):
-    estimator = clone(template)
-    _set_state(estimator, state, classes, n_features)
-    estimator.n_iter_ = len(history)
-    estimator.mistakes_per_epoch_ = list(history)
-    estimator.n_mistakes_ = int(sum(history))
-    estimator.converged_ = history[-1] == 0
-    estimator._set_public_weights()
-    return estimator
-
-
-def mix_states(states, weights, *, averaged=False):
-    """Mix perceptron states with the given (non-negative) weights.
+def mix_states(states, weights):
+    """Mix the training states of several partitions (see :meth:`PrimalState.mix`).
 
     Parameters
     ----------
-    states : list of dict
-        Each with ``_W``, ``_w0`` and, for the averaged perceptron, ``_U``,
-        ``_U0``, ``_counts`` (the attributes of the same names).
+    states : list of rosenblatt.engine.PrimalState
     weights : array-like of shape (len(states),)
-        Normalised to sum to one.
-    averaged : bool, default=False
-        Mix the averaging state so that the averaged weights mix like the weights.
+        Non-negative; normalised to sum to one.
 
     Returns
     -------
-    dict
+    PrimalState
 
     Examples
     --------
-    >>> a = {"_W": np.array([[2.0]]), "_w0": np.array([0.0]), "_U": np.array([[2.0]]),
-    ...      "_U0": np.array([0.0]), "_counts": np.array([2])}
-    >>> b = {"_W": np.array([[4.0]]), "_w0": np.array([1.0]), "_U": np.array([[0.0]]),
-    ...      "_U0": np.array([0.0]), "_counts": np.array([4])}
-    >>> mixed = mix_states([a, b], [1, 1], averaged=True)
-    >>> mixed["_W"], mixed["_counts"]
-    (array([[3.]]), array([3]))
-    >>> mixed["_W"] - mixed["_U"] / mixed["_counts"]  # the mean of the averages 1 and 4
-    array([[2.5]])
+    >>> from rosenblatt.engine import PrimalState
+    >>> a = PrimalState.allocate(2, 1, np.float64)
+    >>> b = PrimalState.allocate(2, 1, np.float64)
+    >>> a.W[:], b.W[:] = 2.0, 4.0
+    >>> mix_states([a, b], [1, 3]).W
+    array([[3.5]])
     """
-    mu = np.asarray(weights, dtype=np.float64)
-    mu = mu / mu.sum()
-    first = states[0]
-
-    def mix(values):
-        return sum(m * np.asarray(v, dtype=np.float64) for m, v in zip(mu, values))
-
-    mixed = {name: np.array(first[name], copy=True) for name in _STATE}
-    mixed["_W"] = mix(s["_W"] for s in states).astype(first["_W"].dtype)
-    mixed["_w0"] = mix(s["_w0"] for s in states).astype(first["_w0"].dtype)
-    if averaged:
-        counts = [np.maximum(np.asarray(s["_counts"], dtype=np.float64), 1.0) for s in states]
-        total = np.maximum(np.rint(mix(counts)), 1.0)
-        # U / T of the mix = mix of the U_i / T_i: the averages A = W - U/T mix like W
-        ratio = mix(s["_U"] / c[:, None] for s, c in zip(states, counts))
-        ratio0 = mix(s["_U0"] / c for s, c in zip(states, counts))
-        mixed["_U"] = (total[:, None] * ratio).astype(first["_U"].dtype)
-        mixed["_U0"] = (total * ratio0).astype(first["_U0"].dtype)
-        mixed["_counts"] = total.astype(first["_counts"].dtype)
-    return mixed
+    return PrimalState.mix(states, weights)
 
 
 # ---------------------------------------------------------------------- worker tasks
-def _partition_epoch(template, state, part, classes, n_features, seed):
+def _partition_epoch(template, state, part, classes, seed):
     """One epoch of a fresh clone on one partition, from the mixed state (runs on a worker)."""
     X, y = part
-    estimator = clone(template)
-    _set_state(estimator, state, classes, n_features)
-    estimator._rng = np.random.RandomState(seed)
+    estimator = clone(template).set_params(random_state=int(seed))
+    estimator.set_training_state(state.copy(), classes)
     estimator.partial_fit(X, y)
-    return {"state": _get_state(estimator), "mistakes": int(estimator.mistakes_per_epoch_[-1]),
-            "n_samples": int(X.shape[0])}
+    trained = estimator.training_state_
+    return {"state": trained, "mistakes": int(estimator.mistakes_per_epoch_[-1]),
+            "presented": int(np.max(trained.counts - state.counts))}
 
 
 def _describe(part):
@@ -475,15 +440,15 @@ class _ClientRunner:
         futures = [self.client.submit(function, p, pure=False) for p in parts]
         return self._gather(futures, "reading the data")
 
-    def round(self, template, state, parts, classes, n_features, seeds, round_):
+    def round(self, template, state, parts, classes, seeds, round_):
         # The mixed state travels inside the tasks (small) or as one task's result
         # (large), never as scattered data: should every worker holding it die, the
         # scheduler can still recompute it.
         shared = state
-        if sum(v.nbytes for v in state.values()) > _INLINE_BYTES:
+        if sum(v.nbytes for v in state.to_state()[1].values()) > INLINE_STATE_BYTES:
             shared = self.client.submit(_identity, state, pure=False)
-        futures = [self.client.submit(_partition_epoch, template, shared, p, classes,
-                                      n_features, int(s), pure=False)
+        futures = [self.client.submit(_partition_epoch, template, shared, p, classes, int(s),
+                                      pure=False)
                    for p, s in zip(parts, seeds)]
         try:
             results = self._gather(futures, f"round {round_}")
@@ -533,13 +498,12 @@ class _LocalRunner:
     def map(self, function, parts):
         return [function(p) for p in parts]
 
-    def round(self, template, state, parts, classes, n_features, seeds, round_):
+    def round(self, template, state, parts, classes, seeds, round_):
         import dask
         from dask import delayed
 
         epoch = delayed(_partition_epoch, pure=False)
-        tasks = [epoch(template, state, p, classes, n_features, int(s))
-                 for p, s in zip(parts, seeds)]
+        tasks = [epoch(template, state, p, classes, int(s)) for p, s in zip(parts, seeds)]
         try:
             results = dask.compute(*tasks)
         except Exception as exc:
@@ -551,8 +515,7 @@ class _LocalRunner:
 def _checked(results, n_parts, round_):
     """Refuse to mix unless every partition returned a complete state."""
     if len(results) != n_parts or not all(
-            isinstance(r, dict) and "state" in r and set(_STATE) <= set(r["state"])
-            for r in results):
+            isinstance(r, dict) and isinstance(r.get("state"), PrimalState) for r in results):
         raise RuntimeError(f"ParameterMixing: round {round_} returned {len(results)} results "
                            f"for {n_parts} partitions, or an incomplete state; refusing to mix.")
     return results

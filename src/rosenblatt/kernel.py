@@ -1,28 +1,26 @@
 """KernelPerceptron: the perceptron in its dual form (seed 003, remarks 3-4).
 
-The estimator validates, computes kernel values with scikit-learn's
-:func:`~sklearn.metrics.pairwise.pairwise_kernels`, and drives the compiled
-epochs of :mod:`rosenblatt._kernels.dual`.
+The estimator validates its input and parameters; the training state, the
+kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`,
+:func:`rosenblatt.engine.run_epochs`).
 """
 
 from __future__ import annotations
 
 import numbers
-import warnings
-from collections import OrderedDict
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.metrics.pairwise import pairwise_kernels
-from sklearn.utils import check_random_state, gen_batches
+from sklearn.utils import gen_batches
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._kernels.dual import dual_epoch, voted_scores
+from ._config import PREDICT_BLOCK_ELEMENTS
 from ._decision import labels_from_scores
 from ._validation import (
     BOOL,
+    CALLABLE,
     NONE,
     RANDOM_STATE,
     InstanceOf,
@@ -33,10 +31,12 @@ from ._validation import (
     check_sample_weight,
     validate_params,
 )
-from ._voting import survival_counts
+from .engine.driver import run_epochs
+from .engine.dual import DualState, Kernel, KernelTable, decision_scores, vote_scores
+from .engine.orders import random_source
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
-# The parameters pairwise_kernels takes for each named kernel.
+# The parameters each named kernel takes.
 _KERNEL_PARAMS = {
     "linear": (),
     "poly": ("gamma", "degree", "coef0"),
@@ -44,79 +44,9 @@ _KERNEL_PARAMS = {
     "sigmoid": ("gamma", "coef0"),
     "precomputed": (),
 }
-# Kernel rows are computed a block of training samples at a time, over fixed
-# blocks [0, B), [B, 2B), ...: BLAS sums a dot product differently for different
-# matrix shapes, so a blocking that depends only on n_samples is what makes a
-# kernel value bit-identical whether the Gram matrix is cached or computed on the
-# fly. A block holds about 2**20 values (8 MB): few calls for the cached Gram
-# matrix, little waste when one support vector needs its row on the fly.
-_BLOCK_VALUES = 1 << 20
-
-
-def _block_rows(n_samples):
-    return int(min(max(_BLOCK_VALUES // max(n_samples, 1), 16), 1024))
-
-
 _MB = 1024 * 1024
-# Test kernel values held at once by decision_function (32 MB). Fixed rather than
-# taken from cache_size, so the prediction does not depend on the training budget.
-_PREDICT_BLOCK_ELEMENTS = 1 << 22
-
-
-class _CallableConstraint:
-    """Accepts any callable (for the ``kernel`` parameter)."""
-
-    def accepts(self, value) -> bool:
-        return callable(value)
-
-    def __str__(self) -> str:
-        return "a callable"
-
-
-class _KernelTable:
-    """Kernel values between training samples, laid out for :func:`dual_epoch`.
-
-    ``table[i, slot_of[j]] = K(x_j, x_i)``. When the whole Gram matrix fits in
-    ``cache_bytes`` every sample owns a slot from the start (slot ``j``);
-    otherwise a sample gets a slot (a column) when it first becomes a support
-    vector, and recently computed row blocks are kept within the budget.
-    """
-
-    def __init__(self, rows, n_samples, cache_bytes):
-        self._rows = rows  # rows(a, b) -> (b - a, n_samples) float64 array
-        self._n = n_samples
-        self._block = _block_rows(n_samples)
-        self.cached = 8 * n_samples * n_samples <= cache_bytes
-        if self.cached:
-            self.table = np.empty((n_samples, n_samples))
-            for a in range(0, n_samples, self._block):
-                b = min(a + self._block, n_samples)
-                self.table[:, a:b] = rows(a, b).T
-            self.slot_of = np.arange(n_samples, dtype=np.int64)
-            self.n_slots = n_samples
-        else:
-            self.table = np.empty((n_samples, min(16, n_samples)))
-            self.slot_of = np.full(n_samples, -1, dtype=np.int64)
-            self.n_slots = 0
-            self._blocks = OrderedDict()
-            self._max_blocks = max(1, int(cache_bytes // (8 * self._block * n_samples)))
-
-    def add(self, j):
-        """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every ``i``."""
-        a = (j // self._block) * self._block
-        block = self._blocks.pop(a, None)
-        if block is None:
-            block = self._rows(a, min(a + self._block, self._n))
-        self._blocks[a] = block  # most recently used last
-        while len(self._blocks) > self._max_blocks:
-            self._blocks.popitem(last=False)
-        if self.n_slots == self.table.shape[1]:
-            grown = np.empty((self._n, min(2 * self.table.shape[1], self._n)))
-            grown[:, : self.n_slots] = self.table
-            self.table = grown
-        self.table[:, self.n_slots] = block[j - a]
-        self.slot_of[j] = self.n_slots
-        self.n_slots += 1
+_ADVICE = ("The data may not be separable in the kernel's feature space; raise max_iter, or try "
+           "another kernel (or gamma).")
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
@@ -142,12 +72,13 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
     ----------
     kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable, \
 default="rbf"
-        Computed by :func:`sklearn.metrics.pairwise.pairwise_kernels`. A callable
-        is called on each pair of rows and returns a float (the
-        ``pairwise_kernels`` convention), with ``kernel_params`` as keyword
-        arguments. With ``"precomputed"``, ``X`` is the kernel matrix: (n_samples,
-        n_samples) in ``fit``, (n_test, n_samples) against the training samples
-        later.
+        The named kernels are computed one pair at a time, each dot product or
+        squared distance summed in feature order, so that prediction sees the
+        very kernel values training saw. A callable is called on each pair of
+        rows and returns a float (scikit-learn's ``pairwise_kernels``
+        convention), with ``kernel_params`` as keyword arguments. With
+        ``"precomputed"``, ``X`` is the kernel matrix: (n_samples, n_samples) in
+        ``fit``, (n_test, n_samples) against the training samples later.
     degree : int, default=3
         Degree of the ``"poly"`` kernel ``(gamma x.z + coef0) ** degree``.
     gamma : float, {"scale", "auto"} or None, default=None
@@ -177,7 +108,7 @@ default="rbf"
         data that is not separable in the kernel's feature space.
     shuffle : bool, default=True
         Present the samples in a fresh random order every epoch,
-        ``check_random_state(random_state).permutation(n_samples)``.
+        ``rng.permutation(n_samples)`` with ``rng`` from ``random_state``.
     random_state : int, RandomState instance, Generator or None, default=None
         Seed of the shuffling.
     fit_intercept : bool, default=True
@@ -190,6 +121,9 @@ default="rbf"
         otherwise a sample's kernel values are computed when it first becomes a
         support vector, and only those are kept (``8 * n_samples * n_support``
         bytes). Both paths give identical results.
+    on_epoch : callable or None, default=None
+        Called after every epoch with an :class:`~rosenblatt.engine.EpochReport`;
+        not stored in model files.
 
     Attributes
     ----------
@@ -215,6 +149,9 @@ default="rbf"
         Updates in each epoch run, over all problems.
     converged_ : bool
         Whether every problem had an error-free epoch (training stops there).
+        The averaged and voted predictions then count the presentations of the
+        remaining epochs up to ``max_iter`` too, as running them would (they
+        change nothing else).
     n_presented_ : ndarray of shape (n_problems,)
         Presentations made to each problem (the averaging denominator).
     update_ptr_, update_support_, update_coef_, update_time_ : ndarray
@@ -223,6 +160,9 @@ default="rbf"
         and the number of presentations before the update. The voted prediction
         rebuilds every hypothesis and its survival count from them.
     n_features_in_ : int
+    training_state_ : rosenblatt.engine.DualState
+        The coefficients of every training sample, their accumulators and every
+        update, per problem.
 
     See Also
     --------
@@ -233,6 +173,8 @@ default="rbf"
     -----
     A presentation costs one kernel sum over the current support vectors, so an
     epoch is ``O(n_samples * n_support)`` once the kernel values are known.
+    ``decision_function`` sums over the support vectors in the order training
+    did, so a model that converged classifies every training point correctly.
     Patterns are converted to float64 and kernel values are held in float64.
     Sample weights multiply the update step; they are not equivalent to
     repeating samples, which would be presented (and could err) several times.
@@ -253,7 +195,7 @@ default="rbf"
     """
 
     _parameter_constraints = {
-        "kernel": [Options(_KERNELS), _CallableConstraint()],
+        "kernel": [Options(_KERNELS), CALLABLE],
         "degree": [Interval(numbers.Integral, 0, None)],
         "gamma": [NONE, Options(("scale", "auto")), Interval(numbers.Real, 0, None, "neither")],
         "coef0": [Interval(numbers.Real, None, None)],
@@ -266,6 +208,7 @@ default="rbf"
         "fit_intercept": [BOOL],
         "intercept_scaling": [Interval(numbers.Real, 0, None, "neither")],
         "cache_size": [Interval(numbers.Real, 0, None, "neither")],
+        "on_epoch": [NONE, CALLABLE],
     }
 
     def __init__(
@@ -284,6 +227,7 @@ default="rbf"
         fit_intercept=True,
         intercept_scaling=1.0,
         cache_size=512,
+        on_epoch: Callable | None = None,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -298,6 +242,7 @@ default="rbf"
         self.fit_intercept = fit_intercept
         self.intercept_scaling = intercept_scaling
         self.cache_size = cache_size
+        self.on_epoch = on_epoch
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -333,23 +278,10 @@ default="rbf"
             return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
         return float(self.gamma)
 
-    def _kernel(self, X, Y):
-        """Kernel matrix between the rows of ``X`` and ``Y``, as a float64 array."""
-        if callable(self.kernel):
-            K = pairwise_kernels(X, Y, metric=self.kernel, **(self.kernel_params or {}))
-        else:
-            params = {"gamma": self.gamma_, "degree": self.degree, "coef0": self.coef0}
-            names = _KERNEL_PARAMS[self.kernel]
-            K = pairwise_kernels(X, Y, metric=self.kernel, **{k: params[k] for k in names})
-        return np.asarray(K, dtype=np.float64)
-
-    def _training_rows(self, X):
-        """rows(a, b): kernel values of training samples a..b-1 against all of them."""
-        if self.kernel == "precomputed":
-            if sp.issparse(X):
-                return lambda a, b: X[a:b].toarray().astype(np.float64, copy=False)
-            return lambda a, b: np.asarray(X[a:b], dtype=np.float64)
-        return lambda a, b: self._kernel(X[a:b], X)
+    def _kernel_function(self):
+        if callable(self.kernel) or self.kernel == "precomputed":
+            return Kernel(self.kernel, params=self.kernel_params)
+        return Kernel(self.kernel, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
 
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, sample_weight=None):
@@ -388,36 +320,23 @@ default="rbf"
             )
         self.gamma_ = self._resolve_gamma(X)
         Y = self._targets(y)
+        state = DualState.allocate(Y.shape[0], n)
+        table = KernelTable(self._kernel_function().training_rows(X), n,
+                            float(self.cache_size) * _MB)
+        rng = random_source(self.random_state)
+        eta, s2 = float(self.eta), self._s2
 
-        state = _DualState(Y.shape[0], n)
-        table = _KernelTable(self._training_rows(X), n, float(self.cache_size) * _MB)
-        rng = (
-            self.random_state
-            if isinstance(self.random_state, np.random.Generator)
-            else check_random_state(self.random_state)
-        )
-        active = np.ones(Y.shape[0], dtype=bool)
-        self.mistakes_per_epoch_ = []
-        for _ in range(self.max_iter):
+        def epoch(active):
             order = rng.permutation(n) if self.shuffle else np.arange(n)
-            order = order.astype(np.int64)
-            for p in np.flatnonzero(active):
-                state.run_epoch(table, order, p, Y, sample_weight, float(self.eta), self._s2)
-            self.mistakes_per_epoch_.append(int(state.mistakes.sum()))
-            active &= state.mistakes > 0  # a problem with an error-free epoch is done
-            if not active.any():
-                break
-        self.n_iter_ = len(self.mistakes_per_epoch_)
-        self.n_mistakes_ = int(sum(self.mistakes_per_epoch_))
-        self.converged_ = not active.any()
-        if not self.converged_:
-            warnings.warn(
-                f"{name} did not converge: the last of max_iter={self.max_iter} epochs "
-                f"still made {self.mistakes_per_epoch_[-1]} mistake(s). The data may not be "
-                "separable in the kernel's feature space; raise max_iter, or try another "
-                "kernel (or gamma).",
-                ConvergenceWarning,
-            )
+            return state.epoch(table, order.astype(np.int64), Y, sample_weight, eta, s2, active)
+
+        history = run_epochs(epoch, n_units=Y.shape[0], max_epochs=self.max_iter, owner=name,
+                             advice=_ADVICE, credit=state.credit, on_epoch=self.on_epoch,
+                             model=self)
+        self.mistakes_per_epoch_ = history.mistakes_per_epoch
+        self.n_iter_ = history.n_iter
+        self.n_mistakes_ = history.n_mistakes
+        self.converged_ = history.converged
         self._set_fitted(X, state)
         return self
 
@@ -428,15 +347,13 @@ default="rbf"
         return np.where(y[np.newaxis, :] == self.classes_[:, np.newaxis], 1.0, -1.0)
 
     def _set_fitted(self, X, state):
-        self.support_ = np.flatnonzero(np.any(state.coef != 0.0, axis=0))
+        self.training_state_ = state
+        self.support_ = state.support()
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = X[self.support_]
-        coef = state.coef
-        if self.prediction == "averaged":
-            presented = np.maximum(state.n_seen, 1).astype(np.float64)
-            coef = coef - state.coef_acc / presented[:, np.newaxis]
+        coef = state.coefficients(averaged=self.prediction == "averaged")
         self.dual_coef_ = coef[:, self.support_]
         self.intercept_ = self._s2 * self.dual_coef_.sum(axis=1)
         self.n_presented_ = state.n_seen.copy()
@@ -447,11 +364,17 @@ default="rbf"
         self.update_ptr_ = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     # ------------------------------------------------------------------ predict
-    def _test_kernel(self, X):
-        if self.kernel == "precomputed":
-            K = X[:, self.support_]
-            return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=np.float64)
-        return self._kernel(X, self.support_vectors_)
+    def _summation_order(self):
+        """Per problem, the columns of ``dual_coef_`` in the order they became support
+        vectors (their first update): the order training summed scores in."""
+        ptr, columns = [0], []
+        for p in range(self.dual_coef_.shape[0]):
+            updated = self.update_support_[self.update_ptr_[p]:self.update_ptr_[p + 1]]
+            _, first = np.unique(updated, return_index=True)
+            columns.append(updated[np.sort(first)])
+            ptr.append(ptr[-1] + first.shape[0])
+        columns = np.concatenate(columns) if columns else np.empty(0)
+        return np.asarray(ptr, dtype=np.int64), columns.astype(np.int64)
 
     def decision_function(self, X):
         """Score of each sample; its sign (two classes) or argmax gives the class.
@@ -465,34 +388,25 @@ default="rbf"
         Returns
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
-            ``f(x)``, or for ``prediction="voted"`` the survival-weighted vote
-            normalised to ``[-1, 1]``.
+            ``f(x)``, summed over the support vectors in training's order, or for
+            ``prediction="voted"`` the survival-weighted vote normalised to ``[-1, 1]``.
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         n_problems = self.dual_coef_.shape[0]
         scores = np.empty((X.shape[0], n_problems))
-        rows = max(1, _PREDICT_BLOCK_ELEMENTS // max(1, self.support_.shape[0]))
+        kernel = self._kernel_function()
+        order = None if self.prediction == "voted" else self._summation_order()
+        rows = max(1, PREDICT_BLOCK_ELEMENTS // max(1, self.support_.shape[0]))
         for batch in gen_batches(X.shape[0], rows):
-            K = self._test_kernel(X[batch])
-            if self.prediction == "voted":
-                scores[batch] = self._vote(K)
+            K = kernel.against(X[batch], self.support_vectors_, self.support_)
+            if order is None:
+                scores[batch] = vote_scores(K, self.update_ptr_, self.update_support_,
+                                            self.update_coef_, self.update_time_,
+                                            self.n_presented_, self._s2)
             else:
-                scores[batch] = K @ self.dual_coef_.T + self.intercept_
+                scores[batch] = decision_scores(K, self.dual_coef_, *order, self._s2)
         return scores.ravel() if n_problems == 1 else scores
-
-    def _vote(self, K):
-        K = np.ascontiguousarray(K)  # one compiled signature for every kernel
-        votes = np.empty((K.shape[0], self.dual_coef_.shape[0]))
-        out = np.empty(K.shape[0])
-        for p in range(votes.shape[1]):
-            part = slice(self.update_ptr_[p], self.update_ptr_[p + 1])
-            weights = survival_counts(self.update_time_[part], self.n_presented_[p])
-            voted_scores(
-                K, self.update_support_[part], self.update_coef_[part], weights, self._s2, out
-            )
-            votes[:, p] = out / max(weights.sum(), 1.0)
-        return votes
 
     def predict(self, X):
         """Predict class labels (a zero score goes to the first class, as in training).
@@ -507,52 +421,3 @@ default="rbf"
         """
         scores = self.decision_function(X)  # checks the model is fitted first
         return labels_from_scores(self.classes_, scores)
-
-
-class _DualState:
-    """Training state of the dual problems and the driver of one epoch."""
-
-    def __init__(self, n_problems, n_samples):
-        shape = (n_problems, n_samples)
-        self.coef = np.zeros(shape)
-        self.coef_acc = np.zeros(shape)
-        self.sv = np.zeros(shape, dtype=np.int64)
-        self.n_sv = np.zeros(n_problems, dtype=np.int64)
-        self.n_seen = np.zeros(n_problems, dtype=np.int64)
-        self.mistakes = np.zeros(n_problems, dtype=np.int64)
-        # one epoch's updates per problem (at most one per sample), then kept in lists
-        self._upd_sample = np.zeros(shape, dtype=np.int64)
-        self._upd_delta = np.zeros(shape)
-        self._upd_time = np.zeros(shape, dtype=np.int64)
-        self._n_upd = np.zeros(n_problems, dtype=np.int64)
-        self._kept = [[] for _ in range(n_problems)]
-
-    def run_epoch(self, table, order, p, Y, sample_weight, eta, s2):
-        self.mistakes[p] = 0
-        self._n_upd[p] = 0
-        pos = 0
-        while True:
-            pos = dual_epoch(
-                table.table, table.slot_of, order, pos, p, Y, sample_weight, eta, s2,
-                self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen, self.mistakes,
-                self._upd_sample, self._upd_delta, self._upd_time, self._n_upd,
-            )
-            if pos == order.shape[0]:
-                break
-            table.add(order[pos])  # on the fly: a new support vector needs its kernel values
-        k = self._n_upd[p]
-        if k:
-            self._kept[p].append(
-                (self._upd_sample[p, :k].copy(), self._upd_delta[p, :k].copy(),
-                 self._upd_time[p, :k].copy())
-            )
-
-    def updates(self):
-        """All updates, problem after problem: samples, deltas, times, and counts."""
-        parts = [part for kept in self._kept for part in kept]
-        counts = [sum(part[0].shape[0] for part in kept) for kept in self._kept]
-        if not parts:
-            empty = np.empty(0)
-            return empty.astype(np.int64), empty, empty.astype(np.int64), counts
-        samples, deltas, times = (np.concatenate(column) for column in zip(*parts))
-        return samples, deltas, times, counts

@@ -49,6 +49,10 @@ _SHARED_PARAMETERS = """
     n_jobs : int or None, default=None
         Threads training one-vs-rest neurons side by side (None: 1, -1: all cores).
         Results do not depend on it.
+    on_epoch : callable or None, default=None
+        Called after every epoch with an :class:`~rosenblatt.engine.EpochReport`
+        (epoch number, mistakes, presentations, seconds, the estimator): progress
+        bars, live plots, logging. Not stored in model files.
 """
 
 _FITTED_ATTRIBUTES = """
@@ -64,6 +68,10 @@ _FITTED_ATTRIBUTES = """
         Updates in each epoch run.
     converged_ : bool
         Whether the last epoch made no mistake (training stops there).
+    training_state_ : rosenblatt.engine.PrimalState
+        Everything training learnt (weights, averaging accumulators, presentation
+        counts, the update record of the voted perceptron); ``partial_fit``,
+        ``warm_start``, model files and parameter mixing continue from it.
 """
 
 
@@ -122,6 +130,7 @@ class Perceptron(BaseLinearPerceptron):
         warm_start=False,
         verbose=0,
         n_jobs=None,
+        on_epoch=None,
     ):
         super().__init__(
             eta=eta,
@@ -138,6 +147,7 @@ class Perceptron(BaseLinearPerceptron):
             warm_start=warm_start,
             verbose=verbose,
             n_jobs=n_jobs,
+            on_epoch=on_epoch,
         )
         self.mode = mode
 
@@ -169,12 +179,6 @@ class AveragedPerceptron(BaseLinearPerceptron):
     """
 
     _averaged = True
-
-    def _weights(self):
-        presented = np.maximum(self._counts, 1).astype(np.float64)
-        W = self._W - self._U / presented[:, None]
-        w0 = self._w0 - self._U0 / presented
-        return W.astype(self._W.dtype), w0
 
 
 class VotedPerceptron(BaseLinearPerceptron):
@@ -211,7 +215,7 @@ class VotedPerceptron(BaseLinearPerceptron):
 
     def _set_public_weights(self):
         super()._set_public_weights()
-        self.n_vectors_ = self._votes.n_vectors()
+        self.n_vectors_ = self.training_state_.votes.n_vectors()
 
     def decision_function(self, X):
         """Survival-weighted vote, normalised to ``[-1, 1]``.
@@ -223,7 +227,7 @@ class VotedPerceptron(BaseLinearPerceptron):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
                           reset=False)
-        votes = self._votes.decision(X, self._counts, self.classes_.shape[0])
+        votes = self.training_state_.vote(X, self.classes_.shape[0])
         if self._multinomial and self.classes_.shape[0] == 2:
             return votes[:, 1] - votes[:, 0]
         return votes.ravel() if votes.shape[1] == 1 else votes

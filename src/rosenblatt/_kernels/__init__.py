@@ -1,11 +1,12 @@
 """numba-compiled training loops: pure functions of arrays and scalars, cached on disk.
 
 numba keys each cached function on the file that defines it, not on the helpers
-it inlines: after an update that changed only ``_rows.py``, ``_simd.py`` or
-``_prefetch.py`` (a ``git pull`` in an editable install touches only those), the
-loops of ``linear.py`` would load from the cache with the old helpers compiled in.
-So the first import drops the cache when the helpers' sources have changed since
-it was written.
+it inlines or the constants it reads: after an update that changed only
+``_rows.py``, ``_simd.py``, ``_prefetch.py`` or the tuning constants in
+``rosenblatt/_config.py`` (a ``git pull`` in an editable install touches only
+those), the loops of ``primal.py`` would load from the cache with the old code
+compiled in. So the first import drops the cache when those sources have changed
+since it was written.
 """
 
 import hashlib
@@ -13,13 +14,13 @@ from pathlib import Path
 
 _HERE = Path(__file__).parent
 _INLINED_HELPERS = ("_rows.py", "_simd.py", "_prefetch.py")
+_CONSTANTS = _HERE.parent / "_config.py"
 
 
-def _drop_stale_cache(folder=_HERE):
+def _drop_stale_cache(folder=_HERE, constants=_CONSTANTS):
     """Delete the cached loops in ``folder/__pycache__`` if the helpers changed."""
-    digest = hashlib.sha256(
-        b"".join((folder / name).read_bytes() for name in _INLINED_HELPERS)
-    ).hexdigest()
+    sources = [folder / name for name in _INLINED_HELPERS] + [constants]
+    digest = hashlib.sha256(b"".join(path.read_bytes() for path in sources)).hexdigest()
     cache = folder / "__pycache__"
     stamp = cache / "inlined-helpers.sha256"
     try:

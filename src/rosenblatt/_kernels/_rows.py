@@ -18,16 +18,16 @@ inputs give bit-identical weights. ``tests/reference.py`` sums the same way.
 from numba import njit, types
 from numba.extending import overload
 
+from .._config import EXTENT_AHEAD, MAX_PREFETCH_LINES, SPARSE_PREFETCH_ENTRIES
 from ._prefetch import prefetch
 from ._simd import lane_axpy, lane_dot, lane_gather_dot
 
-# Lines of a dense row worth prefetching by hand; the hardware streams the rest.
-_MAX_PREFETCH_LINES = 16
-# Nonzeros of a CSR row prefetched, however many the row has: a fixed count
-# compiles to straight-line code, while a loop to the row's end left a branch
-# the CPU mispredicted on nearly every row (block-shuffled sparse epochs were
-# about 1.2x slower for it). Lines past a short row's end are harmless.
-_SPARSE_PREFETCH_ENTRIES = 32
+__all__ = ["EXTENT_AHEAD", "prefetch_extent", "prefetch_row", "row_axpy", "row_dot"]
+
+# SPARSE_PREFETCH_ENTRIES: a fixed count compiles to straight-line code, while a
+# loop to the row's end left a branch the CPU mispredicted on nearly every row
+# (block-shuffled sparse epochs were about 1.2x slower for it). Lines past a
+# short row's end are harmless.
 
 
 def _is_dense(csr) -> bool:
@@ -97,16 +97,16 @@ def _prefetch_row(X, csr, i):
 
         def sparse_prefetch(X, csr, i):
             start = csr[2][i]
-            for k in range(_SPARSE_PREFETCH_ENTRIES // data_step):
+            for k in range(SPARSE_PREFETCH_ENTRIES // data_step):
                 prefetch(csr[0], start + k * data_step)
-            for k in range(_SPARSE_PREFETCH_ENTRIES // index_step):
+            for k in range(SPARSE_PREFETCH_ENTRIES // index_step):
                 prefetch(csr[1], start + k * index_step)
         return sparse_prefetch
 
     def dense_prefetch(X, csr, i):
         row = X[i]
         step = max(1, 64 // row.itemsize)
-        stop = min(row.shape[0], step * _MAX_PREFETCH_LINES)
+        stop = min(row.shape[0], step * MAX_PREFETCH_LINES)
         for j in range(0, stop, step):
             prefetch(row, j)
     return dense_prefetch
@@ -120,6 +120,3 @@ def _prefetch_extent(csr, i):
         return sparse_extent
     return lambda csr, i: None
 
-
-# How far ahead in the stream the row extents (CSR indptr) are fetched.
-EXTENT_AHEAD = 16

@@ -4,8 +4,8 @@ Seed 003, remarks 3-4: the weight vector is a combination of the training
 patterns, ``w = sum_j alpha_j y_j phi(x_j)``, so the perceptron can be run on the
 dual variables ``alpha`` with the patterns entering only through a kernel
 ``K(x_j, x_i) = phi(x_j) . phi(x_i)``. Every function here is a pure function of
-arrays and scalars; :mod:`rosenblatt.kernel` allocates the state and drives the
-epochs.
+arrays and scalars; :mod:`rosenblatt.engine.dual` allocates the state and
+:func:`rosenblatt.engine.run_epochs` drives the epochs.
 
 Conventions
 -----------
@@ -27,26 +27,41 @@ Conventions
 - ``n_seen[p]`` counts presentations. ``coef_acc[p, i] += t * delta`` with ``t``
   the count before the presentation, so ``coef - coef_acc / n_seen`` is the
   average of the dual coefficients after every presentation (the averaged
-  perceptron, CIML Algorithm 7). Each update is also written to the ``upd_*``
-  arrays (sample, ``delta = eta * sw * y``, ``t``): the voted perceptron rebuilds
+  perceptron, CIML Algorithm 7). Each update is also written to the ``Updates``
+  bundle (sample, ``delta = eta * sw * y``, ``t``): the voted perceptron rebuilds
   every intermediate hypothesis and its survival count from them.
 """
 
+from collections import namedtuple
+
 from numba import njit
+
+Table = namedtuple("Table", "values slot_of")
+Problems = namedtuple("Problems", "Y sample_weight")
+Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")
+Updates = namedtuple("Updates", "mistakes sample delta time n_upd")
+DualRule = namedtuple("DualRule", "eta s2")
 
 
 @njit(cache=True)
-def dual_epoch(
-    table, slot_of, order, start, p, Y, sample_weight, eta, s2,
-    coef, coef_acc, sv, n_sv, n_seen, mistakes,
-    upd_sample, upd_delta, upd_time, n_upd,
-):
+def dual_epoch(table, order, start, p, problems, state, updates, rule):
     """Present ``order[start:]`` to dual problem ``p``, updating its state in place.
+
+    Bundles (built by :mod:`rosenblatt.engine.dual`): ``Table(values, slot_of)``
+    with ``values[i, slot_of[j]] = K(x_j, x_i)``; ``Problems(Y, sample_weight)``,
+    the ±1 targets of every problem; ``Coefficients(coef, coef_acc, sv, n_sv,
+    n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd)``, where this
+    epoch's updates of each problem go; ``DualRule(eta, s2)``.
 
     Returns ``order.shape[0]`` when the epoch is done, or the position of a
     mistake on a sample that has no kernel slot yet (state untouched for it:
     give the sample a slot and call again from that position).
     """
+    values, slot_of = table.values, table.slot_of
+    Y, sample_weight = problems.Y, problems.sample_weight
+    coef, coef_acc, sv, n_sv, n_seen = (state.coef, state.coef_acc, state.sv, state.n_sv,
+                                        state.n_seen)
+    eta, s2 = rule.eta, rule.s2
     n = order.shape[0]
     for pos in range(start, n):
         i = order[pos]
@@ -56,7 +71,7 @@ def dual_epoch(
         f = 0.0
         for r in range(n_sv[p]):
             j = sv[p, r]
-            f += coef[p, j] * (table[i, slot_of[j]] + s2)
+            f += coef[p, j] * (values[i, slot_of[j]] + s2)
         y = Y[p, i]
         if y * f <= 0.0:
             if slot_of[i] < 0:
@@ -68,14 +83,28 @@ def dual_epoch(
                 n_sv[p] += 1
             coef[p, i] += delta
             coef_acc[p, i] += n_seen[p] * delta
-            k = n_upd[p]
-            upd_sample[p, k] = i
-            upd_delta[p, k] = delta
-            upd_time[p, k] = n_seen[p]
-            n_upd[p] = k + 1
-            mistakes[p] += 1
+            k = updates.n_upd[p]
+            updates.sample[p, k] = i
+            updates.delta[p, k] = delta
+            updates.time[p, k] = n_seen[p]
+            updates.n_upd[p] = k + 1
+            updates.mistakes[p] += 1
         n_seen[p] += 1
     return n
+
+
+@njit(cache=True)
+def ordered_scores(K, coef, ptr, columns, s2, out):
+    """``out[q, p] = sum_r coef[p, c] (K[q, c] + s2)`` over ``c = columns[r]``,
+    ``ptr[p] <= r < ptr[p + 1]``: each problem's support vectors in the order
+    training summed them, so a training point scores exactly what it did there."""
+    for p in range(coef.shape[0]):
+        for q in range(K.shape[0]):
+            f = 0.0
+            for r in range(ptr[p], ptr[p + 1]):
+                c = columns[r]
+                f += coef[p, c] * (K[q, c] + s2)
+            out[q, p] = f
 
 
 @njit(cache=True)

@@ -25,18 +25,62 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from sklearn.utils import check_random_state
 
-from ._kernels.order import block_order
+from .._config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
+from .._kernels.order import block_order
 
-CHUNK_ROWS = 32
-CHUNKS_PER_BLOCK = 4
-FULL_SHUFFLE_MAX_SAMPLES = 32_768
-# Positions ahead the kernels prefetch the rows of the order itself. A full
-# shuffle needs it; a block shuffle streams the next block instead, which is
-# enough for dense rows (prefetching ahead as well made them about 5 % slower),
-# but CSR rows ran about 1.2x faster with both (the sparse benchmark's
-# block-shuffled epochs then cost what a storage-order epoch does).
-LOOKAHEAD = 4
+__all__ = ["CHUNK_ROWS", "CHUNKS_PER_BLOCK", "FULL_SHUFFLE_MAX_SAMPLES", "LOOKAHEAD",
+           "EpochOrders", "draw_seeds", "epoch_order", "labels_look_sorted", "random_source", "resolve_mode",
+           "seed_from", "splitter_seed"]
+
+# LOOKAHEAD: a full shuffle needs the order's rows prefetched; a block shuffle
+# streams the next block instead, which is enough for dense rows (prefetching
+# ahead as well made them about 5 % slower), but CSR rows ran about 1.2x faster
+# with both (the sparse benchmark's block-shuffled epochs then cost what a
+# storage-order epoch does).
+
+
+def random_source(random_state):
+    """The generator every random draw of a fit comes from.
+
+    ``None``, an int or a ``RandomState`` give a ``numpy.random.RandomState``
+    (scikit-learn's ``check_random_state``); a ``numpy.random.Generator`` is used
+    as it is. Both kinds serve every draw below.
+
+    Examples
+    --------
+    >>> same = np.random.RandomState(3).permutation(4)
+    >>> bool((random_source(3).permutation(4) == same).all())
+    True
+    >>> type(random_source(np.random.default_rng(0))).__name__
+    'Generator'
+    """
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    return check_random_state(random_state)
+
+
+def seed_from(rng) -> int:
+    """A 63-bit seed drawn from ``rng`` (a RandomState or a Generator)."""
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(1, 2**63 - 1, dtype=np.int64))
+    return int(rng.randint(1, 2**63 - 1, dtype=np.int64))
+
+
+def draw_seeds(rng, size):
+    """``size`` seeds in ``[0, 2**31 - 1)`` for tasks that draw on their own (Dask partitions)."""
+    if isinstance(rng, np.random.Generator):
+        return rng.integers(0, 2**31 - 1, size=size)
+    return rng.randint(0, 2**31 - 1, size=size)
+
+
+def splitter_seed(rng):
+    """What scikit-learn's splitters take as ``random_state`` for draws from ``rng``:
+    the RandomState itself, or an int drawn from a Generator (which they refuse)."""
+    if isinstance(rng, np.random.Generator):
+        return int(rng.integers(2**32))
+    return rng
 
 
 def resolve_mode(shuffle, n_samples) -> str:
@@ -53,8 +97,8 @@ def epoch_order(rng, n_samples, mode, out=None, sparse=False):
 
     Parameters
     ----------
-    rng : numpy.random.RandomState
-        The estimator's random state; "full" draws ``rng.permutation(n_samples)``,
+    rng : numpy.random.RandomState or numpy.random.Generator
+        The fit's random source; "full" draws ``rng.permutation(n_samples)``,
         "block" draws one 63-bit seed for the compiled generator.
     n_samples : int
     mode : {"none", "full", "block"}
@@ -88,7 +132,7 @@ def epoch_order(rng, n_samples, mode, out=None, sparse=False):
 
 
 def _block_seed(rng):
-    return rng.randint(1, 2**63 - 1, dtype=np.int64)
+    return seed_from(rng)
 
 
 def _block_order(n_samples, seed, out, sparse):
@@ -110,7 +154,7 @@ class EpochOrders:
 
     Parameters
     ----------
-    rng : numpy.random.RandomState
+    rng : numpy.random.RandomState or numpy.random.Generator
     n_samples : int
     mode : {"none", "full", "block"}
     ahead : bool, default=True
@@ -145,12 +189,16 @@ class EpochOrders:
         self._next = self._submit(self._buffers[0])
         return current
 
+    def close(self):
+        """Stop the helper thread (what leaving the ``with`` block does)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+
     def __enter__(self):
         return self
 
     def __exit__(self, *exc_info):
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
+        self.close()
 
 
 def labels_look_sorted(target) -> bool:

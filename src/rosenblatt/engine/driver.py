@@ -1,0 +1,166 @@
+"""The one epoch driver: epochs until convergence, an early stop or the last epoch.
+
+Every training path of the package runs its epochs through :func:`run_epochs`:
+the linear estimators' ``fit`` and ``partial_fit``, training on batches from a
+file (:func:`rosenblatt.fit_stream`), the kernel perceptron, parameter mixing on
+Dask (an epoch there is a round over the partitions) and the step-by-step
+trace. So the stop rule, the ``ConvergenceWarning``, the ``verbose`` lines and
+the ``on_epoch`` callback are the same everywhere.
+
+The stop rule (seed 003): a model made of several independent units (the
+one-vs-rest neurons, the dual problems) trains each unit until its first epoch
+without a mistake; training ends when every unit has had one (``converged``),
+when ``stop_early`` says so, or after ``max_epochs`` epochs with a
+``ConvergenceWarning``.
+
+After convergence nothing changes any more: a unit that makes no mistake keeps
+its weights, so every later epoch would only present the patterns again. The
+voted and averaged perceptrons count those presentations (Freund and Schapire
+run all T epochs: the final, consistent vector survives every remaining
+presentation), so the driver asks the caller to ``credit`` them, and a
+converged run gives exactly what running to ``max_epochs`` gives.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+__all__ = ["EpochReport", "History", "run_epochs"]
+
+
+@dataclass(frozen=True)
+class EpochReport:
+    """What the ``on_epoch`` callback gets after every epoch.
+
+    Attributes
+    ----------
+    epoch : int
+        Epochs completed in this run (1-based).
+    max_epochs : int
+        The most epochs the run may take.
+    mistakes : int
+        Updates made in this epoch, over every unit.
+    mistakes_by_unit : ndarray of int
+        Updates of each unit (one-vs-rest neuron, dual problem) in this epoch.
+    presented : int
+        Patterns presented in this epoch.
+    seconds : float
+        Time since the run started.
+    model : object
+        The estimator (or trace) being trained; its fitted attributes are those
+        of the last complete fit until the run ends.
+    """
+
+    epoch: int
+    max_epochs: int
+    mistakes: int
+    mistakes_by_unit: np.ndarray
+    presented: int
+    seconds: float
+    model: object = None
+
+
+@dataclass
+class History:
+    """What a run did: one entry of ``mistakes_per_epoch`` per epoch run."""
+
+    mistakes_per_epoch: list = field(default_factory=list)
+    converged: bool = False
+    stopped_early: bool = False
+
+    @property
+    def n_iter(self) -> int:
+        return len(self.mistakes_per_epoch)
+
+    @property
+    def n_mistakes(self) -> int:
+        return int(sum(self.mistakes_per_epoch))
+
+
+def run_epochs(epoch, *, n_units, max_epochs, owner, advice, credit=None, on_epoch=None,
+               stop_early=None, verbose=0, warn=True, model=None, unit_stops=True,
+               limit="max_iter", unit="Epoch") -> History:
+    """Run ``epoch`` until every unit has had an error-free epoch, or ``max_epochs``.
+
+    Parameters
+    ----------
+    epoch : callable(active) -> (mistakes, presented)
+        Trains one epoch of the units where ``active`` (bool array) is true and
+        returns each unit's mistakes (int array, zero where inactive) and the
+        number of patterns presented.
+    n_units : int
+        Units that stop on their own (1 for a model that errs as a whole).
+    max_epochs : int
+    owner : str
+        Who trains, for the warning (e.g. ``"Perceptron"``).
+    advice : str
+        What to do when it does not converge, in the words of where the user
+        is (API parameters, or command-line options).
+    credit : callable(epochs_left, presented) or None
+        Called at the end with, per unit, the epochs it did not train that a
+        run to the end would have given it (after its error-free epoch, up to
+        ``max_epochs`` when every unit converged, else up to the last epoch run),
+        and the patterns an epoch presents.
+    on_epoch : callable(EpochReport) or None
+    stop_early : callable(epoch_number) -> bool, or None
+        Asked after every epoch that did not converge (early stopping).
+    verbose : int
+        Print one line per epoch.
+    warn : bool
+        Warn when the run ends without converging or stopping early (``False`` for
+        a single ``partial_fit`` epoch).
+    model : object
+        Passed on in every :class:`EpochReport`.
+    unit_stops : bool
+        Whether a unit stops training after its first error-free epoch.
+    limit, unit : str
+        The name of ``max_epochs`` where the user set it (``"max_iter"``,
+        ``"epochs"``, ``"max_rounds"``) and of an epoch (``"Epoch"``, ``"Round"``),
+        for the warning and the ``verbose`` lines.
+
+    Returns
+    -------
+    History
+    """
+    history = History()
+    active = np.ones(n_units, dtype=bool)
+    trained = np.zeros(n_units, dtype=np.int64)
+    start = time.perf_counter()
+    presented = 0
+    for number in range(1, max_epochs + 1):
+        mistakes, presented = epoch(active)
+        mistakes = np.asarray(mistakes, dtype=np.int64)
+        trained[active] += 1
+        total = int(mistakes.sum())
+        history.mistakes_per_epoch.append(total)
+        if unit_stops:
+            active &= mistakes > 0
+        elif total == 0:
+            active[:] = False
+        if verbose:
+            print(f"-- {unit} {number}: {total} mistake(s)")
+        if on_epoch is not None:
+            on_epoch(EpochReport(number, max_epochs, total, mistakes.copy(), int(presented),
+                                 time.perf_counter() - start, model))
+        if not active.any():
+            history.converged = True
+            break
+        if stop_early is not None and stop_early(number):
+            history.stopped_early = True
+            break
+    end = max_epochs if history.converged else history.n_iter
+    if credit is not None and np.any(trained < end):
+        credit(end - trained, presented)
+    if warn and not (history.converged or history.stopped_early):
+        warnings.warn(
+            f"{owner} did not converge: the last of {limit}={max_epochs} {unit.lower()}s still "
+            f"made {history.mistakes_per_epoch[-1]} mistake(s). {advice}",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+    return history

@@ -1,0 +1,301 @@
+"""The training state of the kernel (dual) perceptron, its kernel values, and one epoch.
+
+Seed 003, remarks 3-4: the weight vector of a perceptron started at zero is a
+combination of the training patterns, ``w = sum_j alpha_j y_j phi(x_j)``, so the
+perceptron can learn the counts ``alpha`` and see the patterns only through a
+kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
+
+- :class:`Kernel`: the kernel values, one pair at a time, identical in training
+  and prediction (see :mod:`rosenblatt._kernels.gram`);
+- :class:`KernelTable`: the training kernel values laid out for the compiled
+  epoch, the whole Gram matrix when it fits the cache budget, else a column
+  per support vector computed when it first errs;
+- :class:`DualState`: the coefficients, their averaging accumulators, the
+  support vectors in the order they joined, the presentation counts and every
+  update, per dual problem (one per one-vs-rest class).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._config import KERNEL_BLOCK_VALUES
+from .._kernels.dual import (
+    Coefficients,
+    DualRule,
+    Problems,
+    Table,
+    Updates,
+    dual_epoch,
+    ordered_scores,
+    voted_scores,
+)
+from .._kernels.gram import KINDS, dense_block, sparse_block, squared_norms
+from .votes import survival_counts
+
+__all__ = ["DualState", "Kernel", "KernelTable"]
+
+
+def block_rows(n_samples):
+    """Training rows whose kernel values are computed per call (about
+    ``KERNEL_BLOCK_VALUES`` values)."""
+    return int(min(max(KERNEL_BLOCK_VALUES // max(n_samples, 1), 16), 1024))
+
+
+class Kernel:
+    """``K(first_i, second_j)`` for named, callable or precomputed kernels.
+
+    Parameters
+    ----------
+    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable
+    gamma, coef0, degree : the named kernels' parameters
+    params : dict, the keyword arguments of a callable kernel
+    """
+
+    def __init__(self, kernel, gamma=None, coef0=1.0, degree=3, params=None):
+        self.kernel, self.gamma, self.coef0, self.degree = kernel, gamma, coef0, degree
+        self.params = params or {}
+
+    @property
+    def precomputed(self) -> bool:
+        return self.kernel == "precomputed"
+
+    def values(self, first, second):
+        """The (n_first, n_second) float64 matrix of ``K(first_i, second_j)``.
+
+        Named kernels sum every pair in feature order, so a value never depends
+        on the block it was computed in, and ``K(x, z) == K(z, x)`` exactly.
+        A callable is called on the pairs as given (scikit-learn's
+        ``pairwise_kernels``); a precomputed kernel has no patterns to pair.
+        """
+        if callable(self.kernel):
+            from sklearn.metrics.pairwise import pairwise_kernels
+
+            return np.asarray(pairwise_kernels(first, second, metric=self.kernel,
+                                               **self.params), dtype=np.float64)
+        kind = KINDS[self.kernel]
+        gamma = 0.0 if self.gamma is None else float(self.gamma)
+        out = np.empty((first.shape[0], second.shape[0]))
+        if sp.issparse(first) or sp.issparse(second):
+            a, b = sp.csr_matrix(first, dtype=np.float64), sp.csr_matrix(second, dtype=np.float64)
+            a.sort_indices()
+            b.sort_indices()
+            norms = [np.empty(m.shape[0]) for m in (a, b)]
+            for m, norm in zip((a, b), norms):
+                squared_norms(m.data, m.indptr, norm)
+            sparse_block(a.data, a.indices, a.indptr, norms[0], b.data, b.indices, b.indptr,
+                         norms[1], a.shape[1], kind, gamma, float(self.coef0),
+                         int(self.degree), out)
+        else:
+            dense_block(np.ascontiguousarray(first, dtype=np.float64),
+                        np.ascontiguousarray(np.asarray(second, dtype=np.float64).T), kind, gamma,
+                        float(self.coef0), int(self.degree), out)
+        return out
+
+    def training_rows(self, X):
+        """rows(a, b): ``K(x_j, x_i)`` for training samples ``a <= j < b`` against all ``i``."""
+        if self.precomputed:
+            if sp.issparse(X):
+                return lambda a, b: X[a:b].toarray().astype(np.float64, copy=False)
+            return lambda a, b: np.asarray(X[a:b], dtype=np.float64)
+        return lambda a, b: self.values(X[a:b], X)
+
+    def against(self, X, support_vectors, support):
+        """Kernel values of test rows ``X`` against the support vectors, (n_test, n_support),
+        the same numbers training used (``X`` holds kernel values when precomputed)."""
+        if self.precomputed:
+            K = X[:, support]
+            return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=np.float64)
+        if callable(self.kernel):  # called as in training: support vector first
+            return self.values(support_vectors, X).T
+        return self.values(X, support_vectors)
+
+
+class KernelTable:
+    """Kernel values between training samples, laid out for the compiled epoch.
+
+    ``table[i, slot_of[j]] = K(x_j, x_i)``. When the whole Gram matrix fits in
+    ``cache_bytes`` every sample owns a slot from the start (slot ``j``);
+    otherwise a sample gets a slot (a column) when it first becomes a support
+    vector, and recently computed row blocks are kept within the budget.
+    """
+
+    def __init__(self, rows, n_samples, cache_bytes):
+        self._rows = rows  # rows(a, b) -> (b - a, n_samples) float64 array
+        self._n = n_samples
+        self._block = block_rows(n_samples)
+        self.cached = 8 * n_samples * n_samples <= cache_bytes
+        if self.cached:
+            self.table = np.empty((n_samples, n_samples))
+            for a in range(0, n_samples, self._block):
+                b = min(a + self._block, n_samples)
+                self.table[:, a:b] = rows(a, b).T
+            self.slot_of = np.arange(n_samples, dtype=np.int64)
+            self.n_slots = n_samples
+        else:
+            self.table = np.empty((n_samples, min(16, n_samples)))
+            self.slot_of = np.full(n_samples, -1, dtype=np.int64)
+            self.n_slots = 0
+            self._blocks = OrderedDict()
+            self._max_blocks = max(1, int(cache_bytes // (8 * self._block * n_samples)))
+
+    def add(self, j):
+        """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every ``i``."""
+        a = (j // self._block) * self._block
+        block = self._blocks.pop(a, None)
+        if block is None:
+            block = self._rows(a, min(a + self._block, self._n))
+        self._blocks[a] = block  # most recently used last
+        while len(self._blocks) > self._max_blocks:
+            self._blocks.popitem(last=False)
+        if self.n_slots == self.table.shape[1]:
+            grown = np.empty((self._n, min(2 * self.table.shape[1], self._n)))
+            grown[:, : self.n_slots] = self.table
+            self.table = grown
+        self.table[:, self.n_slots] = block[j - a]
+        self.slot_of[j] = self.n_slots
+        self.n_slots += 1
+
+
+class DualState:
+    """What a kernel perceptron learns: per dual problem, the coefficients
+    ``alpha_j y_j`` of every training sample and the record of every update.
+
+    Parameters
+    ----------
+    coef, coef_acc : ndarray of shape (n_problems, n_samples)
+        The coefficients, and ``sum t * delta`` over the updates (``t`` the
+        presentations before each), so ``coef - coef_acc / n_seen`` is their
+        average over every presentation (CIML Algorithm 7).
+    sv : ndarray of int64, shape (n_problems, n_samples)
+        ``sv[p, :n_sv[p]]``: problem ``p``'s support vectors in the order they
+        joined, which is the order its scores are summed in.
+    n_sv, n_seen : ndarray of int64, shape (n_problems,)
+    """
+
+    VERSION = 1
+
+    def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None):
+        self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen = (coef, coef_acc, sv, n_sv,
+                                                                     n_seen)
+        # every update so far, per problem: (samples, deltas, times) blocks
+        self._kept = updates if updates is not None else [[] for _ in range(coef.shape[0])]
+        shape = coef.shape
+        # one epoch's updates per problem (at most one per sample)
+        self._upd_sample = np.zeros(shape, dtype=np.int64)
+        self._upd_delta = np.zeros(shape)
+        self._upd_time = np.zeros(shape, dtype=np.int64)
+        self._n_upd = np.zeros(shape[0], dtype=np.int64)
+
+    @classmethod
+    def allocate(cls, n_problems, n_samples):
+        shape = (n_problems, n_samples)
+        return cls(np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64),
+                   np.zeros(n_problems, dtype=np.int64), np.zeros(n_problems, dtype=np.int64))
+
+    @property
+    def n_units(self) -> int:
+        return self.coef.shape[0]
+
+    # ------------------------------------------------------------------ training
+    def epoch(self, table, order, Y, sample_weight, eta, s2, active):
+        """Present ``order`` once to every active problem; return (mistakes, presented)."""
+        mistakes = np.zeros(self.n_units, dtype=np.int64)
+        problems = Problems(Y, sample_weight)
+        state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
+        updates = Updates(mistakes, self._upd_sample, self._upd_delta, self._upd_time,
+                          self._n_upd)
+        rule = DualRule(float(eta), float(s2))
+        for p in np.flatnonzero(active):
+            self._n_upd[p] = 0
+            pos = 0
+            while True:
+                pos = dual_epoch(Table(table.table, table.slot_of), order, pos, p, problems,
+                                 state, updates, rule)
+                if pos == order.shape[0]:
+                    break
+                table.add(order[pos])  # on the fly: a new support vector needs its values
+            k = self._n_upd[p]
+            if k:
+                self._kept[p].append((self._upd_sample[p, :k].copy(),
+                                      self._upd_delta[p, :k].copy(),
+                                      self._upd_time[p, :k].copy()))
+        return mistakes, int(np.count_nonzero(sample_weight[order]))
+
+    def credit(self, epochs_left, presented) -> None:
+        """Count presentations a converged run skips (see ``run_epochs``)."""
+        self.n_seen += np.asarray(epochs_left, dtype=np.int64) * int(presented)
+
+    # ------------------------------------------------------------------ read-off
+    def support(self):
+        """Training samples updated on in any problem, sorted."""
+        return np.flatnonzero(np.any(self.coef != 0.0, axis=0))
+
+    def coefficients(self, averaged=False):
+        """The last coefficients, or their average over every presentation."""
+        if not averaged:
+            return self.coef
+        presented = np.maximum(self.n_seen, 1).astype(np.float64)
+        return self.coef - self.coef_acc / presented[:, np.newaxis]
+
+    def updates(self):
+        """All updates, problem after problem: samples, deltas, times, and counts."""
+        parts = [part for kept in self._kept for part in kept]
+        counts = [sum(part[0].shape[0] for part in kept) for kept in self._kept]
+        if not parts:
+            empty = np.empty(0)
+            return empty.astype(np.int64), empty, empty.astype(np.int64), counts
+        samples, deltas, times = (np.concatenate(column) for column in zip(*parts))
+        return samples, deltas, times, counts
+
+    def to_state(self):
+        """``(meta, arrays)``: plain facts and arrays that :meth:`from_state` rebuilds."""
+        samples, deltas, times, counts = self.updates()
+        meta = {"kind": "dual", "version": self.VERSION}
+        arrays = {"coef": self.coef, "coef_acc": self.coef_acc, "sv": self.sv,
+                  "n_sv": self.n_sv, "n_seen": self.n_seen, "update_sample": samples,
+                  "update_delta": deltas, "update_time": times,
+                  "update_count": np.asarray(counts, dtype=np.int64)}
+        return meta, arrays
+
+    @classmethod
+    def from_state(cls, meta, arrays):
+        if meta.get("kind") != "dual" or meta.get("version") != cls.VERSION:
+            raise ValueError(f"not a dual training state of version {cls.VERSION}")
+        coef = arrays["coef"]
+        shape = coef.shape
+        for name in ("coef_acc", "sv"):
+            if arrays[name].shape != shape:
+                raise ValueError(f"{name} has shape {arrays[name].shape}, expected {shape}")
+        counts = arrays["update_count"]
+        if counts.shape != (shape[0],) or counts.sum() != arrays["update_sample"].shape[0]:
+            raise ValueError("the update record does not match the problems")
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        kept = [[(arrays["update_sample"][a:b], arrays["update_delta"][a:b],
+                  arrays["update_time"][a:b])] if b > a else [] for a, b in zip(bounds, bounds[1:])]
+        return cls(coef, arrays["coef_acc"], arrays["sv"], arrays["n_sv"], arrays["n_seen"], kept)
+
+
+def decision_scores(K, dual_coef, order_ptr, order_columns, s2):
+    """``f(x_q) = sum_r coef[p, c_r] (K[q, c_r] + s2)`` summed in the order problem
+    ``p``'s support vectors joined (``order_columns[order_ptr[p]:order_ptr[p + 1]]``),
+    which is how training summed it: a training point gets the very score it had."""
+    out = np.empty((K.shape[0], dual_coef.shape[0]))
+    ordered_scores(np.ascontiguousarray(K), dual_coef, order_ptr, order_columns, s2, out)
+    return out
+
+
+def vote_scores(K, update_ptr, update_support, update_coef, update_time, n_presented, s2):
+    """The survival-weighted vote of every hypothesis of every problem, normalised."""
+    K = np.ascontiguousarray(K)  # one compiled signature for every kernel
+    votes = np.empty((K.shape[0], n_presented.shape[0]))
+    out = np.empty(K.shape[0])
+    for p in range(votes.shape[1]):
+        part = slice(update_ptr[p], update_ptr[p + 1])
+        weights = survival_counts(update_time[part], n_presented[p])
+        voted_scores(K, update_support[part], update_coef[part], weights, s2, out)
+        votes[:, p] = out / max(weights.sum(), 1.0)
+    return votes

@@ -1,0 +1,405 @@
+"""The training state of the linear (primal) perceptrons, and one epoch of it.
+
+A :class:`PrimalState` holds everything a linear perceptron learns, one row per
+neuron: the weights ``W`` and ``w0`` (the weight of the constant input), the
+averaging accumulators ``U`` and ``U0``, the presentation counts and, for the
+voted perceptron, the record of every update. It can allocate and reset itself,
+read off the last or the averaged weights, vote, run one epoch of the compiled
+rule (:func:`rosenblatt._kernels.primal.primal_epoch`), take the credit of the
+presentations a converged run skips, mix with other states (parameter mixing),
+and turn itself into plain arrays and JSON and back (model files, Dask).
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels.primal import (
+    MULTINOMIAL,
+    ONE_VS_REST,
+    SINGLE,
+    Record,
+    Rows,
+    Rule,
+    Schedule,
+    Targets,
+    Weights,
+    primal_epoch,
+)
+from .votes import VoteRecord
+
+__all__ = ["Batch", "PrimalRule", "PrimalState", "thread_count", "worker_pool"]
+
+_INDEX = np.int64
+_EMPTY_INDEX = np.empty(0, dtype=_INDEX)
+_EMPTY_FLOAT = np.empty(0)
+
+
+@dataclass(frozen=True)
+class PrimalRule:
+    """The scalars of the update rule, from an estimator's parameters.
+
+    Attributes
+    ----------
+    eta : float
+        Learning rate.
+    bias_input : float
+        The constant input appended to every pattern (0 without an intercept;
+        seed 003 uses -1).
+    batch : bool
+        One summed update per epoch (seed 003, remark 2) instead of one per mistake.
+    threads : int
+        Threads training one-vs-rest neurons side by side.
+    """
+
+    eta: float = 1.0
+    bias_input: float = 1.0
+    batch: bool = False
+    threads: int = 1
+
+
+class Batch:
+    """Patterns ready for the compiled epoch: rows, class indices and sample weights.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d) (C order) or CSR matrix with sorted indices
+    target : ndarray of int64
+        Each sample's class index into the model's classes.
+    sample_weight : ndarray of float64
+    """
+
+    def __init__(self, X, target, sample_weight):
+        self.X = X
+        if sp.issparse(X):
+            index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
+            csr = (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
+            self.rows = Rows(np.empty((0, 0), dtype=X.dtype), csr)
+        else:
+            self.rows = Rows(X, None)
+        self.target = np.ascontiguousarray(target, dtype=_INDEX)
+        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+
+    @property
+    def n_samples(self) -> int:
+        return self.X.shape[0]
+
+
+def thread_count(n_jobs, n_units) -> int:
+    """Threads for ``n_jobs`` (None: 1; negative: all cores and fewer), at most one
+    per unit that can train on its own."""
+    if n_jobs is None:
+        return 1
+    threads = (os.cpu_count() or 1) + 1 + n_jobs if n_jobs < 0 else n_jobs
+    return max(1, min(threads, n_units))
+
+
+@contextmanager
+def worker_pool(threads):
+    """The threads that train neuron groups beside the calling thread, kept for a
+    whole fit (``None`` with one thread): starting threads every epoch delayed
+    each epoch's start by about a millisecond on two cores."""
+    if threads <= 1:
+        yield None
+        return
+    with ThreadPoolExecutor(max_workers=threads - 1) as pool:
+        yield pool
+
+
+class PrimalState:
+    """What a linear perceptron has learnt, one row per neuron.
+
+    Parameters
+    ----------
+    W : ndarray of shape (n_rows, n_features)
+    w0 : ndarray of shape (n_rows,)
+        Weight of the constant input; the intercept is ``w0 * bias_input``.
+    U, U0 : ndarray of shape (n_rows, n_features) and (n_rows,)
+        Averaging accumulators (shapes (n_rows, 0) and (0,) when not averaging).
+    counts : ndarray of int64
+        Presentations seen by each row (one shared count when ``multinomial``).
+    multinomial : bool
+        One vector per class with one coupled update, instead of independent neurons.
+    votes : VoteRecord or None
+        Every update, for the voted perceptron.
+    """
+
+    VERSION = 1
+
+    def __init__(self, W, w0, U, U0, counts, *, multinomial=False, votes=None):
+        self.W, self.w0, self.U, self.U0, self.counts = W, w0, U, U0, counts
+        self.multinomial = bool(multinomial)
+        self.votes = votes
+
+    @classmethod
+    def allocate(cls, n_classes, n_features, dtype, *, averaged=False, voted=False,
+                 multinomial=False):
+        """Zero state for ``n_classes`` classes: one neuron for two (unless
+        multinomial), else one row per class."""
+        n_rows = n_classes if (multinomial or n_classes > 2) else 1
+        averaged_columns = n_features if averaged else 0
+        return cls(
+            np.zeros((n_rows, n_features), dtype=dtype),
+            np.zeros(n_rows, dtype=dtype),
+            np.zeros((n_rows, averaged_columns), dtype=dtype),
+            np.zeros(n_rows if averaged else 0, dtype=dtype),
+            np.zeros(1 if multinomial else n_rows, dtype=np.int64),
+            multinomial=multinomial,
+            votes=VoteRecord(n_rows, multinomial) if voted else None,
+        )
+
+    # ------------------------------------------------------------------ facts
+    @property
+    def n_rows(self) -> int:
+        return self.W.shape[0]
+
+    @property
+    def n_features(self) -> int:
+        return self.W.shape[1]
+
+    @property
+    def dtype(self):
+        return self.W.dtype
+
+    @property
+    def averaged(self) -> bool:
+        return self.U.shape[1] > 0
+
+    @property
+    def n_units(self) -> int:
+        """Parts that stop on their own: each one-vs-rest neuron, or the whole model."""
+        return 1 if self.multinomial else self.n_rows
+
+    def positive(self) -> np.ndarray:
+        """The class index each row answers +1 for (class 1 for a lone neuron)."""
+        return np.array([1]) if self.n_rows == 1 else np.arange(self.n_rows)
+
+    def copy(self) -> PrimalState:
+        votes = None
+        if self.votes is not None:
+            votes = VoteRecord.from_state(*self.votes.to_state())
+        return PrimalState(self.W.copy(), self.w0.copy(), self.U.copy(), self.U0.copy(),
+                           self.counts.copy(), multinomial=self.multinomial, votes=votes)
+
+    def reset(self) -> None:
+        """Back to the zero state (same shapes, no updates recorded)."""
+        for part in (self.W, self.w0, self.U, self.U0, self.counts):
+            part[...] = 0
+        if self.votes is not None:
+            self.votes = VoteRecord(self.n_rows, self.multinomial)
+
+    # ------------------------------------------------------------------ read-off
+    def weights(self, averaged=False):
+        """``(W, w0)``: the last weights, or their average over every presentation.
+
+        The average is ``W - U / T`` (CIML Algorithm 7) with ``T`` the
+        presentations each row has seen.
+        """
+        if not averaged:
+            return self.W, self.w0
+        presented = np.maximum(self.counts, 1).astype(np.float64)
+        if self.multinomial:
+            presented = np.repeat(presented, self.n_rows)
+        W = self.W - self.U / presented[:, None]
+        w0 = self.w0 - self.U0 / presented
+        return W.astype(self.dtype), w0
+
+    def vote(self, X, n_classes):
+        """The survival-weighted vote of every weight vector passed through
+        (:meth:`VoteRecord.decision`)."""
+        return self.votes.decision(X, self.counts, n_classes)
+
+    def credit(self, epochs_left, presented) -> None:
+        """Count ``epochs_left`` more epochs of ``presented`` patterns for each unit
+        without an update: what a converged run skips (see ``run_epochs``)."""
+        self.counts += np.asarray(epochs_left, dtype=np.int64) * int(presented)
+
+    # ------------------------------------------------------------------ training
+    def epoch(self, batch, rule, schedule, active, workers=None, activation=None):
+        """Present ``batch`` once, in ``schedule``'s order, to the ``active`` units.
+
+        Parameters
+        ----------
+        batch : Batch
+        rule : PrimalRule
+        schedule : tuple (order, stream, lookahead)
+            From :class:`~rosenblatt.engine.orders.EpochOrders`.
+        active : ndarray of bool, shape (n_units,)
+        workers : ThreadPoolExecutor or None
+            From :func:`worker_pool`: trains groups of one-vs-rest neurons beside
+            the calling thread, which trains the first group.
+        activation : ndarray of float64 or None
+            For a trace of a single neuron: gets ``y (w . x + w0 s)`` of every
+            presentation, in order.
+
+        Returns
+        -------
+        mistakes : ndarray of int64, shape (n_units,)
+        presented : int
+        """
+        schedule = Schedule(*schedule)
+        if self.multinomial:
+            mistakes, updates, presented = self._train_rows(
+                batch, rule, schedule, np.arange(self.n_rows), shared=True, layout=MULTINOMIAL)
+        else:
+            trained = np.flatnonzero(active)
+            threads = 1 if workers is None else min(rule.threads, trained.shape[0])
+            if threads <= 1:
+                mistakes, updates, presented = self._train_rows(
+                    batch, rule, schedule, trained, shared=True, activation=activation)
+            else:
+                # neurons are independent: each thread trains a group of them (nogil loop)
+                def train(group):
+                    return self._train_rows(batch, rule, schedule, group, shared=False)
+
+                first, *rest = np.array_split(trained, threads)
+                running = [workers.submit(train, group) for group in rest]
+                results = [train(first)] + [future.result() for future in running]
+                mistakes = sum(result[0] for result in results)
+                updates = [update for result in results for update in result[1]]
+                presented = results[0][2]
+        if self.votes is not None:
+            self.votes.bias_input = rule.bias_input
+            for k, samples, *columns in updates:
+                self.votes.add(k, batch.X[samples], *columns)
+        return mistakes, presented
+
+    def _train_rows(self, batch, rule, schedule, rows, shared, layout=None, activation=None):
+        """One epoch of the state ``rows``: their mistakes (per unit), recorded updates
+        and the number of patterns presented.
+
+        ``shared=False`` trains private copies of the rows and writes them back at
+        the end: threads updating neighbouring rows of shared arrays would keep
+        stealing each other's cache lines (false sharing).
+        """
+        parts = (self.W, self.w0, self.U, self.U0, self.counts)
+        positive = self.positive()
+        if shared:
+            slots = rows
+        else:
+            slots = np.arange(rows.shape[0])
+            parts = tuple(part[rows] if part.shape[0] else part for part in parts)
+            positive = positive[rows]
+        if layout is None:
+            layout = SINGLE if slots.shape[0] == 1 else ONE_VS_REST
+        weights = Weights(*parts)
+        n = schedule.order.shape[0]
+        recording = self.votes is not None
+        size = n * weights.W.shape[0] if recording else 0
+        record = Record(np.zeros(weights.W.shape[0], dtype=_INDEX), np.empty(size, dtype=_INDEX),
+                        np.empty(size), np.empty(size, dtype=_INDEX),
+                        np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
+                        np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
+                        _EMPTY_FLOAT if activation is None else activation)
+        mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
+        targets = Targets(batch.target, positive, batch.sample_weight)
+        scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged,
+                       recording)
+        presented = primal_epoch(batch.rows, targets, schedule, weights, record, scalars,
+                                 np.ascontiguousarray(slots, dtype=_INDEX), mistakes, layout)
+        if not shared:
+            for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):
+                if part.shape[0]:
+                    part[rows] = own
+        if layout is MULTINOMIAL:
+            k = record.n_rec[0]
+            updates = [(0, record.sample[:k], record.coef[:k], record.time[:k],
+                        record.true[:k], record.pred[:k])] if recording else []
+            return mistakes[:1], updates, presented
+        by_unit = np.zeros(self.n_rows, dtype=np.int64)
+        by_unit[rows] = mistakes[slots]
+        updates = []
+        if recording:
+            for k, s in zip(rows, slots):
+                part = slice(s * n, s * n + record.n_rec[s])
+                updates.append((k, record.sample[part], record.coef[part], record.time[part]))
+        return by_unit, updates, presented
+
+    # ------------------------------------------------------------------ plain form
+    def to_state(self):
+        """``(meta, arrays)``: JSON-ready facts and named numpy arrays, enough for
+        :meth:`from_state` to rebuild this state exactly."""
+        meta = {"kind": "primal", "version": self.VERSION, "multinomial": self.multinomial,
+                "votes": None}
+        arrays = {"W": self.W, "w0": self.w0, "U": self.U, "U0": self.U0, "counts": self.counts}
+        if self.votes is not None:
+            meta["votes"], vote_arrays = self.votes.to_state()
+            arrays.update(vote_arrays)
+        return meta, arrays
+
+    @classmethod
+    def from_state(cls, meta, arrays):
+        """Rebuild a state from :meth:`to_state`'s output; ``ValueError`` naming the
+        part that does not fit."""
+        if meta.get("kind") != "primal" or meta.get("version") != cls.VERSION:
+            raise ValueError(f"not a primal training state of version {cls.VERSION}: "
+                             f"{meta.get('kind')!r} version {meta.get('version')!r}")
+        W, w0, U, U0, counts = (arrays[name] for name in ("W", "w0", "U", "U0", "counts"))
+        multinomial = bool(meta["multinomial"])
+        if W.ndim != 2 or W.dtype not in (np.float32, np.float64):
+            raise ValueError(f"W must be a 2-D float array; got {W.dtype} of shape {W.shape}")
+        n_rows, n_features = W.shape
+        expected = {"w0": (w0, (n_rows,)), "counts": (counts, (1 if multinomial else n_rows,)),
+                    "U": (U, (n_rows, U.shape[1] if U.ndim == 2 else -1)),
+                    "U0": (U0, (n_rows if U.ndim == 2 and U.shape[1] else 0,))}
+        for name, (part, shape) in expected.items():
+            if part.shape != shape:
+                raise ValueError(f"{name} has shape {part.shape}, expected {shape}")
+        if U.shape[1] not in (0, n_features) or counts.dtype.kind not in "iu" or np.any(counts < 0):
+            raise ValueError("the averaging accumulators or the counts do not fit the weights")
+        votes = None
+        if meta.get("votes") is not None:
+            votes = VoteRecord.from_state(meta["votes"], arrays)
+        return cls(W, w0.astype(W.dtype), U.astype(W.dtype), U0.astype(W.dtype),
+                   counts.astype(np.int64), multinomial=multinomial, votes=votes)
+
+    # ------------------------------------------------------------------ mixing
+    @classmethod
+    def mix(cls, states, weights):
+        """Mix states with non-negative ``weights`` (iterative parameter mixing).
+
+        The weights mix linearly, ``W = sum_i mu_i W_i``. For the averaged
+        perceptron the averaged weights mix the same way, ``A = sum_i mu_i A_i``
+        with ``A_i = W_i - U_i / T_i``, and the count mixes too, ``T = round(sum_i
+        mu_i T_i)``; so ``U = T sum_i mu_i U_i / T_i``. Mixing ``U`` directly would
+        make ``A`` a different, size-dependent mix.
+
+        Examples
+        --------
+        >>> a = PrimalState(np.array([[2.0]]), np.array([0.0]), np.array([[2.0]]),
+        ...                 np.array([0.0]), np.array([2]))
+        >>> b = PrimalState(np.array([[4.0]]), np.array([1.0]), np.array([[0.0]]),
+        ...                 np.array([0.0]), np.array([4]))
+        >>> mixed = PrimalState.mix([a, b], [1, 1])
+        >>> mixed.W, mixed.counts
+        (array([[3.]]), array([3]))
+        >>> mixed.weights(averaged=True)[0]  # the mean of the averages 1 and 4
+        array([[2.5]])
+        """
+        mu = np.asarray(weights, dtype=np.float64)
+        mu = mu / mu.sum()
+        first = states[0]
+
+        def mix(values):
+            return sum(m * np.asarray(v, dtype=np.float64) for m, v in zip(mu, values))
+
+        W = mix(s.W for s in states).astype(first.dtype)
+        w0 = mix(s.w0 for s in states).astype(first.dtype)
+        U, U0, counts = first.U.copy(), first.U0.copy(), first.counts.copy()
+        if first.averaged:
+            seen = [np.maximum(s.counts.astype(np.float64), 1.0) for s in states]
+            total = np.maximum(np.rint(mix(seen)), 1.0)
+            per_row = [np.repeat(t, first.n_rows) if first.multinomial else t for t in seen]
+            total_rows = np.repeat(total, first.n_rows) if first.multinomial else total
+            # U / T of the mix = mix of the U_i / T_i: the averages mix like the weights
+            U = (total_rows[:, None] * mix(s.U / t[:, None] for s, t in zip(states, per_row))
+                 ).astype(first.dtype)
+            U0 = (total_rows * mix(s.U0 / t for s, t in zip(states, per_row))).astype(first.dtype)
+            counts = total.astype(np.int64)
+        return cls(W, w0, U, U0, counts, multinomial=first.multinomial)

@@ -1,0 +1,181 @@
+"""The record behind the voted perceptron: every update, and so every intermediate
+weight vector with its survival count (Freund & Schapire, 1999).
+
+Only the updates are stored (the pattern, its coefficient and when it happened);
+the k-th weight vector is the sum of the first k updates, so its score on a test
+point is a cumulative sum of per-update inner products, computed for a block of
+test points at once as one matrix product. Memory grows with the number of
+mistakes, not with the number of presentations.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._config import VOTE_BLOCK_ELEMENTS
+from .._kernels.votes import multinomial_vote
+
+__all__ = ["VoteRecord", "survival_counts"]
+
+
+def survival_counts(times, n_presented):
+    """Survival counts of the initial vector and of the vector after each update.
+
+    ``times[j]`` is the number of presentations before update ``j``; the vector
+    after update ``j`` is the one in force after presentations ``times[j] + 1`` up
+    to ``times[j + 1]``, the last one up to ``n_presented``.
+
+    Examples
+    --------
+    >>> survival_counts(np.array([0, 1, 2]), 8).tolist()
+    [0.0, 1.0, 1.0, 6.0]
+    """
+    return np.diff(np.concatenate(([0], times, [n_presented]))).astype(np.float64)
+
+
+def _stack(blocks):
+    if sp.issparse(blocks[0]):
+        return sp.vstack(blocks, format="csr")
+    return np.vstack(blocks)
+
+
+class _Voter:
+    """The updates of one voter: a one-vs-rest neuron, or the multinomial model."""
+
+    _COLUMNS = ("coef", "time", "true", "pred")
+
+    def __init__(self):
+        self._blocks = []
+        self._columns = {name: [] for name in self._COLUMNS}
+
+    def add(self, rows, coef, time, true=None, pred=None):
+        self._blocks.append(rows)
+        for name, values in zip(self._COLUMNS, (coef, time, true, pred)):
+            if values is not None:
+                self._columns[name].append(np.array(values, copy=True))
+
+    def column(self, name):
+        parts = self._columns[name]
+        dtype = np.float64 if name == "coef" else np.int64
+        return np.concatenate(parts).astype(dtype, copy=False) if parts else np.empty(0, dtype)
+
+    @property
+    def rows(self):
+        """The patterns of every update, stacked (None before the first update)."""
+        if not self._blocks:
+            return None
+        if len(self._blocks) > 1:
+            self._blocks = [_stack(self._blocks)]
+        return self._blocks[0]
+
+    def to_arrays(self, prefix):
+        arrays = {f"{prefix}{name}": self.column(name) for name in self._COLUMNS}
+        rows = self.rows
+        if sp.issparse(rows):
+            csr = rows.tocsr()
+            arrays.update({f"{prefix}rows.data": csr.data, f"{prefix}rows.indices": csr.indices,
+                           f"{prefix}rows.indptr": csr.indptr,
+                           f"{prefix}rows.shape": np.array(csr.shape, dtype=np.int64)})
+        elif rows is not None:
+            arrays[f"{prefix}rows"] = rows
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays, prefix):
+        voter = cls()
+        columns = [arrays[f"{prefix}{name}"] for name in cls._COLUMNS]
+        n = columns[0].shape[0]
+        if f"{prefix}rows.data" in arrays:
+            shape = tuple(int(v) for v in arrays[f"{prefix}rows.shape"])
+            rows = sp.csr_matrix((arrays[f"{prefix}rows.data"], arrays[f"{prefix}rows.indices"],
+                                  arrays[f"{prefix}rows.indptr"]), shape=shape)
+        else:
+            rows = arrays.get(f"{prefix}rows")
+        if n:
+            if rows is None or rows.shape[0] != n or columns[1].shape[0] != n:
+                raise ValueError(f"vote record {prefix!r}: {n} updates but the rows or times "
+                                 "do not match")
+            true, pred = (c if c.shape[0] else None for c in columns[2:])
+            voter.add(rows, columns[0], columns[1], true, pred)
+        return voter
+
+
+class VoteRecord:
+    """Every update of a voted perceptron, per one-vs-rest neuron or for the
+    multinomial model (one shared voter), with the constant input ``bias_input``
+    the updates were made with."""
+
+    def __init__(self, n_voters, multinomial, bias_input=0.0):
+        self.multinomial = bool(multinomial)
+        self.bias_input = float(bias_input)
+        self.voters = [_Voter() for _ in range(1 if multinomial else n_voters)]
+
+    def add(self, k, rows, coef, time, true=None, pred=None):
+        """Keep voter ``k``'s updates: their patterns (rows), coefficients and times."""
+        if coef.shape[0]:
+            self.voters[k].add(rows, coef, time, true, pred)
+
+    def n_vectors(self):
+        """Number of distinct weight vectors of each voter (updates + 1)."""
+        return [v.column("coef").shape[0] + 1 for v in self.voters]
+
+    def _contributions(self, voter, X):
+        """Per-update score increments ``coef_j * (x_{i_j} . x) + coef_j * s**2``, in blocks."""
+        coef = voter.column("coef")
+        if coef.shape[0] == 0:
+            yield 0, X.shape[0], np.zeros((0, X.shape[0]))
+            return
+        rows = voter.rows
+        step = max(1, VOTE_BLOCK_ELEMENTS // coef.shape[0])
+        bias = coef * self.bias_input**2
+        for start in range(0, X.shape[0], step):
+            stop = min(start + step, X.shape[0])
+            inner = rows @ X[start:stop].T
+            inner = inner.toarray() if sp.issparse(inner) else np.asarray(inner)
+            yield start, stop, inner.astype(np.float64) * coef[:, None] + bias[:, None]
+
+    def decision(self, X, counts, n_classes):
+        """Normalised vote: (n_samples, n_voters) in [-1, 1], or (n_samples, n_classes)
+        vote shares for the multinomial model. ``counts`` are the presentations each
+        voter has seen, so the last vector survives until the end."""
+        if self.multinomial:
+            voter = self.voters[0]
+            weights = survival_counts(voter.column("time"), counts[0])
+            true, pred = voter.column("true"), voter.column("pred")
+            votes = np.zeros((X.shape[0], n_classes))
+            for start, stop, contrib in self._contributions(voter, X):
+                block = np.zeros((stop - start, n_classes))
+                multinomial_vote(contrib, true, pred, weights, block)
+                votes[start:stop] = block
+            return votes / max(weights.sum(), 1.0)
+        out = np.zeros((X.shape[0], len(self.voters)))
+        for k, voter in enumerate(self.voters):
+            weights = survival_counts(voter.column("time"), counts[k])
+            for start, stop, contrib in self._contributions(voter, X):
+                scores = np.cumsum(contrib, axis=0)
+                # the initial (zero) vector scores 0 and, like any a <= 0, votes -1
+                signs = np.where(scores > 0, 1.0, -1.0)
+                out[start:stop, k] = weights[1:] @ signs - weights[0]
+            out[:, k] /= max(weights.sum(), 1.0)
+        return out
+
+    # ------------------------------------------------------------------ plain form
+    def to_state(self):
+        """``(meta, arrays)``: JSON-ready facts and the arrays of every voter."""
+        meta = {"multinomial": self.multinomial, "bias_input": self.bias_input,
+                "n_voters": len(self.voters)}
+        arrays = {}
+        for k, voter in enumerate(self.voters):
+            arrays.update(voter.to_arrays(f"votes.{k}."))
+        return meta, arrays
+
+    @classmethod
+    def from_state(cls, meta, arrays):
+        """The record :meth:`to_state` describes (``ValueError`` if it does not add up)."""
+        record = cls(int(meta["n_voters"]), bool(meta["multinomial"]), float(meta["bias_input"]))
+        if len(record.voters) != int(meta["n_voters"]):
+            raise ValueError("a multinomial vote record has one voter")
+        record.voters = [_Voter.from_arrays(arrays, f"votes.{k}.")
+                         for k in range(len(record.voters))]
+        return record
