@@ -18,8 +18,8 @@ GZIP_COPY_BYTES = 1 << 20
 #: Prefix of those temporary files (they are removed with the scan result, or at exit).
 GZIP_TEMP_PREFIX = "rosenblatt-"
 
-#: Largest magnitude of a numeric class label: every whole number up to 2**53 is exact
-#: as a float64, larger ones would merge distinct labels into one class.
+#: Numeric class labels must be smaller than this in magnitude: below 2**53 every whole
+#: number is exact as a float64; beyond, distinct labels would merge into one class.
 MAX_LABEL_MAGNITUDE = 2**53
 
 # ---------------------------------------------------------------------- training engine

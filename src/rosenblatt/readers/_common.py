@@ -143,8 +143,14 @@ def remove_file(name):
         pass
 
 
-def pieces(handle, block_bytes=SCAN_BLOCK_BYTES):
+def pieces(handle, block_bytes=None):
     """Split a binary stream into blocks of whole lines.
+
+    Parameters
+    ----------
+    handle : binary file
+    block_bytes : int, default=None
+        Bytes read at a time (default: ``_config.SCAN_BLOCK_BYTES``).
 
     Yields
     ------
@@ -161,6 +167,7 @@ def pieces(handle, block_bytes=SCAN_BLOCK_BYTES):
     >>> list(pieces(io.BytesIO(b"a\\r\\nb\\rc"), block_bytes=2))
     [(0, 1, b'a\\r\\n'), (3, 2, b'b\\r'), (5, 3, b'c')]
     """
+    block_bytes = block_bytes or SCAN_BLOCK_BYTES
     offset, line, carry = 0, 1, b""
     head = handle.read(len(BOM))
     if head == BOM:

@@ -222,6 +222,8 @@ class _Scan:
         header = self.header
         if header == "auto":
             header = self.header_auto(cells, line)
+        elif not header:  # data by request: say so before the labels' verdict
+            self.check_first(cells, line)
         labels = self.labels
         if header:
             chunks, schema.header = self.after_header, cells
@@ -244,6 +246,16 @@ class _Scan:
             schema.label_kind, schema.label_map, schema.classes = _labels.decide(
                 self.path, labels, names=names)
         return chunks
+
+    def check_first(self, cells, line):
+        """Refuse a first record given as data that holds something other than numbers."""
+        for j, cell in enumerate(cells):
+            problem = cell_problem(cell) if j != self.label else None
+            if problem:
+                what, fix = problem
+                fix = (f"{fix}; " if fix else "") + (
+                    f"if line {line} is a header, pass header=True (--header)")
+                raise fail(self.path, line, what, fix, "header", column=j + 1)
 
     def header_auto(self, cells, line):
         """Whether the first record is a header (``header="auto"``, see the module)."""

@@ -4,7 +4,7 @@ A scan collects the distinct label strings of a file (each with the first line i
 is on) and :func:`decide` turns them into classes once, for the whole file:
 
 - numbers that are equal are one class (``1``, ``1.0`` and ``+1``), kept as int64;
-- a number that is not whole (``0.5``), not finite (``nan``, ``inf``) or larger than
+- a number that is not whole (``0.5``), not finite (``nan``, ``inf``) or not below
   2**53 in magnitude is an error: a classifier needs class labels;
 - text labels stay strings; a file mixing numbers and text is an error naming a
   line of each;
@@ -112,10 +112,10 @@ def _numeric_problem(label, value, values):
                 f"(labels: {examples}{', ...' if len(values) > 4 else ''}); a classifier "
                 "needs class labels, such as 0/1, -1/+1 or names: round or bin the target, "
                 "or use a regression model")
-    if abs(value) > MAX_LABEL_MAGNITUDE:
-        return (f"the label {show(label)} is too large for a class label (at most 2**53 "
-                "in magnitude, where every whole number is exact); number the classes "
-                "with smaller values, or use names")
+    if abs(value) >= MAX_LABEL_MAGNITUDE:
+        return (f"the label {show(label)} is too large for a class label (below 2**53 in "
+                "magnitude, where every whole number is exact); number the classes with "
+                "smaller values, or use names")
     return None
 
 

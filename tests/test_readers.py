@@ -1,0 +1,338 @@
+"""rosenblatt.readers: one reader per format, the same in memory and streamed.
+
+Each test names a behaviour users saw go wrong before the readers were merged
+(streamed files read differently from in-memory ones, or crashed).
+"""
+
+import gzip
+import io
+import os
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from rosenblatt.exceptions import DataFileError
+from rosenblatt.io import read_data
+from rosenblatt.readers import parse, read, scan
+from rosenblatt.streaming import index_file, iter_chunks
+
+
+def write(tmp_path, name, content):
+    path = tmp_path / name
+    data = content.encode() if isinstance(content, str) else content
+    path.write_bytes(gzip.compress(data) if name.endswith(".gz") else data)
+    return path
+
+
+def streamed(path, chunk_size=2, **options):
+    """X and y of every chunk, stacked."""
+    chunks = list(iter_chunks(path, chunk_size, **options))
+    Xs, ys = [X for X, _ in chunks], [y for _, y in chunks]
+    if isinstance(Xs[0], list):
+        X = [doc for block in Xs for doc in block]
+    else:
+        X = sp.vstack(Xs, format="csr") if sp.issparse(Xs[0]) else np.vstack(Xs)
+    return X, np.concatenate(ys)
+
+
+def both_raise(path, fragment, **options):
+    """In memory and streamed, the same error, which says ``fragment``."""
+    with pytest.raises(DataFileError) as memory:
+        read_data(path, **options)
+    with pytest.raises(DataFileError) as stream:
+        streamed(path, 1, **options)
+    assert str(memory.value) == str(stream.value)
+    assert fragment in str(memory.value), str(memory.value)
+    return str(memory.value)
+
+
+# ---------------------------------------------------------------------- svmlight index base
+def _digits(tmp_path, zero_based=True):
+    from sklearn.datasets import dump_svmlight_file, load_digits
+
+    X, y = load_digits(return_X_y=True)
+    assert not X[:, 0].any()  # pixel 0 is always 0: a zero-based file never has index 0
+    path = tmp_path / "digits.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based)
+    return path, X, y
+
+
+def test_digits_dumped_zero_based_reads_one_based_by_default_with_a_note(tmp_path):
+    path, X, y = _digits(tmp_path)
+    data = read_data(path)
+    assert data.zero_based is False and data.X.shape == (1797, 63)  # shifted by one
+    np.testing.assert_array_equal(data.X.toarray(), X[:, 1:])
+    (note,) = data.notes
+    assert "one-based" in note and "no index 0" in note
+    assert "zero_based=True (--zero-based)" in note and "dump_svmlight_file" in note
+    assert index_file(path, 100).notes == data.notes
+
+
+def test_digits_with_zero_based_true_is_the_original_data(tmp_path):
+    path, X, y = _digits(tmp_path)
+    data = read_data(path, zero_based=True)
+    assert data.zero_based is True and data.notes == []
+    np.testing.assert_array_equal(data.X.toarray(), X)
+    np.testing.assert_array_equal(data.y, y)
+    Xs, ys = streamed(path, 500, zero_based=True)
+    np.testing.assert_array_equal(Xs.toarray(), X)
+
+
+def test_auto_base_looks_at_the_whole_file(tmp_path):
+    # index 0 only on the last line: every chunk, even the first, is read zero-based
+    lines = [f"{k % 2} {k % 5 + 1}:1 7:2" for k in range(20)] + ["1 0:3 2:1"]
+    path = write(tmp_path, "late.svm", "\n".join(lines) + "\n")
+    index = index_file(path, 3)
+    assert index.zero_based is True and index.n_features == 8
+    assert "zero-based: line 21 has index 0" in index.notes[0]
+    X, _ = streamed(path, 3)
+    assert X.shape == (21, 8) and X[0, 1] == 1 and X[20, 0] == 3
+
+
+def test_one_based_given_with_index_zero_names_line_and_option(tmp_path):
+    path = write(tmp_path, "d.svm", "1 1:1\n\n-1 0:2 3:1\n")
+    message = both_raise(path, "line 3: feature index 0 is below 1", zero_based=False)
+    assert "pass zero_based=True (--zero-based)" in message
+
+
+def test_an_index_beyond_n_features_names_the_line(tmp_path):
+    path = write(tmp_path, "d.svm", "1 1:1\n-1 2:1 5:1\n1 9:1\n")
+    both_raise(path, "line 2: feature index 5 is beyond n_features=4", n_features=4)
+    assert read_data(path, n_features=9).X.shape == (3, 9)
+    both_raise(path, "line 3: feature index 9 is beyond n_features=9 (read zero-based",
+               n_features=9, zero_based=True)
+
+
+def test_qid_comments_and_blank_lines(tmp_path):
+    text = "# written by hand\n\n1 qid:3 1:0.5 4:1 # first\n   \n-1 qid:3 2:2\n# end\n"
+    data = read_data(write(tmp_path, "q.svm", text))
+    np.testing.assert_array_equal(data.X.toarray(), [[0.5, 0, 0, 1], [0, 2, 0, 0]])
+    assert data.y.tolist() == [1, -1]
+
+
+# ---------------------------------------------------------------------- labels
+@pytest.mark.parametrize("name, text", [
+    ("d.svm", "0.5 1:1\n1.5 2:1\n"),
+    ("d.csv", "1,2,0.5\n3,4,1.5\n"),
+    ("d.tsv", "0.5\tok\n1.5\twin\n"),
+])
+def test_labels_that_are_not_whole_numbers_are_refused(tmp_path, name, text):
+    message = both_raise(write(tmp_path, name, text), "line 1: the labels look continuous")
+    assert "a classifier needs class labels" in message
+
+
+@pytest.mark.parametrize("name, text", [
+    ("d.svm", "1 1:1\n1.0 2:1\n+1 1:2\n0 2:2\n"),
+    ("d.csv", "1,2,1\n3,4,1.0\n5,6,+1\n7,8,0\n"),
+    ("d.tsv", "1\tok\n1.0\twin\n+1\tnow\n0\tno\n"),
+])
+def test_equal_numbers_are_one_class_of_int64(tmp_path, name, text):
+    path = write(tmp_path, name, text)
+    data = read_data(path)
+    assert data.y.dtype == np.int64 and data.y.tolist() == [1, 1, 1, 0]
+    assert data.classes.tolist() == [0, 1]
+    assert streamed(path, 3)[1].tolist() == [1, 1, 1, 0]
+
+
+@pytest.mark.parametrize("label", ["nan", "inf", "-inf", "NaN"])
+@pytest.mark.parametrize("fmt", ["svm", "csv", "tsv"])
+def test_labels_that_are_not_finite_are_refused(tmp_path, fmt, label):
+    text = {"svm": f"1 1:1\n{label} 2:1\n", "csv": f"1,2,1\n3,4,{label}\n",
+            "tsv": f"1\tok\n{label}\twin\n"}[fmt]
+    both_raise(write(tmp_path, f"d.{fmt}", text), f"line 2: the label '{label}' is not a "
+               "finite number")
+
+
+@pytest.mark.parametrize("label", ["1e30", "99999999999999999999", "-9007199254740993"])
+def test_labels_too_large_for_a_class_are_refused(tmp_path, label):
+    for fmt, text in (("svm", f"1 1:1\n{label} 2:1\n"), ("csv", f"1,2,1\n3,4,{label}\n")):
+        both_raise(write(tmp_path, f"d.{fmt}", text), f"line 2: the label '{label}' is too "
+                   "large for a class label")
+
+
+def test_mixed_labels_name_a_line_of_each_kind(tmp_path):
+    path = write(tmp_path, "d.csv", "1,2,0\n3,4,1\n5,6,spam\n7,8,ham\n")
+    both_raise(path, "line 3: the label 'spam' is text, but line 1 has the number '0'")
+
+
+def test_svmlight_labels_must_be_numbers(tmp_path):
+    both_raise(write(tmp_path, "d.svm", "1 1:2\nspam 1:1\n"), "line 2: the label 'spam' is "
+               "not a number")
+
+
+def test_text_labels_stay_strings(tmp_path):
+    data = read_data(write(tmp_path, "d.csv", "1,2,x7\n3,4,b\n"))
+    assert data.y.tolist() == ["x7", "b"] and data.y.dtype.kind == "U"
+
+
+# ---------------------------------------------------------------------- CSV
+def test_a_numeric_looking_header_over_numeric_labels_is_a_header(tmp_path):
+    path = write(tmp_path, "d.csv", "1,2,label\n3,4,0\n5,6,1\n7,8,1\n")
+    data = read_data(path)
+    assert data.feature_names == ["1", "2"] and data.X.shape == (3, 2)
+    assert "line 1 read as a header (1, 2, label)" in data.notes[0]
+    assert "header=False (--no-header)" in data.notes[0]
+    X, y = streamed(path, 1)
+    np.testing.assert_array_equal(X, data.X)
+    assert y.tolist() == [0, 1, 1] and index_file(path, 2).n_rows.tolist() == [2, 1]
+
+
+def test_header_options(tmp_path):
+    path = write(tmp_path, "d.csv", "1,2,0\n3,4,1\n5,6,1\n")
+    assert read_data(path).X.shape == (3, 2)
+    assert read_data(path, header=True).feature_names == ["1", "2"]
+    assert read_data(path, header=True).X.shape == (2, 2)
+    named = write(tmp_path, "n.csv", "x,y,label\n1,2,a\n")
+    both_raise(named, "line 1, column 1: 'x' is not a number", header=False)
+    assert read_data(named, label_column="label").y.tolist() == ["a"]
+    with pytest.raises(DataFileError, match="names a column, but header=False"):
+        read_data(named, label_column="label", header=False)
+
+
+@pytest.mark.parametrize("first, column, what", [
+    ("1.5,,0", 2, "an empty (missing) value"),
+    ("1.5,1.x,0", 2, "'1.x' is not a number"),
+    (",2,label", 1, "an empty (missing) value"),
+])
+def test_a_first_row_that_is_neither_data_nor_a_header_is_an_error(tmp_path, first, column,
+                                                                     what):
+    path = write(tmp_path, "d.csv", f"{first}\n3,4,1\n5,6,0\n")
+    message = both_raise(path, f"line 1, column {column}: {what}")
+    assert "if line 1 is a header, pass header=True (--header)" in message
+    assert read_data(path, header=True).X.tolist() == [[3, 4], [5, 6]]
+
+
+def test_rfc4180_quoting(tmp_path):
+    text = ('a,b,label\n1,"2",spam\n3,4,"eggs, ham"\n5,6,"say ""hi"""\n'
+            '7,8,"two\nlines"\n9,10,spam\n')
+    path = write(tmp_path, "q.csv", text)
+    data = read_data(path)
+    assert data.y.tolist() == ["spam", "eggs, ham", 'say "hi"', "two\nlines", "spam"]
+    for chunk_size in (1, 2, 3):
+        index = index_file(path, chunk_size)
+        # chunks start at records: line 6 holds the end of the quoted label, not a record
+        assert 6 not in index.first_lines.tolist()
+        X, y = streamed(path, chunk_size)
+        np.testing.assert_array_equal(X, data.X)
+        assert y.tolist() == data.y.tolist()
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_line_endings_bom_blank_lines_and_spaces(tmp_path, newline):
+    rows = ["\ufeffx1, x2 ,label", "", " 1 , 2 , 0 ", "   ", "3,4,1"]
+    path = write(tmp_path, "d.csv", newline.join(rows))  # no final newline either
+    data = read_data(path)
+    assert data.feature_names == ["x1", "x2"] and data.y.tolist() == [0, 1]
+    np.testing.assert_array_equal(data.X, [[1, 2], [3, 4]])
+    np.testing.assert_array_equal(streamed(path, 1)[0], data.X)
+
+
+@pytest.mark.parametrize("text, where", [
+    ("1,2,0\n3,4,1\n5,6\n", "line 3: 2 fields, but line 1 has 3"),
+    ("1,2,0\n3,4,1\n5,inf,0\n", "line 3, column 2: 'inf' is a missing or infinite value"),
+    ('1,2,0\n3,"4,1\n', "line 2: a quoted field starts on this line and is not closed"),
+])
+def test_malformed_csv(tmp_path, text, where):
+    both_raise(write(tmp_path, "d.csv", text), where)
+
+
+# ---------------------------------------------------------------------- TSV
+def test_tsv_rules(tmp_path):
+    path = write(tmp_path, "d.tsv", "ham\tsee\tyou\r\n\n spam \tWIN\rham\tok")
+    data = read_data(path)
+    assert data.X == ["see\tyou", "WIN", "ok"] and data.y.tolist() == ["ham", "spam", "ham"]
+    assert streamed(path, 2)[0] == data.X
+    both_raise(write(tmp_path, "e.tsv", "ham\tok\n\nspam\t \n"), "line 3: empty text")
+
+
+# ---------------------------------------------------------------------- gzip
+@pytest.mark.parametrize("name, text", [
+    ("d.csv.gz", "x,y,label\r\n1,2,a\r\n3,4,b\r\n5,6,a\r\n"),
+    ("d.svm.gz", "1 1:1\n-1 2:1\n1 1:2 2:2\n"),
+    ("d.tsv.gz", "ham\tok\nspam\twin\nham\tsee you\n"),
+])
+def test_gzipped_files_read_like_the_plain_ones(tmp_path, name, text):
+    path, plain = write(tmp_path, name, text), write(tmp_path, name[:-3], text)
+    memory, expected = read_data(path), read_data(plain)
+    assert memory.format == expected.format and memory.path == str(path)
+    assert memory.y.tolist() == expected.y.tolist()
+    index = index_file(path, 2)
+    assert index.source != str(path) and os.path.isfile(index.source)
+    X, y = streamed(path, 2)
+    assert y.tolist() == expected.y.tolist()
+    if isinstance(X, list):
+        assert X == expected.X
+    else:
+        assert (sp.csr_matrix(X) != sp.csr_matrix(expected.X)).nnz == 0
+
+
+def test_a_broken_gzip_file(tmp_path):
+    path = tmp_path / "d.csv.gz"
+    path.write_bytes(gzip.compress(b"1,2,0\n3,4,1\n")[:-6])
+    with pytest.raises(DataFileError, match="not a readable gzip file"):
+        read_data(path)
+    with pytest.raises(DataFileError, match="not a readable gzip file"):
+        index_file(path, 1)
+
+
+# ---------------------------------------------------------------------- the two halves
+def test_scan_then_parse_any_chunk(tmp_path):
+    path = write(tmp_path, "d.csv", "a,b,y\n1,2,0\n3,4,1\n\n5,6,0\n")
+    schema = scan(path, chunk_size=2)
+    assert schema.header == ["a", "b", "y"] and schema.n_samples == 3
+    assert schema.first_lines.tolist() == [2, 5] and schema.n_rows.tolist() == [2, 1]
+    raw = path.read_bytes()
+    X, y = parse(schema, raw[schema.offsets[1]:schema.offsets[2]], schema.first_lines[1])
+    assert X.tolist() == [[5, 6]] and y.tolist() == [0]
+    whole = read(path)
+    assert whole.schema.n_rows.tolist() == [3] and whole.classes.tolist() == [0, 1]
+
+
+def test_a_file_changed_after_the_scan_is_noticed(tmp_path):
+    path = write(tmp_path, "d.svm", "1 1:1\n-1 2:1\n")
+    index = index_file(path, 1)
+    path.write_text("1 1:1\n-1 2:1\n1 1:1\n")
+    with pytest.raises(DataFileError, match="changed since it was scanned"):
+        list(iter_chunks(path, index=index))
+
+
+def test_float32_chunks(tmp_path):
+    path = write(tmp_path, "d.csv", "0.1,2,0\n3,4,1\n")
+    (X, _), = iter_chunks(path, 5, dtype=np.float32)
+    assert X.dtype == np.float32 and X[0, 0] == np.float32(0.1)
+
+
+def test_other_encodings_and_invalid_bytes(tmp_path):
+    path = write(tmp_path, "d.tsv", "häm\tok\nspam\twin\n".encode("latin-1"))
+    with pytest.raises(DataFileError, match="line 1: not valid UTF-8"):
+        read_data(path)
+    assert read(path, encoding="latin-1").y.tolist() == ["häm", "spam"]
+
+
+def test_options_for_another_format_are_refused(tmp_path):
+    svm = write(tmp_path, "d.svm", "1 1:1\n")
+    with pytest.raises(DataFileError, match="header only applies to .csv files"):
+        read_data(svm, header=True)
+    with pytest.raises(DataFileError, match="zero_based only applies to svmlight files"):
+        read_data(write(tmp_path, "d.csv", "1,0\n"), zero_based=True)
+    with pytest.raises(ValueError, match="zero_based must be True, False or 'auto'"):
+        read_data(svm, zero_based="yes")
+
+
+def test_reading_many_lines_across_scan_blocks(tmp_path, monkeypatch):
+    from rosenblatt.readers import _common
+
+    rng = np.random.RandomState(0)
+    X = np.round(rng.randn(500, 3), 4)
+    y = rng.randint(0, 3, 500)
+    out = io.StringIO()
+    for row, label in zip(X, y):
+        out.write(",".join(f'"{v}"' if k == 1 else str(v) for k, v in enumerate(row)))
+        out.write(f",{label}\r\n")
+    path = write(tmp_path, "d.csv", out.getvalue())
+    monkeypatch.setattr(_common, "SCAN_BLOCK_BYTES", 97)
+    data = read_data(path)
+    np.testing.assert_array_equal(data.X, X)
+    np.testing.assert_array_equal(data.y, y)
+    np.testing.assert_array_equal(streamed(path, 64)[0], X)
