@@ -421,14 +421,26 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         if continuing and not np.array_equal(classes, self.classes_):
             raise ValueError(f"classes={classes.tolist()!r} differs from the classes of the "
                              f"fitted model {self.classes_.tolist()!r}.")
-        started = [continuing]
+        # the first batch fixes the number of features and the dtype of a fresh state
+        first_epoch = iter(batches())
+        try:
+            X, y = next(first_epoch)
+        except StopIteration:
+            raise ValueError("fit_batches: batches() gave no batch; give at least one "
+                             "(X, y) per epoch.") from None
+        X, y = self._validate_input(X, y, reset=not continuing)
+        if not continuing:
+            self._start(classes, X.shape[1], X.dtype)
+        pending = [(X, y, first_epoch)]
 
         def epoch_batches():
-            for X, y in batches():
-                X, y = self._validate_input(X, y, reset=not started[0])
-                if not started[0]:
-                    self._start(classes, X.shape[1], X.dtype)
-                    started[0] = True
+            if pending:  # the first epoch: its first batch is already validated
+                X, y, rest = pending.pop()
+                yield self._batch_of(X, y, allow_balanced=False)
+            else:
+                rest = batches()
+            for X, y in rest:
+                X, y = self._validate_input(X, y, reset=False)
                 yield self._batch_of(X, y, allow_balanced=False)
 
         history = self._train(epoch_batches, random_source(self.random_state),

@@ -44,6 +44,8 @@ class Interval:
         kind = "an int" if self.kind is numbers.Integral else "a float"
         left = "[" if self.closed in ("both", "left") else "("
         right = "]" if self.closed in ("both", "right") else ")"
+        if self.low is None and self.high is None:
+            return f"{kind} (finite)"
         low = "-inf" if self.low is None else self.low
         high = "inf" if self.high is None else self.high
         return f"{kind} in the range {left}{low}, {high}{right} (finite)"
@@ -92,7 +94,8 @@ class Callable:
 BOOL = InstanceOf((bool, np.bool_))
 CALLABLE = Callable()
 NONE = InstanceOf((type(None),))
-RANDOM_STATE = InstanceOf((numbers.Integral, np.random.RandomState, np.random.Generator, type(None)))
+RANDOM_STATE = InstanceOf(
+    (numbers.Integral, np.random.RandomState, np.random.Generator, type(None)))
 
 
 def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:

@@ -114,8 +114,10 @@ def _scatter(ax, X, y, classes):
 
 def _is_linear(model) -> bool:
     """The decision function is ``X @ coef_.T + intercept_`` (not a vote or a kernel)."""
+    from .linear import VotedPerceptron
+
     return (hasattr(model, "coef_") and hasattr(model, "intercept_")
-            and getattr(model, "_votes", None) is None and not hasattr(model, "dual_coef_"))
+            and not isinstance(model, VotedPerceptron) and not hasattr(model, "dual_coef_"))
 
 
 def plot_decision_boundary(model, X, y, ax=None, margin=True, title=None):

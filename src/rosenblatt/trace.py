@@ -12,9 +12,12 @@ import numbers
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_random_state, check_X_y
+from sklearn.utils import check_X_y
 
 from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args, check_not_empty
+from .engine.driver import run_epochs
+from .engine.orders import random_source
+from .engine.primal import Batch, PrimalRule, PrimalState
 from .theory import _signed_targets
 
 __all__ = ["Trace", "trace"]
@@ -230,11 +233,11 @@ def trace(X, y, mode="online", eta=1.0, bias_input=1.0, shuffle=False, max_iter=
         ``w_0 * bias_input``. Must be nonzero.
     shuffle : bool, default=False
         Present the patterns in a fresh random order each epoch
-        (``check_random_state(random_state).permutation(n_samples)``), as
-        :class:`rosenblatt.Perceptron` does.
+        (``rng.permutation(n_samples)``, ``rng`` from ``random_state``), as
+        :class:`rosenblatt.Perceptron` does with ``shuffle="full"``.
     max_iter : int, default=100
         Most epochs to run.
-    random_state : int, RandomState instance or None, default=None
+    random_state : int, RandomState instance, Generator or None, default=None
     fit_intercept : bool, default=True
         With False no constant is appended and there is no ``w_0``.
 
@@ -273,33 +276,49 @@ def trace(X, y, mode="online", eta=1.0, bias_input=1.0, shuffle=False, max_iter=
         )
     X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
     check_not_empty(X)
-    X = X.toarray() if sp.issparse(X) else X
+    X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X)
     t = _signed_targets(y, "trace")
     n_samples, n_features = X.shape
     eta, bias_input = float(eta), float(bias_input)
     width = n_features + int(fit_intercept)
 
-    rng = check_random_state(random_state)
+    # the engine's own epoch, recording every update and every activation
+    state = PrimalState.allocate(2, n_features, np.float64, voted=True)
+    rule = PrimalRule(eta, bias_input if fit_intercept else 0.0, batch=mode == "batch")
+    batch = Batch(X, (t > 0).astype(np.int64), np.ones(n_samples))
+    rng = random_source(random_state)
+    orders, activations = [], []
+    no_stream = np.empty(0, dtype=np.int64)
+
+    def epoch(active):
+        order = rng.permutation(n_samples) if shuffle else np.arange(n_samples)
+        orders.append(order.astype(np.int64))
+        activations.append(np.empty(n_samples))
+        return state.epoch(batch, rule, (orders[-1], no_stream, 0), active,
+                           activation=activations[-1])
+
+    run_epochs(epoch, n_units=1, max_epochs=int(max_iter), owner="trace", advice="",
+               warn=False)
+    updates = state.votes.voters[0]
+    coef_of = dict(zip(updates.column("time").tolist(), updates.column("coef").tolist()))
+
     w = np.zeros(width)
     weights, delta_w = [w.copy()], []
-    step, epoch, pattern, tx, activation, updated = [], [], [], [], [], []
-    for ep in range(1, int(max_iter) + 1):
-        order = rng.permutation(n_samples) if shuffle else np.arange(n_samples)
+    step, epoch_of, pattern, tx, activation, updated = [], [], [], [], [], []
+    for ep, (order, acts) in enumerate(zip(orders, activations), start=1):
         batch_delta = np.zeros(width)
-        n_wrong = 0
-        for i in order:
+        for pos, i in enumerate(order):
             xi = np.append(X[i], bias_input) if fit_intercept else X[i]
-            # same arithmetic as the compiled kernel: w . x, then + w_0 * bias_input
-            f = X[i] @ w[:n_features] + (w[-1] * bias_input if fit_intercept else 0.0)
-            wrong = t[i] * f <= 0.0
-            n_wrong += wrong
+            presentation = (ep - 1) * n_samples + pos
+            wrong = presentation in coef_of
             step.append(len(weights) if mode == "online" else ep)
-            epoch.append(ep)
+            epoch_of.append(ep)
             pattern.append(i)
             tx.append(t[i] * xi)
-            activation.append(t[i] * f + 0.0)  # + 0.0 turns -0.0 into 0.0
+            activation.append(acts[pos] + 0.0)  # + 0.0 turns -0.0 into 0.0
             updated.append(wrong)
-            change = eta * t[i] * xi if wrong else np.zeros(width)
+            # the update as the engine made it: coef = eta * t, the same products and sums
+            change = coef_of[presentation] * xi if wrong else np.zeros(width)
             if mode == "online":
                 w = w + change
                 weights.append(w.copy())
@@ -310,13 +329,14 @@ def trace(X, y, mode="online", eta=1.0, bias_input=1.0, shuffle=False, max_iter=
             w = w + batch_delta
             weights.append(w.copy())
             delta_w.append(batch_delta)
-        if n_wrong == 0:
-            break
+    engine_w = np.append(state.W[0], state.w0[0]) if fit_intercept else state.W[0]
+    if not np.array_equal(w, engine_w):  # the table must show the engine's own arithmetic
+        raise RuntimeError("trace: the rebuilt weights differ from the engine's; please report")
 
     return Trace(
         mode=mode, eta=eta, bias_input=bias_input, fit_intercept=bool(fit_intercept),
         classes=np.unique(y), weights=np.array(weights), step=np.array(step),
-        epoch=np.array(epoch), pattern=np.array(pattern), tx=np.array(tx).reshape(-1, width),
+        epoch=np.array(epoch_of), pattern=np.array(pattern), tx=np.array(tx).reshape(-1, width),
         activation=np.array(activation), updated=np.array(updated, dtype=bool),
         delta_w=np.array(delta_w).reshape(-1, width),
     )
