@@ -1,5 +1,6 @@
 """The command line, in-process through typer's CliRunner, and once as real processes."""
 
+import gzip
 import json
 import os
 import subprocess
@@ -327,3 +328,119 @@ def test_train_stream_option_trains_chunk_by_chunk(tmp_path):
                                   "--algorithm", "lp"])
     assert refused.exit_code == 2
     assert "needs the whole data set in memory" in refused.output
+
+
+# ---------------------------------------------------------------------- reading options
+def _dump(path, X, y, zero_based):
+    from sklearn.datasets import dump_svmlight_file
+
+    dump_svmlight_file(X, y, str(path), zero_based=zero_based)
+    return path
+
+
+def test_svmlight_base_is_stored_and_a_mismatched_file_is_refused(tmp_path):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    X, y = X[:200], (y[:200] > 4).astype(int)  # pixel 0 is never set
+    train_file = _dump(tmp_path / "train.svm", X, y, zero_based=True)
+    model = tmp_path / "m.rbm"
+    result = run("train", train_file, "-m", model, "--epochs", "3")
+    assert result.exit_code == 0, result.output
+    assert "note: svmlight feature indices read as one-based" in " ".join(result.output.split())
+    metadata = read_manifest(model)["metadata"]
+    assert metadata["zero_based"] is False and metadata["n_features"] == 63
+
+    test_file = tmp_path / "test.svm"
+    test_file.write_text("1 0:3 5:1\n0 2:1\n")  # index 0: a zero-based file
+    assert_one_line_error(run("predict", "-m", model, test_file), "test.svm, line 1",
+                          "feature index 0", "retrain with --zero-based")
+    assert_one_line_error(run("evaluate", "-m", model, test_file), "retrain with --zero-based")
+    # the user says this file is zero-based: read so, and within the model's 63 columns
+    assert run("predict", "-m", model, test_file, "--zero-based").exit_code == 0
+
+    zero = tmp_path / "zero.rbm"
+    result = run("train", train_file, "-m", zero, "--zero-based", "-q", "--epochs", "3")
+    assert result.exit_code == 0, result.output
+    metadata = read_manifest(zero)["metadata"]
+    assert metadata["zero_based"] is True and metadata["n_features"] == 64
+    predicted = run("predict", "-m", zero, test_file, "--json")
+    assert predicted.exit_code == 0 and len(json.loads(predicted.stdout)["predictions"]) == 2
+
+    wide = tmp_path / "wide.svm"
+    wide.write_text("1 1:1\n0 70:1\n")
+    assert_one_line_error(run("predict", "-m", zero, wide), "wide.svm, line 2",
+                          "feature index 70 is beyond", "the model has 64 features")
+
+
+def test_one_based_flag_refuses_an_index_zero(tmp_path):
+    data = tmp_path / "d.svm"
+    data.write_text("1 0:1 1:1\n-1 1:2\n")
+    assert_one_line_error(run("train", data, "-m", tmp_path / "m.rbm", "--one-based"),
+                          "d.svm, line 1: feature index 0 is below 1", "--zero-based")
+    assert_one_line_error(run("inspect", data, "--one-based"), "--zero-based")
+    assert run("inspect", data, "--zero-based", "--json").exit_code == 0
+
+
+def test_header_flags_on_every_command(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n")  # numeric names, header
+    facts = json.loads(run("inspect", data, "--json").stdout)
+    assert facts["n_samples"] == 4 and any("read as a header" in n for n in facts["notes"])
+    assert_one_line_error(run("inspect", data, "--no-header"), "line 1",
+                          "the label 'label' is text")
+    plain = tmp_path / "p.csv"
+    plain.write_text("-1,-1,0\n1,-1,1\n-1,1,0\n1,1,1\n")
+    assert json.loads(run("inspect", plain, "--header", "--json").stdout)["n_samples"] == 3
+    traced = run("trace", plain, "--header", "--no-header")  # the last flag wins
+    assert traced.exit_code == 0 and traced.stdout == run("trace", plain).stdout
+    assert run("plot", plain, "-o", tmp_path / "b.png", "--no-header").exit_code == 0
+    model = tmp_path / "m.rbm"
+    result = run("train", data, "-m", model)
+    assert result.exit_code == 0 and "4 samples x 2 features" in result.output
+    assert "note: line 1 read as a header" in " ".join(result.output.split())
+    assert run("predict", "-m", model, plain, "--no-header").stdout.split() == ["0", "1", "1",
+                                                                                "1"]
+    assert json.loads(run("evaluate", "-m", model, data, "--header", "--json").stdout)[
+        "accuracy"] == 1.0
+
+
+def test_first_row_neither_data_nor_header_names_the_column(tmp_path):
+    data = tmp_path / "d.csv"
+    data.write_text("1.5,,0\n1,2,1\n")
+    assert_one_line_error(run("train", data, "-m", tmp_path / "m.rbm"),
+                          "d.csv, line 1, column 2: an empty (missing) value",
+                          "if line 1 is a header, pass header=True (--header)")
+
+
+@pytest.mark.parametrize("name, content, fragment", [
+    ("half.svm", b"0.5 1:1\n1.5 2:1\n", "the labels look continuous"),
+    ("nan.csv", b"1,2,0\n3,4,nan\n", "line 2: the label 'nan' is not a finite number"),
+])
+def test_train_and_stream_refuse_labels_that_are_not_classes(tmp_path, name, content, fragment):
+    data = tmp_path / name
+    data.write_bytes(content)
+    for stream in ([], ["--stream", "--chunk-size", "1"]):
+        assert_one_line_error(run("train", data, "-m", tmp_path / "m.rbm", *stream), fragment)
+
+
+@pytest.mark.parametrize("name, content", [
+    ("header.csv", b"1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n"),
+    ("quoted.csv", b'x,y,label\n-1,-1,"no, never"\n1,-1,yes\n-1,1,yes\n1,1,"yes"\n'),
+    ("cr.csv", b"-1,-1,0\r1,-1,1\r-1,1,1\r1,1,1\r"),
+    ("or.svm.gz", gzip.compress(OR_SVM.encode())),
+    ("or.csv.gz", gzip.compress(OR_CSV.encode())),
+])
+def test_stream_reads_files_as_memory_does(tmp_path, name, content):
+    data = tmp_path / name
+    data.write_bytes(content)
+    models = {}
+    for mode, extra in (("memory", []), ("stream", ["--stream", "--chunk-size", "2"])):
+        models[mode] = tmp_path / f"{mode}.rbm"
+        result = run("train", data, "-m", models[mode], "-q", "-a", "averaged", *extra)
+        assert result.exit_code == 0, result.output
+    memory, stream = (read_manifest(m)["metadata"] for m in models.values())
+    assert memory["n_samples"] == stream["n_samples"] == 4
+    assert memory["classes"] == stream["classes"] and memory["n_features"] == 2
+    for model in models.values():
+        assert json.loads(run("evaluate", "-m", model, data, "--json").stdout)["accuracy"] == 1

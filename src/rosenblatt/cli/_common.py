@@ -6,6 +6,7 @@ import os
 import sys
 
 import numpy as np
+import typer
 from rich.console import Console
 from rich.markup import escape
 from typer import Abort
@@ -90,6 +91,27 @@ def parse_label_column(text):
         return text
 
 
+def zero_based_option():
+    """``--zero-based/--one-based``: how svmlight feature indices are numbered."""
+    return typer.Option(
+        None, "--zero-based/--one-based",
+        help="svmlight: feature indices start at 0 / at 1 (default: zero-based when an index "
+        "0 occurs in the file, else one-based; a model's input: as its training file).")
+
+
+def header_option():
+    """``--header/--no-header``: whether a CSV file's first row is a header."""
+    return typer.Option(
+        None, "--header/--no-header",
+        help="CSV: the first row is / is not a header (default: detected; a header when it "
+        "cannot be data).")
+
+
+def auto(value):
+    """An unset ``--zero-based``/``--header`` flag (None) as the readers' "auto"."""
+    return "auto" if value is None else value
+
+
 def jsonable(value):
     """numpy scalars and arrays as plain Python values for ``json.dumps``."""
     if isinstance(value, np.ndarray):
@@ -127,12 +149,15 @@ def load_model(path):
     return model, metadata if isinstance(metadata, dict) else {}
 
 
-def read_model_input(path, model, metadata, *, label_column=None):
+def read_model_input(path, model, metadata, *, label_column=None, zero_based=None,
+                     header="auto"):
     """Read a data file for a trained model; the label column may be missing.
 
     Checks that the file's kind suits the model (text for a text model,
-    numbers otherwise) and reads svmlight indices the way the training file was read.
-    Without ``label_column``, a CSV's label column is the one the model was trained with.
+    numbers otherwise). svmlight files are read with the model's feature count
+    and, unless ``zero_based`` says otherwise, numbered like the training file
+    was; a file that does not fit is refused with what to pass. Without
+    ``label_column``, a CSV's label column is the one the model was trained with.
     """
     from ..io import data_format, read_data
 
@@ -147,9 +172,39 @@ def read_model_input(path, model, metadata, *, label_column=None):
     if kind == "text":
         return read_data(path, labelled=None)
     n_features = getattr(final_estimator(model), "n_features_in_", None)
-    zero_based = metadata.get("zero_based", "auto") if kind == "svmlight" else "auto"
-    return read_data(path, labelled=None, n_features=n_features, zero_based=zero_based,
-                     label_column=label_column if kind == "csv" else None)
+    if kind == "csv":
+        return read_data(path, labelled=None, n_features=n_features, label_column=label_column,
+                         header=header)
+    trained = metadata.get("zero_based")
+    as_trained = zero_based is None and trained is not None
+    base = trained if as_trained else auto(zero_based)
+    try:
+        return read_data(path, labelled=None, n_features=n_features, zero_based=base)
+    except DataFileError as error:
+        raise _not_like_training(error, metadata, n_features, as_trained) from None
+
+
+def _not_like_training(error, metadata, n_features, as_trained):
+    """A reader's index error, saying what to pass for this model."""
+    code = getattr(error, "code", None)
+    if code not in ("index-zero", "index-beyond"):
+        return error
+    where = f"{error.path}, line {error.line}: {error.what}"
+    trained_on = metadata.get("trained_on", "its training file")
+    if code == "index-zero" and as_trained:
+        fix = (f"the model's training file ({trained_on}) was read one-based, so its input "
+               "is too; if this file is zero-based, pass --zero-based, and if the training "
+               "file was zero-based as well (scikit-learn writes zero-based files), retrain "
+               "with --zero-based")
+    elif code == "index-zero":
+        fix = "pass --zero-based if this file's indices start at 0"
+    else:
+        fix = (f"the model has {n_features} features; give data with those features, or "
+               "retrain on data that has them all")
+        if as_trained and not metadata.get("zero_based"):
+            fix += (f" (if {trained_on} was zero-based with feature 0 never set, retrain it "
+                    "with --zero-based)")
+    return DataFileError(f"{where}; {fix}")
 
 
 def labels_like(y, classes, path):

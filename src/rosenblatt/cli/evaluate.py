@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Optional
 
 import numpy as np
 import typer
 from rich.table import Table
 
 from ..exceptions import DataFileError
-from ._common import (console, final_estimator, jsonable, labels_like, load_model,
-                      parse_label_column, read_model_input)
+from ._common import (
+    auto,
+    console,
+    final_estimator,
+    header_option,
+    jsonable,
+    labels_like,
+    load_model,
+    parse_label_column,
+    read_model_input,
+    zero_based_option,
+)
 
 
 @dataclass
@@ -72,7 +81,8 @@ def scores(y_true, y_pred, classes) -> EvaluationResult:
     )
 
 
-def evaluate(model_path, data_path, *, label_column=None) -> EvaluationResult:
+def evaluate(model_path, data_path, *, label_column=None, zero_based=None,
+             header="auto") -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 
     Parameters
@@ -82,13 +92,19 @@ def evaluate(model_path, data_path, *, label_column=None) -> EvaluationResult:
         Labelled data of the kind the model was trained on.
     label_column : str or int, default=None
         CSV: the label column when it is not the last.
+    zero_based : bool, default=None
+        svmlight: whether this file's indices start at 0 (default: as the
+        model's training file was read).
+    header : bool or "auto", default="auto"
+        CSV: whether the first row is a header.
 
     Returns
     -------
     EvaluationResult
     """
     model, metadata = load_model(model_path)
-    data = read_model_input(data_path, model, metadata, label_column=label_column)
+    data = read_model_input(data_path, model, metadata, label_column=label_column,
+                            zero_based=zero_based, header=header)
     if data.y is None:
         raise DataFileError(f"{data.path}: no labels to evaluate against; give a file with a "
                             "label on every line (or use `rosenblatt predict`)")
@@ -122,11 +138,14 @@ def command(
     as_json: bool = typer.Option(
         False, "--json", help="Print a JSON object with accuracy, precision, recall, f1 and "
         "confusion_matrix."),
-    label_column: Optional[str] = typer.Option(
+    label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."),
+    zero_based: bool | None = zero_based_option(),
+    header: bool | None = header_option(),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix."""
-    result = evaluate(model, data, label_column=parse_label_column(label_column))
+    result = evaluate(model, data, label_column=parse_label_column(label_column),
+                      zero_based=zero_based, header=auto(header))
     if as_json:
         print(json.dumps(result.to_json()))
         return

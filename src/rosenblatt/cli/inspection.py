@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Optional
 
 import numpy as np
 import typer
 from rich.table import Table
 
-from ._common import console, jsonable, parse_label_column
+from ._common import auto, console, header_option, jsonable, parse_label_column, zero_based_option
 
 
 @dataclass
@@ -57,7 +56,8 @@ def _problem(name, X, y, theory):
     return problem
 
 
-def inspect_data(data_path, *, label_column=None) -> InspectResult:
+def inspect_data(data_path, *, label_column=None, zero_based="auto",
+                 header="auto") -> InspectResult:
     """Count samples, features and classes; decide separability; give margin, radius, bound.
 
     For two classes, one problem; for more, one problem per class against the
@@ -66,7 +66,8 @@ def inspect_data(data_path, *, label_column=None) -> InspectResult:
     (:func:`rosenblatt.theory.max_margin`); the mistake bound is Block and
     Novikoff's ``(R / gamma)^2`` for :class:`rosenblatt.Perceptron`'s
     augmented patterns (:func:`rosenblatt.theory.mistake_bound`). Text is
-    vectorised first, as ``rosenblatt train`` does.
+    vectorised first, as ``rosenblatt train`` does. ``zero_based`` (svmlight)
+    and ``header`` (CSV) are passed to the reader; its notes come first in ``notes``.
 
     Returns
     -------
@@ -76,8 +77,9 @@ def inspect_data(data_path, *, label_column=None) -> InspectResult:
     from ..io import read_data
     from .train import text_features
 
-    data = read_data(data_path, label_column=label_column)
-    X, notes = data.X, []
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
+                     header=header)
+    X, notes = data.X, list(data.notes)
     if data.is_text:
         for _, step in text_features():
             X = step.fit_transform(X)
@@ -102,12 +104,15 @@ def _number(value):
 
 def command(
     data: str = typer.Argument(..., help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."),
-    label_column: Optional[str] = typer.Option(
+    label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as a JSON object."),
+    zero_based: bool | None = zero_based_option(),
+    header: bool | None = header_option(),
 ) -> None:
     """Samples, features, classes, linear separability, max margin, radius, mistake bound."""
-    result = inspect_data(data, label_column=parse_label_column(label_column))
+    result = inspect_data(data, label_column=parse_label_column(label_column),
+                          zero_based=auto(zero_based), header=auto(header))
     if as_json:
         print(json.dumps(jsonable(asdict(result))))
         return

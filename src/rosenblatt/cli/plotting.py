@@ -5,11 +5,19 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Optional
 
 import typer
 
-from ._common import console, final_estimator, is_text_model, load_model, parse_label_column
+from ._common import (
+    auto,
+    console,
+    final_estimator,
+    header_option,
+    is_text_model,
+    load_model,
+    parse_label_column,
+    zero_based_option,
+)
 
 KINDS = ("boundary", "mistakes", "animation")
 _EXTENSIONS = {"boundary": (".png", ".svg"), "mistakes": (".png", ".svg"), "animation": (".gif",)}
@@ -53,7 +61,7 @@ def _model(model_path, data, algorithm, epochs, eta, seed):
 
 def make_plot(data_path, output, *, kind=None, model_path=None, algorithm="perceptron",
               epochs=100, eta=1.0, seed=0, mode="online", bias_input=1.0,
-              label_column=None) -> PlotResult:
+              label_column=None, zero_based="auto", header="auto") -> PlotResult:
     """Draw one figure of ``data_path`` into ``output`` (PNG or SVG; GIF for the animation).
 
     Parameters
@@ -71,6 +79,10 @@ def make_plot(data_path, output, *, kind=None, model_path=None, algorithm="perce
     mode, bias_input
         The animation's training mode and constant input (seed 003 uses -1).
     label_column : str or int, default=None
+    zero_based : bool or "auto", default="auto"
+        svmlight: whether feature indices start at 0.
+    header : bool or "auto", default="auto"
+        CSV: whether the first row is a header.
 
     Returns
     -------
@@ -81,7 +93,8 @@ def make_plot(data_path, output, *, kind=None, model_path=None, algorithm="perce
 
     output = os.fspath(output)
     kind = _kind(kind, output)
-    data = read_data(data_path, label_column=label_column)
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
+                     header=header)
     if data.is_text:
         raise ValueError(f"{data.path}: plots draw numeric data, not text")
     X = data.X.toarray() if hasattr(data.X, "toarray") else data.X
@@ -111,10 +124,10 @@ def command(
     data: str = typer.Argument(..., help="Labelled numeric data (2 features except for mistakes)."),
     output: str = typer.Option(..., "--output", "-o",
                                help="Image to write: .png or .svg, or .gif for the animation."),
-    kind: Optional[str] = typer.Option(
+    kind: str | None = typer.Option(
         None, "--kind", help="boundary, mistakes or animation (default: animation for .gif, "
         "else boundary)."),
-    model: Optional[str] = typer.Option(None, "--model", "-m",
+    model: str | None = typer.Option(None, "--model", "-m",
                                         help="Draw this saved model instead of training one."),
     algorithm: str = typer.Option("perceptron", "--algorithm", "-a",
                                   help="Algorithm trained when no --model is given."),
@@ -124,11 +137,14 @@ def command(
     mode: str = typer.Option("online", "--mode", help="Animation: online or batch."),
     bias_input: float = typer.Option(1.0, "--bias-input",
                                      help="Animation: the constant input (seed 003 uses -1)."),
-    label_column: Optional[str] = typer.Option(
+    label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."),
+    zero_based: bool | None = zero_based_option(),
+    header: bool | None = header_option(),
 ) -> None:
     """Plot the decision boundary with its margin, mistakes per epoch, or a training GIF."""
     result = make_plot(data, output, kind=kind, model_path=model, algorithm=algorithm,
                        epochs=epochs, eta=eta, seed=seed, mode=mode, bias_input=bias_input,
-                       label_column=parse_label_column(label_column))
+                       label_column=parse_label_column(label_column),
+                       zero_based=auto(zero_based), header=auto(header))
     console.print(f"wrote the {result.kind} plot ({result.model}) to {result.path}")

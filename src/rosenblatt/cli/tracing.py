@@ -2,22 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
-from ._common import console, parse_label_column
+from ._common import auto, console, header_option, parse_label_column, zero_based_option
 
 MAX_SAMPLES = 50
 MAX_FEATURES = 10
 
 
 def trace_data(data_path, *, mode="online", eta=1.0, bias_input=1.0, epochs=100,
-               shuffle=False, seed=0, label_column=None, max_samples=MAX_SAMPLES):
+               shuffle=False, seed=0, label_column=None, max_samples=MAX_SAMPLES,
+               zero_based="auto", header="auto"):
     """Run :func:`rosenblatt.trace.trace` on a small labelled data file.
 
     The table has one row per pattern presentation, so larger data are refused
-    rather than flooding the terminal.
+    rather than flooding the terminal. ``zero_based`` (svmlight) and ``header``
+    (CSV) are passed to the reader.
 
     Returns
     -------
@@ -26,7 +26,8 @@ def trace_data(data_path, *, mode="online", eta=1.0, bias_input=1.0, epochs=100,
     from ..io import read_data
     from ..trace import trace
 
-    data = read_data(data_path, label_column=label_column)
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
+                     header=header)
     if data.is_text:
         raise ValueError(f"{data.path}: trace shows numeric patterns; text has thousands of "
                          "word features. Use a small .csv or .svm file.")
@@ -51,13 +52,16 @@ def command(
     epochs: int = typer.Option(100, "--epochs", help="Most epochs."),
     shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
-    label_column: Optional[str] = typer.Option(
+    label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."),
     max_samples: int = typer.Option(MAX_SAMPLES, "--max-samples",
                                     help="Refuse data with more samples than this."),
+    zero_based: bool | None = zero_based_option(),
+    header: bool | None = header_option(),
 ) -> None:
     """Print seed 003's table: the weights before and after every pattern presentation."""
     result = trace_data(data, mode=mode, eta=eta, bias_input=bias_input, epochs=epochs,
                         shuffle=shuffle, seed=seed, label_column=parse_label_column(label_column),
-                        max_samples=max_samples)
+                        max_samples=max_samples, zero_based=auto(zero_based),
+                        header=auto(header))
     console.print(str(result), markup=False, highlight=False, soft_wrap=True)

@@ -6,14 +6,21 @@ import os
 import time
 import warnings
 from dataclasses import dataclass, field
-from typing import Optional
 
 import numpy as np
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from ._common import console, final_estimator, jsonable, parse_label_column
+from ._common import (
+    auto,
+    console,
+    final_estimator,
+    header_option,
+    jsonable,
+    parse_label_column,
+    zero_based_option,
+)
 
 ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "centroid", "lp")
 ITERATIVE = ("perceptron", "averaged", "voted", "kernel")
@@ -92,7 +99,8 @@ def _fit(estimator, X, y, on_epoch):
 
 
 def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
-                   seed=0, label_column=None, chunk_size=10_000, on_epoch=None) -> TrainResult:
+                   seed=0, label_column=None, chunk_size=10_000, on_epoch=None,
+                   zero_based="auto", header="auto") -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
     Each epoch visits the chunks in a fresh random order and shuffles the rows
@@ -107,7 +115,8 @@ def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100,
                          f"voted); {algorithm!r} needs the whole data set in memory")
     start = time.perf_counter()
     model, summary = train_stream(data_path, algorithm, chunk_size, epochs, seed, eta=eta,
-                                  label_column=label_column, on_epoch=on_epoch)
+                                  label_column=label_column, on_epoch=on_epoch,
+                                  zero_based=zero_based, header=header)
     seconds = time.perf_counter() - start
     metadata = {key: summary[key] for key in ("data_format", "trained_on", "n_samples",
                                               "n_features", "classes", "zero_based",
@@ -121,11 +130,12 @@ def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100,
         train_accuracy=float(summary["train_accuracy"]), seconds=seconds,
         epochs=summary["epochs"], mistakes=summary["mistakes"],
         mistakes_per_epoch=summary["mistakes_per_epoch"], converged=summary["converged"],
+        notes=summary["notes"],
     )
 
 
 def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0, seed=0,
-          label_column=None, on_epoch=None) -> TrainResult:
+          label_column=None, on_epoch=None, zero_based="auto", header="auto") -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
     A ``.tsv`` text file is vectorised first and saved together with its
@@ -145,6 +155,11 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
         CSV only: the label column by header name or index (default: the last).
     on_epoch : callable(epoch, mistakes), default=None
         Called after every epoch of the linear perceptrons.
+    zero_based : bool or "auto", default="auto"
+        svmlight only: whether feature indices start at 0 (stored with the model,
+        which reads its input the same way).
+    header : bool or "auto", default="auto"
+        CSV only: whether the first row is a header.
 
     Returns
     -------
@@ -156,7 +171,8 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
     from ..persistence import save
 
     estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed)
-    data = read_data(data_path, label_column=label_column)
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
+                     header=header)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
@@ -173,8 +189,8 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
             X = data.X
             model = _fit(estimator, X, data.y, on_epoch)
     seconds = time.perf_counter() - start
-    notes = [" ".join(str(w.message).split()) for w in caught
-             if issubclass(w.category, ConvergenceWarning)]
+    notes = data.notes + [" ".join(str(w.message).split()) for w in caught
+                          if issubclass(w.category, ConvergenceWarning)]
     n_features = X.shape[1]
     metadata = {
         "data_format": data.format,
@@ -237,9 +253,11 @@ def command(
     epochs: int = typer.Option(100, "--epochs", help="Most passes over the data."),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
-    label_column: Optional[str] = typer.Option(
+    label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index "
         "(default: the last)."),
+    zero_based: bool | None = zero_based_option(),
+    header: bool | None = header_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
     stream: bool = typer.Option(False, "--stream", help="Train chunk by chunk, for files "
                                 "larger than memory (perceptron, averaged, voted)."),
@@ -247,13 +265,14 @@ def command(
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)
+    reading = {"zero_based": auto(zero_based), "header": auto(header)}
     if stream:
         if chunk_size < 1:
             raise ValueError(f"--chunk-size must be at least 1; got {chunk_size}")
         fit = lambda **kwargs: train_streamed(data, model, chunk_size=chunk_size,  # noqa: E731
-                                              **kwargs)
+                                              **reading, **kwargs)
     else:
-        fit = lambda **kwargs: train(data, model, **kwargs)  # noqa: E731
+        fit = lambda **kwargs: train(data, model, **reading, **kwargs)  # noqa: E731
     if quiet or algorithm not in ITERATIVE:
         result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed,
                      label_column=label)
