@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -47,6 +48,10 @@ from .engine.orders import (
     splitter_seed,
 )
 from .engine.primal import Batch, PrimalRule, PrimalState, thread_count, worker_pool
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike, RandomStateLike
+    from .engine.driver import History
 
 _INDEX_DTYPE = np.int64
 _ADVICE = ("The data may not be linearly separable; raise max_iter, or use early_stopping=True "
@@ -86,7 +91,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         intercept_scaling: float = 1.0,
         max_iter: int = 1000,
         shuffle: bool | str = True,
-        random_state: int | np.random.RandomState | np.random.Generator | None = None,
+        random_state: RandomStateLike = None,
         multi_class: str = "ovr",
         early_stopping: bool = False,
         validation_fraction: float = 0.1,
@@ -126,7 +131,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         """Cross-parameter checks, with errors that say what to do."""
         validate_params(self)
         if self.n_jobs == 0:
-            raise ValueError("n_jobs=0 runs nothing; use None or 1 for one thread, -1 for all cores.")
+            raise ValueError(
+                "n_jobs=0 runs nothing; use None or 1 for one thread, -1 for all cores.")
         if self._batch and (self._averaged or self._voted):
             raise ValueError(
                 f"{type(self).__name__} learns online; mode='batch' is only for Perceptron."
@@ -202,7 +208,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.mistakes_per_epoch_ = []
         self.converged_ = False
 
-    def set_training_state(self, state, classes, *, history=None):
+    def set_training_state(self, state: PrimalState, classes: ArrayLike, *,
+                           history: History | None = None) -> BaseLinearPerceptron:
         """Continue from ``state`` (a :class:`~rosenblatt.engine.primal.PrimalState`).
 
         The estimator becomes fitted with these weights: ``predict`` uses them, and
@@ -312,7 +319,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------------ public API
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> BaseLinearPerceptron:
         """Train until an epoch makes no mistake, or for ``max_iter`` epochs.
 
         Parameters
@@ -344,7 +352,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self._set_public_weights()
         return self
 
-    def partial_fit(self, X, y, classes=None, sample_weight=None):
+    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
+                    sample_weight: ArrayLike | None = None) -> BaseLinearPerceptron:
         """Run one epoch over the given batch, continuing from the current weights.
 
         Parameters
@@ -389,7 +398,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self._set_public_weights()
         return self
 
-    def fit_batches(self, batches, classes, *, max_iter=None):
+    def fit_batches(self, batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
+                    classes: ArrayLike, *, max_iter: int | None = None
+                    ) -> BaseLinearPerceptron:
         """Train epoch after epoch on data that arrives in batches (``fit`` out of core).
 
         Every epoch calls ``batches()`` and presents each batch it yields once, in
@@ -488,7 +499,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.coef_ = np.array(W, copy=True)
         self.intercept_ = np.array(intercept, copy=True)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Signed score of each sample: ``X @ coef_.T + intercept_``.
 
         Returns
@@ -500,7 +511,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                           reset=False)
         return linear_scores(X, self.coef_, self.intercept_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predict class labels (a zero score goes to the first class, as in training)."""
         scores = self.decision_function(X)  # checks the model is fitted first
         return labels_from_scores(self.classes_, scores)

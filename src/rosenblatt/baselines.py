@@ -7,6 +7,8 @@ classes), with ``f_k(x) = coef_[k] . x + intercept_[k]``. Two classes predict
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -14,6 +16,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ._decision import labels_from_scores, linear_scores
 from ._validation import BOOL, check_classes, check_not_empty, validate_params
 from .theory import _separating_lp
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike
 
 __all__ = ["CentroidClassifier", "LinearProgramClassifier"]
 
@@ -35,7 +40,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
         positives = self.classes_[1:] if self.classes_.shape[0] == 2 else self.classes_
         return X, y, np.where(y[np.newaxis, :] == positives[:, np.newaxis], 1.0, -1.0)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Signed activation of each neuron.
 
         Parameters
@@ -51,7 +56,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return linear_scores(X, self.coef_, self.intercept_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predict class labels.
 
         Parameters
@@ -104,10 +109,10 @@ class CentroidClassifier(_OneVsRestLinear):
 
     _parameter_constraints: dict = {}
 
-    def __init__(self):
+    def __init__(self) -> None:
         pass
 
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> CentroidClassifier:
         """Compute the class means and the one-vs-rest hyperplanes.
 
         Parameters
@@ -175,10 +180,10 @@ class LinearProgramClassifier(_OneVsRestLinear):
 
     _parameter_constraints: dict = {"fit_intercept": [BOOL]}
 
-    def __init__(self, fit_intercept=True):
+    def __init__(self, fit_intercept: bool = True) -> None:
         self.fit_intercept = fit_intercept
 
-    def fit(self, X, y):
+    def fit(self, X: MatrixLike, y: ArrayLike) -> LinearProgramClassifier:
         """Solve one LP per neuron.
 
         Parameters

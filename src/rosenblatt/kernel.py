@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -34,6 +35,9 @@ from ._validation import (
 from .engine.driver import run_epochs
 from .engine.dual import DualState, Kernel, KernelTable, decision_scores, vote_scores
 from .engine.orders import random_source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike, RandomStateLike
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 # The parameters each named kernel takes.
@@ -213,20 +217,20 @@ default="rbf"
 
     def __init__(
         self,
-        kernel="rbf",
+        kernel: str | Callable = "rbf",
         *,
-        degree=3,
-        gamma=None,
-        coef0=1.0,
-        kernel_params=None,
-        prediction="averaged",
-        eta=1.0,
-        max_iter=100,
-        shuffle=True,
-        random_state=None,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        cache_size=512,
+        degree: int = 3,
+        gamma: float | str | None = None,
+        coef0: float = 1.0,
+        kernel_params: dict | None = None,
+        prediction: str = "averaged",
+        eta: float = 1.0,
+        max_iter: int = 100,
+        shuffle: bool = True,
+        random_state: RandomStateLike = None,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        cache_size: float = 512,
         on_epoch: Callable | None = None,
     ):
         self.kernel = kernel
@@ -284,7 +288,8 @@ default="rbf"
         return Kernel(self.kernel, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+            ) -> KernelPerceptron:
         """Run the dual perceptron until an epoch makes no mistake, or ``max_iter`` epochs.
 
         Parameters
@@ -376,7 +381,7 @@ default="rbf"
         columns = np.concatenate(columns) if columns else np.empty(0)
         return np.asarray(ptr, dtype=np.int64), columns.astype(np.int64)
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Score of each sample; its sign (two classes) or argmax gives the class.
 
         Parameters
@@ -408,7 +413,7 @@ default="rbf"
                 scores[batch] = decision_scores(K, self.dual_coef_, *order, self._s2)
         return scores.ravel() if n_problems == 1 else scores
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Predict class labels (a zero score goes to the first class, as in training).
 
         Parameters

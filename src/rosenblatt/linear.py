@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseLinearPerceptron
 from ._validation import Options
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import MatrixLike, RandomStateLike
 
 _SHARED_PARAMETERS = """
     eta : float, default=1.0
@@ -115,22 +121,22 @@ class Perceptron(BaseLinearPerceptron):
     def __init__(
         self,
         *,
-        mode="online",
-        eta=1.0,
-        fit_intercept=True,
-        intercept_scaling=1.0,
-        max_iter=1000,
-        shuffle=True,
-        random_state=None,
-        multi_class="ovr",
-        early_stopping=False,
-        validation_fraction=0.1,
-        n_iter_no_change=5,
-        class_weight=None,
-        warm_start=False,
-        verbose=0,
-        n_jobs=None,
-        on_epoch=None,
+        mode: str = "online",
+        eta: float = 1.0,
+        fit_intercept: bool = True,
+        intercept_scaling: float = 1.0,
+        max_iter: int = 1000,
+        shuffle: bool | str = True,
+        random_state: RandomStateLike = None,
+        multi_class: str = "ovr",
+        early_stopping: bool = False,
+        validation_fraction: float = 0.1,
+        n_iter_no_change: int = 5,
+        class_weight: dict | str | None = None,
+        warm_start: bool = False,
+        verbose: int = 0,
+        n_jobs: int | None = None,
+        on_epoch: Callable | None = None,
     ):
         super().__init__(
             eta=eta,
@@ -157,9 +163,12 @@ class AveragedPerceptron(BaseLinearPerceptron):
 
     Trains like the online :class:`Perceptron` and predicts with the average of
     the weight vector after every example presentation,
-    ``(1 / T) * sum_t w_t``, kept without bookkeeping on correct predictions:
-    each update ``delta`` made after ``t`` presentations also adds ``t * delta``
-    to an accumulator ``U``, and the average is ``w - U / T``.
+    ``(1 / T) * sum_t w_t`` over all ``max_iter`` epochs, kept without
+    bookkeeping on correct predictions: each update ``delta`` made after ``t``
+    presentations also adds ``t * delta`` to an accumulator ``U``, and the
+    average is ``w - U / T``. A run that converges stops early; the epochs it
+    skips would present the patterns to the final vector without a change, and
+    ``T`` counts them.
 
     Parameters
     ----------
@@ -173,9 +182,17 @@ class AveragedPerceptron(BaseLinearPerceptron):
     >>> from rosenblatt import AveragedPerceptron
     >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
     >>> y = np.array([-1, 1, 1, 1])
-    >>> clf = AveragedPerceptron(shuffle=False).fit(X, y)
+    >>> clf = AveragedPerceptron(shuffle=False, max_iter=2).fit(X, y)
     >>> clf.coef_, clf.intercept_
     (array([[1.125, 0.875]]), array([0.625]))
+
+    Training stops after the first error-free epoch (here the second), and the
+    final vector counts for every presentation of the epochs up to ``max_iter``,
+    as running them would give (Freund & Schapire run all of them):
+
+    >>> clf = AveragedPerceptron(shuffle=False, max_iter=100).fit(X, y)
+    >>> clf.n_iter_, clf.coef_, clf.intercept_
+    (2, array([[1.0025, 0.9975]]), array([0.9925]))
     """
 
     _averaged = True
@@ -187,6 +204,9 @@ class VotedPerceptron(BaseLinearPerceptron):
     Keeps every weight vector ``w_k`` the online perceptron passes through,
     with its survival count ``c_k`` (the number of presentations after which it
     was the current vector), and predicts ``sign(sum_k c_k sign(w_k . x + b_k))``.
+    As in Freund & Schapire's algorithm the counts run over all ``max_iter``
+    epochs: when training converges earlier, the final (consistent) vector
+    survives every remaining presentation.
     Only the updates are stored, so memory grows with the number of mistakes.
     ``coef_`` / ``intercept_`` hold the last weight vector; ``decision_function``
     returns the vote normalised by the total count, in ``[-1, 1]``.
@@ -217,7 +237,7 @@ class VotedPerceptron(BaseLinearPerceptron):
         super()._set_public_weights()
         self.n_vectors_ = self.training_state_.votes.n_vectors()
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Survival-weighted vote, normalised to ``[-1, 1]``.
 
         Returns

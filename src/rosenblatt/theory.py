@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -31,6 +32,9 @@ from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
 from ._validation import BOOL, Interval, check_args, check_classes, check_not_empty
 from .exceptions import NotSeparableError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike
 
 __all__ = [
     "MaxMarginResult",
@@ -193,7 +197,8 @@ def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
     return SeparabilityResult(False, w, b, float(slack.sum()), violators)
 
 
-def is_linearly_separable(X, y, fit_intercept=True) -> SeparabilityResult:
+def is_linearly_separable(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True
+                          ) -> SeparabilityResult:
     """Decide linear separability with seed 001's linear program.
 
     Looks for ``w`` and ``b`` with ``t_i (w . x_i + b) >= 1`` for every pattern,
@@ -234,7 +239,7 @@ def is_linearly_separable(X, y, fit_intercept=True) -> SeparabilityResult:
 
 
 # ---------------------------------------------------------------------- margins
-def margin(X, y, coef, intercept=0.0) -> float:
+def margin(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
     """Geometric margin of a hyperplane on a data set (seed 000).
 
     ``min_i t_i (w . x_i + b) / ||w||`` when the hyperplane separates the data,
@@ -392,7 +397,7 @@ def _not_separable(lp: SeparabilityResult, fit_intercept: bool, owner: str):
     )
 
 
-def max_margin(X, y, fit_intercept=True) -> MaxMarginResult:
+def max_margin(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMarginResult:
     """The maximum-margin hyperplane and the data set's margin.
 
     Solves the hard-margin SVM problem ``min ||w||^2 / 2`` subject to
@@ -437,7 +442,7 @@ def max_margin(X, y, fit_intercept=True) -> MaxMarginResult:
 
 
 # ---------------------------------------------------------------------- geometry
-def radius(X) -> float:
+def radius(X: MatrixLike) -> float:
     """Radius ``R = max_i ||x_i||`` of the smallest origin-centred ball holding the data.
 
     Parameters
@@ -458,7 +463,7 @@ def radius(X) -> float:
     return float(np.sqrt(np.max(row_norms(X, squared=True))))
 
 
-def signed_distance(X, coef, intercept=0.0) -> np.ndarray:
+def signed_distance(X: MatrixLike, coef: ArrayLike, intercept: float = 0.0) -> np.ndarray:
     """Signed distance ``f(x) / ||w||`` of each pattern from the hyperplane (seed 004, theorem 1).
 
     Positive on the side ``w`` points to.
@@ -492,7 +497,7 @@ def _nonzero_norm(w) -> float:
     return norm
 
 
-def distance_from_origin(coef, intercept) -> float:
+def distance_from_origin(coef: ArrayLike, intercept: float) -> float:
     """Signed distance ``b / ||w||`` of the origin from the hyperplane (seed 004, theorem 2).
 
     It is ``signed_distance`` at ``x = 0``: positive when the origin lies on
@@ -517,7 +522,8 @@ def distance_from_origin(coef, intercept) -> float:
     return b / _nonzero_norm(w)
 
 
-def perceptron_risk(X, y, coef, intercept=0.0) -> float:
+def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0
+                    ) -> float:
     """Seed 004's perceptron risk ``R(w) = sum_{i in V} -t_i f(x_i)``.
 
     ``V`` is the set of misclassified patterns, ``t_i f(x_i) < 0``. A pattern on
@@ -551,7 +557,8 @@ def perceptron_risk(X, y, coef, intercept=0.0) -> float:
 
 
 # ---------------------------------------------------------------------- mistake bound
-def mistake_bound(X, y, fit_intercept=True, intercept_scaling=1.0) -> float:
+def mistake_bound(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True,
+                  intercept_scaling: float = 1.0) -> float:
     """Block-Novikoff bound ``(R / gamma)^2`` on the perceptron's number of updates.
 
     Computed for the problem exactly as :class:`rosenblatt.Perceptron` sees it.

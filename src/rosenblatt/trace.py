@@ -9,6 +9,7 @@ fast implementation of the same rule and reaches the same weights.
 from __future__ import annotations
 
 import numbers
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -19,6 +20,9 @@ from .engine.driver import run_epochs
 from .engine.orders import random_source
 from .engine.primal import Batch, PrimalRule, PrimalState
 from .theory import _signed_targets
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike, RandomStateLike
 
 __all__ = ["Trace", "trace"]
 
@@ -207,8 +211,9 @@ _CONSTRAINTS = {
 }
 
 
-def trace(X, y, mode="online", eta=1.0, bias_input=1.0, shuffle=False, max_iter=100,
-          random_state=None, fit_intercept=True) -> Trace:
+def trace(X: MatrixLike, y: ArrayLike, mode: str = "online", eta: float = 1.0,
+          bias_input: float = 1.0, shuffle: bool = False, max_iter: int = 100,
+          random_state: RandomStateLike = None, fit_intercept: bool = True) -> Trace:
     """Train a perceptron step by step and keep every intermediate weight vector.
 
     Starting from zero weights, each pattern ``x`` (augmented with the constant
