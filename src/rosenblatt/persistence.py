@@ -3,31 +3,57 @@
 A model file is a zip archive:
 
 - ``manifest.json``: the format name ``"rosenblatt-model"``, the format version,
-  the library version, the model's class and parameters, optional metadata and
-  the SHA-256 of every other member;
-- ``state.json``: the model's attributes as a JSON tree (see below);
+  the library version, the versions of rosenblatt, numpy, scipy and
+  scikit-learn that wrote the file, the model's class and parameters, optional
+  metadata and the SHA-256 of every other member;
+- ``state.json``: the model as a tree of nodes (below);
 - ``arrays/<n>.npy``: numpy arrays, written and read with ``allow_pickle=False``.
 
 The archive comment holds the SHA-256 of every byte before it, so a flipped or
 missing byte anywhere in the file is caught before anything is decoded.
 
-The state tree is built from an object's ``__dict__``, recursively, with an
-allow-list: numbers, strings, booleans, None, lists, tuples and dicts of those,
-numpy arrays and scalars of non-object dtype, scipy sparse matrices (stored as
-their component arrays), numpy random states, and instances of the classes in
-:data:`REGISTRY`. An object is rebuilt as ``cls.__new__(cls)`` with its
-``__dict__`` restored; a class is only ever looked up in the registry, never
-imported because a file names it. Anything else is refused when saving.
+The model is stored from its parameters and its fitted state, never from its
+``__dict__`` (format version 2; files of version 1 are refused with what to do):
+
+- an **estimator** node ``{"$": "estimator", "class", "params", "fitted",
+  "properties"}`` names a class of :data:`REGISTRY` and holds its constructor
+  parameters (``get_params(deep=False)``; the steps of a Pipeline are estimator
+  nodes in turn) and its fitted state: the public fitted attributes (names that
+  end in ``_`` and do not start with ``_``, as scikit-learn defines them) and,
+  for the few classes that keep one behind a private attribute, the fitted
+  properties of :data:`FITTED_PROPERTIES`. Loading calls ``cls(**params)`` and
+  sets the attributes, then the properties (through their setters);
+- a **state** node ``{"$": "state", "class", "meta", "arrays"}`` holds a training
+  state of the engine (a class of :data:`STATE_REGISTRY`) as its ``to_state()``
+  gives it: JSON facts and named arrays, rebuilt with ``from_state()``;
+- values: JSON numbers, strings, booleans, null and lists; ``float`` (nan and
+  infinities), ``tuple``, ``dict`` (keys of any of these kinds), ``scalar`` (a
+  numpy scalar), ``dtype`` and ``dtype_type``, ``ndarray`` (an archive member; an
+  object array of ``str``, such as the ``feature_names_in_`` of a DataFrame or
+  string labels from pandas, is stored as a unicode array with ``"strings":
+  "object"`` and comes back as an object array of ``str``), ``sparse`` (the CSR
+  parts of a scipy sparse matrix), ``random_state`` and ``generator`` (numpy
+  random sources given as ``random_state``).
+
+Only classes on these lists are ever built, and a class is only looked up in
+them, never imported because a file names it. Anything else (a function, an
+object array that holds more than strings, an unregistered class) is refused
+when saving, with the attribute named. Training callbacks (the ``on_epoch``
+parameter) are not part of a model: they are saved as None.
 """
 
 from __future__ import annotations
 
 import hashlib
+import inspect
 import io
 import json
 import math
 import os
+import platform
+import re
 import struct
+import sys
 import tempfile
 import zipfile
 import zlib
@@ -38,19 +64,21 @@ import scipy.sparse as sp
 
 from .exceptions import ModelFileError
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "REGISTRY", "load", "read_manifest", "save"]
+__all__ = ["CALLBACK_PARAMETERS", "FITTED_PROPERTIES", "FORMAT_NAME", "FORMAT_VERSION",
+           "REGISTRY", "STATE_REGISTRY", "load", "read_manifest", "save"]
 
 FORMAT_NAME = "rosenblatt-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+# Format 1 rebuilt objects from their __dict__, before the training engine: not loaded.
+_OLDEST_READABLE = 2
 
-# Classes a model file may contain, by "module.QualifiedName". Loading resolves
-# a name only through this table, so a file cannot make rosenblatt import anything else.
+# Estimator classes a model file may contain, by "public.module.Name". Loading
+# resolves a name only through this table, so a file cannot make rosenblatt
+# import anything else.
 REGISTRY = (
     "rosenblatt.linear.Perceptron",
     "rosenblatt.linear.AveragedPerceptron",
     "rosenblatt.linear.VotedPerceptron",
-    "rosenblatt._voting.VoteRecord",
-    "rosenblatt._voting._Updates",
     "rosenblatt.kernel.KernelPerceptron",
     "rosenblatt.baselines.CentroidClassifier",
     "rosenblatt.baselines.LinearProgramClassifier",
@@ -60,10 +88,28 @@ REGISTRY = (
     "sklearn.feature_extraction.text.TfidfVectorizer",
     "sklearn.feature_extraction.text.TfidfTransformer",
     "sklearn.feature_extraction.text.HashingVectorizer",
-    "sklearn.preprocessing._data.StandardScaler",
-    "sklearn.preprocessing._data.MaxAbsScaler",
-    "sklearn.preprocessing._data.Normalizer",
+    "sklearn.preprocessing.StandardScaler",
+    "sklearn.preprocessing.MinMaxScaler",
+    "sklearn.preprocessing.MaxAbsScaler",
+    "sklearn.preprocessing.Normalizer",
 )
+
+# Training-state classes (``to_state()`` / ``from_state(meta, arrays)``) a file may contain.
+STATE_REGISTRY = (
+    "rosenblatt.engine.primal.PrimalState",
+    "rosenblatt.engine.dual.DualState",
+    "rosenblatt.engine.votes.VoteRecord",
+)
+
+# Fitted properties a class keeps behind a private attribute, saved beside its
+# public fitted attributes and restored through the property's setter.
+FITTED_PROPERTIES = {
+    "sklearn.feature_extraction.text.TfidfVectorizer": ("idf_",),
+}
+
+# Parameters that are training callbacks (progress bars, traces, live plots),
+# never part of a model: they are saved as None.
+CALLBACK_PARAMETERS = frozenset({"on_epoch"})
 
 _MANIFEST = "manifest.json"
 _STATE = "state.json"
@@ -75,7 +121,9 @@ _ARRAY_KINDS = frozenset("biufcUS")
 _SCALAR_KINDS = frozenset("biuf")
 _SPARSE_FORMATS = ("csr", "csc", "coo", "lil", "dok", "bsr", "dia")
 _BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
-# Everything a damaged archive can make zipfile, zlib, json or numpy raise.
+_FITTED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_\Z")
+_ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
+# Everything a damaged archive can make zipfile, zlib, json, numpy or a constructor raise.
 _DAMAGE = (
     zipfile.BadZipFile, zlib.error, EOFError, KeyError, IndexError, ValueError, TypeError,
     struct.error, UnicodeDecodeError, NotImplementedError, RuntimeError, OverflowError,
@@ -83,13 +131,9 @@ _DAMAGE = (
 )
 
 
-def _class_key(cls) -> str:
-    return f"{cls.__module__}.{cls.__qualname__}"
-
-
-def _resolve(key: str):
-    """Return the registered class named ``key``, or None if it is not registered."""
-    if key not in REGISTRY:
+def _resolve(key, registry=REGISTRY):
+    """Return the class registered as ``key``, or None if it is not registered."""
+    if not isinstance(key, str) or key not in registry:
         return None
     module, _, name = key.rpartition(".")
     try:
@@ -98,60 +142,115 @@ def _resolve(key: str):
         return None
 
 
+def _key_of(cls, registry=REGISTRY):
+    """The registry key of exactly ``cls`` (not of a subclass), or None."""
+    for key in registry:
+        if key.rpartition(".")[2] == cls.__name__ and _resolve(key, registry) is cls:
+            return key
+    return None
+
+
+def _is_fitted_name(name) -> bool:
+    """A public fitted attribute: ends in ``_``, does not start with ``_``."""
+    return isinstance(name, str) and _FITTED_NAME.match(name) is not None
+
+
+def _type_name(value) -> str:
+    kind = type(value)
+    return f"{kind.__module__}.{kind.__qualname__}"
+
+
+def _refuse(value, where, why=""):
+    raise TypeError(
+        f"Cannot save {where}: a {_type_name(value)} {why}is not something a rosenblatt "
+        "model file may hold (no pickle: only numbers, strings, lists, tuples, dicts, numpy "
+        "arrays of non-object dtype or object arrays of str, scipy sparse matrices, numpy "
+        "random states, the training states of rosenblatt.engine and the classes in "
+        "rosenblatt.persistence.REGISTRY). Convert it to one of those before saving."
+    )
+
+
 # ---------------------------------------------------------------------- encoding
-class _Encoder:
-    """Turn an object graph into a JSON tree plus a list of arrays."""
+class _Writer:
+    """Turn a model into a tree of JSON nodes plus a list of arrays."""
 
     def __init__(self):
         self.arrays: list[np.ndarray] = []
-        self._memo: dict[int, tuple[object, int]] = {}  # id -> (object kept alive, ref id)
+        self._open: set[int] = set()  # estimators being written (one that contains itself)
 
-    def _remember(self, value, node):
-        ref = len(self._memo)
-        self._memo[id(value)] = (value, ref)
-        node["id"] = ref
-        return node
+    # ------------------------------------------------------------------ estimators
+    def estimator(self, obj, key, where):
+        if id(obj) in self._open:
+            raise TypeError(f"Cannot save {where}: the {type(obj).__name__} contains itself.")
+        self._open.add(id(obj))
+        try:
+            params = {}
+            for name, value in obj.get_params(deep=False).items():
+                if name in CALLBACK_PARAMETERS:
+                    params[name] = None  # a training callback, not part of the model
+                    continue
+                if callable(value) and not isinstance(value, type):
+                    raise TypeError(_callable_parameter(obj, name, value, where))
+                params[name] = self.value(value, f"{where}.{name}")
+            _check_fitted_parts(obj, key, where)
+            fitted = {name: self.value(value, f"{where}.{name}")
+                      for name, value in vars(obj).items() if _is_fitted_name(name)}
+            properties = {}
+            for name in FITTED_PROPERTIES.get(key, ()):
+                try:
+                    value = getattr(obj, name)
+                except (AttributeError, ValueError):  # not fitted (NotFittedError is both)
+                    continue
+                properties[name] = self.value(value, f"{where}.{name}")
+        finally:
+            self._open.discard(id(obj))
+        return {"$": "estimator", "class": key, "params": params, "fitted": fitted,
+                "properties": properties}
 
-    def _refuse(self, value, where, why=""):
-        raise TypeError(
-            f"Cannot save {where}: a {type(value).__module__}.{type(value).__qualname__} "
-            f"{why}is not something a rosenblatt model file may hold (no pickle: only numbers, "
-            "strings, lists, tuples, dicts, numpy arrays of non-object dtype, scipy sparse "
-            "matrices, numpy random states and the classes in rosenblatt.persistence.REGISTRY). "
-            "Convert it to one of those before saving."
-        )
+    def state(self, value, key, where):
+        meta, arrays = value.to_state()
+        try:
+            meta = json.loads(json.dumps(meta, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise TypeError(f"Cannot save {where}: the meta of its to_state() is not plain "
+                            f"JSON ({exc}).") from None
+        nodes = {}
+        for name, array in arrays.items():
+            if not isinstance(name, str) or type(array) is not np.ndarray:
+                _refuse(array, f"{where} (to_state array {name!r})")
+            nodes[name] = self.array(array, f"{where} (to_state array {name!r})")
+        return {"$": "state", "class": key, "meta": meta, "arrays": nodes}
 
-    def encode(self, value, where):
+    # ------------------------------------------------------------------ values
+    def value(self, value, where):
         if value is None or isinstance(value, (bool, str)):
             return value
         if type(value) is int:
             return value
         if type(value) is float:
             return value if math.isfinite(value) else {"$": "float", "value": repr(value)}
-        if id(value) in self._memo:
-            return {"$": "ref", "id": self._memo[id(value)][1]}
         if type(value) is list:
-            return [self.encode(v, f"{where}[{i}]") for i, v in enumerate(value)]
+            return [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if type(value) is tuple:
-            return {"$": "tuple", "items": [self.encode(v, f"{where}[{i}]")
+            return {"$": "tuple", "items": [self.value(v, f"{where}[{i}]")
                                             for i, v in enumerate(value)]}
         if type(value) is dict:
             items = []
             for k, v in value.items():
-                key = self.encode(k, f"{where} key {k!r}")
+                key = self.value(k, f"{where} key {k!r}")
                 if isinstance(key, list) or (
                     isinstance(key, dict) and key["$"] not in ("tuple", "scalar", "float")
                 ):
-                    self._refuse(k, f"{where} key {k!r}", "used as a dict key ")
-                items.append([key, self.encode(v, f"{where}[{k!r}]")])
+                    _refuse(k, f"{where} key {k!r}", "used as a dict key ")
+                items.append([key, self.value(v, f"{where}[{k!r}]")])
             return {"$": "dict", "items": items}
-        if isinstance(value, np.ndarray):
-            return self._array(value, where)
+        if type(value) is np.ndarray:
+            return self.array(value, where)
         if isinstance(value, np.generic):
             if value.dtype.kind not in _SCALAR_KINDS:
-                self._refuse(value, where, f"of dtype {value.dtype} ")
+                _refuse(value, where, f"of dtype {value.dtype} ")
             return {"$": "scalar", "dtype": value.dtype.str,
-                    "value": self.encode(value.item(), where)}
+                    "value": self.value(value.item(), where)}
         if isinstance(value, np.dtype):
             return {"$": "dtype", "name": self._dtype_name(value, where)}
         if isinstance(value, type) and issubclass(value, np.generic):
@@ -159,129 +258,201 @@ class _Encoder:
         if sp.issparse(value):
             return self._sparse(value, where)
         if isinstance(value, np.random.RandomState):
-            node = self._remember(value, {"$": "random_state"})
-            node["state"] = self.encode(value.get_state(legacy=True), f"{where} state")
-            return node
+            return {"$": "random_state",
+                    "state": self.value(value.get_state(legacy=True), f"{where} state")}
         if isinstance(value, np.random.Generator):
-            bit_generator = type(value.bit_generator).__name__
-            if bit_generator not in _BIT_GENERATORS:
-                self._refuse(value.bit_generator, where)
-            node = self._remember(value, {"$": "generator"})
-            node["state"] = self.encode(value.bit_generator.state, f"{where} state")
-            return node
-        key = _class_key(type(value))
-        if _resolve(key) is not type(value) or not hasattr(value, "__dict__"):
-            self._refuse(value, where)
-        node = self._remember(value, {"$": "object", "class": key})
-        node["state"] = self.encode(dict(vars(value)), where)
-        return node
+            if type(value.bit_generator).__name__ not in _BIT_GENERATORS:
+                _refuse(value.bit_generator, where)
+            return {"$": "generator",
+                    "state": self.value(value.bit_generator.state, f"{where} state")}
+        key = _key_of(type(value), STATE_REGISTRY)
+        if key is not None:
+            return self.state(value, key, where)
+        key = _key_of(type(value))
+        if key is not None:
+            return self.estimator(value, key, f"{where} ({type(value).__name__})")
+        _refuse(value, where)
 
     def _dtype_name(self, dtype, where):
         if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None:
-            self._refuse(dtype, where, f"({dtype}) ")
+            _refuse(dtype, where, f"({dtype}) ")
         return dtype.str
 
-    def _array(self, value, where):
-        if value.dtype.hasobject or value.dtype.kind not in _ARRAY_KINDS:
-            self._refuse(value, where, f"of dtype {value.dtype} ")
-        node = self._remember(value, {"$": "ndarray", "member": f"arrays/{len(self.arrays)}.npy"})
+    def array(self, value, where):
+        node = {"$": "ndarray", "member": f"arrays/{len(self.arrays)}.npy"}
+        if value.dtype == np.dtype(object):
+            odd = [v for v in value.ravel() if not isinstance(v, str) or v.endswith("\x00")]
+            if odd:
+                what = (f"a {_type_name(odd[0])}" if not isinstance(odd[0], str)
+                        else "a str that ends in NUL (unicode arrays cannot keep it)")
+                _refuse(value, where,
+                        f"of dtype object holding {what} (object arrays may only hold str) ")
+            value = value.astype(str)
+            node["strings"] = "object"
+        elif value.dtype.hasobject or value.dtype.kind not in _ARRAY_KINDS:
+            _refuse(value, where, f"of dtype {value.dtype} ")
         self.arrays.append(value)
         return node
 
     def _sparse(self, value, where):
         fmt = value.format
         if fmt not in _SPARSE_FORMATS:
-            self._refuse(value, where)
-        node = self._remember(value, {"$": "sparse", "format": fmt,
-                                      "array": isinstance(value, sp.sparray)})
+            _refuse(value, where)
         csr = value.tocsr()
-        node["shape"] = list(csr.shape)
-        for part in ("data", "indices", "indptr"):
-            node[part] = self._array(np.asarray(getattr(csr, part)), f"{where}.{part}")
-        return node
+        return {"$": "sparse", "format": fmt, "array": isinstance(value, sp.sparray),
+                "shape": list(csr.shape),
+                **{part: self.array(np.asarray(getattr(csr, part)), f"{where}.{part}")
+                   for part in ("data", "indices", "indptr")}}
+
+
+def _callable_parameter(obj, name, value, where):
+    owner = type(obj).__name__
+    what = getattr(value, "__qualname__", _type_name(value))
+    if owner == "KernelPerceptron" and name == "kernel":
+        todo = ("Use a named kernel ('linear', 'poly', 'rbf' or 'sigmoid'), or compute the "
+                "kernel matrices with your function and use kernel='precomputed'; then fit "
+                "again and save.")
+    else:
+        todo = (f"Set {name} to a value that is not a function (set_params({name}=...)) and "
+                "fit again, or rebuild the model in code instead of saving it.")
+    return (f"Cannot save {where}: its parameter {name!r} is a callable ({what}), and a "
+            f"rosenblatt model file stores no code. {todo}")
+
+
+def _check_fitted_parts(obj, key, where):
+    """Refuse fitted state that lives only in private attributes the format cannot see."""
+    if (key == "sklearn.feature_extraction.text.TfidfVectorizer" and not obj.use_idf
+            and hasattr(obj, "vocabulary_")):
+        raise TypeError(
+            f"Cannot save {where}: a fitted TfidfVectorizer(use_idf=False) keeps its "
+            "transformer in a private attribute that a model file does not store. Use "
+            "CountVectorizer followed by TfidfTransformer(use_idf=False) instead (the same "
+            "features), fit again and save."
+        )
 
 
 # ---------------------------------------------------------------------- decoding
-class _Decoder:
-    """Rebuild an object graph from a JSON tree and the archive's arrays."""
+class _Reader:
+    """Rebuild a model from a tree of JSON nodes and the archive's arrays."""
 
     def __init__(self, read_array):
         self._read_array = read_array
-        self._refs: dict[int, object] = {}
 
-    def _keep(self, node, value):
-        ref = node.get("id")
-        if not isinstance(ref, int) or ref in self._refs:
-            raise ValueError(f"bad object id {ref!r}")
-        self._refs[ref] = value
-        return value
+    def estimator(self, node):
+        if not isinstance(node, dict) or node.get("$") != "estimator":
+            raise ValueError("the model is not an estimator node")
+        key = node["class"]
+        cls = _resolve(key)
+        if cls is None:
+            raise _ForeignClass(key)
+        params, fitted = node["params"], node["fitted"]
+        properties = node.get("properties", {})
+        if not all(isinstance(part, dict) for part in (params, fitted, properties)):
+            raise ValueError(f"the parameters or fitted state of a {key} are not JSON objects")
+        accepted = set(inspect.signature(cls).parameters)
+        unknown = sorted(set(params) - accepted)
+        if unknown:
+            raise _Incompatible(f"the {key} installed here has no parameters {unknown!r:.200}")
+        model = cls(**{name: self.value(value) for name, value in params.items()})
+        for name, value in fitted.items():
+            if not _is_fitted_name(name) or hasattr(cls, name):
+                raise ValueError(f"{name!r:.60} is not a fitted attribute of {key}")
+            setattr(model, name, self.value(value))
+        allowed = FITTED_PROPERTIES.get(key, ())
+        for name, value in properties.items():
+            if name not in allowed:
+                raise ValueError(f"{name!r:.60} is not a fitted property of {key}")
+            setattr(model, name, self.value(value))
+        return model
 
-    def decode(self, node):
+    def value(self, node):
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
         if isinstance(node, list):
-            return [self.decode(v) for v in node]
+            return [self.value(v) for v in node]
         if not isinstance(node, dict):
             raise ValueError(f"unexpected JSON value {node!r:.60}")
         kind = node.get("$")
         if kind == "float":
             return float(_choose(node["value"], ("nan", "inf", "-inf")))
-        if kind == "ref":
-            return self._refs[node["id"]]
         if kind == "tuple":
-            return tuple(self.decode(v) for v in node["items"])
+            return tuple(self.value(v) for v in node["items"])
         if kind == "dict":
-            return {self.decode(k): self.decode(v) for k, v in node["items"]}
+            return {self.value(k): self.value(v) for k, v in node["items"]}
         if kind == "scalar":
-            return _safe_dtype(node["dtype"], _SCALAR_KINDS).type(self.decode(node["value"]))
+            value = self.value(node["value"])
+            if not isinstance(value, (bool, int, float)):
+                raise ValueError("a numpy scalar that is not a number")
+            return _safe_dtype(node["dtype"], _SCALAR_KINDS).type(value)
         if kind == "dtype":
             return _safe_dtype(node["name"], _ARRAY_KINDS)
         if kind == "dtype_type":
             return _safe_dtype(node["name"], _ARRAY_KINDS).type
         if kind == "ndarray":
-            return self._keep(node, self._read_array(node["member"]))
+            return self.array(node)
         if kind == "sparse":
             return self._sparse(node)
         if kind == "random_state":
-            state = self.decode(node["state"])
+            state = self.value(node["state"])
             if not (isinstance(state, tuple) and state and state[0] == "MT19937"):
                 raise ValueError("a random state that is not MT19937")
-            rs = np.random.RandomState()
-            rs.set_state(state)
-            return self._keep(node, rs)
+            random_state = np.random.RandomState()
+            random_state.set_state(state)
+            return random_state
         if kind == "generator":
-            state = self.decode(node["state"])
+            state = self.value(node["state"])
             name = _choose(state["bit_generator"], _BIT_GENERATORS)
             bit_generator = getattr(np.random, name)()
             bit_generator.state = state
-            return self._keep(node, np.random.Generator(bit_generator))
-        if kind == "object":
-            return self._object(node)
+            return np.random.Generator(bit_generator)
+        if kind == "state":
+            return self._state(node)
+        if kind == "estimator":
+            return self.estimator(node)
         raise ValueError(f"unknown node kind {kind!r:.40}")
+
+    def array(self, node):
+        array = self._read_array(node["member"])
+        strings = node.get("strings")
+        if strings is None:
+            return array
+        _choose(strings, ("object",))
+        if array.dtype.kind != "U":
+            raise ValueError("an object array of str not stored as a unicode array")
+        return array.astype(object)
+
+    def _state(self, node):
+        key = node["class"]
+        cls = _resolve(key, STATE_REGISTRY)
+        if cls is None:
+            raise _ForeignClass(key)
+        meta, arrays = node["meta"], node["arrays"]
+        if not isinstance(meta, dict) or not isinstance(arrays, dict):
+            raise ValueError(f"the meta or arrays of a {key} are not JSON objects")
+        arrays = {name: self.array(part) for name, part in arrays.items()}
+        state = cls.from_state(meta, arrays)
+        if type(state) is not cls:
+            raise ValueError(f"{key}.from_state did not return a {key}")
+        return state
 
     def _sparse(self, node):
         fmt = _choose(node["format"], _SPARSE_FORMATS)
-        parts = [self.decode(node[p]) for p in ("data", "indices", "indptr")]
+        parts = [self.value(node[p]) for p in ("data", "indices", "indptr")]
         if not all(isinstance(part, np.ndarray) and part.ndim == 1 for part in parts):
             raise ValueError("a sparse matrix whose parts are not 1-d arrays")
         shape = tuple(int(n) for n in node["shape"])
         csr = sp.csr_matrix(tuple(parts), shape=shape)
-        value = csr.asformat(fmt)
+        csr.check_format(full_check=True)  # indices in range: compiled loops trust them
+        if csr.indices.dtype != parts[1].dtype or csr.indptr.dtype != parts[2].dtype:
+            csr.indices, csr.indptr = parts[1], parts[2]  # scipy narrowed them: keep the saved
+        value = csr if fmt == "csr" else csr.asformat(fmt)
         if node.get("array") is True:
             value = getattr(sp, f"{fmt}_array")(value)
-        return self._keep(node, value)
+        return value
 
-    def _object(self, node):
-        key = node["class"]
-        cls = _resolve(key) if isinstance(key, str) else None
-        if cls is None:
-            raise _ForeignClass(key)
-        obj = self._keep(node, cls.__new__(cls))  # before the state: it may refer back
-        state = self.decode(node["state"])
-        if not isinstance(state, dict) or not all(isinstance(k, str) for k in state):
-            raise ValueError(f"the state of a {key} is not a dict of attributes")
-        obj.__dict__.update(state)
-        return obj
+
+class _Incompatible(Exception):
+    """The file fits the format but not the classes installed here (other versions)."""
 
 
 class _ForeignClass(Exception):
@@ -319,28 +490,45 @@ def _describe_params(estimator) -> dict:
         return {}
     described = {}
     for name, value in get_params(deep=False).items():
-        if value is None or isinstance(value, (bool, int, str)) or (
+        if name in CALLBACK_PARAMETERS:
+            described[name] = None
+        elif value is None or isinstance(value, (bool, int, str)) or (
             isinstance(value, float) and math.isfinite(value)
         ):
             described[name] = value
-        else:
-            described[name] = repr(value)[:200]
+        else:  # without memory addresses: the same model gives the same bytes
+            described[name] = _ADDRESS.sub("", repr(value))[:200]
     return described
+
+
+def _versions() -> dict:
+    """The versions of what wrote a file (scikit-learn only when it is loaded)."""
+    from . import __version__
+
+    sklearn = sys.modules.get("sklearn")
+    return {"rosenblatt": __version__, "numpy": np.__version__,
+            "scipy": import_module("scipy").__version__,
+            "scikit-learn": getattr(sklearn, "__version__", None),
+            "python": platform.python_version()}
 
 
 def _archive_bytes(model, metadata) -> bytes:
     from . import __version__
 
-    encoder = _Encoder()
-    state = encoder.encode(model, type(model).__name__)
+    key = _key_of(type(model))
+    if key is None:
+        _refuse(model, type(model).__name__, "(the model itself) ")
+    writer = _Writer()
+    state = writer.estimator(model, key, type(model).__name__)
     members = {_STATE: json.dumps(state, allow_nan=False, separators=(",", ":")).encode()}
-    for k, array in enumerate(encoder.arrays):
+    for k, array in enumerate(writer.arrays):
         members[f"arrays/{k}.npy"] = _npy_bytes(array)
     manifest = {
         "format": FORMAT_NAME,
         "format_version": FORMAT_VERSION,
         "library_version": __version__,
-        "class": _class_key(type(model)),
+        "versions": _versions(),
+        "class": key,
         "params": _describe_params(model),
         "metadata": metadata or {},
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
@@ -362,6 +550,12 @@ def _archive_bytes(model, metadata) -> bytes:
 def save(model, path, *, metadata=None) -> None:
     """Save a fitted model to ``path`` in rosenblatt's pickle-free format.
 
+    The model is stored from its constructor parameters and its fitted state
+    (public fitted attributes, and the engine's training state through its
+    ``to_state``), so ``predict``, ``decision_function``, ``partial_fit`` and
+    ``warm_start`` carry on after :func:`load`. The ``on_epoch`` training
+    callback is not part of the model and is saved as None.
+
     The file is written to a temporary file in the same directory, flushed to
     disk and renamed over ``path`` in one step, so ``path`` either keeps its old
     content or gets the complete new file; nothing is left behind on failure.
@@ -380,8 +574,10 @@ def save(model, path, *, metadata=None) -> None:
     Raises
     ------
     TypeError
-        If the model holds something the format does not allow (a function, an
-        object array, an unregistered class); the message names the attribute.
+        If the model holds something the format does not allow: a callable
+        parameter (say a callable ``kernel``; the message says what to use
+        instead), a function, an object array that holds more than strings, an
+        unregistered class. The message names the attribute; no file is written.
 
     Examples
     --------
@@ -435,10 +631,21 @@ def _fail(path, what, todo):
 
 
 _RESAVE = "re-save the model with rosenblatt.save (or `rosenblatt train`) and try again"
+_RETRAIN = ("re-train the model and save it again (rosenblatt.save(model, path), or "
+            "`rosenblatt train DATA --model PATH`)")
+
+
+def _writers(manifest) -> str:
+    """What wrote a file, from its manifest (for messages)."""
+    versions = manifest.get("versions")
+    if isinstance(versions, dict) and versions:
+        return ", ".join(f"{name} {version}" for name, version in versions.items()
+                         if name != "python" and isinstance(version, str))
+    return f"rosenblatt {manifest.get('library_version', '?')}"
 
 
 def _open(path):
-    """Read and check a model file; return (manifest, archive, raw bytes)."""
+    """Read and check a model file; return (manifest, archive)."""
     with open(path, "rb") as handle:
         data = handle.read()
     if not data.startswith(_ZIP_MAGIC):
@@ -487,7 +694,9 @@ def _open(path):
 def read_manifest(path) -> dict:
     """Check a model file and return its manifest (format, versions, class, params, metadata).
 
-    Nothing but the manifest is decoded, so this is a cheap way to look at a model.
+    Nothing but the manifest is decoded, so this is a cheap way to look at a
+    model; it also reads the manifest of a file :func:`load` no longer loads
+    (format version 1).
 
     Raises
     ------
@@ -502,7 +711,9 @@ def read_manifest(path) -> dict:
     >>> save(CentroidClassifier().fit([[0], [1]], [0, 1]), path, metadata={"note": "tiny"})
     >>> manifest = read_manifest(path)
     >>> manifest["class"], manifest["format_version"], manifest["metadata"]
-    ('rosenblatt.baselines.CentroidClassifier', 1, {'note': 'tiny'})
+    ('rosenblatt.baselines.CentroidClassifier', 2, {'note': 'tiny'})
+    >>> sorted(manifest["versions"])
+    ['numpy', 'python', 'rosenblatt', 'scikit-learn', 'scipy']
     """
     manifest, archive = _open(path)
     archive.close()
@@ -512,9 +723,11 @@ def read_manifest(path) -> dict:
 def load(path):
     """Load a model saved by :func:`save`.
 
-    Only the classes in :data:`REGISTRY` are ever instantiated, arrays are read
-    with ``allow_pickle=False``, and every member is checked against its
-    SHA-256 before it is decoded: loading a file cannot run code.
+    Only the classes in :data:`REGISTRY` and :data:`STATE_REGISTRY` are ever
+    instantiated (``cls(**params)``, then the fitted attributes are set, and
+    training states are rebuilt with ``from_state``), arrays are read with
+    ``allow_pickle=False``, and every member is checked against its SHA-256
+    before it is decoded: loading a file cannot run code.
 
     Parameters
     ----------
@@ -523,14 +736,16 @@ def load(path):
     Returns
     -------
     estimator
-        The model, predicting exactly as it did when it was saved.
+        The model, predicting exactly as it did when it was saved. A saved
+        ``on_epoch`` callback comes back as None.
 
     Raises
     ------
     rosenblatt.exceptions.ModelFileError
         If the file is truncated, altered (checksum mismatch), foreign (not a
-        model file, or naming a class outside the registry), or written in a
-        newer format version; the message says what to do.
+        model file, or naming a class outside the registry), written in a
+        newer format version, or in format version 1 (before the training
+        engine: re-train and save again); the message says what to do.
     FileNotFoundError
         If there is no file at ``path``.
 
@@ -547,6 +762,17 @@ def load(path):
     """
     manifest, archive = _open(path)
     with archive:
+        if manifest["format_version"] < _OLDEST_READABLE:
+            from . import __version__
+
+            raise _fail(
+                path,
+                f"written by rosenblatt {manifest.get('library_version', '?')} in model format "
+                f"{manifest['format_version']}, from before the training engine, which this "
+                f"rosenblatt {__version__} no longer loads (it reads formats {_OLDEST_READABLE} "
+                f"to {FORMAT_VERSION})",
+                _RETRAIN,
+            )
         hashes = manifest.get("sha256")
         if not isinstance(hashes, dict) or set(hashes) != set(archive.namelist()) - {_MANIFEST}:
             raise _fail(path, "the model file was altered (its members do not match the "
@@ -576,17 +802,22 @@ def load(path):
 
         try:
             state = json.loads(read(_STATE))
-            model = _Decoder(read_array).decode(state)
+            model = _Reader(read_array).estimator(state)
         except ModelFileError:
             raise
+        except _Incompatible as exc:
+            raise _fail(path, f"written by {_writers(manifest)}: {exc}",
+                        "load it where those versions are installed, or re-train the model "
+                        "and save it again here") from None
         except _ForeignClass as exc:
             raise _fail(path, f"the file asks for class {exc.key!r:.120}, which rosenblatt does "
-                        "not load (allowed: the classes in rosenblatt.persistence.REGISTRY)",
+                        "not load (allowed: the classes in rosenblatt.persistence.REGISTRY "
+                        "and STATE_REGISTRY)",
                         "only load model files written by rosenblatt.save") from None
         except _DAMAGE as exc:
             raise _fail(path, f"the model file is damaged ({type(exc).__name__}: {exc})",
                         _RESAVE) from None
-    if _class_key(type(model)) != manifest.get("class"):
+    if _key_of(type(model)) != manifest.get("class"):
         raise _fail(path, f"the manifest names class {manifest.get('class')!r} but the state "
-                    f"holds a {_class_key(type(model))}", _RESAVE)
+                    f"holds a {_key_of(type(model))}", _RESAVE)
     return model
