@@ -321,7 +321,7 @@ def test_warm_start_after_loading_continues_identically(estimator, data, tmp_pat
 @pytest.mark.parametrize("source", ["no-shuffle", "random-state-instance"])
 def test_partial_fit_sequence_continues_identically_after_loading(estimator, source, tmp_path):
     # training that started with partial_fit goes on identically where the order does
-    # not come from a seed (see the xfail below for an int random_state)
+    # not come from a seed (and from a seed: see the next test)
     params = ({"shuffle": False} if source == "no-shuffle"
               else {"random_state": np.random.RandomState(0)})
     model = estimator(**params)
@@ -334,10 +334,6 @@ def test_partial_fit_sequence_continues_identically_after_loading(estimator, sou
     _assert_same_answers(loaded, model, X_IRIS)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine gap: partial_fit draws its shuffling orders from the private `_rng` "
-    "(BaseLinearPerceptron.partial_fit), which is neither in training_state_ nor a public "
-    "fitted attribute, so a loaded model restarts the stream from random_state=0"))
 def test_training_continues_identically_after_loading(tmp_path):
     # the shuffling RandomState and the averaged/voted accumulators are part of the state
     model = VotedPerceptron(random_state=0)
@@ -782,13 +778,8 @@ def test_failed_write_keeps_the_old_file_and_leaves_nothing_behind(model_file, m
     assert sorted(p.name for p in model_file.parent.iterdir()) == [model_file.name]
 
 
-# ---------------------------------------------------------------------- engine gaps
-# What from_state should refuse but does not (engine files are not persistence's to
-# change): a forged model file reaches these through load().
-@pytest.mark.xfail(strict=True, reason=(
-    "engine gap: PrimalState.from_state accepts a vote record whose n_voters does not "
-    "match the state's rows (and VoteRecord.from_state allocates n_voters voters before "
-    "checking them against the arrays)"))
+# ---------------------------------------------------------------------- forged states
+# What from_state refuses: a forged model file reaches these through load().
 def test_primal_from_state_refuses_a_vote_record_of_the_wrong_size():
     model = VotedPerceptron(random_state=0, max_iter=3).fit(X_IRIS, Y_IRIS)
     meta, arrays = model.training_state_.to_state()
@@ -797,9 +788,6 @@ def test_primal_from_state_refuses_a_vote_record_of_the_wrong_size():
         PrimalState.from_state(meta, arrays)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "engine gap: DualState.from_state checks only coef_acc and sv against coef; n_sv, "
-    "n_seen and the update columns of the wrong shape or dtype are accepted"))
 @pytest.mark.parametrize("name, bad", [("n_seen", np.zeros(7, dtype=np.int64)),
                                        ("n_sv", np.zeros(3)),
                                        ("update_delta", np.zeros(1))])

@@ -391,9 +391,14 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 f"first partial_fit call {self.classes_.tolist()!r}."
             )
         batch = self._batch_of(X, y, sample_weight, allow_balanced=False)
-        if not hasattr(self, "_rng"):
-            self._rng = random_source(self.random_state)
-        history = self._train(None, self._rng, 1, single=batch, warn=False, credit=False)
+        state = self.training_state_
+        if isinstance(self.random_state, (np.random.RandomState, np.random.Generator)):
+            rng = self.random_state  # the caller's generator, kept with the parameters
+        else:  # a seed: the stream it started lives in the state, so it survives a save
+            if state.rng is None:  # the first partial_fit since fit (or ever)
+                state.rng = random_source(self.random_state)
+            rng = state.rng
+        history = self._train(None, rng, 1, single=batch, warn=False, credit=False)
         self._keep_history(history, append=True)
         self._set_public_weights()
         return self

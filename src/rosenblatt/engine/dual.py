@@ -263,20 +263,40 @@ class DualState:
 
     @classmethod
     def from_state(cls, meta, arrays):
+        """Rebuild a state from :meth:`to_state`'s output; ``ValueError`` naming the
+        part that does not fit (wrong shape, kind or range)."""
         if meta.get("kind") != "dual" or meta.get("version") != cls.VERSION:
             raise ValueError(f"not a dual training state of version {cls.VERSION}")
-        coef = arrays["coef"]
-        shape = coef.shape
-        for name in ("coef_acc", "sv"):
-            if arrays[name].shape != shape:
-                raise ValueError(f"{name} has shape {arrays[name].shape}, expected {shape}")
-        counts = arrays["update_count"]
-        if counts.shape != (shape[0],) or counts.sum() != arrays["update_sample"].shape[0]:
-            raise ValueError("the update record does not match the problems")
-        bounds = np.concatenate(([0], np.cumsum(counts)))
-        kept = [[(arrays["update_sample"][a:b], arrays["update_delta"][a:b],
-                  arrays["update_time"][a:b])] if b > a else [] for a, b in zip(bounds, bounds[1:])]
-        return cls(coef, arrays["coef_acc"], arrays["sv"], arrays["n_sv"], arrays["n_seen"], kept)
+        try:
+            parts = {name: np.asarray(arrays[name]) for name in (
+                "coef", "coef_acc", "sv", "n_sv", "n_seen", "update_sample", "update_delta",
+                "update_time", "update_count")}
+        except KeyError as exc:
+            raise ValueError(f"the training state lacks {exc}") from None
+        coef = parts["coef"]
+        if coef.ndim != 2 or coef.dtype != np.float64:
+            raise ValueError(f"coef must be a 2-D float64 array; got {coef.dtype} {coef.shape}")
+        n_problems, n_samples = coef.shape
+        n_updates = parts["update_sample"].shape
+        expected = {"coef_acc": ("f", coef.shape), "sv": ("i", coef.shape),
+                    "n_sv": ("i", (n_problems,)), "n_seen": ("i", (n_problems,)),
+                    "update_count": ("i", (n_problems,)), "update_sample": ("i", n_updates),
+                    "update_delta": ("f", n_updates), "update_time": ("i", n_updates)}
+        for name, (kind, shape) in expected.items():
+            part = parts[name]
+            if part.shape != shape or part.dtype.kind != kind or (kind == "i" and np.any(part < 0)):
+                raise ValueError(f"{name} must be {'floats' if kind == 'f' else 'counts'} of "
+                                 f"shape {shape}; got {part.dtype} {part.shape}")
+        if (np.any(parts["sv"] >= n_samples) or np.any(parts["n_sv"] > n_samples)
+                or np.any(parts["update_sample"] >= n_samples)
+                or parts["update_count"].sum() != n_updates[0] or len(n_updates) != 1):
+            raise ValueError("the support vectors or the update record do not fit the samples")
+        bounds = np.concatenate(([0], np.cumsum(parts["update_count"])))
+        kept = [[(parts["update_sample"][a:b].astype(np.int64), parts["update_delta"][a:b],
+                  parts["update_time"][a:b].astype(np.int64))] if b > a else []
+                for a, b in zip(bounds, bounds[1:])]
+        return cls(coef, parts["coef_acc"].astype(np.float64), parts["sv"].astype(np.int64),
+                   parts["n_sv"].astype(np.int64), parts["n_seen"].astype(np.int64), kept)
 
 
 def decision_scores(K, dual_coef, order_ptr, order_columns, s2):

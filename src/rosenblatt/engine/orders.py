@@ -32,7 +32,7 @@ from .._kernels.order import block_order
 
 __all__ = ["CHUNK_ROWS", "CHUNKS_PER_BLOCK", "FULL_SHUFFLE_MAX_SAMPLES", "LOOKAHEAD",
            "EpochOrders", "draw_seeds", "epoch_order", "labels_look_sorted", "random_source", "resolve_mode",
-           "seed_from", "splitter_seed"]
+           "rng_from_state", "rng_to_state", "seed_from", "splitter_seed"]
 
 # LOOKAHEAD: a full shuffle needs the order's rows prefetched; a block shuffle
 # streams the next block instead, which is enough for dense rows (prefetching
@@ -66,6 +66,63 @@ def seed_from(rng) -> int:
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(1, 2**63 - 1, dtype=np.int64))
     return int(rng.randint(1, 2**63 - 1, dtype=np.int64))
+
+
+_BIT_GENERATORS = ("MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64")
+
+
+def rng_to_state(rng):
+    """``(meta, arrays)``: a RandomState or Generator as JSON and arrays, exactly.
+
+    Examples
+    --------
+    >>> rng = np.random.RandomState(3)
+    >>> _ = rng.permutation(5)
+    >>> again = rng_from_state(*rng_to_state(rng))
+    >>> bool((again.permutation(9) == rng.permutation(9)).all())
+    True
+    """
+    if isinstance(rng, np.random.Generator):
+        kind, state = "Generator", rng.bit_generator.state
+    else:
+        kind, state = "RandomState", rng.get_state(legacy=False)
+    arrays = {}
+
+    def plain(value, path):
+        if isinstance(value, dict):
+            return {key: plain(item, f"{path}.{key}") for key, item in value.items()}
+        if isinstance(value, np.ndarray):
+            arrays[path] = value
+            return {"$array": path}
+        return value.item() if isinstance(value, np.generic) else value
+
+    return {"kind": kind, "state": plain(state, "rng")}, arrays
+
+
+def rng_from_state(meta, arrays):
+    """The random source :func:`rng_to_state` describes (``ValueError`` if it is not one)."""
+    def rebuilt(value):
+        if isinstance(value, dict):
+            if set(value) == {"$array"}:
+                return np.asarray(arrays[value["$array"]])
+            return {key: rebuilt(item) for key, item in value.items()}
+        return value
+
+    state = rebuilt(meta["state"])
+    name = state.get("bit_generator") if isinstance(state, dict) else None
+    if name not in _BIT_GENERATORS:
+        raise ValueError(f"unknown bit generator {name!r}")
+    if meta["kind"] == "RandomState":
+        if name != "MT19937":
+            raise ValueError("a RandomState runs on MT19937")
+        rng = np.random.RandomState()
+        rng.set_state(state)
+        return rng
+    if meta["kind"] != "Generator":
+        raise ValueError(f"unknown random source {meta['kind']!r}")
+    bit_generator = getattr(np.random, name)()
+    bit_generator.state = state
+    return np.random.Generator(bit_generator)
 
 
 def draw_seeds(rng, size):

@@ -32,6 +32,7 @@ from .._kernels.primal import (
     Weights,
     primal_epoch,
 )
+from .orders import rng_from_state, rng_to_state
 from .votes import VoteRecord
 
 __all__ = ["Batch", "PrimalRule", "PrimalState", "thread_count", "worker_pool"]
@@ -128,6 +129,14 @@ class PrimalState:
         One vector per class with one coupled update, instead of independent neurons.
     votes : VoteRecord or None
         Every update, for the voted perceptron.
+
+    Attributes
+    ----------
+    rng : RandomState, Generator or None
+        Where ``partial_fit`` draws its orders from when ``random_state`` is a
+        seed, so that training continued after saving and loading sees the
+        orders it would have seen (None until the first ``partial_fit``; ``fit``
+        always starts from ``random_state``).
     """
 
     VERSION = 1
@@ -136,6 +145,7 @@ class PrimalState:
         self.W, self.w0, self.U, self.U0, self.counts = W, w0, U, U0, counts
         self.multinomial = bool(multinomial)
         self.votes = votes
+        self.rng = None
 
     @classmethod
     def allocate(cls, n_classes, n_features, dtype, *, averaged=False, voted=False,
@@ -181,11 +191,7 @@ class PrimalState:
         return np.array([1]) if self.n_rows == 1 else np.arange(self.n_rows)
 
     def copy(self) -> PrimalState:
-        votes = None
-        if self.votes is not None:
-            votes = VoteRecord.from_state(*self.votes.to_state())
-        return PrimalState(self.W.copy(), self.w0.copy(), self.U.copy(), self.U0.copy(),
-                           self.counts.copy(), multinomial=self.multinomial, votes=votes)
+        return PrimalState.from_state(*self.to_state(), copy=True)
 
     def reset(self) -> None:
         """Back to the zero state (same shapes, no updates recorded)."""
@@ -331,16 +337,27 @@ class PrimalState:
         if self.votes is not None:
             meta["votes"], vote_arrays = self.votes.to_state()
             arrays.update(vote_arrays)
+        if self.rng is not None:
+            meta["rng"], rng_arrays = rng_to_state(self.rng)
+            arrays.update(rng_arrays)
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays):
-        """Rebuild a state from :meth:`to_state`'s output; ``ValueError`` naming the
-        part that does not fit."""
+    def from_state(cls, meta, arrays, *, copy=False):
+        """Rebuild a state from :meth:`to_state`'s output (arrays copied when ``copy``);
+        ``ValueError`` naming the part that does not fit."""
+        try:
+            return cls._from_state(meta, arrays, copy)
+        except KeyError as exc:
+            raise ValueError(f"the training state lacks {exc}") from None
+
+    @classmethod
+    def _from_state(cls, meta, arrays, copy):
         if meta.get("kind") != "primal" or meta.get("version") != cls.VERSION:
             raise ValueError(f"not a primal training state of version {cls.VERSION}: "
                              f"{meta.get('kind')!r} version {meta.get('version')!r}")
-        W, w0, U, U0, counts = (arrays[name] for name in ("W", "w0", "U", "U0", "counts"))
+        W, w0, U, U0, counts = (np.array(arrays[name]) if copy else np.asarray(arrays[name])
+                                for name in ("W", "w0", "U", "U0", "counts"))
         multinomial = bool(meta["multinomial"])
         if W.ndim != 2 or W.dtype not in (np.float32, np.float64):
             raise ValueError(f"W must be a 2-D float array; got {W.dtype} of shape {W.shape}")
@@ -355,9 +372,12 @@ class PrimalState:
             raise ValueError("the averaging accumulators or the counts do not fit the weights")
         votes = None
         if meta.get("votes") is not None:
-            votes = VoteRecord.from_state(meta["votes"], arrays)
-        return cls(W, w0.astype(W.dtype), U.astype(W.dtype), U0.astype(W.dtype),
-                   counts.astype(np.int64), multinomial=multinomial, votes=votes)
+            votes = VoteRecord.from_state(meta["votes"], arrays, 1 if multinomial else n_rows)
+        state = cls(W, w0.astype(W.dtype), U.astype(W.dtype), U0.astype(W.dtype),
+                    counts.astype(np.int64), multinomial=multinomial, votes=votes)
+        if meta.get("rng") is not None:
+            state.rng = rng_from_state(meta["rng"], arrays)
+        return state
 
     # ------------------------------------------------------------------ mixing
     @classmethod

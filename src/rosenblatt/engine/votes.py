@@ -84,8 +84,13 @@ class _Voter:
     @classmethod
     def from_arrays(cls, arrays, prefix):
         voter = cls()
-        columns = [arrays[f"{prefix}{name}"] for name in cls._COLUMNS]
+        columns = [np.asarray(arrays[f"{prefix}{name}"]) for name in cls._COLUMNS]
         n = columns[0].shape[0]
+        if any(c.ndim != 1 for c in columns) or columns[0].dtype.kind != "f" or any(
+                c.dtype.kind not in "iu" for c in columns[1:]):
+            raise ValueError(f"vote record {prefix!r}: the update columns are not 1-D numbers")
+        if any(c.shape[0] not in (0, n) for c in columns[2:]):
+            raise ValueError(f"vote record {prefix!r}: the columns have different lengths")
         if f"{prefix}rows.data" in arrays:
             shape = tuple(int(v) for v in arrays[f"{prefix}rows.shape"])
             rows = sp.csr_matrix((arrays[f"{prefix}rows.data"], arrays[f"{prefix}rows.indices"],
@@ -171,11 +176,13 @@ class VoteRecord:
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays):
-        """The record :meth:`to_state` describes (``ValueError`` if it does not add up)."""
-        record = cls(int(meta["n_voters"]), bool(meta["multinomial"]), float(meta["bias_input"]))
-        if len(record.voters) != int(meta["n_voters"]):
-            raise ValueError("a multinomial vote record has one voter")
-        record.voters = [_Voter.from_arrays(arrays, f"votes.{k}.")
-                         for k in range(len(record.voters))]
+    def from_state(cls, meta, arrays, n_voters):
+        """The record :meth:`to_state` describes, for a model with ``n_voters`` voters
+        (``ValueError`` if it does not add up)."""
+        multinomial = bool(meta["multinomial"])
+        if int(meta["n_voters"]) != n_voters or (multinomial and n_voters != 1):
+            raise ValueError(f"the vote record has {meta['n_voters']!r} voters; the model "
+                             f"has {n_voters}")
+        record = cls(n_voters, multinomial, float(meta["bias_input"]))
+        record.voters = [_Voter.from_arrays(arrays, f"votes.{k}.") for k in range(n_voters)]
         return record
