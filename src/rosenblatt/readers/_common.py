@@ -199,19 +199,23 @@ def count_lines(block: bytes) -> int:
     >>> count_lines(b"a\\r\\nb\\rc\\n\\n"), count_lines(b"a\\nb")
     (4, 2)
     """
-    breaks = block.count(b"\n") + block.count(b"\r") - block.count(b"\r\n")
+    breaks = block.count(b"\n")
+    if b"\r" in block:
+        breaks += block.count(b"\r") - block.count(b"\r\n")
     return breaks + (not block.endswith((b"\n", b"\r")))
 
 
 def line_starts(offset, block):
     """The byte offset of each line of a block of whole lines starting at ``offset``.
 
+    ``block``: bytes, or its lines with their line breaks.
+
     Examples
     --------
     >>> line_starts(10, b"ab\\n\\r\\nc").tolist()
     [10, 13, 15]
     """
-    lines = block.splitlines(True)
+    lines = block.splitlines(True) if isinstance(block, bytes) else block
     lengths = np.fromiter(map(len, lines), dtype=np.int64, count=len(lines))
     starts = np.empty_like(lengths)
     starts[0] = offset

@@ -354,11 +354,11 @@ def parse(schema, raw, first_line, dtype=np.float64):
             table = np.array(rows, dtype=np.float64).reshape(len(rows), width)
             X = np.delete(table, label, axis=1) if label != width - 1 else table[:, :-1]
             y = table[:, label].astype(np.int64)
-        else:
-            X = np.array([cells[:label] + cells[label + 1:] for cells in rows],
-                         dtype=np.float64).reshape(len(rows), width - 1)
-            y = _labels.convert([cells[label].strip() for cells in rows], schema.label_kind,
-                                schema.label_map, lambda k: _locate(schema, text, first_line))
+        else:  # take the labels out of the rows (no copy of every row)
+            labels = [cells.pop(label).strip() for cells in rows]
+            X = np.array(rows, dtype=np.float64).reshape(len(rows), width - 1)
+            y = _labels.convert(labels, schema.label_kind, schema.label_map,
+                                lambda k: _locate(schema, text, first_line))
     except ValueError:
         raise _locate(schema, text, first_line) from None
     if not np.all(np.isfinite(X)):

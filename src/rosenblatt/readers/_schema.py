@@ -131,8 +131,9 @@ class Chunker:
     def add_lines(self, offset, first_line, block, keep):
         """Records that start on lines ``keep`` (a sorted list of 0-based line indices).
 
-        ``block`` holds whole lines of the file, the first at byte ``offset`` on line
-        ``first_line``; byte offsets are only worked out where a chunk may start.
+        ``block`` holds whole lines of the file (bytes, or a list of lines with their
+        line breaks), the first at byte ``offset`` on line ``first_line``; byte
+        offsets are only worked out where a chunk may start.
         """
         if not len(keep):
             return

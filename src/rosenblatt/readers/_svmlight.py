@@ -58,12 +58,16 @@ def _beyond(index, base, n_features):
 
 
 def scan(schema, handle, chunks, *, labelled=True, n_features=None, zero_based="auto", **_):
-    """Read the whole file once: labels, index range and base, chunk boundaries."""
+    """Read the whole file once: labels, index range and base, chunk boundaries.
+
+    Indices increase along a line, so its first and last index bound the others
+    (a line where they do not is an error of the parse).
+    """
     path = schema.path
     first_lines = {}
     lowest = highest = None  # (index, line)
     zero = None  # first line with index 0
-    over = {0: None, 1: None}  # first line beyond n_features, read with each base
+    over = {0: None, 1: None}  # first (index, line) beyond n_features, read with each base
     said = None  # what a scikit-learn header comment says of the base
     end = 0
     for offset, line0, block in pieces(handle):
@@ -71,20 +75,20 @@ def scan(schema, handle, chunks, *, labelled=True, n_features=None, zero_based="
         if said is None:
             match = _SKLEARN_ZERO.search(block)
             said = match.group(1).decode() if match else ""
-        keep = []
-        for k, content in enumerate(block.splitlines()):
+        keep, firsts, lasts, where = [], [], [], []
+        lines = block.splitlines(True)
+        for k, content in enumerate(lines):
             if b"#" in content:
                 content = content[: content.index(b"#")]
             parts = content.split(None, 1)
             if not parts:
                 continue
             keep.append(k)
-            line = line0 + k
             if labelled is None:
                 labelled = _index(parts[0]) is None
             if labelled:
                 if parts[0] not in first_lines:
-                    first_lines[parts[0]] = line
+                    first_lines[parts[0]] = line0 + k
                 if len(parts) == 1:
                     continue
                 content = parts[1]
@@ -92,26 +96,35 @@ def scan(schema, handle, chunks, *, labelled=True, n_features=None, zero_based="
             if features[0].startswith(_QID):
                 if len(features) == 1:
                     continue
-                features = features[1].split(None, 1)
-            first = _index(features[0])
-            last = _index(content.rsplit(None, 1)[-1])
-            if first is None or last is None:
-                token = features[0] if first is None else content.rsplit(None, 1)[-1]
-                raise fail(path, line, *_bad_token(token))
-            if lowest is None or first < lowest[0]:
-                lowest = (first, line)
-            last = max(first, last)  # when indices do not increase, the parse says so
-            if highest is None or last > highest[0]:
-                highest = (last, line)
-            if first == 0 and zero is None:
-                if zero_based is False:
-                    raise fail(path, line, *_below(0, 1))
-                zero = line
-            if n_features is not None:
-                for base in (0, 1):
-                    if over[base] is None and last - base >= n_features:
-                        over[base] = (last, line)
-        chunks.add_lines(offset, line0, block, keep)
+                content = features[1]
+                features = content.split(None, 1)
+            head = features[0]
+            tail = content.rsplit(None, 1)[-1] if len(features) > 1 else head
+            try:
+                first, last = int(head[: head.index(b":")]), int(tail[: tail.index(b":")])
+            except ValueError:  # no colon, or not an int before it
+                token = head if _index(head) is None else tail
+                raise fail(path, line0 + k, *_bad_token(token)) from None
+            if first == 0 and zero_based is False:
+                raise fail(path, line0 + k, *_below(0, 1))
+            firsts.append(first)
+            lasts.append(last)
+            where.append(line0 + k)
+        if firsts:
+            firsts, lasts = np.array(firsts), np.array(lasts)
+            lasts = np.maximum(firsts, lasts)  # when indices do not increase, the parse says so
+            low, high = int(firsts.argmin()), int(lasts.argmax())
+            if lowest is None or firsts[low] < lowest[0]:
+                lowest = (int(firsts[low]), where[low])
+            if highest is None or lasts[high] > highest[0]:
+                highest = (int(lasts[high]), where[high])
+            if zero is None and firsts[low] == 0:
+                zero = where[int(np.argmax(firsts == 0))]
+            for base in (0, 1) if n_features is not None else ():
+                beyond = np.flatnonzero(lasts - base >= n_features)
+                if over[base] is None and beyond.size:
+                    over[base] = (int(lasts[beyond[0]]), where[beyond[0]])
+        chunks.add_lines(offset, line0, lines, keep)
     if not chunks.count:
         raise fail(path, None, f"no samples ({EXPECTED})", code="empty")
     if zero_based == "auto":

@@ -31,17 +31,16 @@ def _split(path, line, text):
 
 def _records(path, lines, first_line):
     """The non-blank lines' indices, labels and documents (checked as :func:`_split` does)."""
-    parts = [text.partition("\t") for text in lines]
-    labels = [label.strip() for label, _, _ in parts]
-    if all(tab and label and document and not document.isspace()
-           for (_, tab, document), label in zip(parts, labels)):
-        keep = list(range(len(lines)))  # no blank line, every line a good record
-    else:
-        keep = [k for k, text in enumerate(lines) if text.strip()]
-        for k in keep:  # raises for the first bad line, if any
-            _split(path, first_line + k, lines[k])
-        parts, labels = [parts[k] for k in keep], [labels[k] for k in keep]
-    return keep, labels, [document for _, _, document in parts]
+    # the common case (no blank line, every line good) without a container per line
+    tabs = [text.find("\t") for text in lines]
+    if tabs and min(tabs) >= 0:
+        labels = [text[:tab].strip() for text, tab in zip(lines, tabs)]
+        documents = [text[tab + 1:] for text, tab in zip(lines, tabs)]
+        if all(labels) and all(documents) and not any(map(str.isspace, documents)):
+            return list(range(len(lines))), labels, documents
+    keep = [k for k, text in enumerate(lines) if text.strip()]
+    records = [_split(path, first_line + k, lines[k]) for k in keep]  # raises if one is bad
+    return keep, [label for label, _ in records], [document for _, document in records]
 
 
 def scan(schema, handle, chunks, *, labelled=True, names=None, keep_records=None, **_):
