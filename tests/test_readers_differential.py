@@ -4,8 +4,9 @@ For each file of a corpus (a table of cases per format) and several chunk sizes,
 ``read_data`` and the concatenation of ``iter_chunks`` must give the same ``X``
 (shape, values; dense for CSV, CSR for svmlight, the documents for text), the
 same ``y`` (values and dtype kind) and the same classes -- or the same error
-message (same line). Each case runs with the default scan block and with tiny
-blocks, so lines, CRLF pairs and quoted records also fall across blocks.
+message (same line). The file is read in memory with the default scan block, and
+streamed both with it and with tiny blocks, so that lines, CRLF pairs and quoted
+records also fall across blocks.
 """
 
 import gzip
@@ -267,24 +268,26 @@ def _assert_same_data(memory, streamed):
         np.testing.assert_array_equal(c1, c2)
 
 
-@pytest.mark.parametrize("block_bytes", BLOCK_BYTES)
 @pytest.mark.parametrize("fmt, name, content, options", CORPUS,
                          ids=[f"{case[0]}-{case[1]}" for case in CORPUS])
 def test_memory_and_streamed_reading_agree(tmp_path, monkeypatch, fmt, name, content,
-                                           options, block_bytes):
-    if block_bytes:
-        monkeypatch.setattr(_common, "SCAN_BLOCK_BYTES", block_bytes)
+                                           options):
     options = dict(options)
     path = _write(tmp_path, fmt, content, options.pop("gz", False))
     memory = _memory(path, options)
-    for chunk_size in CHUNK_SIZES:
-        streamed = _streamed(path, options, chunk_size)
-        assert memory[0] == streamed[0], (chunk_size, memory, streamed)
-        if memory[0] == "error":
-            assert memory[1] == streamed[1], chunk_size
-            assert memory[1].startswith(f"{path}"), memory[1]
-        else:
-            _assert_same_data(memory[1], streamed[1])
+    for block_bytes in BLOCK_BYTES:
+        if block_bytes:
+            monkeypatch.setattr(_common, "SCAN_BLOCK_BYTES", block_bytes)
+        for chunk_size in CHUNK_SIZES:
+            streamed = _streamed(path, options, chunk_size)
+            where = (block_bytes, chunk_size)
+            assert memory[0] == streamed[0], (where, memory, streamed)
+            if memory[0] == "error":
+                assert memory[1] == streamed[1], where
+                assert memory[1].startswith(f"{path}"), memory[1]
+            else:
+                _assert_same_data(memory[1], streamed[1])
+    assert _memory(path, options)[0] == memory[0]  # in memory with tiny blocks, too
 
 
 EXPECTED_ERRORS = {  # some cases and what their error says (the rest: see test_readers.py)

@@ -91,8 +91,9 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
         mapping = {label: label for label in values}
         return TEXT, mapping, np.array(sorted(mapping), dtype=str)
     problems = []
+    in_order = sorted(values, key=first_lines.get)  # messages do not depend on reading order
     for label, value in values.items():
-        what = _numeric_problem(label, value, values)
+        what = _numeric_problem(label, value, in_order)
         if what:
             problems.append((first_lines[label], what))
     if problems:
@@ -102,14 +103,14 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
     return INT, mapping, np.array(sorted(set(mapping.values())), dtype=np.int64)
 
 
-def _numeric_problem(label, value, values):
+def _numeric_problem(label, value, labels):
     if not math.isfinite(value):
         return (f"the label {show(label)} is not a finite number; every sample needs a "
                 "class label")
     if not value.is_integer():
-        examples = ", ".join(show(v) for v in list(values)[:4])
+        examples = ", ".join(show(v) for v in labels[:4])
         return (f"the labels look continuous: {show(label)} is not a whole number "
-                f"(labels: {examples}{', ...' if len(values) > 4 else ''}); a classifier "
+                f"(labels: {examples}{', ...' if len(labels) > 4 else ''}); a classifier "
                 "needs class labels, such as 0/1, -1/+1 or names: round or bin the target, "
                 "or use a regression model")
     if abs(value) >= MAX_LABEL_MAGNITUDE:
