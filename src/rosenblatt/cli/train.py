@@ -12,6 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from .._config import DEFAULT_CHUNK_SIZE
 from ._common import (
     auto,
     console,
@@ -99,7 +100,7 @@ def _fit(estimator, X, y, on_epoch):
 
 
 def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
-                   seed=0, label_column=None, chunk_size=10_000, on_epoch=None,
+                   seed=0, label_column=None, chunk_size=DEFAULT_CHUNK_SIZE, on_epoch=None,
                    zero_based="auto", header="auto") -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -261,7 +262,8 @@ def command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
     stream: bool = typer.Option(False, "--stream", help="Train chunk by chunk, for files "
                                 "larger than memory (perceptron, averaged, voted)."),
-    chunk_size: int = typer.Option(10_000, "--chunk-size", help="Rows per chunk with --stream."),
+    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size",
+                                   help="Rows per chunk with --stream."),
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)

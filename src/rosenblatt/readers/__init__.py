@@ -164,6 +164,17 @@ def parse(schema, raw, first_line, *, dtype=np.float64):
     -------
     X : ndarray (CSV), csr_matrix (svmlight) or list of str (text)
     y : ndarray or None
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.csv"
+    >>> _ = path.write_text("a,b,y\\n1,2,0\\n3,4,1\\n5,6,0\\n")
+    >>> schema = scan(path, chunk_size=2)
+    >>> raw = path.read_bytes()[schema.offsets[1]:schema.offsets[2]]
+    >>> X, y = parse(schema, raw, schema.first_lines[1])
+    >>> X.tolist(), y.tolist(), int(schema.first_lines[1])
+    ([[5.0, 6.0]], [0], 4)
     """
     return _READERS[schema.format].parse(schema, raw, int(first_line), dtype)
 
@@ -212,6 +223,14 @@ def read_chunk(schema, c, *, dtype=np.float64, handle=None):
     -------
     X : ndarray (CSV), csr_matrix (svmlight) or list of str (text)
     y : ndarray or None
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.tsv"
+    >>> _ = path.write_text("ham\\tsee you\\nspam\\tWIN\\nham\\tok\\n")
+    >>> read_chunk(scan(path, chunk_size=2), 1)
+    (['ok'], array(['ham'], dtype='<U3'))
     """
     if handle is None:
         with open(schema.source, "rb") as handle:
