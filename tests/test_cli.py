@@ -64,8 +64,8 @@ def test_train_prints_progress_and_summary_and_saves_the_data_format(files, tmp_
 
 def test_train_function_reports_each_epoch(files, tmp_path):
     seen = []
-    result = train(files["or.csv"], tmp_path / "m.rbm", on_epoch=lambda e, m: seen.append((e, m)),
-                   seed=0)
+    result = train(files["or.csv"], tmp_path / "m.rbm", seed=0,
+                   on_epoch=lambda r: seen.append((r.epoch, r.mistakes)))
     assert [e for e, _ in seen] == list(range(1, result.epochs + 1))
     assert [m for _, m in seen] == result.mistakes_per_epoch and seen[-1][1] == 0
     assert result.converged and result.train_accuracy == 1.0

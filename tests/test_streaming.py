@@ -227,7 +227,7 @@ def test_train_stream_cli_hook(tmp_path):
     dump_svmlight_file(X, y, str(path))
     seen = []
     model, summary = train_stream(path, "averaged", chunk_size=30, epochs=500, seed=1,
-                                  on_epoch=lambda e, m: seen.append((e, m)))
+                                  on_epoch=lambda r: seen.append((r.epoch, r.mistakes)))
     assert isinstance(model, AveragedPerceptron)
     assert summary["converged"] and summary["train_accuracy"] == 1.0
     assert summary["n_samples"] == 100 and summary["n_chunks"] == 4

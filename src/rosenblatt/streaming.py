@@ -6,9 +6,9 @@ index base and width, the label set (for one-pass class discovery) -- and the
 byte offset where every chunk of ``chunk_size`` samples starts (always between
 records, also when a quoted CSV field spans lines). Each epoch then visits the
 chunks in a fresh random order, seeking straight to each one, and hands it to
-the estimator's :meth:`partial_fit`, which runs one pass over the chunk in its
-own shuffled order (``shuffle=True``: a fresh permutation of the chunk's rows,
-drawn from the estimator's ``random_state``). So an epoch presents every sample
+the estimator (``fit_batches``, the engine's epoch driver), which runs one pass
+over the chunk in its own shuffled order (``shuffle=True``: a fresh permutation
+of the chunk's rows, drawn from the estimator's ``random_state``). So an epoch presents every sample
 once, in a random order that is random at two levels: which chunk comes next,
 and which row inside the chunk. Memory holds one parsed chunk and the weights.
 
@@ -134,19 +134,18 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
     """Train an online estimator on a data file chunk by chunk, in bounded memory.
 
     Every epoch visits the chunks in a fresh random order (drawn by
-    :func:`chunk_orders` from ``random_state``) and calls
-    ``estimator.partial_fit`` once per chunk: one pass over the chunk's rows in
-    the estimator's own order (shuffled when ``estimator.shuffle`` is true,
-    from ``estimator.random_state``). Training stops after the first epoch
-    without a mistake, or after ``epochs`` epochs with a ``ConvergenceWarning``,
-    as :meth:`fit` does. The classes come from the index pass unless given.
+    :func:`chunk_orders` from ``random_state``) and presents each chunk's rows
+    once, in the estimator's own order (shuffled when ``estimator.shuffle`` is
+    true, from ``estimator.random_state``), through the estimator's
+    ``fit_batches``: the engine's epoch driver, so training stops after the
+    first epoch without a mistake (each one-vs-rest neuron after its own), or
+    after ``epochs`` epochs with a ``ConvergenceWarning``, exactly as
+    :meth:`fit` does. The classes come from the scan unless given.
 
     Parameters
     ----------
-    estimator : estimator with ``partial_fit``
-        For example :class:`~rosenblatt.Perceptron` or
-        :class:`~rosenblatt.AveragedPerceptron`. Trained from scratch unless
-        ``warm_start=True`` and already fitted.
+    estimator : Perceptron, AveragedPerceptron or VotedPerceptron
+        Trained from scratch unless ``warm_start=True`` and already fitted.
     path : str or path-like
         ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text).
     chunk_size : int, default=10000
@@ -170,8 +169,9 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
         text: a stateless vectorizer to use instead of the hashing one.
     index : ChunkIndex, default=None
         A previous :func:`index_file` result for this file and chunk size.
-    on_epoch : callable(epoch, mistakes), default=None
-        Called after every epoch.
+    on_epoch : callable(EpochReport), default=None
+        Called after every epoch over the file, for this fit only (default: the
+        estimator's own ``on_epoch``).
     header : bool or "auto", default="auto"
         CSV: whether the first record is a header.
 
@@ -192,8 +192,8 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
     >>> clf.converged_, clf.predict([[1, 1], [-1, -1]]).tolist()
     (True, [1, -1])
     """
-    if not hasattr(estimator, "partial_fit"):
-        raise TypeError(f"fit_stream trains with partial_fit, which {type(estimator).__name__} "
+    if not hasattr(estimator, "fit_batches"):
+        raise TypeError(f"fit_stream trains with fit_batches, which {type(estimator).__name__} "
                         "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron")
     if index is None:
         index = index_file(path, chunk_size, n_features=None if _is_text(path) else n_features,
@@ -206,35 +206,21 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
         vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
     if random_state is None:
         random_state = getattr(estimator, "random_state", None)
-    if not (getattr(estimator, "warm_start", False) and hasattr(estimator, "classes_")):
-        _forget(estimator)
-    history = []
     orders = chunk_orders(index.n_chunks, epochs, random_state,
                           getattr(estimator, "shuffle", True))
-    converged = False
-    for order in orders:
-        mistakes = 0
-        for X, y in iter_chunks(path, order=order, index=index, dtype=dtype):
-            if vectorizer is not None:
-                X = vectorizer.transform(X)
-            estimator.partial_fit(X, y, classes=classes)
-            mistakes += int(estimator.mistakes_per_epoch_[-1])
-        history.append(mistakes)
-        _set_history(estimator, history)
+
+    def batches():  # one epoch: every chunk, in this epoch's chunk order
+        for X, y in iter_chunks(path, order=next(orders), index=index, dtype=dtype):
+            yield (X if vectorizer is None else vectorizer.transform(X)), y
+
+    own_callback = estimator.get_params().get("on_epoch")
+    if on_epoch is not None:
+        estimator.set_params(on_epoch=on_epoch)
+    try:
+        estimator.fit_batches(batches, classes, max_iter=epochs)
+    finally:
         if on_epoch is not None:
-            on_epoch(len(history), mistakes)
-        if getattr(estimator, "verbose", 0):
-            print(f"-- Streamed epoch {len(history)}: {mistakes} mistake(s)")
-        if mistakes == 0:
-            converged = True
-            break
-    if not converged:
-        warnings.warn(
-            f"{type(estimator).__name__} did not converge: the last of {epochs} streamed "
-            f"epochs still made {history[-1]} mistake(s). The data may not be linearly "
-            "separable; raise epochs, or use AveragedPerceptron.",
-            ConvergenceWarning,
-        )
+            estimator.set_params(on_epoch=own_callback)
     if vectorizer is not None:
         from sklearn.pipeline import Pipeline
 
@@ -244,21 +230,6 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
 
 def _is_text(path) -> bool:
     return data_format(path) == "text"
-
-
-def _forget(estimator):
-    """Make the next partial_fit start from scratch (fit's reset, for a streamed fit)."""
-    for name in ("_W", "_rng"):
-        if hasattr(estimator, name):
-            delattr(estimator, name)
-
-
-def _set_history(estimator, history):
-    """Count epochs over the whole file, not partial_fit calls."""
-    estimator.n_iter_ = len(history)
-    estimator.mistakes_per_epoch_ = list(history)
-    estimator.n_mistakes_ = int(sum(history))
-    estimator.converged_ = history[-1] == 0
 
 
 def score_stream(model, path, *, chunk_size=DEFAULT_CHUNK_SIZE, zero_based="auto",
@@ -319,7 +290,7 @@ def train_stream(path, algorithm="perceptron", chunk_size=DEFAULT_CHUNK_SIZE, ep
         CSV: whether the first record is a header.
     evaluate : bool, default=True
         Stream the file once more to measure the training accuracy.
-    on_epoch : callable(epoch, mistakes), default=None
+    on_epoch : callable(EpochReport), default=None
 
     Returns
     -------
@@ -349,7 +320,7 @@ def train_stream(path, algorithm="perceptron", chunk_size=DEFAULT_CHUNK_SIZE, ep
                          f"{algorithm!r} needs the whole data set in memory")
     cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
            "voted": VotedPerceptron}[algorithm]
-    estimator = cls(max_iter=epochs, eta=eta, random_state=seed)
+    estimator = cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
     text = _is_text(path)
     index = index_file(path, chunk_size, n_features=None if text else n_features,
                        zero_based=zero_based, label_column=label_column, header=header)
@@ -357,7 +328,7 @@ def train_stream(path, algorithm="perceptron", chunk_size=DEFAULT_CHUNK_SIZE, ep
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
         model = fit_stream(estimator, path, epochs=epochs, random_state=seed, index=index,
-                           n_features=n_features, on_epoch=on_epoch)
+                           n_features=n_features)
     seconds = time.perf_counter() - start
     accuracy = score_stream(model, path, index=index) if evaluate else None
     summary = {

@@ -47,8 +47,8 @@ class TrainResult:
     notes: list = field(default_factory=list)
 
 
-def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0):
-    """The estimator behind ``--algorithm``.
+def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_epoch=None):
+    """The estimator behind ``--algorithm`` (``on_epoch`` goes to the iterative ones).
 
     Examples
     --------
@@ -73,12 +73,12 @@ def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0):
     if algorithm == "kernel":
         from ..kernel import KernelPerceptron
 
-        return KernelPerceptron(max_iter=epochs, eta=eta, random_state=seed)
+        return KernelPerceptron(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
     from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
            "voted": VotedPerceptron}[algorithm]
-    return cls(max_iter=epochs, eta=eta, random_state=seed)
+    return cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
 
 
 def text_features():
@@ -90,13 +90,6 @@ def text_features():
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     return [("vectorizer", TfidfVectorizer())]
-
-
-def _fit(estimator, X, y, on_epoch):
-    """Fit, reporting each epoch where the estimator can (the linear perceptrons)."""
-    if on_epoch is not None and hasattr(estimator, "_fit"):
-        return estimator._fit(X, y, on_epoch=on_epoch)
-    return estimator.fit(X, y)
 
 
 def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
@@ -154,8 +147,8 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
         Seed of the shuffling.
     label_column : str or int, default=None
         CSV only: the label column by header name or index (default: the last).
-    on_epoch : callable(epoch, mistakes), default=None
-        Called after every epoch of the linear perceptrons.
+    on_epoch : callable(EpochReport), default=None
+        Called after every epoch of the iterative algorithms (the perceptrons).
     zero_based : bool or "auto", default="auto"
         svmlight only: whether feature indices start at 0 (stored with the model,
         which reads its input the same way).
@@ -171,7 +164,7 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
     from ..io import read_data
     from ..persistence import save
 
-    estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed)
+    estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
     data = read_data(data_path, label_column=label_column, zero_based=zero_based,
                      header=header)
     start = time.perf_counter()
@@ -184,11 +177,11 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
             X = data.X
             for _, step in steps:
                 X = step.fit_transform(X)
-            _fit(estimator, X, data.y, on_epoch)
+            estimator.fit(X, data.y)
             model = Pipeline(steps + [("classifier", estimator)])
         else:
             X = data.X
-            model = _fit(estimator, X, data.y, on_epoch)
+            model = estimator.fit(X, data.y)
     seconds = time.perf_counter() - start
     notes = data.notes + [" ".join(str(w.message).split()) for w in caught
                           if issubclass(w.category, ConvergenceWarning)]
@@ -285,12 +278,12 @@ def command(
         task = progress.add_task("train", total=epochs, mistakes="-", start=False)
         started = []
 
-        def on_epoch(epoch, mistakes):
+        def on_epoch(report):
             if not started:  # started by the first epoch: a bad file fails before any bar
                 started.append(True)
                 progress.start()
                 progress.start_task(task)
-            progress.update(task, completed=epoch, mistakes=mistakes)
+            progress.update(task, completed=report.epoch, mistakes=report.mistakes)
 
         try:
             result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed,
