@@ -1,11 +1,11 @@
 # Two entry points for a fresh machine with only python3, pip and make:
 #   make demo   creates .venv, installs rosenblatt, runs the embedded demo
-#   make test   creates .venv with the dev extras, runs every test
+#   make test   creates .venv with the dev extras, runs ruff (lint, format) and every test
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test clean clean-cache bench
+.PHONY: demo test format clean clean-cache bench
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -23,7 +23,14 @@ demo: $(VENV)/.installed
 	$(VENV)/bin/rosenblatt demo
 
 test: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check src tests benchmarks examples
+	$(VENV)/bin/ruff format --check src tests benchmarks examples
 	$(PY) -m pytest -n 2 -q
+
+# ruff's fixes and formatting, applied (make test only checks)
+format: $(VENV)/.installed-dev
+	$(VENV)/bin/ruff check --fix src tests benchmarks examples
+	$(VENV)/bin/ruff format src tests benchmarks examples
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/compare_sklearn.py

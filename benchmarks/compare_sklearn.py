@@ -94,13 +94,17 @@ def floor_run(X):
     """A case for ``round_robin``: one storage-order pass of ``w . x`` over every row
     (the least an epoch can cost), timed."""
     w = np.ones(X.shape[1], dtype=X.dtype)
-    run = ((lambda: _floor_sparse(X.data, X.indices, X.indptr, w)) if sp.issparse(X)
-           else (lambda: _floor_dense(X, w)))
+    run = (
+        (lambda: _floor_sparse(X.data, X.indices, X.indptr, w))
+        if sp.issparse(X)
+        else (lambda: _floor_dense(X, w))
+    )
 
     def timed(seed):
         start = time.perf_counter()
         run()
         return time.perf_counter() - start, np.nan, np.nan
+
     return timed
 
 
@@ -112,8 +116,11 @@ def timed_fit(make, seed, X_train, y_train, X_test, y_test):
         start = time.perf_counter()
         model.fit(X_train, y_train)
         elapsed = time.perf_counter() - start
-    return (elapsed / int(np.max(model.n_iter_)), model.score(X_train, y_train),
-            model.score(X_test, y_test))
+    return (
+        elapsed / int(np.max(model.n_iter_)),
+        model.score(X_train, y_train),
+        model.score(X_test, y_test),
+    )
 
 
 def round_robin(cases, repeats):
@@ -131,8 +138,14 @@ def round_robin(cases, repeats):
     for seed in range(1, repeats + 1):
         for key, run in cases.items():
             runs[key].append(run(seed))
-    return {key: (statistics.median(r[0] for r in fits), np.mean([r[1] for r in fits]),
-                  np.mean([r[2] for r in fits])) for key, fits in runs.items()}
+    return {
+        key: (
+            statistics.median(r[0] for r in fits),
+            np.mean([r[1] for r in fits]),
+            np.mean([r[2] for r in fits]),
+        )
+        for key, fits in runs.items()
+    }
 
 
 def pairs(sparse):
@@ -150,9 +163,16 @@ def pairs(sparse):
     yield (
         "AveragedPerceptron",
         lambda seed: AveragedPerceptron(max_iter=EPOCHS, random_state=seed, **scaling),
-        lambda seed: SGDClassifier(loss="perceptron", learning_rate="constant", eta0=1,
-                                   penalty=None, average=True, max_iter=EPOCHS, tol=None,
-                                   random_state=seed),
+        lambda seed: SGDClassifier(
+            loss="perceptron",
+            learning_rate="constant",
+            eta0=1,
+            penalty=None,
+            average=True,
+            max_iter=EPOCHS,
+            tol=None,
+            random_state=seed,
+        ),
     )
 
 
@@ -171,22 +191,24 @@ def main(argv=None):
         [("dense float64", X, y), ("dense float32", X.astype(np.float32), y)],
         [("sparse CSR", Xs, ys)],
     ]
-    header = (f"{'data':<15} {'estimator':<19} {'ours s/ep':>10} {'sklearn s/ep':>12} "
-              f"{'ratio':>6} {'vs floor':>8} {'train acc':>15} {'test acc':>15}")
+    header = (
+        f"{'data':<15} {'estimator':<19} {'ours s/ep':>10} {'sklearn s/ep':>12} "
+        f"{'ratio':>6} {'vs floor':>8} {'train acc':>15} {'test acc':>15}"
+    )
     print(header)
     print("-" * len(header))
     results = {}
     for group in groups:
         cases = {}
         for name, X_all, y_all in group:
-            X_tr, X_te, y_tr, y_te = train_test_split(X_all, y_all, test_size=0.2,
-                                                      random_state=0)
+            X_tr, X_te, y_tr, y_te = train_test_split(X_all, y_all, test_size=0.2, random_state=0)
             data = (X_tr, y_tr, X_te, y_te)
             cases[(name, "floor")] = floor_run(X_tr)
             for label, ours, theirs in pairs(sp.issparse(X_all)):
                 for side, make in (("ours", ours), ("sklearn", theirs)):
-                    cases[(name, label, side)] = (
-                        lambda seed, make=make, data=data: timed_fit(make, seed, *data))
+                    cases[(name, label, side)] = lambda seed, make=make, data=data: timed_fit(
+                        make, seed, *data
+                    )
         measured = round_robin(cases, args.repeats)
         floors = {name: measured[(name, "floor")][0] for name, _, _ in group}
         for name, X_all, _ in group:

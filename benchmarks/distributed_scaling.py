@@ -65,8 +65,9 @@ def main():
     warnings.simplefilter("ignore", ConvergenceWarning)
     # persisting in-memory arrays ships them inside the graph, which is what we time as "load"
     warnings.filterwarnings("ignore", message="Sending large graph")
-    cluster = LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
-                           dashboard_address=None)
+    cluster = LocalCluster(
+        n_workers=args.workers, threads_per_worker=1, processes=True, dashboard_address=None
+    )
     client = Client(cluster)
     n, d = args.samples, args.features
     print(f"LocalCluster: {args.workers} workers x 1 thread; data {n:,} x {d} dense float64")
@@ -76,54 +77,70 @@ def main():
     for cls in (Perceptron, AveragedPerceptron):
         cls(random_state=0).fit(X[:100], y[:100])
         ParameterMixing(cls(random_state=0), max_rounds=2, client=client).fit(
-            da.from_array(X[:400], chunks=(100, d)), da.from_array(y[:400], chunks=100))
+            da.from_array(X[:400], chunks=(100, d)), da.from_array(y[:400], chunks=100)
+        )
 
     def on_cluster(X, y, parts):
         """The data held by the workers, as a user's persisted collection would be."""
         start = time.perf_counter()
         rows = -(-X.shape[0] // parts)
-        Xd, yd = client.persist([da.from_array(X, chunks=(rows, d)),
-                                 da.from_array(y, chunks=rows)])
+        Xd, yd = client.persist([da.from_array(X, chunks=(rows, d)), da.from_array(y, chunks=rows)])
         distributed.wait([Xd, yd])
         return Xd, yd, time.perf_counter() - start
+
     start = time.perf_counter()
     single = Perceptron(random_state=0, max_iter=1000).fit(X, y)
     single_s = time.perf_counter() - start
-    print(f"\nSeparable data (margin {args.margin}); single machine: {single.n_iter_} epochs, "
-          f"{single.n_mistakes_:,} mistakes, {single_s:.2f} s, "
-          f"accuracy {single.score(X, y):.4f}")
-    print(f"{'partitions':>10} {'load s':>7} {'mixing':>9} {'rounds':>7} {'mistakes':>10} "
-          f"{'fit s':>7} {'s/round':>8} {'accuracy':>9}")
+    print(
+        f"\nSeparable data (margin {args.margin}); single machine: {single.n_iter_} epochs, "
+        f"{single.n_mistakes_:,} mistakes, {single_s:.2f} s, "
+        f"accuracy {single.score(X, y):.4f}"
+    )
+    print(
+        f"{'partitions':>10} {'load s':>7} {'mixing':>9} {'rounds':>7} {'mistakes':>10} "
+        f"{'fit s':>7} {'s/round':>8} {'accuracy':>9}"
+    )
     for parts in args.partitions:
         Xd, yd, load = on_cluster(X, y, parts)
         for mixing in ("uniform", "weighted"):
             start = time.perf_counter()
-            clf = ParameterMixing(Perceptron(random_state=0), max_rounds=1000, mixing=mixing,
-                                  client=client).fit(Xd, yd)
+            clf = ParameterMixing(
+                Perceptron(random_state=0), max_rounds=1000, mixing=mixing, client=client
+            ).fit(Xd, yd)
             seconds = time.perf_counter() - start
-            print(f"{parts:>10} {load:>7.2f} {mixing:>9} {clf.n_iter_:>7} {clf.n_mistakes_:>10,} "
-                  f"{seconds:>7.2f} {seconds / clf.n_iter_:>8.3f} {clf.score(X, y):>9.4f}"
-                  + ("" if clf.converged_ else "  (not converged)"))
+            print(
+                f"{parts:>10} {load:>7.2f} {mixing:>9} {clf.n_iter_:>7} {clf.n_mistakes_:>10,} "
+                f"{seconds:>7.2f} {seconds / clf.n_iter_:>8.3f} {clf.score(X, y):>9.4f}"
+                + ("" if clf.converged_ else "  (not converged)")
+            )
 
     X, y = noisy(n, d, 0.1, seed=1)
     X_test, y_test = noisy(50_000, d, 0.0, seed=2)
     start = time.perf_counter()
     single = AveragedPerceptron(random_state=0, max_iter=args.rounds).fit(X, y)
     single_s = time.perf_counter() - start
-    print(f"\nNoisy data (10% labels flipped), AveragedPerceptron, {args.rounds} epochs/rounds; "
-          f"single machine: {single_s:.2f} s, held-out accuracy "
-          f"{single.score(X_test, y_test):.4f}")
+    print(
+        f"\nNoisy data (10% labels flipped), AveragedPerceptron, {args.rounds} epochs/rounds; "
+        f"single machine: {single_s:.2f} s, held-out accuracy "
+        f"{single.score(X_test, y_test):.4f}"
+    )
     print(f"{'partitions':>10} {'mixing':>9} {'fit s':>7} {'held-out acc':>13} {'diff':>7}")
     for parts in args.partitions:
         Xd, yd, _ = on_cluster(X, y, parts)
         for mixing in ("uniform", "weighted"):
             start = time.perf_counter()
-            clf = ParameterMixing(AveragedPerceptron(random_state=0), max_rounds=args.rounds,
-                                  mixing=mixing, client=client).fit(Xd, yd)
+            clf = ParameterMixing(
+                AveragedPerceptron(random_state=0),
+                max_rounds=args.rounds,
+                mixing=mixing,
+                client=client,
+            ).fit(Xd, yd)
             seconds = time.perf_counter() - start
             accuracy = clf.score(X_test, y_test)
-            print(f"{parts:>10} {mixing:>9} {seconds:>7.2f} {accuracy:>13.4f} "
-                  f"{accuracy - single.score(X_test, y_test):>+7.4f}")
+            print(
+                f"{parts:>10} {mixing:>9} {seconds:>7.2f} {accuracy:>13.4f} "
+                f"{accuracy - single.score(X_test, y_test):>+7.4f}"
+            )
     client.close()
     cluster.close()
 

@@ -98,14 +98,23 @@ def train_child(path, chunk_size, epochs, seed):
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        clf = fit_stream(Perceptron(random_state=seed), path, epochs=epochs, index=index,
-                         on_epoch=on_epoch)
-    print(json.dumps({
-        "n_samples": index.n_samples, "n_chunks": index.n_chunks,
-        "n_features": index.n_features, "index_seconds": indexed,
-        "epoch_seconds": epoch_times, "mistakes_per_epoch": clf.mistakes_per_epoch_,
-        "baseline_rss_mb": baseline, "peak_rss_mb": _peak_rss_mb(),
-    }))
+        clf = fit_stream(
+            Perceptron(random_state=seed), path, epochs=epochs, index=index, on_epoch=on_epoch
+        )
+    print(
+        json.dumps(
+            {
+                "n_samples": index.n_samples,
+                "n_chunks": index.n_chunks,
+                "n_features": index.n_features,
+                "index_seconds": indexed,
+                "epoch_seconds": epoch_times,
+                "mistakes_per_epoch": clf.mistakes_per_epoch_,
+                "baseline_rss_mb": baseline,
+                "peak_rss_mb": _peak_rss_mb(),
+            }
+        )
+    )
 
 
 def check_equal_to_in_memory(path, chunk_size, epochs, seed):
@@ -125,8 +134,9 @@ def check_equal_to_in_memory(path, chunk_size, epochs, seed):
     for cls in (Perceptron, AveragedPerceptron):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            streamed = fit_stream(cls(random_state=seed), path, chunk_size=chunk_size,
-                                  epochs=epochs)
+            streamed = fit_stream(
+                cls(random_state=seed), path, chunk_size=chunk_size, epochs=epochs
+            )
         memory = cls(random_state=seed)
         rng = np.random.RandomState(seed)  # fit_stream's chunk order: the estimator's seed
         for _ in range(streamed.n_iter_):
@@ -135,15 +145,17 @@ def check_equal_to_in_memory(path, chunk_size, epochs, seed):
                 memory.partial_fit(X[rows], y[rows], classes=[-1, 1])
         results[cls.__name__] = bool(
             np.array_equal(streamed.coef_, memory.coef_)
-            and np.array_equal(streamed.intercept_, memory.intercept_))
+            and np.array_equal(streamed.intercept_, memory.intercept_)
+        )
     return X.shape[0], results
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size-gb", type=float, default=2.0, help="size of the big file")
-    parser.add_argument("--small-mb", type=float, default=20.0,
-                        help="size of the file for the equality check")
+    parser.add_argument(
+        "--small-mb", type=float, default=20.0, help="size of the file for the equality check"
+    )
     parser.add_argument("--chunk-size", type=int, default=20_000)
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--limit-mb", type=float, default=500.0)
@@ -163,20 +175,39 @@ def main():
         print(f"wrote {big}: {size / 1e9:.2f} GB in {time.perf_counter() - start:.1f} s")
         start = time.perf_counter()
         child = subprocess.run(
-            [sys.executable, __file__, "--train-child", big, "--chunk-size",
-             str(args.chunk_size), "--epochs", str(args.epochs), "--seed", str(args.seed)],
-            check=True, capture_output=True, text=True)
+            [
+                sys.executable,
+                __file__,
+                "--train-child",
+                big,
+                "--chunk-size",
+                str(args.chunk_size),
+                "--epochs",
+                str(args.epochs),
+                "--seed",
+                str(args.seed),
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
         wall = time.perf_counter() - start
         report = json.loads(child.stdout.strip().splitlines()[-1])
         in_memory_gb = report["n_samples"] * NNZ * 12 / 1e9  # CSR: float64 + int32 per nnz
-        print(f"samples {report['n_samples']:,}  features {report['n_features']}  "
-              f"chunks {report['n_chunks']} x {args.chunk_size:,} rows")
-        print(f"index pass {report['index_seconds']:.1f} s; epochs "
-              + ", ".join(f"{s:.1f} s" for s in report["epoch_seconds"])
-              + f"; mistakes per epoch {report['mistakes_per_epoch']}; wall {wall:.1f} s")
-        print(f"peak RSS {report['peak_rss_mb']:.0f} MB (after imports and JIT: "
-              f"{report['baseline_rss_mb']:.0f} MB); the data in memory as CSR would take "
-              f"{in_memory_gb:.1f} GB")
+        print(
+            f"samples {report['n_samples']:,}  features {report['n_features']}  "
+            f"chunks {report['n_chunks']} x {args.chunk_size:,} rows"
+        )
+        print(
+            f"index pass {report['index_seconds']:.1f} s; epochs "
+            + ", ".join(f"{s:.1f} s" for s in report["epoch_seconds"])
+            + f"; mistakes per epoch {report['mistakes_per_epoch']}; wall {wall:.1f} s"
+        )
+        print(
+            f"peak RSS {report['peak_rss_mb']:.0f} MB (after imports and JIT: "
+            f"{report['baseline_rss_mb']:.0f} MB); the data in memory as CSR would take "
+            f"{in_memory_gb:.1f} GB"
+        )
         ok = report["peak_rss_mb"] < args.limit_mb
         print(f"peak RSS < {args.limit_mb:.0f} MB: {'yes' if ok else 'NO'}")
         os.remove(big)
@@ -184,9 +215,11 @@ def main():
         small = os.path.join(workdir, "small.svmlight")
         write_file(small, int(args.small_mb * 1e6), seed=args.seed + 1, block_rows=5_000)
         n, equal = check_equal_to_in_memory(small, 5_000, 3, args.seed)
-        print(f"equality check on a {os.path.getsize(small) / 1e6:.0f} MB file ({n:,} samples, "
-              f"chunks of 5,000, 3 epochs): streamed == in-memory partial_fit in the same "
-              f"order: {equal}")
+        print(
+            f"equality check on a {os.path.getsize(small) / 1e6:.0f} MB file ({n:,} samples, "
+            f"chunks of 5,000, 3 epochs): streamed == in-memory partial_fit in the same "
+            f"order: {equal}"
+        )
         if not (ok and all(equal.values())):
             sys.exit(1)
     finally:

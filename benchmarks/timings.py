@@ -52,17 +52,20 @@ def quiet(run):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
             return run()
+
     return wrapped
 
 
 def one_vs_rest(repeats):
     from rosenblatt import Perceptron
 
-    X, y = make_classification(100_000, 100, n_informative=40, n_classes=10,
-                               random_state=0)
-    fit = {jobs: quiet(lambda jobs=jobs: Perceptron(max_iter=10, random_state=0,
-                                                    n_jobs=jobs).fit(X, y))
-           for jobs in (1, -1)}
+    X, y = make_classification(100_000, 100, n_informative=40, n_classes=10, random_state=0)
+    fit = {
+        jobs: quiet(
+            lambda jobs=jobs: Perceptron(max_iter=10, random_state=0, n_jobs=jobs).fit(X, y)
+        )
+        for jobs in (1, -1)
+    }
     fit[1]()  # warm-up (compile)
     # alternate the two so that a busy spell of the machine slows both alike
     times = {jobs: [] for jobs in fit}
@@ -71,8 +74,10 @@ def one_vs_rest(repeats):
             times[jobs].append(median_time(run, 1))
     single, every = (statistics.median(times[jobs]) for jobs in (1, -1))
     cores = os.cpu_count()
-    print(f"one-vs-rest, 10 classes, 100,000 x 100, 10 epochs: 1 thread {single:.3f} s, "
-          f"{cores} threads {every:.3f} s, speed-up {single / every:.2f}x")
+    print(
+        f"one-vs-rest, 10 classes, 100,000 x 100, 10 epochs: 1 thread {single:.3f} s, "
+        f"{cores} threads {every:.3f} s, speed-up {single / every:.2f}x"
+    )
 
 
 def gram_cache(repeats):
@@ -80,12 +85,14 @@ def gram_cache(repeats):
 
     X, y = make_classification(5_000, 20, flip_y=0.05, random_state=0)
     for label, cache_size in (("cached Gram matrix", 1024), ("on the fly", 1)):
-        model = KernelPerceptron(kernel="rbf", max_iter=5, random_state=0,
-                                 cache_size=cache_size)
-        quiet(lambda: model.fit(X, y))()
-        seconds = median_time(quiet(lambda: model.fit(X, y)), repeats)
-        print(f"KernelPerceptron RBF 5,000 x 20, {label}: {seconds / model.n_iter_:.3f} s "
-              f"per epoch ({model.n_iter_} epochs, {model.support_.shape[0]} support vectors)")
+        model = KernelPerceptron(kernel="rbf", max_iter=5, random_state=0, cache_size=cache_size)
+        fit = quiet(lambda model=model: model.fit(X, y))
+        fit()
+        seconds = median_time(fit, repeats)
+        print(
+            f"KernelPerceptron RBF 5,000 x 20, {label}: {seconds / model.n_iter_:.3f} s "
+            f"per epoch ({model.n_iter_} epochs, {model.support_.shape[0]} support vectors)"
+        )
 
 
 def compile_cache():
@@ -94,19 +101,28 @@ def compile_cache():
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, NUMBA_CACHE_DIR=cache)
         run = [sys.executable, "-c", FIRST_FIT]
-        cold = float(subprocess.run(run, env=env, capture_output=True, text=True,
-                                    check=True).stdout)
-        warm = float(subprocess.run(run, env=env, capture_output=True, text=True,
-                                    check=True).stdout)
-    print(f"first fit, fresh process, empty compile cache: {cold:.2f} s; "
-          f"second process (cache hit): {warm:.3f} s")
+        cold = float(
+            subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout
+        )
+        warm = float(
+            subprocess.run(run, env=env, capture_output=True, text=True, check=True).stdout
+        )
+    print(
+        f"first fit, fresh process, empty compile cache: {cold:.2f} s; "
+        f"second process (cache hit): {warm:.3f} s"
+    )
 
 
 def import_time(repeats):
-    run = [sys.executable, "-c", "import time; t = time.perf_counter(); import rosenblatt; "
-           "print(time.perf_counter() - t)"]
-    times = [float(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
-             for _ in range(repeats)]
+    run = [
+        sys.executable,
+        "-c",
+        "import time; t = time.perf_counter(); import rosenblatt; print(time.perf_counter() - t)",
+    ]
+    times = [
+        float(subprocess.run(run, capture_output=True, text=True, check=True).stdout)
+        for _ in range(repeats)
+    ]
     print(f"import rosenblatt: {statistics.median(times) * 1000:.1f} ms")
 
 

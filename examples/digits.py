@@ -29,6 +29,7 @@ from sklearn.svm import SVC
 from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.linear import AveragedPerceptron, Perceptron
 
+
 def models(random_state=0):
     """The classifiers compared, by row name; the last two are scikit-learn references."""
     return {

@@ -42,16 +42,26 @@ def main(gammas=(0.5, 0.2, 0.1, 0.05, 0.02, 0.01), seed=0):
         in_order = Perceptron(shuffle=False, max_iter=100_000).fit(X, y).n_mistakes_
         shuffled = Perceptron(shuffle=True, random_state=seed, max_iter=100_000).fit(X, y)
         rows.append(
-            dict(gamma=gamma, R=R, gamma_star=gamma_star, bound=bound,
-                 mistakes=in_order, mistakes_shuffled=shuffled.n_mistakes_,
-                 ok=max(in_order, shuffled.n_mistakes_) <= bound)
+            dict(
+                gamma=gamma,
+                R=R,
+                gamma_star=gamma_star,
+                bound=bound,
+                mistakes=in_order,
+                mistakes_shuffled=shuffled.n_mistakes_,
+                ok=max(in_order, shuffled.n_mistakes_) <= bound,
+            )
         )
-    header = f"{'gamma':>7} {'R':>6} {'gamma*':>8} {'(R/gamma*)^2':>13} {'mistakes':>9} " \
-             f"{'shuffled':>9}  ok"
+    header = (
+        f"{'gamma':>7} {'R':>6} {'gamma*':>8} {'(R/gamma*)^2':>13} {'mistakes':>9} "
+        f"{'shuffled':>9}  ok"
+    )
     print(header)
     for r in rows:
-        print(f"{r['gamma']:>7.3f} {r['R']:>6.3f} {r['gamma_star']:>8.4f} {r['bound']:>13.1f} "
-              f"{r['mistakes']:>9d} {r['mistakes_shuffled']:>9d}  {'yes' if r['ok'] else 'NO'}")
+        print(
+            f"{r['gamma']:>7.3f} {r['R']:>6.3f} {r['gamma_star']:>8.4f} {r['bound']:>13.1f} "
+            f"{r['mistakes']:>9d} {r['mistakes_shuffled']:>9d}  {'yes' if r['ok'] else 'NO'}"
+        )
     return rows
 
 

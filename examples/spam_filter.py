@@ -102,12 +102,16 @@ def main(features=tuple(FEATURES), random_state=0, verbose=True):
             )
     if verbose:
         print(f"SMS Spam Collection: {len(train_text)} training, {len(test_text)} test messages")
-        print(f"{'features':<17} {'model':<26} {'accuracy':>8} {'precision':>9} {'recall':>7} "
-              f"{'epochs':>6}")
+        print(
+            f"{'features':<17} {'model':<26} {'accuracy':>8} {'precision':>9} {'recall':>7} "
+            f"{'epochs':>6}"
+        )
         for r in rows:
             epochs = "" if r["epochs"] is None else r["epochs"]
-            print(f"{r['features']:<17} {r['model']:<26} {r['accuracy']:>8.4f} "
-                  f"{r['precision']:>9.4f} {r['recall']:>7.4f} {epochs:>6}")
+            print(
+                f"{r['features']:<17} {r['model']:<26} {r['accuracy']:>8.4f} "
+                f"{r['precision']:>9.4f} {r['recall']:>7.4f} {epochs:>6}"
+            )
     return rows
 
 

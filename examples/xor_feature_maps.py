@@ -67,8 +67,10 @@ def main(verbose=True):
         print(f"XOR: patterns {X.tolist()}, labels {y.tolist()}")
         print(f"{'model':<42} {'predictions':<13} {'accuracy':>8} {'converged':>9} {'epochs':>6}")
         for r in rows:
-            print(f"{r['model']:<42} {str(r['predictions']):<13} {r['training_accuracy']:>8.2f} "
-                  f"{str(r['converged']):>9} {r['epochs']:>6}")
+            print(
+                f"{r['model']:<42} {str(r['predictions']):<13} {r['training_accuracy']:>8.2f} "
+                f"{str(r['converged']):>9} {r['epochs']:>6}"
+            )
     return rows
 
 

@@ -183,7 +183,7 @@ def multinomial_voted_predict(history, X_test, bias_input=1.0):
 
 # ---------------------------------------------------------------- the dual (kernel) perceptron
 # Plain-Python reference of the dual (kernel) perceptron: the compiled epochs must match it.
-# 
+#
 # Written for clarity, not speed: the dual coefficients after every presentation
 # are kept in a list, the average and the vote are computed by their definitions
 # (no running sums, no survival bookkeeping). Kernel matrices are plain arrays

@@ -48,10 +48,12 @@ def test_multiclass_centroid_is_one_vs_rest_nearest_mean():
     assert clf.coef_.shape == (4, 3)
     X_test = np.random.default_rng(2).uniform(-12, 12, size=(300, 3))
     # neuron k: class k's mean against the mean of all other patterns
-    scores = np.column_stack([
-        (sq_dist(X_test, X[y != k].mean(axis=0)) - sq_dist(X_test, X[y == k].mean(axis=0))) / 2
-        for k in range(4)
-    ])
+    scores = np.column_stack(
+        [
+            (sq_dist(X_test, X[y != k].mean(axis=0)) - sq_dist(X_test, X[y == k].mean(axis=0))) / 2
+            for k in range(4)
+        ]
+    )
     np.testing.assert_allclose(clf.decision_function(X_test), scores, rtol=1e-9, atol=1e-8)
     np.testing.assert_array_equal(clf.predict(X_test), scores.argmax(axis=1))
     assert clf.score(X, y) > 0.9

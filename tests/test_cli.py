@@ -19,10 +19,18 @@ from rosenblatt.persistence import read_manifest
 
 OR_CSV = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
 OR_SVM = "-1 1:-1 2:-1\n1 1:1 2:-1\n1 1:-1 2:1\n1 1:1 2:1\n"
-SPAM = ["WIN a FREE prize now", "free cash prize claim now", "URGENT you won free entry",
-        "claim your cash prize today"]
-HAM = ["see you at lunch", "notes for the lecture", "call me when you get home",
-       "meeting moved to noon"]
+SPAM = [
+    "WIN a FREE prize now",
+    "free cash prize claim now",
+    "URGENT you won free entry",
+    "claim your cash prize today",
+]
+HAM = [
+    "see you at lunch",
+    "notes for the lecture",
+    "call me when you get home",
+    "meeting moved to noon",
+]
 TSV = "".join(f"spam\t{t}\n" for t in SPAM) + "".join(f"ham\t{t}\n" for t in HAM)
 
 
@@ -64,15 +72,20 @@ def test_train_prints_progress_and_summary_and_saves_the_data_format(files, tmp_
 
 def test_train_function_reports_each_epoch(files, tmp_path):
     seen = []
-    result = train(files["or.csv"], tmp_path / "m.rbm", seed=0,
-                   on_epoch=lambda r: seen.append((r.epoch, r.mistakes)))
+    result = train(
+        files["or.csv"],
+        tmp_path / "m.rbm",
+        seed=0,
+        on_epoch=lambda r: seen.append((r.epoch, r.mistakes)),
+    )
     assert [e for e, _ in seen] == list(range(1, result.epochs + 1))
     assert [m for _, m in seen] == result.mistakes_per_epoch and seen[-1][1] == 0
     assert result.converged and result.train_accuracy == 1.0
 
 
-@pytest.mark.parametrize("algorithm", ["perceptron", "averaged", "voted", "kernel", "centroid",
-                                       "lp"])
+@pytest.mark.parametrize(
+    "algorithm", ["perceptron", "averaged", "voted", "kernel", "centroid", "lp"]
+)
 def test_every_algorithm_trains_and_predicts(files, tmp_path, algorithm):
     model = tmp_path / f"{algorithm}.rbm"
     result = run("train", files["or.svm"], "-m", model, "--algorithm", algorithm, "--quiet")
@@ -86,7 +99,11 @@ def test_predict_one_label_per_line_to_stdout_or_file(files, tmp_path):
     model = tmp_path / "or.rbm"
     run("train", files["or.csv"], "--model", model, "-q")
     assert run("predict", "--model", model, files["or.csv"]).stdout.split() == [
-        "no", "yes", "yes", "yes"]
+        "no",
+        "yes",
+        "yes",
+        "yes",
+    ]
     unlabelled = tmp_path / "new.csv"
     unlabelled.write_text("-2,-2\n2,2\n")  # no label column, no header
     out = tmp_path / "labels.txt"
@@ -132,8 +149,9 @@ def test_text_model_is_saved_with_its_vectorizer(files, tmp_path):
     assert run("predict", "-m", model, messages).stdout.split() == ["spam", "ham"]
     scores = json.loads(run("evaluate", "-m", model, files["sms.tsv"], "--json").stdout)
     assert scores["accuracy"] == 1.0
-    assert_one_line_error(run("predict", "-m", model, files["or.csv"]),
-                          "the model was trained on text")
+    assert_one_line_error(
+        run("predict", "-m", model, files["or.csv"]), "the model was trained on text"
+    )
 
 
 # ---------------------------------------------------------------------- inspect / trace / plot
@@ -189,10 +207,23 @@ def test_plot_png_svg_and_gif(files, tmp_path):
     result = run("plot", files["or.csv"], "-o", gif, "--bias-input", "-1")
     assert result.exit_code == 0 and "animation" in result.stdout
     assert Image.open(gif).n_frames == 4
-    assert_one_line_error(run("plot", files["or.csv"], "-o", tmp_path / "x.gif", "--kind",
-                              "boundary"), "written as .png or .svg")
-    assert_one_line_error(run("plot", files["or.csv"], "-o", tmp_path / "m.png", "--kind",
-                              "mistakes", "-a", "centroid"), "no mistakes per epoch")
+    assert_one_line_error(
+        run("plot", files["or.csv"], "-o", tmp_path / "x.gif", "--kind", "boundary"),
+        "written as .png or .svg",
+    )
+    assert_one_line_error(
+        run(
+            "plot",
+            files["or.csv"],
+            "-o",
+            tmp_path / "m.png",
+            "--kind",
+            "mistakes",
+            "-a",
+            "centroid",
+        ),
+        "no mistakes per epoch",
+    )
 
 
 # ---------------------------------------------------------------------- errors
@@ -214,12 +245,14 @@ def test_malformed_data_gives_one_line_with_the_line_number(tmp_path, name, text
 
 
 def test_model_file_errors(files, tmp_path):
-    assert_one_line_error(run("predict", "-m", tmp_path / "none.rbm", files["or.csv"]),
-                          "no such model file")
+    assert_one_line_error(
+        run("predict", "-m", tmp_path / "none.rbm", files["or.csv"]), "no such model file"
+    )
     junk = tmp_path / "junk.rbm"
     junk.write_text("not a model")
-    assert_one_line_error(run("evaluate", "-m", junk, files["or.csv"]),
-                          "not a rosenblatt model file")
+    assert_one_line_error(
+        run("evaluate", "-m", junk, files["or.csv"]), "not a rosenblatt model file"
+    )
     model = tmp_path / "m.rbm"
     run("train", files["or.csv"], "-m", model, "-q")
     model.write_bytes(model.read_bytes()[:-200])
@@ -260,9 +293,11 @@ def test_no_arguments_shows_the_commands():
 
 # ---------------------------------------------------------------------- real processes
 def test_importing_the_library_stays_light():
-    code = ("import sys, rosenblatt, rosenblatt.io, rosenblatt.persistence, rosenblatt.plot, "
-            "rosenblatt.report; heavy = [m for m in ('matplotlib', 'typer', 'rich') "
-            "if m in sys.modules]; print(heavy)")
+    code = (
+        "import sys, rosenblatt, rosenblatt.io, rosenblatt.persistence, rosenblatt.plot, "
+        "rosenblatt.report; heavy = [m for m in ('matplotlib', 'typer', 'rich') "
+        "if m in sys.modules]; print(heavy)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
@@ -274,21 +309,27 @@ def test_train_predict_evaluate_as_real_processes_on_every_format(files, tmp_pat
 
     def chain(name, expected):
         data, model = str(files[name]), str(tmp_path / f"{name}.rbm")
-        steps = [["train", data, "--model", model, "--quiet"],
-                 ["predict", "--model", model, data],
-                 ["evaluate", "--model", model, data, "--json"]]
+        steps = [
+            ["train", data, "--model", model, "--quiet"],
+            ["predict", "--model", model, data],
+            ["evaluate", "--model", model, data, "--json"],
+        ]
         outputs = []
         for step in steps:
-            done = subprocess.run(command + step, capture_output=True, text=True, env=env,
-                                  cwd=tmp_path, timeout=120)
+            done = subprocess.run(
+                command + step, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120
+            )
             outputs.append((done.returncode, done.stdout, done.stderr))
         outcome[name] = (outputs, expected)
 
-    threads = [threading.Thread(target=chain, args=args) for args in (
-        ("or.csv", ["no", "yes", "yes", "yes"]),
-        ("or.svm", ["-1", "1", "1", "1"]),
-        ("sms.tsv", ["spam"] * 4 + ["ham"] * 4),
-    )]
+    threads = [
+        threading.Thread(target=chain, args=args)
+        for args in (
+            ("or.csv", ["no", "yes", "yes", "yes"]),
+            ("or.svm", ["-1", "1", "1", "1"]),
+            ("sms.tsv", ["spam"] * 4 + ["ham"] * 4),
+        )
+    ]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -300,8 +341,13 @@ def test_train_predict_evaluate_as_real_processes_on_every_format(files, tmp_pat
         assert json.loads(scores)["accuracy"] == 1.0, name
     bad = tmp_path / "bad.svm"
     bad.write_text("1 1:1\n1 2:x\n")
-    done = subprocess.run(command + ["train", str(bad), "--model", str(tmp_path / "b.rbm")],
-                          capture_output=True, text=True, env=env, timeout=120)
+    done = subprocess.run(
+        command + ["train", str(bad), "--model", str(tmp_path / "b.rbm")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert done.returncode == 2 and "bad.svm, line 2" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.strip().splitlines()) == 1
 
@@ -320,12 +366,26 @@ def test_train_stream_option_trains_chunk_by_chunk(tmp_path):
     np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt=["%.6f"] * 3 + ["%d"])
     model = tmp_path / "model.rbl"
     runner = CliRunner()
-    result = runner.invoke(app, ["train", str(data), "--model", str(model), "--stream",
-                                 "--chunk-size", "64", "--algorithm", "averaged", "--quiet"])
+    result = runner.invoke(
+        app,
+        [
+            "train",
+            str(data),
+            "--model",
+            str(model),
+            "--stream",
+            "--chunk-size",
+            "64",
+            "--algorithm",
+            "averaged",
+            "--quiet",
+        ],
+    )
     assert result.exit_code == 0, result.output
     assert (load(model).predict(X) == y).mean() > 0.95
-    refused = runner.invoke(app, ["train", str(data), "--model", str(model), "--stream",
-                                  "--algorithm", "lp"])
+    refused = runner.invoke(
+        app, ["train", str(data), "--model", str(model), "--stream", "--algorithm", "lp"]
+    )
     assert refused.exit_code == 2
     assert "needs the whole data set in memory" in refused.output
 
@@ -353,8 +413,12 @@ def test_svmlight_base_is_stored_and_a_mismatched_file_is_refused(tmp_path):
 
     test_file = tmp_path / "test.svm"
     test_file.write_text("1 0:3 5:1\n0 2:1\n")  # index 0: a zero-based file
-    assert_one_line_error(run("predict", "-m", model, test_file), "test.svm, line 1",
-                          "feature index 0", "retrain with --zero-based")
+    assert_one_line_error(
+        run("predict", "-m", model, test_file),
+        "test.svm, line 1",
+        "feature index 0",
+        "retrain with --zero-based",
+    )
     assert_one_line_error(run("evaluate", "-m", model, test_file), "retrain with --zero-based")
     # the user says this file is zero-based: read so, and within the model's 63 columns
     assert run("predict", "-m", model, test_file, "--zero-based").exit_code == 0
@@ -369,15 +433,22 @@ def test_svmlight_base_is_stored_and_a_mismatched_file_is_refused(tmp_path):
 
     wide = tmp_path / "wide.svm"
     wide.write_text("1 1:1\n0 70:1\n")
-    assert_one_line_error(run("predict", "-m", zero, wide), "wide.svm, line 2",
-                          "feature index 70 is beyond", "the model has 64 features")
+    assert_one_line_error(
+        run("predict", "-m", zero, wide),
+        "wide.svm, line 2",
+        "feature index 70 is beyond",
+        "the model has 64 features",
+    )
 
 
 def test_one_based_flag_refuses_an_index_zero(tmp_path):
     data = tmp_path / "d.svm"
     data.write_text("1 0:1 1:1\n-1 1:2\n")
-    assert_one_line_error(run("train", data, "-m", tmp_path / "m.rbm", "--one-based"),
-                          "d.svm, line 1: feature index 0 is below 1", "--zero-based")
+    assert_one_line_error(
+        run("train", data, "-m", tmp_path / "m.rbm", "--one-based"),
+        "d.svm, line 1: feature index 0 is below 1",
+        "--zero-based",
+    )
     assert_one_line_error(run("inspect", data, "--one-based"), "--zero-based")
     assert run("inspect", data, "--zero-based", "--json").exit_code == 0
 
@@ -387,8 +458,9 @@ def test_header_flags_on_every_command(tmp_path):
     data.write_text("1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n")  # numeric names, header
     facts = json.loads(run("inspect", data, "--json").stdout)
     assert facts["n_samples"] == 4 and any("read as a header" in n for n in facts["notes"])
-    assert_one_line_error(run("inspect", data, "--no-header"), "line 1",
-                          "the label 'label' is text")
+    assert_one_line_error(
+        run("inspect", data, "--no-header"), "line 1", "the label 'label' is text"
+    )
     plain = tmp_path / "p.csv"
     plain.write_text("-1,-1,0\n1,-1,1\n-1,1,0\n1,1,1\n")
     assert json.loads(run("inspect", plain, "--header", "--json").stdout)["n_samples"] == 3
@@ -399,24 +471,30 @@ def test_header_flags_on_every_command(tmp_path):
     result = run("train", data, "-m", model)
     assert result.exit_code == 0 and "4 samples x 2 features" in result.output
     assert "note: line 1 read as a header" in " ".join(result.output.split())
-    assert run("predict", "-m", model, plain, "--no-header").stdout.split() == ["0", "1", "1",
-                                                                                "1"]
-    assert json.loads(run("evaluate", "-m", model, data, "--header", "--json").stdout)[
-        "accuracy"] == 1.0
+    assert run("predict", "-m", model, plain, "--no-header").stdout.split() == ["0", "1", "1", "1"]
+    assert (
+        json.loads(run("evaluate", "-m", model, data, "--header", "--json").stdout)["accuracy"]
+        == 1.0
+    )
 
 
 def test_first_row_neither_data_nor_header_names_the_column(tmp_path):
     data = tmp_path / "d.csv"
     data.write_text("1.5,,0\n1,2,1\n")
-    assert_one_line_error(run("train", data, "-m", tmp_path / "m.rbm"),
-                          "d.csv, line 1, column 2: an empty (missing) value",
-                          "if line 1 is a header, pass header=True (--header)")
+    assert_one_line_error(
+        run("train", data, "-m", tmp_path / "m.rbm"),
+        "d.csv, line 1, column 2: an empty (missing) value",
+        "if line 1 is a header, pass header=True (--header)",
+    )
 
 
-@pytest.mark.parametrize("name, content, fragment", [
-    ("half.svm", b"0.5 1:1\n1.5 2:1\n", "the labels look continuous"),
-    ("nan.csv", b"1,2,0\n3,4,nan\n", "line 2: the label 'nan' is not a finite number"),
-])
+@pytest.mark.parametrize(
+    "name, content, fragment",
+    [
+        ("half.svm", b"0.5 1:1\n1.5 2:1\n", "the labels look continuous"),
+        ("nan.csv", b"1,2,0\n3,4,nan\n", "line 2: the label 'nan' is not a finite number"),
+    ],
+)
 def test_train_and_stream_refuse_labels_that_are_not_classes(tmp_path, name, content, fragment):
     data = tmp_path / name
     data.write_bytes(content)
@@ -424,13 +502,16 @@ def test_train_and_stream_refuse_labels_that_are_not_classes(tmp_path, name, con
         assert_one_line_error(run("train", data, "-m", tmp_path / "m.rbm", *stream), fragment)
 
 
-@pytest.mark.parametrize("name, content", [
-    ("header.csv", b"1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n"),
-    ("quoted.csv", b'x,y,label\n-1,-1,"no, never"\n1,-1,yes\n-1,1,yes\n1,1,"yes"\n'),
-    ("cr.csv", b"-1,-1,0\r1,-1,1\r-1,1,1\r1,1,1\r"),
-    ("or.svm.gz", gzip.compress(OR_SVM.encode())),
-    ("or.csv.gz", gzip.compress(OR_CSV.encode())),
-])
+@pytest.mark.parametrize(
+    "name, content",
+    [
+        ("header.csv", b"1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n"),
+        ("quoted.csv", b'x,y,label\n-1,-1,"no, never"\n1,-1,yes\n-1,1,yes\n1,1,"yes"\n'),
+        ("cr.csv", b"-1,-1,0\r1,-1,1\r-1,1,1\r1,1,1\r"),
+        ("or.svm.gz", gzip.compress(OR_SVM.encode())),
+        ("or.csv.gz", gzip.compress(OR_CSV.encode())),
+    ],
+)
 def test_stream_reads_files_as_memory_does(tmp_path, name, content):
     data = tmp_path / name
     data.write_bytes(content)

@@ -8,9 +8,16 @@ from rosenblatt.cli import app
 from rosenblatt.demo import demo_table, run_demo
 
 DATASETS = ["modified OR", "XOR", "SMS spam", "breast cancer", "digits"]
-ALGORITHMS = ["Perceptron (online)", "Perceptron (batch)", "AveragedPerceptron", "VotedPerceptron",
-              "KernelPerceptron (rbf)", "CentroidClassifier", "LinearProgramClassifier",
-              "scikit-learn Perceptron"]
+ALGORITHMS = [
+    "Perceptron (online)",
+    "Perceptron (batch)",
+    "AveragedPerceptron",
+    "VotedPerceptron",
+    "KernelPerceptron (rbf)",
+    "CentroidClassifier",
+    "LinearProgramClassifier",
+    "scikit-learn Perceptron",
+]
 
 
 def test_demo_rows_on_the_seed_problems():
@@ -39,10 +46,19 @@ def test_demo_command_prints_the_table_and_writes_a_self_contained_report(tmp_pa
     assert sum(s.startswith("data:image/gif") for s in sources) == 2
     assert page.count("<tr>") == 1 + len(DATASETS) * len(ALGORITHMS)
     files = sorted(p.name for p in (tmp_path / "report").iterdir())
-    assert files == ["index.html", "mistakes_breast_cancer.png", "or_boundary.png",
-                     "or_training_batch.gif", "or_training_online.gif", "test_accuracy.png",
-                     "xor_boundaries.png"]
-    cancer = [[cell.strip() for cell in line.split("│")[1:-1]]
-              for line in result.output.splitlines() if "breast cancer" in line]
+    assert files == [
+        "index.html",
+        "mistakes_breast_cancer.png",
+        "or_boundary.png",
+        "or_training_batch.gif",
+        "or_training_online.gif",
+        "test_accuracy.png",
+        "xor_boundaries.png",
+    ]
+    cancer = [
+        [cell.strip() for cell in line.split("│")[1:-1]]
+        for line in result.output.splitlines()
+        if "breast cancer" in line
+    ]
     assert len(cancer) == len(ALGORITHMS)
     assert all(float(cells[3]) > 0.9 for cells in cancer)  # test accuracy

@@ -17,8 +17,9 @@ from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron  #
 
 @pytest.fixture(scope="module")
 def client():
-    cluster = distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1,
-                                       dashboard_address=None)
+    cluster = distributed.LocalCluster(
+        n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None
+    )
     with distributed.Client(cluster) as client:
         yield client
     cluster.close()
@@ -79,8 +80,10 @@ def test_large_state_travels_as_a_task_with_the_same_result(client, monkeypatch)
 def test_weighted_mixing_converges_and_is_reproducible(client):
     X, y = _separable(seed=1)
     Xd, yd = _dask(X, y, 500)
-    fits = [ParameterMixing(Perceptron(random_state=2), mixing="weighted",
-                            client=client).fit(Xd, yd) for _ in range(2)]
+    fits = [
+        ParameterMixing(Perceptron(random_state=2), mixing="weighted", client=client).fit(Xd, yd)
+        for _ in range(2)
+    ]
     assert fits[0].converged_ and fits[0].score(X, y) == 1.0
     np.testing.assert_array_equal(fits[0].coef_, fits[1].coef_)
     assert fits[0].mistakes_per_epoch_ == fits[1].mistakes_per_epoch_
@@ -97,15 +100,17 @@ def test_noisy_data_accuracy_matches_single_machine(client):
         warnings.simplefilter("ignore", ConvergenceWarning)
         # averaged: both are stable estimates; within one point of each other
         single = AveragedPerceptron(random_state=0, max_iter=10).fit(X, y)
-        mixed = ParameterMixing(AveragedPerceptron(random_state=0), max_rounds=10,
-                                client=client).fit(Xd, yd)
+        mixed = ParameterMixing(
+            AveragedPerceptron(random_state=0), max_rounds=10, client=client
+        ).fit(Xd, yd)
         assert mixed.n_iter_ == single.n_iter_ == 10
         assert abs(mixed.score(X_test, y_test) - single.score(X_test, y_test)) <= 0.01
         # plain perceptron: the last weight vector of a single machine jumps around on
         # noisy data, and mixing averages it, so mixing is not worse (it is often better)
         single = Perceptron(random_state=0, max_iter=10).fit(X, y)
-        mixed = ParameterMixing(Perceptron(random_state=0), max_rounds=10,
-                                client=client).fit(Xd, yd)
+        mixed = ParameterMixing(Perceptron(random_state=0), max_rounds=10, client=client).fit(
+            Xd, yd
+        )
         assert mixed.score(X_test, y_test) >= single.score(X_test, y_test) - 0.01
     assert not mixed.converged_
 
@@ -115,13 +120,17 @@ def test_averaged_mixing_is_the_mix_of_the_partitions_averages(client):
     sizes = [120, 180]  # unequal: mixing U directly would give a different average
     Xd, yd = da.from_array(X, chunks=(tuple(sizes), 5)), da.from_array(y, chunks=(tuple(sizes),))
     with pytest.warns(ConvergenceWarning):
-        mixed = ParameterMixing(AveragedPerceptron(shuffle=False), max_rounds=1,
-                                client=client).fit(Xd, yd)
-    parts = [AveragedPerceptron(shuffle=False).partial_fit(X[:120], y[:120], classes=[0, 1]),
-             AveragedPerceptron(shuffle=False).partial_fit(X[120:], y[120:], classes=[0, 1])]
+        mixed = ParameterMixing(AveragedPerceptron(shuffle=False), max_rounds=1, client=client).fit(
+            Xd, yd
+        )
+    parts = [
+        AveragedPerceptron(shuffle=False).partial_fit(X[:120], y[:120], classes=[0, 1]),
+        AveragedPerceptron(shuffle=False).partial_fit(X[120:], y[120:], classes=[0, 1]),
+    ]
     np.testing.assert_allclose(mixed.coef_, (parts[0].coef_ + parts[1].coef_) / 2, rtol=1e-12)
-    np.testing.assert_allclose(mixed.intercept_, (parts[0].intercept_ + parts[1].intercept_) / 2,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        mixed.intercept_, (parts[0].intercept_ + parts[1].intercept_) / 2, rtol=1e-12
+    )
     # the current (not averaged) weights mix the same way
     states = [mixed.estimator_.training_state_] + [p.training_state_ for p in parts]
     np.testing.assert_allclose(states[0].W, (states[1].W + states[2].W) / 2, rtol=1e-12)
@@ -141,10 +150,12 @@ def test_mix_states_weighted_averages():
     mixed = mix_states(states, mu)
     mu /= mu.sum()
     averages = [s.W - s.U / s.counts[:, None] for s in states]
-    np.testing.assert_allclose(mixed.W - mixed.U / mixed.counts[:, None],
-                               sum(m * a for m, a in zip(mu, averages)))
-    np.testing.assert_allclose(mixed.weights(averaged=True)[0],
-                               sum(m * a for m, a in zip(mu, averages)))
+    np.testing.assert_allclose(
+        mixed.W - mixed.U / mixed.counts[:, None], sum(m * a for m, a in zip(mu, averages))
+    )
+    np.testing.assert_allclose(
+        mixed.weights(averaged=True)[0], sum(m * a for m, a in zip(mu, averages))
+    )
     np.testing.assert_allclose(mixed.W, sum(m * s.W for m, s in zip(mu, states)))
     assert mixed.counts.tolist() == [6, 6]  # round(0.75 * 7 + 0.25 * 3)
 
@@ -156,14 +167,14 @@ def test_dask_dataframe_input(client):
     X, y = _separable(600, d=3, seed=4)
     frame = pd.DataFrame(X, columns=["a", "b", "c"]).assign(label=np.where(y == 1, "pos", "neg"))
     ddf = dd.from_pandas(frame, npartitions=3)
-    clf = ParameterMixing(Perceptron(random_state=0), label_column="label",
-                          client=client).fit(ddf)
+    clf = ParameterMixing(Perceptron(random_state=0), label_column="label", client=client).fit(ddf)
     assert clf.n_partitions_ == 3 and clf.converged_
     assert clf.classes_.tolist() == ["neg", "pos"]
     assert clf.score(X, frame["label"].to_numpy()) == 1.0
     # or features and a separate Series
     again = ParameterMixing(Perceptron(random_state=0), client=client).fit(
-        ddf[["a", "b", "c"]], ddf["label"])
+        ddf[["a", "b", "c"]], ddf["label"]
+    )
     np.testing.assert_array_equal(again.coef_, clf.coef_)
     with pytest.raises(ValueError, match="label column"):
         ParameterMixing(Perceptron(), client=client).fit(ddf)
@@ -177,11 +188,12 @@ def test_sparse_blocks_and_multiclass(client):
     yd = da.from_array(y, chunks=150)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        sparse = ParameterMixing(Perceptron(random_state=1, multi_class="multinomial"),
-                                 max_rounds=5, client=client).fit(Xd, yd)
-        dense = ParameterMixing(Perceptron(random_state=1, multi_class="multinomial"),
-                                max_rounds=5, client=client).fit(
-            da.from_array(X, chunks=(150, 6)), yd)
+        sparse = ParameterMixing(
+            Perceptron(random_state=1, multi_class="multinomial"), max_rounds=5, client=client
+        ).fit(Xd, yd)
+        dense = ParameterMixing(
+            Perceptron(random_state=1, multi_class="multinomial"), max_rounds=5, client=client
+        ).fit(da.from_array(X, chunks=(150, 6)), yd)
     assert sparse.coef_.shape == (3, 6) and sparse.classes_.tolist() == [0, 1, 2]
     np.testing.assert_allclose(sparse.coef_, dense.coef_)
     assert sparse.score(X, y) > 0.8
@@ -231,8 +243,9 @@ def test_worker_dying_every_time_raises_a_clear_error():
 
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
         # a second scheduler: a random port for its HTTP server (8787 is the fixture's)
-        cluster = distributed.LocalCluster(n_workers=1, processes=True, threads_per_worker=1,
-                                           dashboard_address="127.0.0.1:0")
+        cluster = distributed.LocalCluster(
+            n_workers=1, processes=True, threads_per_worker=1, dashboard_address="127.0.0.1:0"
+        )
     with cluster, distributed.Client(cluster) as own:
         clf = ParameterMixing(KillAlways(random_state=0), client=own)
         with pytest.raises(RuntimeError, match="round 1: partition .*KilledWorker"):
@@ -253,7 +266,9 @@ class FailOnWorker(Perceptron):
 def test_failed_partition_raises_a_clear_error_and_fits_nothing(client):
     X, y = _separable(400, seed=8)
     clf = ParameterMixing(FailOnWorker(random_state=0), client=client)
-    with pytest.raises(RuntimeError, match=r"round 1: partition \d did not finish.*OSError.*disk full"):
+    with pytest.raises(
+        RuntimeError, match=r"round 1: partition \d did not finish.*OSError.*disk full"
+    ):
         clf.fit(*_dask(X, y, 100))
     assert not hasattr(clf, "estimator_") and not hasattr(clf, "coef_")
 

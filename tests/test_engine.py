@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 import pytest
+import reference
 import scipy.sparse as sp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
@@ -14,12 +15,10 @@ from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-import reference
 from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.engine import EpochReport, PrimalState, run_epochs
 
-PROPERTY = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AND_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 AND_Y = np.array([1, 0, 0, 0])
 
@@ -51,8 +50,9 @@ ESTIMATORS = [
 @pytest.mark.parametrize("estimator, params", ESTIMATORS)
 @pytest.mark.parametrize("sparse", [False, True])
 def test_fit_equals_partial_fit_epoch_by_epoch(estimator, params, n_classes, sparse):
-    X, y = make_classification(80, 5, n_informative=4, n_redundant=0, n_classes=n_classes,
-                               flip_y=0.05, random_state=4)
+    X, y = make_classification(
+        80, 5, n_informative=4, n_redundant=0, n_classes=n_classes, flip_y=0.05, random_state=4
+    )
     X = sp.csr_matrix(X) if sparse else X
     max_iter = 7
     fitted = quiet(estimator(random_state=3, max_iter=max_iter, **params), X, y)
@@ -64,14 +64,13 @@ def test_fit_equals_partial_fit_epoch_by_epoch(estimator, params, n_classes, spa
     np.testing.assert_array_equal(stepped.coef_, fitted.coef_)
     np.testing.assert_array_equal(stepped.intercept_, fitted.intercept_)
     np.testing.assert_array_equal(stepped.decision_function(X), fitted.decision_function(X))
-    assert stepped.mistakes_per_epoch_[:fitted.n_iter_] == fitted.mistakes_per_epoch_
-    assert not any(stepped.mistakes_per_epoch_[fitted.n_iter_:]) or not fitted.converged_
+    assert stepped.mistakes_per_epoch_[: fitted.n_iter_] == fitted.mistakes_per_epoch_
+    assert not any(stepped.mistakes_per_epoch_[fitted.n_iter_ :]) or not fitted.converged_
 
 
 def test_fit_batches_equals_partial_fit_per_batch():
-    X, y = make_classification(90, 4, n_informative=3, n_redundant=0, flip_y=0.3,
-                               random_state=5)
-    chunks = [(X[i:i + 30], y[i:i + 30]) for i in range(0, 90, 30)]
+    X, y = make_classification(90, 4, n_informative=3, n_redundant=0, flip_y=0.3, random_state=5)
+    chunks = [(X[i : i + 30], y[i : i + 30]) for i in range(0, 90, 30)]
     chunk_orders = [[2, 0, 1], [1, 2, 0], [0, 2, 1]]
     epochs = iter(chunk_orders)
 
@@ -86,8 +85,9 @@ def test_fit_batches_equals_partial_fit_per_batch():
             stepped.partial_fit(*chunks[c], classes=[0, 1])
     np.testing.assert_array_equal(batched.coef_, stepped.coef_)
     assert batched.n_iter_ == 3
-    assert batched.mistakes_per_epoch_ == [sum(stepped.mistakes_per_epoch_[k:k + 3])
-                                           for k in (0, 3, 6)]
+    assert batched.mistakes_per_epoch_ == [
+        sum(stepped.mistakes_per_epoch_[k : k + 3]) for k in (0, 3, 6)
+    ]
 
 
 # ---------------------------------------------------------------- converged = run to the end
@@ -99,8 +99,12 @@ def test_voted_and_after_convergence_predicts_its_training_data():
 
 
 @PROPERTY
-@given(st.integers(4, 20), st.integers(1, 4), st.integers(0, 10_000),
-       st.sampled_from([VotedPerceptron, AveragedPerceptron]))
+@given(
+    st.integers(4, 20),
+    st.integers(1, 4),
+    st.integers(0, 10_000),
+    st.sampled_from([VotedPerceptron, AveragedPerceptron]),
+)
 def test_converged_run_equals_the_reference_run_to_max_iter(n, d, seed, estimator):
     rng = np.random.RandomState(seed)
     X = rng.randint(-5, 6, size=(n, d)).astype(float)
@@ -111,8 +115,11 @@ def test_converged_run_equals_the_reference_run_to_max_iter(n, d, seed, estimato
     run = reference.online(X, labels, orders(seed, n, 30), stop=False)
     if estimator is VotedPerceptron:
         X_test = rng.randint(-6, 7, size=(10, d)).astype(float)
-        np.testing.assert_allclose(clf.decision_function(X_test),
-                                   reference.voted_decision(run["history"], X_test), atol=1e-12)
+        np.testing.assert_allclose(
+            clf.decision_function(X_test),
+            reference.voted_decision(run["history"], X_test),
+            atol=1e-12,
+        )
     else:
         average = run["history"].mean(axis=0)
         np.testing.assert_allclose(clf.coef_[0], average[:-1], rtol=1e-12, atol=1e-12)
@@ -120,27 +127,40 @@ def test_converged_run_equals_the_reference_run_to_max_iter(n, d, seed, estimato
 
 
 def test_kernel_averaged_converged_counts_every_presentation():
-    clf = KernelPerceptron(kernel="poly", degree=2, max_iter=40, random_state=0).fit(
-        AND_X, AND_Y)
+    clf = KernelPerceptron(kernel="poly", degree=2, max_iter=40, random_state=0).fit(AND_X, AND_Y)
     assert clf.converged_ and clf.n_iter_ < 40
     assert clf.n_presented_.tolist() == [40 * 4]
 
 
 # ---------------------------------------------------------------- kernel: converged = separated
 @PROPERTY
-@given(arrays(np.float64, (6, 2), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]),
-              unique=False),
-       st.lists(st.booleans(), min_size=6, max_size=6), st.sampled_from([0.5, 5.0, 50.0]),
-       st.sampled_from(["rbf", "poly", "sigmoid"]), st.booleans(), st.integers(0, 50))
-def test_converged_kernel_perceptron_classifies_its_training_data(X, labels, gamma, kernel,
-                                                                  fit_intercept, seed):
+@given(
+    arrays(np.float64, (6, 2), elements=st.sampled_from([-1.0, -0.5, 0.0, 0.5, 1.0]), unique=False),
+    st.lists(st.booleans(), min_size=6, max_size=6),
+    st.sampled_from([0.5, 5.0, 50.0]),
+    st.sampled_from(["rbf", "poly", "sigmoid"]),
+    st.booleans(),
+    st.integers(0, 50),
+)
+def test_converged_kernel_perceptron_classifies_its_training_data(
+    X, labels, gamma, kernel, fit_intercept, seed
+):
     y = np.array(labels, dtype=int)
     assume(len(np.unique(y)) == 2)
     # duplicate points with different labels cannot be separated by any kernel
     assume(len({tuple(x) for x in X}) == len({(tuple(x), t) for x, t in zip(X, y)}))
-    clf = quiet(KernelPerceptron(kernel=kernel, gamma=gamma, prediction="last",
-                                 fit_intercept=fit_intercept, random_state=seed, max_iter=200),
-                X, y)
+    clf = quiet(
+        KernelPerceptron(
+            kernel=kernel,
+            gamma=gamma,
+            prediction="last",
+            fit_intercept=fit_intercept,
+            random_state=seed,
+            max_iter=200,
+        ),
+        X,
+        y,
+    )
     if clf.converged_:  # the guarantee of convergence: every training point is right
         assert clf.score(X, y) == 1.0
 
@@ -150,32 +170,39 @@ def test_kernel_rbf_or_without_intercept_at_rounding_level():
     X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
     y = np.array([-1, 1, 1, 1])
     for seed in range(60):
-        clf = KernelPerceptron(kernel="rbf", gamma=50, fit_intercept=False, prediction="last",
-                               random_state=seed).fit(X, y)
+        clf = KernelPerceptron(
+            kernel="rbf", gamma=50, fit_intercept=False, prediction="last", random_state=seed
+        ).fit(X, y)
         assert clf.converged_ and clf.score(X, y) == 1.0, seed
 
 
 # ---------------------------------------------------------------- the semantic fixes
 def test_generator_random_state_is_accepted_everywhere():
     X, y = make_classification(60, 4, random_state=0)
-    for estimator in (Perceptron(), AveragedPerceptron(early_stopping=True, max_iter=20),
-                      KernelPerceptron(max_iter=5)):
+    for estimator in (
+        Perceptron(),
+        AveragedPerceptron(early_stopping=True, max_iter=20),
+        KernelPerceptron(max_iter=5),
+    ):
         estimator.set_params(random_state=np.random.default_rng(0))
         quiet(estimator, X, y)
         assert estimator.n_iter_ >= 1
 
 
-@pytest.mark.parametrize("estimator, params, name", [
-    (Perceptron, {"eta": float("nan")}, "eta"),
-    (Perceptron, {"eta": float("inf")}, "eta"),
-    (Perceptron, {"intercept_scaling": float("nan")}, "intercept_scaling"),
-    (Perceptron, {"intercept_scaling": -1.0}, "intercept_scaling"),
-    (Perceptron, {"validation_fraction": float("nan")}, "validation_fraction"),
-    (KernelPerceptron, {"gamma": float("nan")}, "gamma"),
-    (KernelPerceptron, {"gamma": -1.0}, "gamma"),
-    (KernelPerceptron, {"coef0": float("inf")}, "coef0"),
-    (KernelPerceptron, {"eta": float("inf")}, "eta"),
-])
+@pytest.mark.parametrize(
+    "estimator, params, name",
+    [
+        (Perceptron, {"eta": float("nan")}, "eta"),
+        (Perceptron, {"eta": float("inf")}, "eta"),
+        (Perceptron, {"intercept_scaling": float("nan")}, "intercept_scaling"),
+        (Perceptron, {"intercept_scaling": -1.0}, "intercept_scaling"),
+        (Perceptron, {"validation_fraction": float("nan")}, "validation_fraction"),
+        (KernelPerceptron, {"gamma": float("nan")}, "gamma"),
+        (KernelPerceptron, {"gamma": -1.0}, "gamma"),
+        (KernelPerceptron, {"coef0": float("inf")}, "coef0"),
+        (KernelPerceptron, {"eta": float("inf")}, "eta"),
+    ],
+)
 def test_non_finite_or_negative_parameters_are_refused(estimator, params, name):
     with pytest.raises(ValueError, match=f"'{name}' parameter of {estimator.__name__} must be"):
         estimator(**params).fit(AND_X, AND_Y)
@@ -196,17 +223,18 @@ def test_bad_sample_weights_are_refused(weight):
 
 def test_early_stopping_without_shuffle_trains_in_storage_order():
     X, y = make_classification(200, 4, flip_y=0.2, random_state=3)
-    clf = Perceptron(early_stopping=True, shuffle=False, random_state=0, max_iter=4,
-                     n_iter_no_change=10)
+    clf = Perceptron(
+        early_stopping=True, shuffle=False, random_state=0, max_iter=4, n_iter_no_change=10
+    )
     quiet(clf, X, y)
     # the held-out rows are those of the same stratified split; the rest keep their order
     from sklearn.model_selection import StratifiedShuffleSplit
 
-    train, _ = next(StratifiedShuffleSplit(n_splits=1, test_size=0.1, random_state=0)
-                    .split(X, y))
+    train, _ = next(StratifiedShuffleSplit(n_splits=1, test_size=0.1, random_state=0).split(X, y))
     train = np.sort(train)
-    run = reference.online(X[train], np.where(y[train] == 1, 1, -1),
-                           [np.arange(train.shape[0])] * 4)
+    run = reference.online(
+        X[train], np.where(y[train] == 1, 1, -1), [np.arange(train.shape[0])] * 4
+    )
     np.testing.assert_array_equal(clf.coef_[0], run["w"][:-1])
 
 
@@ -222,8 +250,10 @@ def test_on_epoch_reports_every_epoch():
     clf = quiet(Perceptron(max_iter=6, random_state=0, on_epoch=reports.append), X, y)
     assert [r.epoch for r in reports] == list(range(1, clf.n_iter_ + 1))
     assert [r.mistakes for r in reports] == clf.mistakes_per_epoch_
-    assert all(isinstance(r, EpochReport) and r.presented == 100 and r.max_epochs == 6
-               and r.model is clf for r in reports)
+    assert all(
+        isinstance(r, EpochReport) and r.presented == 100 and r.max_epochs == 6 and r.model is clf
+        for r in reports
+    )
     kernel_reports = []
     quiet(KernelPerceptron(max_iter=3, random_state=0, on_epoch=kernel_reports.append), X, y)
     assert len(kernel_reports) >= 1 and kernel_reports[0].presented == 100
@@ -236,60 +266,90 @@ def test_driver_stops_each_unit_and_credits_the_rest():
     def epoch(active):
         e = epoch_number[0]
         epoch_number[0] += 1
-        out = np.array([mistakes[u][e] if active[u] and e < len(mistakes[u]) else 0
-                        for u in (0, 1)])
+        out = np.array(
+            [mistakes[u][e] if active[u] and e < len(mistakes[u]) else 0 for u in (0, 1)]
+        )
         return out, 10
 
     with pytest.warns(ConvergenceWarning, match="the last of max_iter=3 epochs still made 1"):
-        history = run_epochs(epoch, n_units=2, max_epochs=3, owner="T", advice="x",
-                             credit=lambda left, presented: credited.append((left.tolist(),
-                                                                             presented)))
+        history = run_epochs(
+            epoch,
+            n_units=2,
+            max_epochs=3,
+            owner="T",
+            advice="x",
+            credit=lambda left, presented: credited.append((left.tolist(), presented)),
+        )
     assert history.mistakes_per_epoch == [5, 1, 1] and not history.converged
     assert credited == [([1, 0], 10)]  # unit 0 skipped epoch 3
 
 
 def test_state_round_trips_through_plain_arrays():
-    X, y = make_classification(60, 4, n_classes=3, n_informative=3, n_redundant=0,
-                               random_state=2)
-    for estimator in (VotedPerceptron(random_state=0, max_iter=5),
-                      AveragedPerceptron(random_state=0, multi_class="multinomial", max_iter=5)):
+    X, y = make_classification(60, 4, n_classes=3, n_informative=3, n_redundant=0, random_state=2)
+    for estimator in (
+        VotedPerceptron(random_state=0, max_iter=5),
+        AveragedPerceptron(random_state=0, multi_class="multinomial", max_iter=5),
+    ):
         quiet(estimator, X, y)
         state = estimator.training_state_
         again = PrimalState.from_state(*state.to_state())
         for name in ("W", "w0", "U", "U0", "counts"):
             np.testing.assert_array_equal(getattr(again, name), getattr(state, name))
-        copy = type(estimator)(**estimator.get_params()).set_training_state(again,
-                                                                            estimator.classes_)
+        copy = type(estimator)(**estimator.get_params()).set_training_state(
+            again, estimator.classes_
+        )
         np.testing.assert_array_equal(copy.decision_function(X), estimator.decision_function(X))
 
 
 # ---------------------------------------------------------------- nobody reaches into privates
-ENGINE_USERS = ["streaming.py", "distributed.py", "trace.py", "plot.py", "cli", "demo.py",
-                "persistence.py", "report.py"]
+ENGINE_USERS = [
+    "streaming.py",
+    "distributed.py",
+    "trace.py",
+    "plot.py",
+    "cli",
+    "demo.py",
+    "persistence.py",
+    "report.py",
+]
 
 
 def _private_reads(path):
     """Attribute accesses ``name._private`` where ``name`` is not self/cls/a module."""
     tree = ast.parse(path.read_text())
-    modules = {alias.asname or alias.name.split(".")[0]
-               for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))
-               for alias in node.names}
+    modules = {
+        alias.asname or alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
     found = []
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Attribute) and node.attr.startswith("_")
-                and not node.attr.startswith("__") and isinstance(node.value, ast.Name)
-                and node.value.id not in {"self", "cls"} | modules):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr.startswith("_")
+            and not node.attr.startswith("__")
+            and isinstance(node.value, ast.Name)
+            and node.value.id not in {"self", "cls"} | modules
+        ):
             found.append(f"{path.name}:{node.lineno} {node.value.id}.{node.attr}")
         # getattr(x, "_name"), hasattr, setattr, delattr, and loops over such names
         names = []
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-                node.func.id in {"getattr", "hasattr", "setattr", "delattr"}:
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in {"getattr", "hasattr", "setattr", "delattr"}
+        ):
             names = node.args[1:2]
         elif isinstance(node, (ast.Tuple, ast.List)):
             names = node.elts
         for name in names:
-            if isinstance(name, ast.Constant) and isinstance(name.value, str) and \
-                    name.value.startswith("_") and not name.value.startswith("__"):
+            if (
+                isinstance(name, ast.Constant)
+                and isinstance(name.value, str)
+                and name.value.startswith("_")
+                and not name.value.startswith("__")
+            ):
                 found.append(f"{path.name}:{node.lineno} {name.value!r}")
     return found
 

@@ -27,11 +27,16 @@ def test_spam_filter_best_variant_reaches_target(spam_rows):
     # the target holds on the reference representation (TfidfVectorizer defaults)
     word = [r for r in ours if r["features"] == "word tf-idf"]
     assert max(r["accuracy"] for r in word) >= 0.980
-    sklearn_word = next(r for r in spam_rows if r["features"] == "word tf-idf"
-                        and r["model"] == "sklearn Perceptron (ref.)")
+    sklearn_word = next(
+        r
+        for r in spam_rows
+        if r["features"] == "word tf-idf" and r["model"] == "sklearn Perceptron (ref.)"
+    )
     assert sklearn_word["accuracy"] == pytest.approx(0.975, abs=5e-4)  # the README figure
-    assert all(0.9 < r["accuracy"] <= 1 and 0 < r["precision"] <= 1 and 0 < r["recall"] <= 1
-               for r in spam_rows)
+    assert all(
+        0.9 < r["accuracy"] <= 1 and 0 < r["precision"] <= 1 and 0 < r["recall"] <= 1
+        for r in spam_rows
+    )
 
 
 def test_spam_filter_prints_its_table(capsys):

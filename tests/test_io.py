@@ -111,8 +111,11 @@ def test_svmlight_without_labels(tmp_path):
         ("1 1:2\nspam 1:1\n", r"line 2: the label 'spam' is not a number", {}),
         ("1 1:2\n0 3:1 2:1\n", r"line 2: feature index 2 after 3", {}),
         ("1 1:2\n0 2:1 2:1\n", r"line 2: feature index 2 after 2", {}),
-        ("1 1:2\n0 1:1 9:1\n", r"line 2: feature index 9 is beyond n_features=3",
-         {"n_features": 3}),
+        (
+            "1 1:2\n0 1:1 9:1\n",
+            r"line 2: feature index 9 is beyond n_features=3",
+            {"n_features": 3},
+        ),
         ("1 1:2\n0 0:1\n", r"line 2: feature index 0 is below 1", {"zero_based": False}),
         ("1 1:2\n0 1:inf\n", r"line 2: '1:inf' holds a missing or infinite value", {}),
     ],

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from numpy.testing import assert_allclose, assert_array_equal
+from reference import dual_averaged, dual_decision, dual_one_vs_rest, dual_voted_decision
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.pipeline import make_pipeline
@@ -16,8 +17,6 @@ import rosenblatt.engine.dual as dual_module
 from rosenblatt.engine.dual import Kernel, KernelTable
 from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron
-
-from reference import dual_averaged, dual_decision, dual_one_vs_rest, dual_voted_decision
 
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 XOR_Y = np.array([0, 1, 1, 0])
@@ -62,8 +61,13 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
     # seed 003, remarks 3-4: w = sum_j alpha_j y_j x_j, so the dual run with the
     # linear kernel makes the same mistakes and the same decision function
     X, y = integer_data(n_classes=n_classes)
-    common = dict(shuffle=shuffle, fit_intercept=fit_intercept, intercept_scaling=2.0,
-                  max_iter=25, random_state=3)
+    common = dict(
+        shuffle=shuffle,
+        fit_intercept=fit_intercept,
+        intercept_scaling=2.0,
+        max_iter=25,
+        random_state=3,
+    )
     primal = fit_quietly(Perceptron(**common), X, y)
     dual = fit_quietly(KernelPerceptron(kernel="linear", prediction="last", **common), X, y)
     assert dual.mistakes_per_epoch_ == primal.mistakes_per_epoch_
@@ -80,8 +84,9 @@ def test_linear_kernel_averaged_and_voted_are_the_primal_ones(fit_intercept):
     common = dict(fit_intercept=fit_intercept, max_iter=20, random_state=0)
     averaged = fit_quietly(AveragedPerceptron(**common), X, y)
     dual_averaged_ = fit_quietly(KernelPerceptron(kernel="linear", **common), X, y)
-    assert_allclose(dual_averaged_.decision_function(X), averaged.decision_function(X),
-                    rtol=1e-10, atol=1e-10)
+    assert_allclose(
+        dual_averaged_.decision_function(X), averaged.decision_function(X), rtol=1e-10, atol=1e-10
+    )
     voted = fit_quietly(VotedPerceptron(**common), X, y)
     dual_voted = fit_quietly(KernelPerceptron(kernel="linear", prediction="voted", **common), X, y)
     assert_array_equal(dual_voted.decision_function(X), voted.decision_function(X))
@@ -107,11 +112,12 @@ def _check_against_reference(X, y, clf, K_train, K_test, s2):
     classes = np.unique(y)
     orders = orders_for(clf.random_state, X.shape[0], clf.max_iter, clf.shuffle)
     labels = classes if classes.shape[0] > 2 else classes[1:]
-    runs = dual_one_vs_rest(K_train, y, labels, orders, method=dual_averaged, s2=s2,
-                            eta=clf.eta)
+    runs = dual_one_vs_rest(K_train, y, labels, orders, method=dual_averaged, s2=s2, eta=clf.eta)
     fit_quietly(clf, X, y)
-    mistakes = [sum(r["mistakes"][e] if e < len(r["mistakes"]) else 0 for r in runs)
-                for e in range(max(len(r["mistakes"]) for r in runs))]
+    mistakes = [
+        sum(r["mistakes"][e] if e < len(r["mistakes"]) else 0 for r in runs)
+        for e in range(max(len(r["mistakes"]) for r in runs))
+    ]
     assert clf.mistakes_per_epoch_ == mistakes
     support = np.flatnonzero(np.any([r["alpha"] > 0 for r in runs], axis=0))
     assert_array_equal(clf.support_, support)
@@ -129,8 +135,15 @@ def _check_against_reference(X, y, clf, K_train, K_test, s2):
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_matches_reference_on_shuffled_orders(prediction, n_classes):
     X, y = float_data(n_classes=n_classes)
-    clf = KernelPerceptron(kernel="rbf", gamma=0.7, prediction=prediction, eta=0.5,
-                           intercept_scaling=1.5, max_iter=8, random_state=11)
+    clf = KernelPerceptron(
+        kernel="rbf",
+        gamma=0.7,
+        prediction=prediction,
+        eta=0.5,
+        intercept_scaling=1.5,
+        max_iter=8,
+        random_state=11,
+    )
     K = pairwise_kernels(X, X, metric="rbf", gamma=0.7)
     _check_against_reference(X, y, clf, K, K, s2=1.5**2)
 
@@ -141,8 +154,7 @@ def test_matches_reference_with_sample_weight(prediction):
     X, y = float_data(seed=2)
     sample_weight = np.random.RandomState(0).choice([0.0, 0.5, 1.0, 3.0], size=X.shape[0])
     K = pairwise_kernels(X, X, metric="poly", gamma=0.5, degree=2, coef0=1.0)
-    clf = KernelPerceptron(kernel="precomputed", prediction=prediction, max_iter=6,
-                           random_state=5)
+    clf = KernelPerceptron(kernel="precomputed", prediction=prediction, max_iter=6, random_state=5)
     fit_quietly(clf, K, y, sample_weight=sample_weight)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
     orders = orders_for(5, X.shape[0], 6)
@@ -199,8 +211,16 @@ def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypa
         KernelPerceptron(max_iter=15, random_state=0, cache_size=1e-6, **params), X, y
     )
     assert len(added) == fly.support_.shape[0]  # one kernel column per support vector
-    for name in ("support_", "dual_coef_", "intercept_", "n_presented_", "update_ptr_",
-                 "update_support_", "update_coef_", "update_time_"):
+    for name in (
+        "support_",
+        "dual_coef_",
+        "intercept_",
+        "n_presented_",
+        "update_ptr_",
+        "update_support_",
+        "update_coef_",
+        "update_time_",
+    ):
         assert_array_equal(getattr(fly, name), getattr(cached, name), err_msg=name)
     assert fly.mistakes_per_epoch_ == cached.mistakes_per_epoch_
     assert_array_equal(fly.decision_function(X), cached.decision_function(X))
@@ -252,8 +272,12 @@ def test_callable_kernel_gets_pairs_of_rows_and_kernel_params():
         return scale * float(np.dot(x, z))
 
     custom = fit_quietly(
-        KernelPerceptron(kernel=scaled_dot, kernel_params={"scale": 1.0}, max_iter=5,
-                         random_state=0), X, y)
+        KernelPerceptron(
+            kernel=scaled_dot, kernel_params={"scale": 1.0}, max_iter=5, random_state=0
+        ),
+        X,
+        y,
+    )
     linear = fit_quietly(KernelPerceptron(kernel="linear", max_iter=5, random_state=0), X, y)
     assert custom.gamma_ is None
     assert_array_equal(custom.support_, linear.support_)
@@ -275,10 +299,12 @@ def test_gamma_none_is_sklearn_scale_on_dense_and_sparse():
 
 def test_sparse_input_gives_the_dense_model():
     X, y = integer_data(n_classes=3, seed=5)
-    dense = fit_quietly(KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0),
-                        X, y)
-    sparse = fit_quietly(KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0),
-                         sp.csr_matrix(X), y)
+    dense = fit_quietly(
+        KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0), X, y
+    )
+    sparse = fit_quietly(
+        KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0), sp.csr_matrix(X), y
+    )
     assert sp.issparse(sparse.support_vectors_)
     assert_array_equal(sparse.dual_coef_, dense.dual_coef_)
     assert_allclose(sparse.decision_function(sp.csr_matrix(X)), dense.decision_function(X))
@@ -286,14 +312,13 @@ def test_sparse_input_gives_the_dense_model():
 
 def test_intercept_is_the_constant_input():
     X, y = float_data(seed=6)
-    with_s = fit_quietly(KernelPerceptron(intercept_scaling=3.0, max_iter=5, random_state=0),
-                         X, y)
+    with_s = fit_quietly(KernelPerceptron(intercept_scaling=3.0, max_iter=5, random_state=0), X, y)
     assert_allclose(with_s.intercept_, 9.0 * with_s.dual_coef_.sum(axis=1))
     K = Kernel("rbf", gamma=with_s.gamma_).values(X, with_s.support_vectors_)
-    assert_allclose(with_s.decision_function(X),
-                    K @ with_s.dual_coef_[0] + 9.0 * with_s.dual_coef_[0].sum())
-    without = fit_quietly(KernelPerceptron(fit_intercept=False, max_iter=5, random_state=0),
-                          X, y)
+    assert_allclose(
+        with_s.decision_function(X), K @ with_s.dual_coef_[0] + 9.0 * with_s.dual_coef_[0].sum()
+    )
+    without = fit_quietly(KernelPerceptron(fit_intercept=False, max_iter=5, random_state=0), X, y)
     assert_array_equal(without.intercept_, [0.0])
 
 
@@ -349,11 +374,10 @@ def test_bad_sample_weight_and_precomputed_shape_are_refused():
 
 
 # --------------------------------------------------------------------------- scikit-learn
+_NOT_REPETITION = "an online update with weight k differs from k presentations of the sample"
 SAMPLE_WEIGHT_IS_NOT_REPETITION = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "an online update with weight k differs from k presentations of the sample",
-    "check_sample_weight_equivalence_on_sparse_data":
-        "an online update with weight k differs from k presentations of the sample",
+    "check_sample_weight_equivalence_on_dense_data": _NOT_REPETITION,
+    "check_sample_weight_equivalence_on_sparse_data": _NOT_REPETITION,
 }
 
 
@@ -368,4 +392,3 @@ SAMPLE_WEIGHT_IS_NOT_REPETITION = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
-

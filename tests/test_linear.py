@@ -5,6 +5,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+import reference
 import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -13,15 +14,13 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-import reference
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
 
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
 OR_Y = np.array([-1, 1, 1, 1])
 XOR_Y = np.array([-1, 1, 1, -1])
 
-PROPERTY = settings(max_examples=25, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def orders(seed, n, n_epochs, shuffle=True):
@@ -90,10 +89,21 @@ def test_xor_does_not_converge_and_warns():
 def test_online_equals_reference(shuffle, fit_intercept):
     X, y = make_classification(60, 4, n_informative=3, n_redundant=0, random_state=1)
     labels = np.where(y == 1, 1, -1)
-    clf = fit_quiet(Perceptron(shuffle=shuffle, random_state=7, max_iter=15,
-                               fit_intercept=fit_intercept, eta=0.3, intercept_scaling=2.0), X, y)
-    ref = reference.online(X, labels, orders(7, 60, 15, shuffle), eta=0.3,
-                           bias_input=2.0 if fit_intercept else 0.0)
+    clf = fit_quiet(
+        Perceptron(
+            shuffle=shuffle,
+            random_state=7,
+            max_iter=15,
+            fit_intercept=fit_intercept,
+            eta=0.3,
+            intercept_scaling=2.0,
+        ),
+        X,
+        y,
+    )
+    ref = reference.online(
+        X, labels, orders(7, 60, 15, shuffle), eta=0.3, bias_input=2.0 if fit_intercept else 0.0
+    )
     np.testing.assert_array_equal(clf.coef_[0], ref["w"][:-1])
     assert clf.intercept_[0] == ref["w"][-1] * (2.0 if fit_intercept else 0.0)
     assert clf.mistakes_per_epoch_ == ref["mistakes"]
@@ -103,8 +113,9 @@ def test_online_equals_reference(shuffle, fit_intercept):
 def test_batch_equals_reference(shuffle):
     X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=2)
     labels = np.where(y == 1, 1, -1)
-    clf = fit_quiet(Perceptron(mode="batch", shuffle=shuffle, random_state=0, max_iter=12,
-                               eta=0.5), X, y)
+    clf = fit_quiet(
+        Perceptron(mode="batch", shuffle=shuffle, random_state=0, max_iter=12, eta=0.5), X, y
+    )
     ref = reference.batch(X, labels, 12, eta=0.5)
     # batch sums in presentation order; with shuffling only the summation order changes
     if shuffle:
@@ -126,8 +137,7 @@ def test_sample_weight_equals_reference():
 
 
 def test_one_vs_rest_equals_independent_references():
-    X, y = make_classification(90, 5, n_informative=4, n_redundant=0, n_classes=3,
-                               random_state=5)
+    X, y = make_classification(90, 5, n_informative=4, n_redundant=0, n_classes=3, random_state=5)
     clf = fit_quiet(Perceptron(random_state=3, max_iter=8), X, y)
     runs = reference.one_vs_rest(X, y, [0, 1, 2], orders(3, 90, 8))
     for k, run in enumerate(runs):
@@ -137,10 +147,10 @@ def test_one_vs_rest_equals_independent_references():
 
 
 def test_multinomial_equals_reference():
-    X, y = make_classification(80, 4, n_informative=3, n_redundant=0, n_classes=3,
-                               random_state=6)
-    clf = fit_quiet(Perceptron(multi_class="multinomial", random_state=1, max_iter=9,
-                               eta=0.7), X, y)
+    X, y = make_classification(80, 4, n_informative=3, n_redundant=0, n_classes=3, random_state=6)
+    clf = fit_quiet(
+        Perceptron(multi_class="multinomial", random_state=1, max_iter=9, eta=0.7), X, y
+    )
     ref = reference.multinomial(X, y, 3, orders(1, 80, 9), eta=0.7)
     np.testing.assert_array_equal(clf.coef_, ref["W"][:, :-1])
     np.testing.assert_array_equal(clf.intercept_, ref["W"][:, -1])
@@ -173,10 +183,12 @@ def test_averaged_equals_explicit_average_on_real_data():
 def test_averaged_is_the_average_of_every_presentation(problem, fit_intercept, seed):
     X, y = problem
     labels = np.where(y == 1, 1, -1)
-    clf = fit_quiet(AveragedPerceptron(random_state=seed, max_iter=7,
-                                       fit_intercept=fit_intercept), X, y)
-    ref = reference.averaged(X, labels, orders(seed, len(y), 7),
-                             bias_input=1.0 if fit_intercept else 0.0)
+    clf = fit_quiet(
+        AveragedPerceptron(random_state=seed, max_iter=7, fit_intercept=fit_intercept), X, y
+    )
+    ref = reference.averaged(
+        X, labels, orders(seed, len(y), 7), bias_input=1.0 if fit_intercept else 0.0
+    )
     np.testing.assert_allclose(clf.coef_[0], ref["average"][:-1], rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(clf.intercept_[0], ref["average"][-1], rtol=1e-12, atol=1e-12)
 
@@ -198,8 +210,7 @@ def test_voted_is_the_survival_weighted_vote(problem, seed):
 @given(small_problems(n_classes=3, min_samples=6), st.integers(0, 10_000))
 def test_multinomial_voted_is_the_explicit_vote(problem, seed):
     X, y = problem
-    clf = fit_quiet(VotedPerceptron(multi_class="multinomial", random_state=seed, max_iter=5),
-                    X, y)
+    clf = fit_quiet(VotedPerceptron(multi_class="multinomial", random_state=seed, max_iter=5), X, y)
     ref = reference.multinomial(X, y, 3, orders(seed, len(y), 5))
     X_test = np.random.RandomState(seed).randint(-6, 7, size=(12, X.shape[1])).astype(float)
     expected = reference.multinomial_voted_predict(ref["history"], X_test)
@@ -207,9 +218,12 @@ def test_multinomial_voted_is_the_explicit_vote(problem, seed):
 
 
 @PROPERTY
-@given(small_problems(n_classes=3), st.sampled_from([Perceptron, AveragedPerceptron,
-                                                     VotedPerceptron]),
-       st.sampled_from(["ovr", "multinomial"]), st.integers(0, 1000))
+@given(
+    small_problems(n_classes=3),
+    st.sampled_from([Perceptron, AveragedPerceptron, VotedPerceptron]),
+    st.sampled_from(["ovr", "multinomial"]),
+    st.integers(0, 1000),
+)
 def test_dense_equals_sparse(problem, estimator, multi_class, seed):
     X, y = problem
     params = dict(random_state=seed, max_iter=6, multi_class=multi_class)
@@ -219,14 +233,18 @@ def test_dense_equals_sparse(problem, estimator, multi_class, seed):
     np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
     assert dense.mistakes_per_epoch_ == sparse.mistakes_per_epoch_
     # training is bit-identical; scoring goes through BLAS vs a sparse product
-    np.testing.assert_allclose(dense.decision_function(X),
-                               sparse.decision_function(sp.csr_matrix(X)), rtol=1e-12)
+    np.testing.assert_allclose(
+        dense.decision_function(X), sparse.decision_function(sp.csr_matrix(X)), rtol=1e-12
+    )
     np.testing.assert_array_equal(dense.predict(X), sparse.predict(sp.csr_matrix(X)))
 
 
 @PROPERTY
-@given(small_problems(n_classes=2), st.sampled_from([Perceptron, AveragedPerceptron,
-                                                     VotedPerceptron]), st.integers(0, 1000))
+@given(
+    small_problems(n_classes=2),
+    st.sampled_from([Perceptron, AveragedPerceptron, VotedPerceptron]),
+    st.integers(0, 1000),
+)
 def test_float32_agrees_with_float64(problem, estimator, seed):
     X, y = problem
     clf64 = fit_quiet(estimator(random_state=seed, max_iter=6), X, y)
@@ -241,8 +259,12 @@ def test_float32_agrees_with_float64(problem, estimator, seed):
 
 
 @PROPERTY
-@given(small_problems(n_classes=2), st.sampled_from([2.0**-10, 0.25, 4.0, 1024.0]),
-       st.sampled_from(["online", "batch"]), st.integers(0, 1000))
+@given(
+    small_problems(n_classes=2),
+    st.sampled_from([2.0**-10, 0.25, 4.0, 1024.0]),
+    st.sampled_from(["online", "batch"]),
+    st.integers(0, 1000),
+)
 def test_eta_only_scales_the_weights(problem, eta, mode, seed):
     """Exact for powers of two: scaling by them commutes with every rounding.
 
@@ -296,8 +318,9 @@ def test_partial_fit_is_one_epoch_of_fit():
     online = Perceptron(shuffle=False)
     for _ in range(3):
         online.partial_fit(X, y, classes=[0, 1])
-    ref = reference.online(X, np.where(y == 1, 1, -1), orders(None, 40, 3, shuffle=False),
-                           stop=False)
+    ref = reference.online(
+        X, np.where(y == 1, 1, -1), orders(None, 40, 3, shuffle=False), stop=False
+    )
     np.testing.assert_array_equal(online.coef_[0], ref["w"][:-1])
     assert online.n_iter_ == 3
     assert online.mistakes_per_epoch_ == ref["mistakes"]
@@ -323,8 +346,7 @@ def test_averaged_partial_fit_streams_the_same_average():
 
 
 def test_warm_start_continues_from_previous_state():
-    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, flip_y=0.2,
-                               random_state=11)
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, flip_y=0.2, random_state=11)
     warm = fit_quiet(Perceptron(shuffle=False, max_iter=3, warm_start=True), X, y)
     fit_quiet(warm, X, y)
     cold = fit_quiet(Perceptron(shuffle=False, max_iter=6), X, y)
@@ -342,10 +364,12 @@ def test_fit_without_warm_start_resets():
 
 def test_class_weight_scales_updates_of_each_class():
     X, y = make_classification(40, 3, n_informative=2, n_redundant=0, random_state=13)
-    weighted = fit_quiet(Perceptron(random_state=0, max_iter=5, class_weight={0: 0.5, 1: 2.0}),
-                         X, y)
-    ref = reference.online(X, np.where(y == 1, 1, -1), orders(0, 40, 5),
-                           sample_weight=np.where(y == 1, 2.0, 0.5))
+    weighted = fit_quiet(
+        Perceptron(random_state=0, max_iter=5, class_weight={0: 0.5, 1: 2.0}), X, y
+    )
+    ref = reference.online(
+        X, np.where(y == 1, 1, -1), orders(0, 40, 5), sample_weight=np.where(y == 1, 2.0, 0.5)
+    )
     np.testing.assert_array_equal(weighted.coef_[0], ref["w"][:-1])
     balanced = fit_quiet(Perceptron(class_weight="balanced", random_state=0, max_iter=5), X, y)
     assert balanced.coef_.shape == (1, 3)
@@ -416,15 +440,19 @@ def test_batch_mode_is_refused_for_online_only_variants():
         clf.fit(OR_X, OR_Y)
 
 
-@pytest.mark.parametrize("y", [
-    np.array([3, -2, 3, 7, -2]),
-    np.array([3, 2, 3, 7, 2], dtype=np.uint8),
-    np.array([10**12, 5, 10**12]),
-    np.array(["b", "a", "b"]),
-    np.array([0.5, 1.5, 0.5]),
-])
+@pytest.mark.parametrize(
+    "y",
+    [
+        np.array([3, -2, 3, 7, -2]),
+        np.array([3, 2, 3, 7, 2], dtype=np.uint8),
+        np.array([10**12, 5, 10**12]),
+        np.array(["b", "a", "b"]),
+        np.array([0.5, 1.5, 0.5]),
+    ],
+)
 def test_label_helpers_equal_numpy(y):
     from rosenblatt._validation import distinct_labels, label_indices
+
     classes = np.unique(y)
     np.testing.assert_array_equal(distinct_labels(y), classes)
     assert distinct_labels(y).dtype == classes.dtype

@@ -49,8 +49,16 @@ X_IRIS, Y_IRIS = load_iris(return_X_y=True)
 X_BIN, Y_BIN = make_classification(n_samples=120, n_features=6, random_state=0)
 NAMES = ["sepal length", "sepal width", "petal length", "petal width"]
 SPECIES = np.array(["setosa", "versicolor", "virginica"])
-DOCS = ["win a free prize now", "see you at lunch", "free entry win cash", "lecture notes attached",
-        "claim your free prize", "meeting moved to noon", "cash prize waiting", "notes for monday"]
+DOCS = [
+    "win a free prize now",
+    "see you at lunch",
+    "free entry win cash",
+    "lecture notes attached",
+    "claim your free prize",
+    "meeting moved to noon",
+    "cash prize waiting",
+    "notes for monday",
+]
 DOC_Y = np.array(["spam", "ham", "spam", "ham", "spam", "ham", "spam", "ham"])
 
 # ---------------------------------------------------------------------- what is saved
@@ -59,17 +67,21 @@ ESTIMATORS = {
     "perceptron-online": lambda: Perceptron(random_state=0, max_iter=20),
     "perceptron-batch": lambda: Perceptron(mode="batch", random_state=0, max_iter=20),
     "perceptron-multinomial": lambda: Perceptron(
-        multi_class="multinomial", random_state=np.random.RandomState(3), max_iter=20),
+        multi_class="multinomial", random_state=np.random.RandomState(3), max_iter=20
+    ),
     "averaged": lambda: AveragedPerceptron(random_state=0, max_iter=20, intercept_scaling=0.5),
-    "averaged-multinomial": lambda: AveragedPerceptron(multi_class="multinomial", random_state=0,
-                                                       max_iter=20),
+    "averaged-multinomial": lambda: AveragedPerceptron(
+        multi_class="multinomial", random_state=0, max_iter=20
+    ),
     "voted": lambda: VotedPerceptron(random_state=0, max_iter=10),
     "voted-multinomial": lambda: VotedPerceptron(
-        multi_class="multinomial", random_state=np.random.default_rng(1), max_iter=10),
+        multi_class="multinomial", random_state=np.random.default_rng(1), max_iter=10
+    ),
     "kernel-last": lambda: KernelPerceptron(prediction="last", random_state=0, max_iter=10),
     "kernel-averaged": lambda: KernelPerceptron(random_state=0, max_iter=10),
-    "kernel-voted": lambda: KernelPerceptron(prediction="voted", kernel="poly", degree=2,
-                                             random_state=0, max_iter=10),
+    "kernel-voted": lambda: KernelPerceptron(
+        prediction="voted", kernel="poly", degree=2, random_state=0, max_iter=10
+    ),
     "centroid": lambda: CentroidClassifier(),
     "lp": lambda: LinearProgramClassifier(),
 }
@@ -82,36 +94,78 @@ INPUTS = {
     "csr": lambda: (sp.csr_matrix(X_IRIS), Y_IRIS),
     "float-labels": lambda: (X_IRIS, np.array([-1.0, 0.0, 2.0])[Y_IRIS]),
     "str-labels": lambda: (X_IRIS, SPECIES[Y_IRIS]),
-    "pandas-labels": lambda: (pd.DataFrame(X_IRIS, columns=NAMES),
-                              pd.Series(SPECIES.astype(object)[Y_IRIS])),
+    "pandas-labels": lambda: (
+        pd.DataFrame(X_IRIS, columns=NAMES),
+        pd.Series(SPECIES.astype(object)[Y_IRIS]),
+    ),
 }
 # ... and in pipelines with allow-listed preprocessing
 PIPELINES = {
     "scalers-dataframe": lambda: (
-        make_pipeline(StandardScaler(), MinMaxScaler(), MaxAbsScaler(), Normalizer(),
-                      Perceptron(random_state=0, max_iter=20)),
-        pd.DataFrame(X_IRIS, columns=NAMES), Y_IRIS),
+        make_pipeline(
+            StandardScaler(),
+            MinMaxScaler(),
+            MaxAbsScaler(),
+            Normalizer(),
+            Perceptron(random_state=0, max_iter=20),
+        ),
+        pd.DataFrame(X_IRIS, columns=NAMES),
+        Y_IRIS,
+    ),
     "scaled-kernel-pandas-labels": lambda: (
         make_pipeline(StandardScaler(), KernelPerceptron(random_state=0, max_iter=5)),
-        pd.DataFrame(X_IRIS, columns=NAMES), pd.Series(SPECIES.astype(object)[Y_IRIS])),
-    "maxabs-csr-voted": lambda: (make_pipeline(MaxAbsScaler(), VotedPerceptron(random_state=0)),
-                                 sp.csr_matrix(X_BIN), Y_BIN),
-    "text-tfdf": lambda: (make_pipeline(CountVectorizer(), TfDfTransformer(),
-                                        Perceptron(random_state=0)), DOCS, DOC_Y),
-    "text-tfidf-voted": lambda: (make_pipeline(TfidfVectorizer(ngram_range=(1, 2)),
-                                               VotedPerceptron(random_state=0)), DOCS, DOC_Y),
-    "text-hashing": lambda: (make_pipeline(HashingVectorizer(n_features=256),
-                                           AveragedPerceptron(random_state=0)), DOCS, DOC_Y),
+        pd.DataFrame(X_IRIS, columns=NAMES),
+        pd.Series(SPECIES.astype(object)[Y_IRIS]),
+    ),
+    "maxabs-csr-voted": lambda: (
+        make_pipeline(MaxAbsScaler(), VotedPerceptron(random_state=0)),
+        sp.csr_matrix(X_BIN),
+        Y_BIN,
+    ),
+    "text-tfdf": lambda: (
+        make_pipeline(CountVectorizer(), TfDfTransformer(), Perceptron(random_state=0)),
+        DOCS,
+        DOC_Y,
+    ),
+    "text-tfidf-voted": lambda: (
+        make_pipeline(TfidfVectorizer(ngram_range=(1, 2)), VotedPerceptron(random_state=0)),
+        DOCS,
+        DOC_Y,
+    ),
+    "text-hashing": lambda: (
+        make_pipeline(HashingVectorizer(n_features=256), AveragedPerceptron(random_state=0)),
+        DOCS,
+        DOC_Y,
+    ),
     "text-hashing-tfidf-centroid": lambda: (
-        make_pipeline(HashingVectorizer(n_features=64, alternate_sign=False), TfidfTransformer(),
-                      CentroidClassifier()), DOCS, DOC_Y),
-    "text-count-kernel": lambda: (make_pipeline(CountVectorizer(binary=True),
-                                                KernelPerceptron(kernel="linear")), DOCS, DOC_Y),
-    "text-count-lp": lambda: (make_pipeline(CountVectorizer(), LinearProgramClassifier()),
-                              DOCS, DOC_Y),
+        make_pipeline(
+            HashingVectorizer(n_features=64, alternate_sign=False),
+            TfidfTransformer(),
+            CentroidClassifier(),
+        ),
+        DOCS,
+        DOC_Y,
+    ),
+    "text-count-kernel": lambda: (
+        make_pipeline(CountVectorizer(binary=True), KernelPerceptron(kernel="linear")),
+        DOCS,
+        DOC_Y,
+    ),
+    "text-count-lp": lambda: (
+        make_pipeline(CountVectorizer(), LinearProgramClassifier()),
+        DOCS,
+        DOC_Y,
+    ),
 }
-LINEAR = ["perceptron-online", "perceptron-batch", "perceptron-multinomial", "averaged",
-          "averaged-multinomial", "voted", "voted-multinomial"]
+LINEAR = [
+    "perceptron-online",
+    "perceptron-batch",
+    "perceptron-multinomial",
+    "averaged",
+    "averaged-multinomial",
+    "voted",
+    "voted-multinomial",
+]
 
 
 # ---------------------------------------------------------------------- comparisons
@@ -181,8 +235,9 @@ def _assert_same_model(actual, expected, where="model"):
 
 def _assert_same_answers(loaded, model, X):
     _assert_bit_identical(loaded.predict(X), model.predict(X), "predict")
-    _assert_bit_identical(loaded.decision_function(X), model.decision_function(X),
-                          "decision_function")
+    _assert_bit_identical(
+        loaded.decision_function(X), model.decision_function(X), "decision_function"
+    )
 
 
 def _round_trip(model, tmp_path, name="model.rbm"):
@@ -217,8 +272,9 @@ def test_pipeline_round_trip_predicts_identically(name, tmp_path):
 @pytest.mark.parametrize("prediction", ["last", "averaged", "voted"])
 def test_precomputed_kernel_round_trip(prediction, tmp_path):
     gram = X_BIN @ X_BIN.T
-    model = KernelPerceptron(kernel="precomputed", prediction=prediction, random_state=0,
-                             max_iter=10).fit(gram, Y_BIN)
+    model = KernelPerceptron(
+        kernel="precomputed", prediction=prediction, random_state=0, max_iter=10
+    ).fit(gram, Y_BIN)
     loaded = _round_trip(model, tmp_path)
     query = X_BIN[::3] @ X_BIN.T
     _assert_same_answers(loaded, model, query)
@@ -250,16 +306,26 @@ def test_dataframe_feature_names_pass_scikit_learns_check_after_loading(tmp_path
 def test_string_labels_keep_their_kind(tmp_path):
     unicode = _round_trip(Perceptron(random_state=0).fit(X_IRIS, SPECIES[Y_IRIS]), tmp_path, "u")
     assert unicode.classes_.dtype.kind == "U" and unicode.predict(X_IRIS[:2]).dtype.kind == "U"
-    objects = _round_trip(Perceptron(random_state=0).fit(
-        X_IRIS, pd.Series(SPECIES.astype(object)[Y_IRIS])), tmp_path, "o")
+    objects = _round_trip(
+        Perceptron(random_state=0).fit(X_IRIS, pd.Series(SPECIES.astype(object)[Y_IRIS])),
+        tmp_path,
+        "o",
+    )
     assert objects.classes_.dtype == object and objects.predict(X_IRIS[:2]).dtype == object
     assert [type(c) for c in objects.classes_] == [str, str, str]
 
 
 def test_parameters_come_back_as_they_were(tmp_path):
-    model = Perceptron(eta=0.25, fit_intercept=True, intercept_scaling=2.0, shuffle="full",
-                       random_state=np.random.RandomState(5), class_weight={0: 1.0, 1: 2.5, 2: 0.5},
-                       n_jobs=2, max_iter=7).fit(X_IRIS, Y_IRIS)
+    model = Perceptron(
+        eta=0.25,
+        fit_intercept=True,
+        intercept_scaling=2.0,
+        shuffle="full",
+        random_state=np.random.RandomState(5),
+        class_weight={0: 1.0, 1: 2.5, 2: 0.5},
+        n_jobs=2,
+        max_iter=7,
+    ).fit(X_IRIS, Y_IRIS)
     loaded = _round_trip(model, tmp_path)
     _assert_same_model(loaded, model)
     assert loaded.random_state is not model.random_state
@@ -322,8 +388,9 @@ def test_warm_start_after_loading_continues_identically(estimator, data, tmp_pat
 def test_partial_fit_sequence_continues_identically_after_loading(estimator, source, tmp_path):
     # training that started with partial_fit goes on identically where the order does
     # not come from a seed (and from a seed: see the next test)
-    params = ({"shuffle": False} if source == "no-shuffle"
-              else {"random_state": np.random.RandomState(0)})
+    params = (
+        {"shuffle": False} if source == "no-shuffle" else {"random_state": np.random.RandomState(0)}
+    )
     model = estimator(**params)
     model.partial_fit(X_IRIS, Y_IRIS, classes=[0, 1, 2])
     loaded = _round_trip(model, tmp_path)
@@ -385,8 +452,11 @@ def test_format_1_files_ask_to_retrain():
     path = DATA / "format1" / "centroid.rbm"
     manifest = read_manifest(path)  # the manifest stays readable
     assert manifest["format_version"] == 1 and manifest["library_version"] == "0.1.0"
-    with pytest.raises(ModelFileError, match=r"rosenblatt 0\.1\.0 in model format 1, from "
-                       r"before the training engine.*re-train.*rosenblatt train"):
+    with pytest.raises(
+        ModelFileError,
+        match=r"rosenblatt 0\.1\.0 in model format 1, from "
+        r"before the training engine.*re-train.*rosenblatt train",
+    ):
         load(path)
 
 
@@ -416,8 +486,12 @@ def test_same_model_gives_the_same_bytes_and_a_readable_manifest(tmp_path):
 def test_equal_models_give_the_same_bytes(tmp_path):
     # random sources as parameters too (their repr in the manifest holds an address)
     for name in ("a.rbm", "b.rbm"):
-        save(VotedPerceptron(random_state=np.random.default_rng(1), max_iter=3,
-                             multi_class="multinomial").fit(X_IRIS, Y_IRIS), tmp_path / name)
+        save(
+            VotedPerceptron(
+                random_state=np.random.default_rng(1), max_iter=3, multi_class="multinomial"
+            ).fit(X_IRIS, Y_IRIS),
+            tmp_path / name,
+        )
     assert (tmp_path / "a.rbm").read_bytes() == (tmp_path / "b.rbm").read_bytes()
 
 
@@ -505,11 +579,13 @@ def _forge(path, edit, rehash=True):
 
 def _edit_tree(change):
     """An edit for :func:`_forge` that changes the decoded state tree in place."""
+
     def edit(manifest, members):
         tree = json.loads(members["state.json"])
         change(tree)
         members["state.json"] = json.dumps(tree).encode()
         manifest["class"] = tree["class"]
+
     return edit
 
 
@@ -521,15 +597,21 @@ def test_forging_helper_makes_loadable_files(model_file):
 
 
 def test_newer_format_version_asks_for_an_upgrade(model_file):
-    _forge(model_file, lambda manifest, members: manifest.update(format_version=FORMAT_VERSION + 1,
-                                                                 library_version="9.0"))
+    _forge(
+        model_file,
+        lambda manifest, members: manifest.update(
+            format_version=FORMAT_VERSION + 1, library_version="9.0"
+        ),
+    )
     with pytest.raises(ModelFileError, match=r"newer.*rosenblatt 9\.0.*upgrade rosenblatt"):
         load(model_file)
 
 
 def test_older_format_version_asks_to_retrain(model_file):
-    _forge(model_file, lambda manifest, members: manifest.update(format_version=1,
-                                                                 library_version="0.1.0"))
+    _forge(
+        model_file,
+        lambda manifest, members: manifest.update(format_version=1, library_version="0.1.0"),
+    )
     with pytest.raises(ModelFileError, match=r"model format 1.*re-train"):
         load(model_file)
 
@@ -605,9 +687,12 @@ def test_registries_do_not_mix(model_file, slot):
         if slot == "estimator-as-state":
             tree["fitted"]["training_state_"]["class"] = "rosenblatt.linear.Perceptron"
         else:
-            tree["params"]["random_state"] = {"$": "estimator",
-                                              "class": "rosenblatt.engine.primal.PrimalState",
-                                              "params": {}, "fitted": {}}
+            tree["params"]["random_state"] = {
+                "$": "estimator",
+                "class": "rosenblatt.engine.primal.PrimalState",
+                "params": {},
+                "fitted": {},
+            }
 
     _forge(model_file, _edit_tree(change))
     with pytest.raises(ModelFileError, match="does not load"):
@@ -623,8 +708,9 @@ def test_object_dtype_smuggled_through_a_dtype_name_is_refused(model_file):
         load(model_file)
 
 
-@pytest.mark.parametrize("name", ["_rng", "__class__", "__dict__", "fit", "classes", "a-b_", "1x_",
-                                  "n_iter"])
+@pytest.mark.parametrize(
+    "name", ["_rng", "__class__", "__dict__", "fit", "classes", "a-b_", "1x_", "n_iter"]
+)
 def test_only_public_fitted_attributes_are_set(model_file, name):
     def change(tree):
         tree["fitted"][name] = 1
@@ -660,9 +746,12 @@ def test_unknown_parameters_are_refused(model_file):
         tree["params"]["import_this"] = "os"
 
     _forge(model_file, _edit_tree(change))
-    with pytest.raises(ModelFileError, match=r"written by rosenblatt .*, numpy .*, "
-                       r"scikit-learn .*: the rosenblatt.linear.Perceptron installed here has "
-                       r"no parameters \['import_this'\].*re-train"):
+    with pytest.raises(
+        ModelFileError,
+        match=r"written by rosenblatt .*, numpy .*, "
+        r"scikit-learn .*: the rosenblatt.linear.Perceptron installed here has "
+        r"no parameters \['import_this'\].*re-train",
+    ):
         load(model_file)
 
 
@@ -733,22 +822,30 @@ def test_object_arrays_and_callable_kernels_are_refused(tmp_path):
 
 
 def test_callable_parameters_of_pipeline_steps_are_refused(tmp_path):
-    model = make_pipeline(CountVectorizer(tokenizer=str.split, token_pattern=None),
-                          Perceptron()).fit(DOCS, DOC_Y)
-    with pytest.raises(TypeError, match=r"steps\[0\]\[1\] \(CountVectorizer\).*"
-                                        r"parameter 'tokenizer' is a callable"):
+    model = make_pipeline(
+        CountVectorizer(tokenizer=str.split, token_pattern=None), Perceptron()
+    ).fit(DOCS, DOC_Y)
+    with pytest.raises(
+        TypeError,
+        match=r"steps\[0\]\[1\] \(CountVectorizer\).*"
+        r"parameter 'tokenizer' is a callable",
+    ):
         save(model, tmp_path / "m.rbm")
     assert list(tmp_path.iterdir()) == []
 
 
 def test_tfidf_vectorizer_without_idf_is_refused_with_the_replacement(tmp_path):
     model = make_pipeline(TfidfVectorizer(use_idf=False), Perceptron()).fit(DOCS, DOC_Y)
-    with pytest.raises(TypeError, match=r"use_idf=False.*CountVectorizer followed by "
-                                        r"TfidfTransformer\(use_idf=False\)"):
+    with pytest.raises(
+        TypeError,
+        match=r"use_idf=False.*CountVectorizer followed by "
+        r"TfidfTransformer\(use_idf=False\)",
+    ):
         save(model, tmp_path / "m.rbm")
     # the replacement saves and gives the same features
-    replacement = make_pipeline(CountVectorizer(), TfidfTransformer(use_idf=False),
-                                Perceptron(random_state=0)).fit(DOCS, DOC_Y)
+    replacement = make_pipeline(
+        CountVectorizer(), TfidfTransformer(use_idf=False), Perceptron(random_state=0)
+    ).fit(DOCS, DOC_Y)
     loaded = _round_trip(replacement, tmp_path)
     _assert_same_answers(loaded, replacement, DOCS)
 
@@ -788,9 +885,10 @@ def test_primal_from_state_refuses_a_vote_record_of_the_wrong_size():
         PrimalState.from_state(meta, arrays)
 
 
-@pytest.mark.parametrize("name, bad", [("n_seen", np.zeros(7, dtype=np.int64)),
-                                       ("n_sv", np.zeros(3)),
-                                       ("update_delta", np.zeros(1))])
+@pytest.mark.parametrize(
+    "name, bad",
+    [("n_seen", np.zeros(7, dtype=np.int64)), ("n_sv", np.zeros(3)), ("update_delta", np.zeros(1))],
+)
 def test_dual_from_state_refuses_parts_that_do_not_fit(name, bad):
     model = KernelPerceptron(random_state=0, max_iter=3).fit(X_IRIS, Y_IRIS)
     meta, arrays = model.training_state_.to_state()

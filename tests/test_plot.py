@@ -11,8 +11,14 @@ from PIL import Image
 from rosenblatt import Perceptron
 from rosenblatt.baselines import CentroidClassifier
 from rosenblatt.kernel import KernelPerceptron
-from rosenblatt.plot import (animate_training, new_figure, plot_decision_boundary, plot_mistakes,
-                             plot_scores, save_figure)
+from rosenblatt.plot import (
+    animate_training,
+    new_figure,
+    plot_decision_boundary,
+    plot_mistakes,
+    plot_scores,
+    save_figure,
+)
 from rosenblatt.report import ReportFigure, ReportTable, render_report, write_report
 
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
@@ -104,10 +110,14 @@ def test_report_embeds_every_image_as_a_data_uri(tmp_path):
     svg = save_figure(fig, tmp_path / "b.svg")
     gif = tmp_path / "c.gif"
     animate_training(OR_X, OR_Y, gif, dpi=30)
-    table = ReportTable("Scores", ["model", "acc"], [["<Perceptron>", "1.000"]],
-                        text_columns=("model",))
-    figures = [ReportFigure("PNG", png, "a png"), ReportFigure("SVG", svg),
-               ReportFigure("GIF & co", str(gif))]
+    table = ReportTable(
+        "Scores", ["model", "acc"], [["<Perceptron>", "1.000"]], text_columns=("model",)
+    )
+    figures = [
+        ReportFigure("PNG", png, "a png"),
+        ReportFigure("SVG", svg),
+        ReportFigure("GIF & co", str(gif)),
+    ]
     path = write_report(tmp_path / "report.html", "Report", [table], figures, intro="x < y")
     page = open(path, encoding="utf-8").read()
     sources = re.findall(r'src="([^"]*)"', page)

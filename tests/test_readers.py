@@ -100,8 +100,12 @@ def test_an_index_beyond_n_features_names_the_line(tmp_path):
     path = write(tmp_path, "d.svm", "1 1:1\n-1 2:1 5:1\n1 9:1\n")
     both_raise(path, "line 2: feature index 5 is beyond n_features=4", n_features=4)
     assert read_data(path, n_features=9).X.shape == (3, 9)
-    both_raise(path, "line 3: feature index 9 is beyond n_features=9 (read zero-based",
-               n_features=9, zero_based=True)
+    both_raise(
+        path,
+        "line 3: feature index 9 is beyond n_features=9 (read zero-based",
+        n_features=9,
+        zero_based=True,
+    )
 
 
 def test_qid_comments_and_blank_lines(tmp_path):
@@ -112,21 +116,27 @@ def test_qid_comments_and_blank_lines(tmp_path):
 
 
 # ---------------------------------------------------------------------- labels
-@pytest.mark.parametrize("name, text", [
-    ("d.svm", "0.5 1:1\n1.5 2:1\n"),
-    ("d.csv", "1,2,0.5\n3,4,1.5\n"),
-    ("d.tsv", "0.5\tok\n1.5\twin\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("d.svm", "0.5 1:1\n1.5 2:1\n"),
+        ("d.csv", "1,2,0.5\n3,4,1.5\n"),
+        ("d.tsv", "0.5\tok\n1.5\twin\n"),
+    ],
+)
 def test_labels_that_are_not_whole_numbers_are_refused(tmp_path, name, text):
     message = both_raise(write(tmp_path, name, text), "line 1: the labels look continuous")
     assert "a classifier needs class labels" in message
 
 
-@pytest.mark.parametrize("name, text", [
-    ("d.svm", "1 1:1\n1.0 2:1\n+1 1:2\n0 2:2\n"),
-    ("d.csv", "1,2,1\n3,4,1.0\n5,6,+1\n7,8,0\n"),
-    ("d.tsv", "1\tok\n1.0\twin\n+1\tnow\n0\tno\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("d.svm", "1 1:1\n1.0 2:1\n+1 1:2\n0 2:2\n"),
+        ("d.csv", "1,2,1\n3,4,1.0\n5,6,+1\n7,8,0\n"),
+        ("d.tsv", "1\tok\n1.0\twin\n+1\tnow\n0\tno\n"),
+    ],
+)
 def test_equal_numbers_are_one_class_of_int64(tmp_path, name, text):
     path = write(tmp_path, name, text)
     data = read_data(path)
@@ -138,17 +148,23 @@ def test_equal_numbers_are_one_class_of_int64(tmp_path, name, text):
 @pytest.mark.parametrize("label", ["nan", "inf", "-inf", "NaN"])
 @pytest.mark.parametrize("fmt", ["svm", "csv", "tsv"])
 def test_labels_that_are_not_finite_are_refused(tmp_path, fmt, label):
-    text = {"svm": f"1 1:1\n{label} 2:1\n", "csv": f"1,2,1\n3,4,{label}\n",
-            "tsv": f"1\tok\n{label}\twin\n"}[fmt]
-    both_raise(write(tmp_path, f"d.{fmt}", text), f"line 2: the label '{label}' is not a "
-               "finite number")
+    text = {
+        "svm": f"1 1:1\n{label} 2:1\n",
+        "csv": f"1,2,1\n3,4,{label}\n",
+        "tsv": f"1\tok\n{label}\twin\n",
+    }[fmt]
+    both_raise(
+        write(tmp_path, f"d.{fmt}", text), f"line 2: the label '{label}' is not a finite number"
+    )
 
 
 @pytest.mark.parametrize("label", ["1e30", "99999999999999999999", "-9007199254740993"])
 def test_labels_too_large_for_a_class_are_refused(tmp_path, label):
     for fmt, text in (("svm", f"1 1:1\n{label} 2:1\n"), ("csv", f"1,2,1\n3,4,{label}\n")):
-        both_raise(write(tmp_path, f"d.{fmt}", text), f"line 2: the label '{label}' is too "
-                   "large for a class label")
+        both_raise(
+            write(tmp_path, f"d.{fmt}", text),
+            f"line 2: the label '{label}' is too large for a class label",
+        )
 
 
 def test_mixed_labels_name_a_line_of_each_kind(tmp_path):
@@ -157,8 +173,9 @@ def test_mixed_labels_name_a_line_of_each_kind(tmp_path):
 
 
 def test_svmlight_labels_must_be_numbers(tmp_path):
-    both_raise(write(tmp_path, "d.svm", "1 1:2\nspam 1:1\n"), "line 2: the label 'spam' is "
-               "not a number")
+    both_raise(
+        write(tmp_path, "d.svm", "1 1:2\nspam 1:1\n"), "line 2: the label 'spam' is not a number"
+    )
 
 
 def test_text_labels_stay_strings(tmp_path):
@@ -190,13 +207,15 @@ def test_header_options(tmp_path):
         read_data(named, label_column="label", header=False)
 
 
-@pytest.mark.parametrize("first, column, what", [
-    ("1.5,,0", 2, "an empty (missing) value"),
-    ("1.5,1.x,0", 2, "'1.x' is not a number"),
-    (",2,label", 1, "an empty (missing) value"),
-])
-def test_a_first_row_that_is_neither_data_nor_a_header_is_an_error(tmp_path, first, column,
-                                                                     what):
+@pytest.mark.parametrize(
+    "first, column, what",
+    [
+        ("1.5,,0", 2, "an empty (missing) value"),
+        ("1.5,1.x,0", 2, "'1.x' is not a number"),
+        (",2,label", 1, "an empty (missing) value"),
+    ],
+)
+def test_a_first_row_that_is_neither_data_nor_a_header_is_an_error(tmp_path, first, column, what):
     path = write(tmp_path, "d.csv", f"{first}\n3,4,1\n5,6,0\n")
     message = both_raise(path, f"line 1, column {column}: {what}")
     assert "if line 1 is a header, pass header=True (--header)" in message
@@ -204,8 +223,7 @@ def test_a_first_row_that_is_neither_data_nor_a_header_is_an_error(tmp_path, fir
 
 
 def test_rfc4180_quoting(tmp_path):
-    text = ('a,b,label\n1,"2",spam\n3,4,"eggs, ham"\n5,6,"say ""hi"""\n'
-            '7,8,"two\nlines"\n9,10,spam\n')
+    text = 'a,b,label\n1,"2",spam\n3,4,"eggs, ham"\n5,6,"say ""hi"""\n7,8,"two\nlines"\n9,10,spam\n'
     path = write(tmp_path, "q.csv", text)
     data = read_data(path)
     assert data.y.tolist() == ["spam", "eggs, ham", 'say "hi"', "two\nlines", "spam"]
@@ -228,11 +246,14 @@ def test_line_endings_bom_blank_lines_and_spaces(tmp_path, newline):
     np.testing.assert_array_equal(streamed(path, 1)[0], data.X)
 
 
-@pytest.mark.parametrize("text, where", [
-    ("1,2,0\n3,4,1\n5,6\n", "line 3: 2 fields, but line 1 has 3"),
-    ("1,2,0\n3,4,1\n5,inf,0\n", "line 3, column 2: 'inf' is a missing or infinite value"),
-    ('1,2,0\n3,"4,1\n', "line 2: a quoted field starts on this line and is not closed"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("1,2,0\n3,4,1\n5,6\n", "line 3: 2 fields, but line 1 has 3"),
+        ("1,2,0\n3,4,1\n5,inf,0\n", "line 3, column 2: 'inf' is a missing or infinite value"),
+        ('1,2,0\n3,"4,1\n', "line 2: a quoted field starts on this line and is not closed"),
+    ],
+)
 def test_malformed_csv(tmp_path, text, where):
     both_raise(write(tmp_path, "d.csv", text), where)
 
@@ -247,11 +268,14 @@ def test_tsv_rules(tmp_path):
 
 
 # ---------------------------------------------------------------------- gzip
-@pytest.mark.parametrize("name, text", [
-    ("d.csv.gz", "x,y,label\r\n1,2,a\r\n3,4,b\r\n5,6,a\r\n"),
-    ("d.svm.gz", "1 1:1\n-1 2:1\n1 1:2 2:2\n"),
-    ("d.tsv.gz", "ham\tok\nspam\twin\nham\tsee you\n"),
-])
+@pytest.mark.parametrize(
+    "name, text",
+    [
+        ("d.csv.gz", "x,y,label\r\n1,2,a\r\n3,4,b\r\n5,6,a\r\n"),
+        ("d.svm.gz", "1 1:1\n-1 2:1\n1 1:2 2:2\n"),
+        ("d.tsv.gz", "ham\tok\nspam\twin\nham\tsee you\n"),
+    ],
+)
 def test_gzipped_files_read_like_the_plain_ones(tmp_path, name, text):
     path, plain = write(tmp_path, name, text), write(tmp_path, name[:-3], text)
     memory, expected = read_data(path), read_data(plain)
@@ -283,7 +307,7 @@ def test_scan_then_parse_any_chunk(tmp_path):
     assert schema.header == ["a", "b", "y"] and schema.n_samples == 3
     assert schema.first_lines.tolist() == [2, 5] and schema.n_rows.tolist() == [2, 1]
     raw = path.read_bytes()
-    X, y = parse(schema, raw[schema.offsets[1]:schema.offsets[2]], schema.first_lines[1])
+    X, y = parse(schema, raw[schema.offsets[1] : schema.offsets[2]], schema.first_lines[1])
     assert X.tolist() == [[5, 6]] and y.tolist() == [0]
     whole = read(path)
     assert whole.schema.n_rows.tolist() == [3] and whole.classes.tolist() == [0, 1]
@@ -299,7 +323,7 @@ def test_a_file_changed_after_the_scan_is_noticed(tmp_path):
 
 def test_float32_chunks(tmp_path):
     path = write(tmp_path, "d.csv", "0.1,2,0\n3,4,1\n")
-    (X, _), = iter_chunks(path, 5, dtype=np.float32)
+    ((X, _),) = iter_chunks(path, 5, dtype=np.float32)
     assert X.dtype == np.float32 and X[0, 0] == np.float32(0.1)
 
 

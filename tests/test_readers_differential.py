@@ -146,8 +146,7 @@ SVM = [
     ("one-class-numbers", b"1 1:1\n1.0 2:1\n+1 1:2\n0 2:2\n", {}),
     ("label-only-lines", b"1\n-1 2:1\n1\n", {}),
     ("padded-n-features", b"1 1:1\n-1 2:1\n", {"n_features": 5}),
-    ("unlabelled", b"1:1 2:2\n3:1\n", {"labelled": None, "zero_based": False,
-                                      "n_features": 3}),
+    ("unlabelled", b"1:1 2:2\n3:1\n", {"labelled": None, "zero_based": False, "n_features": 3}),
     ("labelled-detected", b"1 1:1\n0 3:1\n", {"labelled": None}),
     ("sklearn-comment", _dumped_with_comment(), {}),
     ("many", _many_svm(), {}),
@@ -206,8 +205,11 @@ TSV = [
     ("only-blank", b"\n \n\t\n", {}),
 ]
 
-CORPUS = ([("csv", *case) for case in CSV] + [("svm", *case) for case in SVM]
-          + [("tsv", *case) for case in TSV])
+CORPUS = (
+    [("csv", *case) for case in CSV]
+    + [("svm", *case) for case in SVM]
+    + [("tsv", *case) for case in TSV]
+)
 
 
 def test_the_corpus_has_thirty_files_per_format():
@@ -268,10 +270,10 @@ def _assert_same_data(memory, streamed):
         np.testing.assert_array_equal(c1, c2)
 
 
-@pytest.mark.parametrize("fmt, name, content, options", CORPUS,
-                         ids=[f"{case[0]}-{case[1]}" for case in CORPUS])
-def test_memory_and_streamed_reading_agree(tmp_path, monkeypatch, fmt, name, content,
-                                           options):
+@pytest.mark.parametrize(
+    "fmt, name, content, options", CORPUS, ids=[f"{case[0]}-{case[1]}" for case in CORPUS]
+)
+def test_memory_and_streamed_reading_agree(tmp_path, monkeypatch, fmt, name, content, options):
     options = dict(options)
     path = _write(tmp_path, fmt, content, options.pop("gz", False))
     memory = _memory(path, options)
@@ -293,17 +295,17 @@ def test_memory_and_streamed_reading_agree(tmp_path, monkeypatch, fmt, name, con
 EXPECTED_ERRORS = {  # some cases and what their error says (the rest: see test_readers.py)
     ("csv", "ragged"): "line 3: 2 fields, but line 1 has 3",
     ("csv", "first-row-missing"): "line 1, column 2: an empty (missing) value; if line 1 is "
-                                  "a header, pass header=True (--header)",
-    ("csv", "unterminated-quote"): "line 2: a quoted field starts on this line and is not "
-                                   "closed",
+    "a header, pass header=True (--header)",
+    ("csv", "unterminated-quote"): "line 2: a quoted field starts on this line and is not closed",
     ("svm", "zero-given-one-based"): "line 2: feature index 0 is below 1",
     ("svm", "continuous-labels"): "line 1: the labels look continuous",
     ("tsv", "mixed-labels"): "line 2: the label 'spam' is text, but line 1 has the number '1'",
 }
 
 
-@pytest.mark.parametrize("key, fragment", EXPECTED_ERRORS.items(),
-                         ids=["-".join(key) for key in EXPECTED_ERRORS])
+@pytest.mark.parametrize(
+    "key, fragment", EXPECTED_ERRORS.items(), ids=["-".join(key) for key in EXPECTED_ERRORS]
+)
 def test_corpus_errors_say_what_is_wrong(tmp_path, key, fragment):
     _, _, content, options = next(case for case in CORPUS if case[:2] == key)
     path = _write(tmp_path, key[0], content, False)

@@ -1,13 +1,13 @@
 """The compiled row dot products (vector-lane intrinsics) against the plain-Python sums."""
 
 import numpy as np
+import reference
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numba import njit
 
-import reference
 from rosenblatt._kernels._rows import row_axpy, row_dot
 
 
@@ -35,17 +35,25 @@ def _lane_sums_in(dtype, x, w):
     for j in range(len(x)):
         partial[j % 8] = dtype(partial[j % 8] + dtype(x[j]) * dtype(w[j]))
     p = partial
-    return dtype(dtype(dtype(p[0] + p[1]) + dtype(p[2] + p[3]))
-                 + dtype(dtype(p[4] + p[5]) + dtype(p[6] + p[7])))
+    return dtype(
+        dtype(dtype(p[0] + p[1]) + dtype(p[2] + p[3]))
+        + dtype(dtype(p[4] + p[5]) + dtype(p[6] + p[7]))
+    )
 
 
 values = st.floats(-1e3, 1e3, allow_nan=False, width=32)
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 41).flatmap(lambda n: st.tuples(
-    arrays(np.float64, n, elements=values), arrays(np.float64, n, elements=values),
-    arrays(np.bool_, n))))
+@given(
+    st.integers(1, 41).flatmap(
+        lambda n: st.tuples(
+            arrays(np.float64, n, elements=values),
+            arrays(np.float64, n, elements=values),
+            arrays(np.bool_, n),
+        )
+    )
+)
 def test_dense_and_sparse_dot_equal_the_reference_bit_for_bit(case):
     x, w, keep = case
     x = np.where(keep, x, 0.0)  # zeros, so the CSR row skips some columns
@@ -57,8 +65,13 @@ def test_dense_and_sparse_dot_equal_the_reference_bit_for_bit(case):
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.integers(1, 41).flatmap(lambda n: st.tuples(
-    arrays(np.float32, n, elements=values), arrays(np.float32, n, elements=values))))
+@given(
+    st.integers(1, 41).flatmap(
+        lambda n: st.tuples(
+            arrays(np.float32, n, elements=values), arrays(np.float32, n, elements=values)
+        )
+    )
+)
 def test_float32_rows_are_summed_in_float32_lanes(case):
     x, w = case
     expected = _lane_sums_in(np.float32, x, w)
@@ -76,9 +89,15 @@ def test_sparse_dot_reads_only_its_row():
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.sampled_from([np.float64, np.float32]), st.floats(-8, 8, allow_nan=False),
-       st.integers(1, 41).flatmap(lambda n: st.tuples(
-           arrays(np.float64, n, elements=values), arrays(np.float64, n, elements=values))))
+@given(
+    st.sampled_from([np.float64, np.float32]),
+    st.floats(-8, 8, allow_nan=False),
+    st.integers(1, 41).flatmap(
+        lambda n: st.tuples(
+            arrays(np.float64, n, elements=values), arrays(np.float64, n, elements=values)
+        )
+    ),
+)
 def test_dense_axpy_rounds_each_element_as_the_scalar_loop(dtype, coef, case):
     x, w = (part.astype(dtype) for part in case)
     expected = w.copy()

@@ -4,12 +4,12 @@ import warnings
 
 import numpy as np
 import pytest
+import reference
 import scipy.sparse as sp
 from sklearn.datasets import make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-import reference
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.engine.orders import (
     CHUNK_ROWS,
@@ -84,8 +84,7 @@ def test_shuffle_true_switches_to_blocks_for_many_samples():
 
 @pytest.mark.parametrize("estimator", [Perceptron, AveragedPerceptron])
 def test_block_shuffled_training_equals_the_reference(estimator):
-    X, y = make_classification(700, 5, n_informative=4, n_redundant=0, flip_y=0.1,
-                               random_state=0)
+    X, y = make_classification(700, 5, n_informative=4, n_redundant=0, flip_y=0.1, random_state=0)
     clf = quiet_fit(estimator(shuffle="block", random_state=5, max_iter=4), X, y)
     rng = check_random_state(5)
     orders = [epoch_order(rng, 700, "block")[0] for _ in range(4)]
@@ -99,8 +98,7 @@ def test_block_shuffling_keeps_dense_equal_to_sparse():
     X, y = make_classification(3000, 20, flip_y=0.05, random_state=1)
     X[np.abs(X) < 0.7] = 0.0
     dense = quiet_fit(Perceptron(shuffle="block", random_state=0, max_iter=5), X, y)
-    sparse = quiet_fit(Perceptron(shuffle="block", random_state=0, max_iter=5),
-                       sp.csr_matrix(X), y)
+    sparse = quiet_fit(Perceptron(shuffle="block", random_state=0, max_iter=5), sp.csr_matrix(X), y)
     np.testing.assert_array_equal(dense.coef_, sparse.coef_)
     np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
 
@@ -108,10 +106,19 @@ def test_block_shuffling_keeps_dense_equal_to_sparse():
 def test_block_shuffling_accuracy_matches_full_shuffling():
     X, y = make_classification(6000, 20, n_informative=10, flip_y=0.05, random_state=2)
     X_test, y_test = X[5000:], y[5000:]
-    scores = {mode: np.mean([
-        quiet_fit(AveragedPerceptron(shuffle=mode, random_state=s, max_iter=10),
-                  X[:5000], y[:5000]).score(X_test, y_test) for s in range(3)])
-        for mode in ("full", "block")}
+    scores = {
+        mode: np.mean(
+            [
+                quiet_fit(
+                    AveragedPerceptron(shuffle=mode, random_state=s, max_iter=10),
+                    X[:5000],
+                    y[:5000],
+                ).score(X_test, y_test)
+                for s in range(3)
+            ]
+        )
+        for mode in ("full", "block")
+    }
     assert abs(scores["full"] - scores["block"]) < 0.01, scores
 
 
@@ -124,21 +131,27 @@ def test_sorted_labels_warn_under_block_shuffling():
         quiet_fit(Perceptron(shuffle="block", max_iter=2), X, y)
 
 
-@pytest.mark.parametrize("make", [
-    lambda **kw: Perceptron(**kw),
-    lambda **kw: AveragedPerceptron(**kw),
-    lambda **kw: VotedPerceptron(**kw),
-    lambda **kw: Perceptron(mode="batch", **kw),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: Perceptron(**kw),
+        lambda **kw: AveragedPerceptron(**kw),
+        lambda **kw: VotedPerceptron(**kw),
+        lambda **kw: Perceptron(mode="batch", **kw),
+    ],
+)
 @pytest.mark.parametrize("shuffle", ["full", "block"])
 def test_threads_do_not_change_one_vs_rest_results(make, shuffle):
     # threaded fits make their block orders in the training thread, single-threaded
     # ones on a helper thread: both must present the same orders
     X, y = make_classification(1500, 8, n_informative=6, n_classes=5, random_state=3)
-    fits = [quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
-            for jobs in (None, 2, 3, -1)]
-    fits.append(quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=2),
-                          sp.csr_matrix(X), y))
+    fits = [
+        quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
+        for jobs in (None, 2, 3, -1)
+    ]
+    fits.append(
+        quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=2), sp.csr_matrix(X), y)
+    )
     for threaded in fits[1:]:
         np.testing.assert_array_equal(fits[0].coef_, threaded.coef_)
         np.testing.assert_array_equal(fits[0].intercept_, threaded.intercept_)

@@ -46,7 +46,7 @@ def _replay(estimator, chunks, classes, epochs, seed):
 
 
 def _split(X, y, size):
-    return [(X[i:i + size], y[i:i + size]) for i in range(0, X.shape[0], size)]
+    return [(X[i : i + size], y[i : i + size]) for i in range(0, X.shape[0], size)]
 
 
 def _assert_same(streamed, expected, history):
@@ -58,11 +58,14 @@ def _assert_same(streamed, expected, history):
     assert streamed.converged_ == (history[-1] == 0)
 
 
-@pytest.mark.parametrize("make", [
-    lambda: Perceptron(random_state=3),
-    lambda: AveragedPerceptron(random_state=3),
-    lambda: Perceptron(random_state=3, multi_class="multinomial"),
-])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: Perceptron(random_state=3),
+        lambda: AveragedPerceptron(random_state=3),
+        lambda: Perceptron(random_state=3, multi_class="multinomial"),
+    ],
+)
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_svmlight_stream_equals_replayed_partial_fit(tmp_path, make, n_classes):
     X, y = _noisy(n_classes=n_classes)
@@ -71,8 +74,9 @@ def test_svmlight_stream_equals_replayed_partial_fit(tmp_path, make, n_classes):
     with pytest.warns(ConvergenceWarning):
         streamed = fit_stream(make(), path, chunk_size=40, epochs=6)
     X_all, y_all = load_svmlight_file(str(path), n_features=X.shape[1], zero_based=False)
-    expected, history = _replay(make(), _split(X_all.tocsr(), y_all.astype(int), 40),
-                                np.unique(y), 6, seed=3)
+    expected, history = _replay(
+        make(), _split(X_all.tocsr(), y_all.astype(int), 40), np.unique(y), 6, seed=3
+    )
     assert len(history) == 6 and history[-1] > 0  # noisy: every epoch runs
     _assert_same(streamed, expected, history)
     assert np.issubdtype(streamed.classes_.dtype, np.integer)
@@ -87,11 +91,13 @@ def test_stream_stops_after_an_epoch_without_mistakes(tmp_path):
     y = np.where(X @ np.array([1.0, -2.0, 0.5, 1.0]) + 0.3 > 0, 1, -1)
     path = tmp_path / "sep.svm"
     dump_svmlight_file(X, y, str(path), zero_based=True)
-    streamed = fit_stream(Perceptron(random_state=0), path, chunk_size=64, epochs=200,
-                          random_state=7)
+    streamed = fit_stream(
+        Perceptron(random_state=0), path, chunk_size=64, epochs=200, random_state=7
+    )
     X_all, y_all = load_svmlight_file(str(path), n_features=4, zero_based=True)
-    expected, history = _replay(Perceptron(random_state=0), _split(X_all, y_all.astype(int), 64),
-                                [-1, 1], 200, seed=7)
+    expected, history = _replay(
+        Perceptron(random_state=0), _split(X_all, y_all.astype(int), 64), [-1, 1], 200, seed=7
+    )
     assert streamed.converged_ and history[-1] == 0 and len(history) < 200
     _assert_same(streamed, expected, history)
     assert streamed.score(X, y) == 1.0
@@ -104,28 +110,39 @@ def test_csv_stream_with_header_and_named_label(tmp_path):
     lines.insert(40, "")  # blank lines are skipped, not counted
     path.write_text("\r\n".join(lines) + "\r\n")
     with pytest.warns(ConvergenceWarning):
-        streamed = fit_stream(AveragedPerceptron(random_state=5), path, chunk_size=32,
-                              epochs=4, label_column="label")
+        streamed = fit_stream(
+            AveragedPerceptron(random_state=5), path, chunk_size=32, epochs=4, label_column="label"
+        )
     table = np.loadtxt(path, delimiter=",", skiprows=1)
-    expected, history = _replay(AveragedPerceptron(random_state=5),
-                                _split(table[:, [0, 2, 3]], table[:, 1].astype(int), 32),
-                                [0, 1, 2], 4, seed=5)
+    expected, history = _replay(
+        AveragedPerceptron(random_state=5),
+        _split(table[:, [0, 2, 3]], table[:, 1].astype(int), 32),
+        [0, 1, 2],
+        4,
+        seed=5,
+    )
     _assert_same(streamed, expected, history)
     chunks = list(iter_chunks(path, chunk_size=32, label_column="label"))
     assert [len(c[1]) for c in chunks] == [32, 32, 32, 32, 22]
     np.testing.assert_array_equal(np.vstack([c[0] for c in chunks]), table[:, [0, 2, 3]])
 
 
-_WORDS = ("free win prize cash offer now claim urgent lecture notes meeting lunch "
-          "tomorrow see you home call later thanks").split()
+_WORDS = (
+    "free win prize cash offer now claim urgent lecture notes meeting lunch "
+    "tomorrow see you home call later thanks"
+).split()
 
 
 def _documents(n=120, seed=0):
     rng = np.random.RandomState(seed)
     spam_words, ham_words = _WORDS[:8], _WORDS[8:]
     labels = rng.choice(["ham", "spam"], size=n)
-    docs = [" ".join(rng.choice(spam_words if lab == "spam" else ham_words, size=5))
-            + " " + rng.choice(_WORDS) for lab in labels]
+    docs = [
+        " ".join(rng.choice(spam_words if lab == "spam" else ham_words, size=5))
+        + " "
+        + rng.choice(_WORDS)
+        for lab in labels
+    ]
     return docs, labels
 
 
@@ -133,21 +150,21 @@ def test_tsv_stream_equals_replay_and_predicts_on_text(tmp_path):
     docs, labels = _documents()
     path = tmp_path / "sms.tsv"
     path.write_text("".join(f"{lab}\t{doc}\n" for lab, doc in zip(labels, docs)))
-    model = fit_stream(Perceptron(random_state=0), path, chunk_size=25, epochs=50,
-                       n_features=2**12)
+    model = fit_stream(Perceptron(random_state=0), path, chunk_size=25, epochs=50, n_features=2**12)
     assert isinstance(model, Pipeline)
     vectorizer, clf = model.named_steps["vectorizer"], model.named_steps["classifier"]
     assert vectorizer.get_params()["alternate_sign"] is False
     assert vectorizer.get_params()["norm"] == "l2"
     assert vectorizer.n_features == 2**12 and clf.n_features_in_ == 2**12
-    hashed = HashingVectorizer(n_features=2**12, alternate_sign=False,
-                               norm="l2").transform(docs)
-    expected, history = _replay(Perceptron(random_state=0), _split(hashed, labels, 25),
-                                ["ham", "spam"], 50, seed=0)
+    hashed = HashingVectorizer(n_features=2**12, alternate_sign=False, norm="l2").transform(docs)
+    expected, history = _replay(
+        Perceptron(random_state=0), _split(hashed, labels, 25), ["ham", "spam"], 50, seed=0
+    )
     _assert_same(clf, expected, history)
     assert clf.converged_
-    assert model.predict(["claim your free cash prize now", "see you at lunch tomorrow"]
-                         ).tolist() == ["spam", "ham"]
+    assert model.predict(
+        ["claim your free cash prize now", "see you at lunch tomorrow"]
+    ).tolist() == ["spam", "ham"]
     assert score_stream(model, path, chunk_size=50) == 1.0
 
 
@@ -201,15 +218,18 @@ def test_index_records_chunks_and_svmlight_width(tmp_path):
         index_file(path, n_features=5)
 
 
-@pytest.mark.parametrize("name, content, line, what", [
-    ("bad.svm", "1 1:1\n-1 2:1\n1 1:1\n-1 2:x\n1 1:1\n", 4, "'2:x' is not index:value"),
-    ("bad.svm", "1 1:1\n-1 2:1\n\n1 3:1 2:1\n", 4, "indices must increase"),
-    ("bad.svm", "1 1:1\n-1 2:1\n1 3:nan\n", 3, "missing or infinite"),
-    ("bad.svm", "1 1:1\n-1 2:1\nspam 3:1\n", 3, "label 'spam' is not a number"),
-    ("bad.csv", "1,2,0\n3,4,1\n5,6,0\n7,oops,1\n", 4, "'oops' is not a number"),
-    ("bad.csv", "1,2,0\n3,4,1\n5,6,0\n7,1\n", 4, "2 fields"),
-    ("bad.tsv", "ham\thello\nspam\twin\nham no tab here\n", 3, "no tab"),
-])
+@pytest.mark.parametrize(
+    "name, content, line, what",
+    [
+        ("bad.svm", "1 1:1\n-1 2:1\n1 1:1\n-1 2:x\n1 1:1\n", 4, "'2:x' is not index:value"),
+        ("bad.svm", "1 1:1\n-1 2:1\n\n1 3:1 2:1\n", 4, "indices must increase"),
+        ("bad.svm", "1 1:1\n-1 2:1\n1 3:nan\n", 3, "missing or infinite"),
+        ("bad.svm", "1 1:1\n-1 2:1\nspam 3:1\n", 3, "label 'spam' is not a number"),
+        ("bad.csv", "1,2,0\n3,4,1\n5,6,0\n7,oops,1\n", 4, "'oops' is not a number"),
+        ("bad.csv", "1,2,0\n3,4,1\n5,6,0\n7,1\n", 4, "2 fields"),
+        ("bad.tsv", "ham\thello\nspam\twin\nham no tab here\n", 3, "no tab"),
+    ],
+)
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_malformed_line_names_file_and_line(tmp_path, name, content, line, what):
     path = tmp_path / name
@@ -226,8 +246,14 @@ def test_train_stream_cli_hook(tmp_path):
     path = tmp_path / "train.svm"
     dump_svmlight_file(X, y, str(path))
     seen = []
-    model, summary = train_stream(path, "averaged", chunk_size=30, epochs=500, seed=1,
-                                  on_epoch=lambda r: seen.append((r.epoch, r.mistakes)))
+    model, summary = train_stream(
+        path,
+        "averaged",
+        chunk_size=30,
+        epochs=500,
+        seed=1,
+        on_epoch=lambda r: seen.append((r.epoch, r.mistakes)),
+    )
     assert isinstance(model, AveragedPerceptron)
     assert summary["converged"] and summary["train_accuracy"] == 1.0
     assert summary["n_samples"] == 100 and summary["n_chunks"] == 4

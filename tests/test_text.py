@@ -18,20 +18,28 @@ def test_exact_weights_on_a_tiny_corpus():
     vectorizer = CountVectorizer()
     counts = vectorizer.fit_transform(DOCS)
     assert vectorizer.get_feature_names_out().tolist() == [
-        "cs", "free", "lecture", "notes", "offer"]
+        "cs",
+        "free",
+        "lecture",
+        "notes",
+        "offer",
+    ]
     tfdf = TfDfTransformer(norm=None).fit(counts)
     assert tfdf.df_.tolist() == [1, 2, 2, 1, 1]
-    expected = np.array([
-        [0, 2 / 2, 0, 0, 1 / 1],      # "free" twice in a document, in 2 documents
-        [1 / 1, 0, 1 / 2, 0, 0],
-        [0, 1 / 2, 2 / 2, 1 / 1, 0],
-    ])
+    expected = np.array(
+        [
+            [0, 2 / 2, 0, 0, 1 / 1],  # "free" twice in a document, in 2 documents
+            [1 / 1, 0, 1 / 2, 0, 0],
+            [0, 1 / 2, 2 / 2, 1 / 1, 0],
+        ]
+    )
     W = tfdf.transform(counts)
     assert sp.issparse(W) and W.format == "csr"
     assert_allclose(W.toarray(), expected)
     normalised = TfDfTransformer().fit_transform(counts)
-    assert_allclose(normalised.toarray(),
-                    expected / np.linalg.norm(expected, axis=1, keepdims=True))
+    assert_allclose(
+        normalised.toarray(), expected / np.linalg.norm(expected, axis=1, keepdims=True)
+    )
     assert_allclose(TfDfTransformer(norm=None).fit_transform(counts.toarray()), expected)
 
 
@@ -43,8 +51,14 @@ def test_unseen_terms_weigh_nothing_and_negative_counts_are_refused():
 
 
 def test_pipeline_from_raw_text():
-    texts = ["free offer now", "win free cash", "lecture at noon", "notes for the lecture",
-             "free prize claim", "cs lecture notes"]
+    texts = [
+        "free offer now",
+        "win free cash",
+        "lecture at noon",
+        "notes for the lecture",
+        "free prize claim",
+        "cs lecture notes",
+    ]
     labels = [1, 1, 0, 0, 1, 0]
     model = make_pipeline(CountVectorizer(), TfDfTransformer(), Perceptron(random_state=0))
     model.fit(texts, labels)

@@ -25,8 +25,11 @@ BOOL_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 OR_Y = np.array([0, 1, 1, 1])
 XOR_Y = np.array([0, 1, 1, 0])
 
-PROPERTY = settings(max_examples=30, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+PROPERTY = settings(
+    max_examples=30,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 @st.composite
@@ -120,8 +123,9 @@ def test_sparse_input_gives_the_same_answers_as_dense():
     bad = is_linearly_separable(sp.csr_matrix(BOOL_X), XOR_Y)
     assert not bad and bad.total_slack == pytest.approx(4.0, abs=1e-7)
     assert radius(Xs) == pytest.approx(radius(X))
-    np.testing.assert_allclose(signed_distance(Xs, np.ones(8), 1.0),
-                               signed_distance(X, np.ones(8), 1.0))
+    np.testing.assert_allclose(
+        signed_distance(Xs, np.ones(8), 1.0), signed_distance(X, np.ones(8), 1.0)
+    )
     assert mistake_bound(Xs, y) == pytest.approx(mistake_bound(X, y), rel=1e-9)
 
 
@@ -222,8 +226,10 @@ def test_perceptron_risk_gradient_is_minus_sum_of_misclassified_tx():
     wrong = y * (X @ w) < 0
     grad = -(y[wrong, None] * X[wrong]).sum(axis=0)
     h = 1e-6
-    numeric = [(perceptron_risk(X, y, w + h * e) - perceptron_risk(X, y, w - h * e)) / (2 * h)
-               for e in np.eye(3)]
+    numeric = [
+        (perceptron_risk(X, y, w + h * e) - perceptron_risk(X, y, w - h * e)) / (2 * h)
+        for e in np.eye(3)
+    ]
     np.testing.assert_allclose(numeric, grad, rtol=1e-5, atol=1e-6)
 
 
@@ -255,8 +261,14 @@ def test_block_novikoff_perceptron_never_exceeds_the_bound(data, fit_intercept, 
     seed = data.draw(st.integers(0, 2**16))
     for eta in (0.1, 1.0, 7.5):
         for shuffle in (False, True):
-            clf = Perceptron(eta=eta, fit_intercept=fit_intercept, intercept_scaling=scaling,
-                             shuffle=shuffle, random_state=seed, max_iter=10_000).fit(X, y)
+            clf = Perceptron(
+                eta=eta,
+                fit_intercept=fit_intercept,
+                intercept_scaling=scaling,
+                shuffle=shuffle,
+                random_state=seed,
+                max_iter=10_000,
+            ).fit(X, y)
             assert clf.converged_
             assert clf.n_mistakes_ <= bound
 
@@ -304,8 +316,9 @@ def test_max_margin_on_text_beyond_the_active_set_solver(monkeypatch):
 
     calls = []
     solve = theory_module._interior_point_qp
-    monkeypatch.setattr(theory_module, "_interior_point_qp",
-                        lambda *args: calls.append(args[2]) or solve(*args))
+    monkeypatch.setattr(
+        theory_module, "_interior_point_qp", lambda *args: calls.append(args[2]) or solve(*args)
+    )
     sms = load_sms_spam()
     X = TfidfVectorizer().fit_transform(sms.data[:2500])
     y = sms.target[:2500]

@@ -50,7 +50,7 @@ def printed_rows(tr):
     """Data rows of the printed table as token lists (blank cells vanish)."""
     lines = str(tr).splitlines()
     start = next(i for i, line in enumerate(lines) if line.lstrip().startswith("a/a"))
-    return [line.split() for line in lines[start + 1:]]
+    return [line.split() for line in lines[start + 1 :]]
 
 
 # ---------------------------------------------------------------------- seed 003
@@ -97,8 +97,21 @@ def test_printed_table_holds_the_seed_rows(mode, seed_rows):
     tr = seed_trace(mode)
     text = str(tr)
     header = next(line for line in text.splitlines() if line.lstrip().startswith("a/a"))
-    assert header.split() == ["a/a", "w_1", "w_2", "w_0", "tx_1", "tx_2", "tx_0", "t", "w.x",
-                              "Update", "Δw_1", "Δw_2", "Δw_0"]
+    assert header.split() == [
+        "a/a",
+        "w_1",
+        "w_2",
+        "w_0",
+        "tx_1",
+        "tx_2",
+        "tx_0",
+        "t",
+        "w.x",
+        "Update",
+        "Δw_1",
+        "Δw_2",
+        "Δw_0",
+    ]
     expected = [[str(c) for c in row if c is not None] for row in seed_rows]
     assert printed_rows(tr) == expected
     assert f"{mode} mode" in text and ("converged" in text)
@@ -107,12 +120,25 @@ def test_printed_table_holds_the_seed_rows(mode, seed_rows):
 def test_to_frame_columns_and_values():
     frame = seed_trace("online").to_frame()
     assert list(frame.columns) == [
-        "epoch", "step", "pattern", "w_1", "w_2", "w_0", "tx_1", "tx_2", "tx_0",
-        "t w.x", "updated", "dw_1", "dw_2", "dw_0",
+        "epoch",
+        "step",
+        "pattern",
+        "w_1",
+        "w_2",
+        "w_0",
+        "tx_1",
+        "tx_2",
+        "tx_0",
+        "t w.x",
+        "updated",
+        "dw_1",
+        "dw_2",
+        "dw_0",
     ]
     assert len(frame) == 8
-    np.testing.assert_array_equal(frame[["w_1", "w_2", "w_0"]].to_numpy(),
-                                  [row[1:4] for row in SEED_ONLINE])
+    np.testing.assert_array_equal(
+        frame[["w_1", "w_2", "w_0"]].to_numpy(), [row[1:4] for row in SEED_ONLINE]
+    )
     assert frame["updated"].tolist() == [row[8] == "YES" for row in SEED_ONLINE]
     batch = seed_trace("batch").to_frame()
     # a batch epoch's dw rows add up to its update
@@ -212,16 +238,39 @@ def small_problems(draw):
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(small_problems(), st.sampled_from(["online", "batch"]), st.sampled_from([0.25, 1.0, 2.5]),
-       st.sampled_from([0.5, 1.0, 2.5]), st.booleans(), st.booleans(), st.integers(0, 1000))
-def test_trace_agrees_with_perceptron(problem, mode, eta, bias_input, fit_intercept, shuffle,
-                                      seed):
+@given(
+    small_problems(),
+    st.sampled_from(["online", "batch"]),
+    st.sampled_from([0.25, 1.0, 2.5]),
+    st.sampled_from([0.5, 1.0, 2.5]),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 1000),
+)
+def test_trace_agrees_with_perceptron(problem, mode, eta, bias_input, fit_intercept, shuffle, seed):
     X, y = problem
-    tr = trace(X, y, mode=mode, eta=eta, bias_input=bias_input, fit_intercept=fit_intercept,
-               shuffle=shuffle, random_state=seed, max_iter=30)
-    clf = fit_perceptron(X, y, mode=mode, eta=eta, intercept_scaling=bias_input,
-                         fit_intercept=fit_intercept, shuffle=shuffle, random_state=seed,
-                         max_iter=30)
+    tr = trace(
+        X,
+        y,
+        mode=mode,
+        eta=eta,
+        bias_input=bias_input,
+        fit_intercept=fit_intercept,
+        shuffle=shuffle,
+        random_state=seed,
+        max_iter=30,
+    )
+    clf = fit_perceptron(
+        X,
+        y,
+        mode=mode,
+        eta=eta,
+        intercept_scaling=bias_input,
+        fit_intercept=fit_intercept,
+        shuffle=shuffle,
+        random_state=seed,
+        max_iter=30,
+    )
     np.testing.assert_array_equal(clf.coef_.ravel(), tr.coef)
     assert clf.intercept_[0] == tr.intercept
     assert clf.n_mistakes_ == tr.n_updates

@@ -33,7 +33,15 @@ _EXPORTS = {
 _SUBMODULES = {"datasets", "distributed", "plot", "streaming", "theory"}
 
 __all__ = sorted(
-    [*_EXPORTS, "DataFileError", "ModelFileError", "NotSeparableError", "__version__", "datasets", "theory"]
+    [
+        *_EXPORTS,
+        "DataFileError",
+        "ModelFileError",
+        "NotSeparableError",
+        "__version__",
+        "datasets",
+        "theory",
+    ]
 )
 
 

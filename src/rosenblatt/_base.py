@@ -54,8 +54,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from .engine.driver import History
 
 _INDEX_DTYPE = np.int64
-_ADVICE = ("The data may not be linearly separable; raise max_iter, or use early_stopping=True "
-           "or AveragedPerceptron.")
+_ADVICE = (
+    "The data may not be linearly separable; raise max_iter, or use early_stopping=True "
+    "or AveragedPerceptron."
+)
 
 
 class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
@@ -132,7 +134,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         validate_params(self)
         if self.n_jobs == 0:
             raise ValueError(
-                "n_jobs=0 runs nothing; use None or 1 for one thread, -1 for all cores.")
+                "n_jobs=0 runs nothing; use None or 1 for one thread, -1 for all cores."
+            )
         if self._batch and (self._averaged or self._voted):
             raise ValueError(
                 f"{type(self).__name__} learns online; mode='batch' is only for Perceptron."
@@ -142,8 +145,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     def _rule(self) -> PrimalRule:
         bias_input = float(self.intercept_scaling) if self.fit_intercept else 0.0
-        threads = 1 if self._multinomial else thread_count(self.n_jobs,
-                                                           self.training_state_.n_units)
+        threads = (
+            1 if self._multinomial else thread_count(self.n_jobs, self.training_state_.n_units)
+        )
         return PrimalRule(float(self.eta), bias_input, self._batch, threads)
 
     def __sklearn_tags__(self):
@@ -153,8 +157,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32],
-                             order="C", reset=reset)
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C", reset=reset
+        )
         check_not_empty(X)
         if sp.issparse(X) and not X.has_sorted_indices:
             X = X.sorted_indices()
@@ -189,8 +194,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True):
         target = self._encode(y)
-        weights = self._sample_weight(sample_weight, target, X.shape[0],
-                                      allow_balanced=allow_balanced)
+        weights = self._sample_weight(
+            sample_weight, target, X.shape[0], allow_balanced=allow_balanced
+        )
         return Batch(X, target, weights)
 
     # ------------------------------------------------------------------ state
@@ -198,8 +204,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         """A fresh state for ``classes`` and ``n_features`` (what ``fit`` resets to)."""
         self.classes_ = classes
         self.training_state_ = PrimalState.allocate(
-            classes.shape[0], n_features, dtype, averaged=self._averaged, voted=self._voted,
-            multinomial=self._multinomial)
+            classes.shape[0],
+            n_features,
+            dtype,
+            averaged=self._averaged,
+            voted=self._voted,
+            multinomial=self._multinomial,
+        )
         self._forget_history()
 
     def _forget_history(self):
@@ -208,8 +219,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.mistakes_per_epoch_ = []
         self.converged_ = False
 
-    def set_training_state(self, state: PrimalState, classes: ArrayLike, *,
-                           history: History | None = None) -> BaseLinearPerceptron:
+    def set_training_state(
+        self, state: PrimalState, classes: ArrayLike, *, history: History | None = None
+    ) -> BaseLinearPerceptron:
         """Continue from ``state`` (a :class:`~rosenblatt.engine.primal.PrimalState`).
 
         The estimator becomes fitted with these weights: ``predict`` uses them, and
@@ -232,12 +244,20 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         classes = check_classes(np.asarray(classes), type(self).__name__)
-        expected = PrimalState.allocate(classes.shape[0], 1, state.dtype,
-                                        averaged=self._averaged, voted=self._voted,
-                                        multinomial=self._multinomial)
+        expected = PrimalState.allocate(
+            classes.shape[0],
+            1,
+            state.dtype,
+            averaged=self._averaged,
+            voted=self._voted,
+            multinomial=self._multinomial,
+        )
         if (state.n_rows, state.multinomial, state.averaged, state.votes is not None) != (
-                expected.n_rows, expected.multinomial, expected.averaged,
-                expected.votes is not None):
+            expected.n_rows,
+            expected.multinomial,
+            expected.averaged,
+            expected.votes is not None,
+        ):
             raise ValueError(
                 f"The state does not fit a {type(self).__name__} with {classes.shape[0]} "
                 f"classes and multi_class={self.multi_class!r}; pass a state trained by the "
@@ -253,8 +273,17 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ training
-    def _train(self, epoch_batches, rng, max_epochs, *, single=None, warn=True,
-               stop_early=None, credit=True):
+    def _train(
+        self,
+        epoch_batches,
+        rng,
+        max_epochs,
+        *,
+        single=None,
+        warn=True,
+        stop_early=None,
+        credit=True,
+    ):
         """Run epochs through the engine's driver; return its History.
 
         ``single``: the one in-memory Batch of ``fit``/``partial_fit``, whose order
@@ -269,8 +298,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 # with every core training, a helper thread making the next epoch's order
                 # would take a core from them (one-vs-rest on 2 threads was 8 % slower)
                 ahead = rule.threads == 1 and max_epochs > 1
-                orders = EpochOrders(rng, single.n_samples, mode(single.n_samples), ahead=ahead,
-                                     sparse=sp.issparse(single.X))
+                orders = EpochOrders(
+                    rng,
+                    single.n_samples,
+                    mode(single.n_samples),
+                    ahead=ahead,
+                    sparse=sp.issparse(single.X),
+                )
 
                 def epoch(active):
                     return state.epoch(single, rule, orders(), active, workers)
@@ -280,19 +314,33 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 def epoch(active):
                     mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
                     for batch in epoch_batches():
-                        with EpochOrders(rng, batch.n_samples, mode(batch.n_samples), ahead=False,
-                                         sparse=sp.issparse(batch.X)) as batch_orders:
+                        with EpochOrders(
+                            rng,
+                            batch.n_samples,
+                            mode(batch.n_samples),
+                            ahead=False,
+                            sparse=sp.issparse(batch.X),
+                        ) as batch_orders:
                             m, p = state.epoch(batch, rule, batch_orders(), active, workers)
                         mistakes += m
                         presented += p
                     return mistakes, presented
+
             try:
                 history = run_epochs(
-                    epoch, n_units=state.n_units, max_epochs=max_epochs,
-                    owner=type(self).__name__, advice=_ADVICE,
-                    credit=state.credit if credit else None, on_epoch=self.on_epoch,
-                    stop_early=stop_early, verbose=self.verbose, warn=warn, model=self,
-                    unit_stops=not self._multinomial)
+                    epoch,
+                    n_units=state.n_units,
+                    max_epochs=max_epochs,
+                    owner=type(self).__name__,
+                    advice=_ADVICE,
+                    credit=state.credit if credit else None,
+                    on_epoch=self.on_epoch,
+                    stop_early=stop_early,
+                    verbose=self.verbose,
+                    warn=warn,
+                    model=self,
+                    unit_stops=not self._multinomial,
+                )
             finally:
                 if orders is not None:
                     orders.close()
@@ -308,7 +356,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
 
     def _warn_if_sorted(self, batch):
         if resolve_mode(self.shuffle, batch.n_samples) == "block" and labels_look_sorted(
-                batch.target):
+            batch.target
+        ):
             warnings.warn(
                 f"{type(self).__name__}: the training labels look sorted, and block "
                 "shuffling (used for data this large) mixes only within blocks of "
@@ -319,8 +368,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------------ public API
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
-            ) -> BaseLinearPerceptron:
+    def fit(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> BaseLinearPerceptron:
         """Train until an epoch makes no mistake, or for ``max_iter`` epochs.
 
         Parameters
@@ -352,8 +402,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self._set_public_weights()
         return self
 
-    def partial_fit(self, X: MatrixLike, y: ArrayLike, classes: ArrayLike | None = None,
-                    sample_weight: ArrayLike | None = None) -> BaseLinearPerceptron:
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> BaseLinearPerceptron:
         """Run one epoch over the given batch, continuing from the current weights.
 
         Parameters
@@ -383,8 +438,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     "classes must be passed on the first call to partial_fit: give every "
                     "label the model will see, e.g. classes=np.unique(y_all)."
                 )
-            self._start(check_classes(np.asarray(classes), type(self).__name__), X.shape[1],
-                        X.dtype)
+            self._start(
+                check_classes(np.asarray(classes), type(self).__name__), X.shape[1], X.dtype
+            )
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
@@ -403,9 +459,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self._set_public_weights()
         return self
 
-    def fit_batches(self, batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
-                    classes: ArrayLike, *, max_iter: int | None = None
-                    ) -> BaseLinearPerceptron:
+    def fit_batches(
+        self,
+        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
+        classes: ArrayLike,
+        *,
+        max_iter: int | None = None,
+    ) -> BaseLinearPerceptron:
         """Train epoch after epoch on data that arrives in batches (``fit`` out of core).
 
         Every epoch calls ``batches()`` and presents each batch it yields once, in
@@ -430,20 +490,25 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         if self.early_stopping:
-            raise ValueError("early_stopping needs the data in memory (use fit); with "
-                             "batches, pass early_stopping=False.")
+            raise ValueError(
+                "early_stopping needs the data in memory (use fit); with "
+                "batches, pass early_stopping=False."
+            )
         classes = check_classes(np.asarray(classes), type(self).__name__)
         continuing = self.warm_start and hasattr(self, "training_state_")
         if continuing and not np.array_equal(classes, self.classes_):
-            raise ValueError(f"classes={classes.tolist()!r} differs from the classes of the "
-                             f"fitted model {self.classes_.tolist()!r}.")
+            raise ValueError(
+                f"classes={classes.tolist()!r} differs from the classes of the "
+                f"fitted model {self.classes_.tolist()!r}."
+            )
         # the first batch fixes the number of features and the dtype of a fresh state
         first_epoch = iter(batches())
         try:
             X, y = next(first_epoch)
         except StopIteration:
-            raise ValueError("fit_batches: batches() gave no batch; give at least one "
-                             "(X, y) per epoch.") from None
+            raise ValueError(
+                "fit_batches: batches() gave no batch; give at least one (X, y) per epoch."
+            ) from None
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
             self._start(classes, X.shape[1], X.dtype)
@@ -459,8 +524,11 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 X, y = self._validate_input(X, y, reset=False)
                 yield self._batch_of(X, y, allow_balanced=False)
 
-        history = self._train(epoch_batches, random_source(self.random_state),
-                              self.max_iter if max_iter is None else int(max_iter))
+        history = self._train(
+            epoch_batches,
+            random_source(self.random_state),
+            self.max_iter if max_iter is None else int(max_iter),
+        )
         self._keep_history(history)
         self._set_public_weights()
         return self
@@ -468,8 +536,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
     def _hold_out(self, batch, rng):
         """Split off the early-stopping validation set; the training rows keep their
         order (storage order when ``shuffle=False``)."""
-        splitter = StratifiedShuffleSplit(n_splits=1, test_size=self.validation_fraction,
-                                          random_state=splitter_seed(rng))
+        splitter = StratifiedShuffleSplit(
+            n_splits=1, test_size=self.validation_fraction, random_state=splitter_seed(rng)
+        )
         try:
             train, val = next(splitter.split(np.zeros(batch.n_samples), batch.target))
         except ValueError as exc:
@@ -512,8 +581,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X: MatrixLike) -> np.ndarray:

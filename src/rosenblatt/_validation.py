@@ -95,7 +95,8 @@ BOOL = InstanceOf((bool, np.bool_))
 CALLABLE = Callable()
 NONE = InstanceOf((type(None),))
 RANDOM_STATE = InstanceOf(
-    (numbers.Integral, np.random.RandomState, np.random.Generator, type(None)))
+    (numbers.Integral, np.random.RandomState, np.random.Generator, type(None))
+)
 
 
 def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:
@@ -110,15 +111,22 @@ def check_args(owner: str, constraints: dict, values: dict, kind: str = "argumen
 
 def validate_params(estimator) -> None:
     """Check an estimator's parameters against its ``_parameter_constraints``."""
-    check_args(type(estimator).__name__, estimator._parameter_constraints,
-               estimator.get_params(deep=False), kind="parameter")
+    check_args(
+        type(estimator).__name__,
+        estimator._parameter_constraints,
+        estimator.get_params(deep=False),
+        kind="parameter",
+    )
 
 
 def check_class_weight(class_weight: dict, owner: str) -> None:
     """Class weights must be finite and non-negative, like sample weights."""
     for label, weight in class_weight.items():
-        if isinstance(weight, (bool, np.bool_)) or not isinstance(weight, numbers.Real) or not (
-                math.isfinite(weight) and weight >= 0):
+        if (
+            isinstance(weight, (bool, np.bool_))
+            or not isinstance(weight, numbers.Real)
+            or not (math.isfinite(weight) and weight >= 0)
+        ):
             raise ValueError(
                 f"The class_weight of {owner} for class {label!r} is {weight!r}; class "
                 "weights multiply the update step and must be finite numbers >= 0."

@@ -58,8 +58,7 @@ def demo_datasets():
     yield "XOR", XOR_X, XOR_X, XOR_Y, XOR_Y
 
     sms = load_sms_spam()
-    texts_train, texts_test, y_train, y_test = _split(np.array(sms.data, dtype=object),
-                                                      sms.target)
+    texts_train, texts_test, y_train, y_test = _split(np.array(sms.data, dtype=object), sms.target)
     vectorizer = TfidfVectorizer()
     X_train = vectorizer.fit_transform(texts_train)
     X_test = vectorizer.transform(texts_test)
@@ -145,13 +144,27 @@ def run_demo(datasets=None) -> list[DemoRow]:
 # ---------------------------------------------------------------------- report
 def demo_table(rows):
     """The comparison table as column names and formatted cells (shared by CLI and report)."""
-    columns = ["dataset", "algorithm", "train acc", "test acc", "mistakes", "epochs",
-               "converged", "time (s)"]
+    columns = [
+        "dataset",
+        "algorithm",
+        "train acc",
+        "test acc",
+        "mistakes",
+        "epochs",
+        "converged",
+        "time (s)",
+    ]
     cells = [
-        [row.dataset, row.algorithm, f"{row.train_accuracy:.3f}", f"{row.test_accuracy:.3f}",
-         "-" if row.mistakes is None else str(row.mistakes),
-         "-" if row.epochs is None else str(row.epochs),
-         {True: "yes", False: "no", None: "-"}[row.converged], f"{row.seconds:.3f}"]
+        [
+            row.dataset,
+            row.algorithm,
+            f"{row.train_accuracy:.3f}",
+            f"{row.test_accuracy:.3f}",
+            "-" if row.mistakes is None else str(row.mistakes),
+            "-" if row.epochs is None else str(row.epochs),
+            {True: "yes", False: "no", None: "-"}[row.converged],
+            f"{row.seconds:.3f}",
+        ]
         for row in rows
     ]
     return columns, cells
@@ -165,68 +178,96 @@ def demo_figures(directory):
 
     from .kernel import KernelPerceptron
     from .linear import Perceptron
-    from .plot import (animate_training, new_figure, plot_decision_boundary, plot_mistakes,
-                       save_figure)
+    from .plot import (
+        animate_training,
+        new_figure,
+        plot_decision_boundary,
+        plot_mistakes,
+        save_figure,
+    )
     from .report import ReportFigure
 
     path = lambda name: os.path.join(directory, name)  # noqa: E731
     figures = []
 
     or_model = Perceptron(shuffle=False).fit(OR_X, OR_Y)
-    ax = plot_decision_boundary(or_model, OR_X, OR_Y,
-                                title="Modified OR: the perceptron's line and the margin")
-    figures.append(ReportFigure(
-        "Modified OR: decision boundary and margin",
-        save_figure(ax.figure, path("or_boundary.png")),
-        "The online perceptron (patterns in the seed's order) stops after 3 updates at "
-        "w = (1, 1), b = 1. Dotted: parallel lines through the closest pattern of each class. "
-        "Green: the maximum-margin hyperplane with its margin band; circled: its support patterns.",
-    ))
+    ax = plot_decision_boundary(
+        or_model, OR_X, OR_Y, title="Modified OR: the perceptron's line and the margin"
+    )
+    figures.append(
+        ReportFigure(
+            "Modified OR: decision boundary and margin",
+            save_figure(ax.figure, path("or_boundary.png")),
+            "The online perceptron (patterns in the seed's order) stops after 3 updates at "
+            "w = (1, 1), b = 1. Dotted: parallel lines through the closest pattern of each "
+            "class. Green: the maximum-margin hyperplane with its margin band; circled: its "
+            "support patterns.",
+        )
+    )
     for mode in ("online", "batch"):
         name = f"or_training_{mode}.gif"
         animate_training(OR_X, OR_Y, path(name), mode=mode, bias_input=-1.0)
-        figures.append(ReportFigure(
-            f"Modified OR: training in {mode} mode (seed 003)", path(name),
-            "Successive changes of the separating straight line (threshold input -1, eta = 1); "
-            "the blue arrow points at the pattern responsible for the change"
-            + (" (every misclassified pattern of the epoch)." if mode == "batch" else "."),
-        ))
+        figures.append(
+            ReportFigure(
+                f"Modified OR: training in {mode} mode (seed 003)",
+                path(name),
+                "Successive changes of the separating straight line (threshold input -1, eta = 1); "
+                "the blue arrow points at the pattern responsible for the change"
+                + (" (every misclassified pattern of the epoch)." if mode == "batch" else "."),
+            )
+        )
 
     fig, axes = new_figure(11.0, 4.5, ncols=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         linear = Perceptron(random_state=0, max_iter=_EPOCHS).fit(XOR_X, XOR_Y)
     kernel = KernelPerceptron(random_state=0).fit(XOR_X, XOR_Y)
-    plot_decision_boundary(linear, XOR_X, XOR_Y, ax=axes[0],
-                           title=f"Perceptron: {linear.score(XOR_X, XOR_Y):.0%} after "
-                                 f"{linear.n_iter_} epochs")
-    plot_decision_boundary(kernel, XOR_X, XOR_Y, ax=axes[1],
-                           title=f"KernelPerceptron (rbf): {kernel.score(XOR_X, XOR_Y):.0%}")
-    figures.append(ReportFigure(
-        "XOR: no line separates it, a kernel does", save_figure(fig, path("xor_boundaries.png")),
-        "Left: the linear perceptron never converges on XOR. Right: the kernel perceptron "
-        "separates the four points with a curved boundary (the dual form of seed 003).",
-    ))
+    plot_decision_boundary(
+        linear,
+        XOR_X,
+        XOR_Y,
+        ax=axes[0],
+        title=f"Perceptron: {linear.score(XOR_X, XOR_Y):.0%} after {linear.n_iter_} epochs",
+    )
+    plot_decision_boundary(
+        kernel,
+        XOR_X,
+        XOR_Y,
+        ax=axes[1],
+        title=f"KernelPerceptron (rbf): {kernel.score(XOR_X, XOR_Y):.0%}",
+    )
+    figures.append(
+        ReportFigure(
+            "XOR: no line separates it, a kernel does",
+            save_figure(fig, path("xor_boundaries.png")),
+            "Left: the linear perceptron never converges on XOR. Right: the kernel perceptron "
+            "separates the four points with a curved boundary (the dual form of seed 003).",
+        )
+    )
 
     X, y = load_breast_cancer(return_X_y=True)
     X = StandardScaler().fit_transform(X)
     _, ax = new_figure(7.0, 4.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        for label, model in (("online", Perceptron(random_state=0, max_iter=50)),
-                             ("batch", Perceptron(mode="batch", random_state=0, max_iter=50))):
+        for label, model in (
+            ("online", Perceptron(random_state=0, max_iter=50)),
+            ("batch", Perceptron(mode="batch", random_state=0, max_iter=50)),
+        ):
             plot_mistakes(model.fit(X, y), ax=ax, label=label)
     ax.set_yscale("log")  # batch mode's first epoch misclassifies all 569 patterns (w = 0)
     ax.set_ylim(5, 1000)
     ax.set_title("Breast cancer (standardised, all 569 samples): mistakes per epoch")
-    figures.append(ReportFigure(
-        "Mistakes per epoch on breast cancer",
-        save_figure(ax.figure, path("mistakes_breast_cancer.png")),
-        "The data are not linearly separable, so neither mode ever has an epoch without a "
-        "mistake and both run all 50 epochs. Online mode counts the updates made pattern by "
-        "pattern; batch mode counts the patterns misclassified by the weights of the epoch's "
-        "start. (The averaged and voted perceptrons make exactly the online updates.)",
-    ))
+    figures.append(
+        ReportFigure(
+            "Mistakes per epoch on breast cancer",
+            save_figure(ax.figure, path("mistakes_breast_cancer.png")),
+            "The data are not linearly separable, so neither mode ever has an epoch without a "
+            "mistake and both run all 50 epochs. Online mode counts the updates made pattern by "
+            "pattern; batch mode counts the patterns misclassified by the weights of the epoch's "
+            "start. (The averaged and voted perceptrons make exactly the online updates.)",
+        )
+    )
     return figures
 
 
@@ -239,11 +280,18 @@ def _score_figure(rows, directory):
     scores = np.full((len(datasets), len(algorithms)), np.nan)
     for row in rows:
         scores[datasets.index(row.dataset), algorithms.index(row.algorithm)] = row.test_accuracy
-    ax = plot_scores([d.split(" (")[0] for d in datasets], algorithms, scores,
-                     title="Test accuracy of every algorithm on every dataset")
+    ax = plot_scores(
+        [d.split(" (")[0] for d in datasets],
+        algorithms,
+        scores,
+        title="Test accuracy of every algorithm on every dataset",
+    )
     path = save_figure(ax.figure, os.path.join(directory, "test_accuracy.png"))
-    return ReportFigure("Test accuracy", path, "One group of bars per dataset; OR and XOR are "
-                        "tested on their training points.")
+    return ReportFigure(
+        "Test accuracy",
+        path,
+        "One group of bars per dataset; OR and XOR are tested on their training points.",
+    )
 
 
 def write_demo_report(directory, rows) -> str:
@@ -259,14 +307,21 @@ def write_demo_report(directory, rows) -> str:
 
     os.makedirs(directory, exist_ok=True)
     columns, cells = demo_table(rows)
-    table = ReportTable("Every algorithm on built-in data", columns, cells,
-                        text_columns=("dataset", "algorithm", "converged"),
-                        caption="Mistakes are the updates made in training (over all one-vs-rest "
-                        "neurons); epochs are passes over the training data (at most 100).")
+    table = ReportTable(
+        "Every algorithm on built-in data",
+        columns,
+        cells,
+        text_columns=("dataset", "algorithm", "converged"),
+        caption="Mistakes are the updates made in training (over all one-vs-rest "
+        "neurons); epochs are passes over the training data (at most 100).",
+    )
     figures = [_score_figure(rows, directory)] + demo_figures(directory)
     return write_report(
-        os.path.join(directory, "index.html"), "rosenblatt demo report", [table], figures,
+        os.path.join(directory, "index.html"),
+        "rosenblatt demo report",
+        [table],
+        figures,
         intro="Perceptron-family classifiers from the lecture notes (seeds 000-004), run on the "
-              "data that ships with rosenblatt and scikit-learn.",
+        "data that ships with rosenblatt and scikit-learn.",
         footer=f"Made by rosenblatt {__version__} (`rosenblatt demo`).",
     )

@@ -54,8 +54,10 @@ from .engine.primal import PrimalState
 
 __all__ = ["ParameterMixing", "mix_states"]
 
-_ADVICE = ("The data may not be linearly separable (mixing is then not guaranteed to "
-           "converge); raise max_rounds, or use AveragedPerceptron.")
+_ADVICE = (
+    "The data may not be linearly separable (mixing is then not guaranteed to "
+    "converge); raise max_rounds, or use AveragedPerceptron."
+)
 
 
 class ParameterMixing(ClassifierMixin, BaseEstimator):
@@ -129,8 +131,16 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         "mixing": [Options(("uniform", "weighted"))],
     }
 
-    def __init__(self, estimator=None, *, max_rounds=100, mixing="uniform", client=None,
-                 label_column=None, verbose=0):
+    def __init__(
+        self,
+        estimator=None,
+        *,
+        max_rounds=100,
+        mixing="uniform",
+        client=None,
+        label_column=None,
+        verbose=0,
+    ):
         self.estimator = estimator
         self.max_rounds = max_rounds
         self.mixing = mixing
@@ -155,8 +165,11 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        check_args(type(self).__name__, self._constraints,
-                   {"max_rounds": self.max_rounds, "mixing": self.mixing})
+        check_args(
+            type(self).__name__,
+            self._constraints,
+            {"max_rounds": self.max_rounds, "mixing": self.mixing},
+        )
         template = _check_estimator(self.estimator)
         runner = _runner(self.client)
         parts = runner.load(_partitions(X, y, self.label_column))
@@ -174,16 +187,22 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             raise ValueError("ParameterMixing got no samples: every partition is empty.")
         widths = {d["n_features"] for d in described}
         if len(widths) > 1:
-            raise ValueError(f"The partitions have different numbers of features "
-                             f"{sorted(widths)}; every block of X needs all the columns.")
+            raise ValueError(
+                f"The partitions have different numbers of features "
+                f"{sorted(widths)}; every block of X needs all the columns."
+            )
         n_features = widths.pop()
-        dtype = (np.float32 if all(d["dtype"] == "float32" for d in described)
-                 else np.float64)
-        classes = _check_classes(np.unique(np.concatenate([d["classes"] for d in described])),
-                                 template)
-        mixed = PrimalState.allocate(classes.shape[0], n_features, dtype,
-                                     averaged=_averages(template),
-                                     multinomial=template.multi_class == "multinomial")
+        dtype = np.float32 if all(d["dtype"] == "float32" for d in described) else np.float64
+        classes = _check_classes(
+            np.unique(np.concatenate([d["classes"] for d in described])), template
+        )
+        mixed = PrimalState.allocate(
+            classes.shape[0],
+            n_features,
+            dtype,
+            averaged=_averages(template),
+            multinomial=template.multi_class == "multinomial",
+        )
         rng = random_source(template.random_state)
         per_partition, presented = [], [0] * len(parts)
         rounds = iter(range(1, self.max_rounds + 1))
@@ -197,8 +216,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             presented = [r["presented"] for r in results]
             per_partition.append(mistakes.tolist())
             weighted = self.mixing == "weighted" and mistakes.sum() > 0
-            mixed = PrimalState.mix([r["state"] for r in results],
-                                    mistakes if weighted else np.ones(len(results)))
+            mixed = PrimalState.mix(
+                [r["state"] for r in results], mistakes if weighted else np.ones(len(results))
+            )
             return np.array([mistakes.sum()]), sum(presented)
 
         def credit(rounds_left, _presented):
@@ -213,15 +233,32 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                     copies.append(copy)
                 mixed = PrimalState.mix(copies, np.ones(len(copies)))
 
-        history = run_epochs(round_, n_units=1, max_epochs=self.max_rounds,
-                             owner="ParameterMixing", advice=_ADVICE, credit=credit,
-                             verbose=self.verbose, model=self, unit_stops=False,
-                             limit="max_rounds", unit="Round")
+        history = run_epochs(
+            round_,
+            n_units=1,
+            max_epochs=self.max_rounds,
+            owner="ParameterMixing",
+            advice=_ADVICE,
+            credit=credit,
+            verbose=self.verbose,
+            model=self,
+            unit_stops=False,
+            limit="max_rounds",
+            unit="Round",
+        )
         self.estimator_ = clone(template).set_training_state(mixed, classes, history=history)
         self.mistakes_per_partition_ = per_partition
         self.n_partitions_ = len(parts)
-        for name in ("classes_", "coef_", "intercept_", "n_features_in_", "n_iter_",
-                     "n_mistakes_", "mistakes_per_epoch_", "converged_"):
+        for name in (
+            "classes_",
+            "coef_",
+            "intercept_",
+            "n_features_in_",
+            "n_iter_",
+            "n_mistakes_",
+            "mistakes_per_epoch_",
+            "converged_",
+        ):
             setattr(self, name, getattr(self.estimator_, name))
 
     # ------------------------------------------------------------------ predict
@@ -230,18 +267,21 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         if _is_dask_array(X):
             if self.coef_.shape[0] == 1:
-                return X.map_blocks(self.estimator_.decision_function, drop_axis=1,
-                                    dtype=self.coef_.dtype)
-            return X.map_blocks(self.estimator_.decision_function, dtype=self.coef_.dtype,
-                                chunks=(X.chunks[0], (self.coef_.shape[0],)))
+                return X.map_blocks(
+                    self.estimator_.decision_function, drop_axis=1, dtype=self.coef_.dtype
+                )
+            return X.map_blocks(
+                self.estimator_.decision_function,
+                dtype=self.coef_.dtype,
+                chunks=(X.chunks[0], (self.coef_.shape[0],)),
+            )
         return self.estimator_.decision_function(X)
 
     def predict(self, X):
         """Class labels from the mixed model; a Dask array in, a Dask array out."""
         check_is_fitted(self)
         if _is_dask_array(X):
-            return X.map_blocks(self.estimator_.predict, drop_axis=1,
-                                dtype=self.classes_.dtype)
+            return X.map_blocks(self.estimator_.predict, drop_axis=1, dtype=self.classes_.dtype)
         return self.estimator_.predict(X)
 
     def score(self, X, y, sample_weight=None):
@@ -251,7 +291,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             import dask
 
             y = y.rechunk((X.chunks[0],)) if _is_dask_array(y) else y
-            right = (self.predict(X) == y)
+            right = self.predict(X) == y
             if sample_weight is not None:
                 return float(dask.compute((right * sample_weight).sum() / sample_weight.sum())[0])
             return float(dask.compute(right.mean())[0])
@@ -266,17 +306,25 @@ def _check_estimator(estimator):
         return Perceptron()
     if not isinstance(estimator, (Perceptron, AveragedPerceptron)):
         name = type(estimator).__name__
-        why = ("it keeps every intermediate weight vector with its vote, and a vote record "
-               "has no mix; use AveragedPerceptron, its deterministic approximation"
-               if name == "VotedPerceptron" else "only linear weights can be mixed")
-        raise TypeError(f"ParameterMixing trains Perceptron or AveragedPerceptron, not {name}: "
-                        f"{why}.")
+        why = (
+            "it keeps every intermediate weight vector with its vote, and a vote record "
+            "has no mix; use AveragedPerceptron, its deterministic approximation"
+            if name == "VotedPerceptron"
+            else "only linear weights can be mixed"
+        )
+        raise TypeError(
+            f"ParameterMixing trains Perceptron or AveragedPerceptron, not {name}: {why}."
+        )
     if getattr(estimator, "early_stopping", False):
-        raise ValueError("ParameterMixing runs one epoch per partition and round; "
-                         "early_stopping does not apply. Use early_stopping=False.")
+        raise ValueError(
+            "ParameterMixing runs one epoch per partition and round; "
+            "early_stopping does not apply. Use early_stopping=False."
+        )
     if getattr(estimator, "class_weight", None) == "balanced":
-        raise ValueError("class_weight='balanced' needs the whole class distribution; pass a "
-                         "dict of class weights to the estimator instead.")
+        raise ValueError(
+            "class_weight='balanced' needs the whole class distribution; pass a "
+            "dict of class weights to the estimator instead."
+        )
     return clone(estimator)
 
 
@@ -325,14 +373,21 @@ def _partition_epoch(template, state, part, classes, seed):
     estimator.set_training_state(state.copy(), classes)
     estimator.partial_fit(X, y)
     trained = estimator.training_state_
-    return {"state": trained, "mistakes": int(estimator.mistakes_per_epoch_[-1]),
-            "presented": int(np.max(trained.counts - state.counts))}
+    return {
+        "state": trained,
+        "mistakes": int(estimator.mistakes_per_epoch_[-1]),
+        "presented": int(np.max(trained.counts - state.counts)),
+    }
 
 
 def _describe(part):
     X, y = part
-    return {"n_samples": int(X.shape[0]), "n_features": int(X.shape[1]),
-            "dtype": str(X.dtype), "classes": np.unique(y)}
+    return {
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "dtype": str(X.dtype),
+        "classes": np.unique(y),
+    }
 
 
 def _as_xy(X, y, index):
@@ -347,15 +402,18 @@ def _as_xy(X, y, index):
             X = X.astype(np.float64)
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
     if X.shape[0] != y.shape[0]:
-        raise ValueError(f"Partition {index}: X has {X.shape[0]} rows but y has "
-                         f"{y.shape[0]}; partition X and y alike.")
+        raise ValueError(
+            f"Partition {index}: X has {X.shape[0]} rows but y has "
+            f"{y.shape[0]}; partition X and y alike."
+        )
     return X, y
 
 
 def _split_frame(frame, label_column, index):
     if label_column not in frame.columns:
-        raise ValueError(f"No column {label_column!r} in the DataFrame; its columns are "
-                         f"{list(frame.columns)}.")
+        raise ValueError(
+            f"No column {label_column!r} in the DataFrame; its columns are {list(frame.columns)}."
+        )
     return _as_xy(frame.drop(columns=[label_column]), frame[label_column], index)
 
 
@@ -377,8 +435,10 @@ def _partitions(X, y, label_column):
         frames = X.to_delayed()
         if y is None:
             if label_column is None:
-                raise ValueError("fit got a DataFrame and no y: give y, or the label column "
-                                 "as ParameterMixing(label_column=...).")
+                raise ValueError(
+                    "fit got a DataFrame and no y: give y, or the label column "
+                    "as ParameterMixing(label_column=...)."
+                )
             split = delayed(_split_frame, pure=True)
             return [split(f, label_column, i) for i, f in enumerate(frames)]
         return [pair(f, b, i) for i, (f, b) in enumerate(zip(frames, _blocks_of(y, len(frames))))]
@@ -386,15 +446,19 @@ def _partitions(X, y, label_column):
         raise TypeError(
             f"ParameterMixing.fit takes a dask array or dask DataFrame, not "
             f"{type(X).__name__}; wrap in-memory data with "
-            "dask.array.from_array(X, chunks=(rows_per_partition, -1)).")
+            "dask.array.from_array(X, chunks=(rows_per_partition, -1))."
+        )
     if X.ndim != 2:
         raise ValueError(f"X must be 2-D; got {X.ndim} dimensions.")
     if len(X.chunks[1]) > 1:
         X = X.rechunk({1: -1})  # a partition holds whole rows
     if y is None:
         raise ValueError("fit needs y with a dask array X.")
-    if _is_dask_array(y) and not any(np.isnan(c) for c in y.chunks[0]) and not any(
-            np.isnan(c) for c in X.chunks[0]):
+    if (
+        _is_dask_array(y)
+        and not any(np.isnan(c) for c in y.chunks[0])
+        and not any(np.isnan(c) for c in X.chunks[0])
+    ):
         y = y.rechunk((X.chunks[0],))
     blocks = X.to_delayed().ravel().tolist()
     return [pair(xb, yb, i) for i, (xb, yb) in enumerate(zip(blocks, _blocks_of(y, len(blocks))))]
@@ -402,13 +466,15 @@ def _partitions(X, y, label_column):
 
 def _blocks_of(y, n_blocks):
     if not (_is_dask_array(y) or _is_dask_frame(y)):
-        raise TypeError(f"y must be a dask array or Series partitioned like X, not "
-                        f"{type(y).__name__}.")
+        raise TypeError(
+            f"y must be a dask array or Series partitioned like X, not {type(y).__name__}."
+        )
     blocks = y.to_delayed()
     blocks = blocks.ravel().tolist() if hasattr(blocks, "ravel") else list(blocks)
     if len(blocks) != n_blocks:
-        raise ValueError(f"X has {n_blocks} partitions but y has {len(blocks)}; partition "
-                         "them alike.")
+        raise ValueError(
+            f"X has {n_blocks} partitions but y has {len(blocks)}; partition them alike."
+        )
     return blocks
 
 
@@ -447,9 +513,10 @@ class _ClientRunner:
         shared = state
         if sum(v.nbytes for v in state.to_state()[1].values()) > INLINE_STATE_BYTES:
             shared = self.client.submit(_identity, state, pure=False)
-        futures = [self.client.submit(_partition_epoch, template, shared, p, classes, int(s),
-                                      pure=False)
-                   for p, s in zip(parts, seeds)]
+        futures = [
+            self.client.submit(_partition_epoch, template, shared, p, classes, int(s), pure=False)
+            for p, s in zip(parts, seeds)
+        ]
         try:
             results = self._gather(futures, f"round {round_}")
         finally:
@@ -476,8 +543,10 @@ class _ClientRunner:
         try:
             return self.client.gather(futures)
         except Exception as exc:
-            raise RuntimeError(f"ParameterMixing failed in {stage}: {type(exc).__name__} "
-                               f"{exc}; the model was not fitted.") from exc
+            raise RuntimeError(
+                f"ParameterMixing failed in {stage}: {type(exc).__name__} "
+                f"{exc}; the model was not fitted."
+            ) from exc
 
 
 def _identity(value):
@@ -507,15 +576,19 @@ class _LocalRunner:
         try:
             results = dask.compute(*tasks)
         except Exception as exc:
-            raise RuntimeError(f"ParameterMixing failed in round {round_}: {exc}; the model "
-                               "was not fitted.") from exc
+            raise RuntimeError(
+                f"ParameterMixing failed in round {round_}: {exc}; the model was not fitted."
+            ) from exc
         return _checked(list(results), len(parts), round_)
 
 
 def _checked(results, n_parts, round_):
     """Refuse to mix unless every partition returned a complete state."""
     if len(results) != n_parts or not all(
-            isinstance(r, dict) and isinstance(r.get("state"), PrimalState) for r in results):
-        raise RuntimeError(f"ParameterMixing: round {round_} returned {len(results)} results "
-                           f"for {n_parts} partitions, or an incomplete state; refusing to mix.")
+        isinstance(r, dict) and isinstance(r.get("state"), PrimalState) for r in results
+    ):
+        raise RuntimeError(
+            f"ParameterMixing: round {round_} returned {len(results)} results "
+            f"for {n_parts} partitions, or an incomplete state; refusing to mix."
+        )
     return results

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from .readers import FORMATS, Data, data_format, read
 
-__all__ = ["FORMATS", "Data", "data_format", "read_csv", "read_data", "read_svmlight",
-           "read_text"]
+__all__ = ["FORMATS", "Data", "data_format", "read_csv", "read_data", "read_svmlight", "read_text"]
 
 
-def read_data(path, *, label_column=None, labelled=True, n_features=None, zero_based="auto",
-              header="auto"):
+def read_data(
+    path, *, label_column=None, labelled=True, n_features=None, zero_based="auto", header="auto"
+):
     """Read a data file, choosing the reader by its extension.
 
     Parameters
@@ -60,12 +60,17 @@ def read_data(path, *, label_column=None, labelled=True, n_features=None, zero_b
     >>> data.X.shape, data.y.tolist(), data.feature_names
     ((4, 2), ['no', 'yes', 'yes', 'yes'], ['x1', 'x2'])
     """
-    return read(path, label_column=label_column, labelled=labelled, n_features=n_features,
-                zero_based=zero_based, header=header)
+    return read(
+        path,
+        label_column=label_column,
+        labelled=labelled,
+        n_features=n_features,
+        zero_based=zero_based,
+        header=header,
+    )
 
 
-def read_csv(path, *, label_column=None, labelled=True, n_features=None,
-             header="auto") -> Data:
+def read_csv(path, *, label_column=None, labelled=True, n_features=None, header="auto") -> Data:
     """Read a CSV file of numeric features and a label column.
 
     Parameters
@@ -102,8 +107,14 @@ def read_csv(path, *, label_column=None, labelled=True, n_features=None,
     ...
     rosenblatt.exceptions.DataFileError: ...bad.csv, line 2, column 2: 'oops' is not a number
     """
-    return read(path, format="csv", label_column=label_column, labelled=labelled,
-                n_features=n_features, header=header)
+    return read(
+        path,
+        format="csv",
+        label_column=label_column,
+        labelled=labelled,
+        n_features=n_features,
+        header=header,
+    )
 
 
 def read_svmlight(path, *, labelled=True, n_features=None, zero_based="auto") -> Data:
@@ -140,8 +151,9 @@ def read_svmlight(path, *, labelled=True, n_features=None, zero_based="auto") ->
     >>> data.X.toarray()[0], data.y.tolist(), data.zero_based
     (array([-1., -1.]), [-1, 1, 1, 1], False)
     """
-    return read(path, format="svmlight", labelled=labelled, n_features=n_features,
-                zero_based=zero_based)
+    return read(
+        path, format="svmlight", labelled=labelled, n_features=n_features, zero_based=zero_based
+    )
 
 
 def read_text(path, *, labelled=True) -> Data:

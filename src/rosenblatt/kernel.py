@@ -49,8 +49,10 @@ _KERNEL_PARAMS = {
     "precomputed": (),
 }
 _MB = 1024 * 1024
-_ADVICE = ("The data may not be separable in the kernel's feature space; raise max_iter, or try "
-           "another kernel (or gamma).")
+_ADVICE = (
+    "The data may not be separable in the kernel's feature space; raise max_iter, or try "
+    "another kernel (or gamma)."
+)
 
 
 class KernelPerceptron(ClassifierMixin, BaseEstimator):
@@ -288,8 +290,9 @@ default="rbf"
         return Kernel(self.kernel, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
-            ) -> KernelPerceptron:
+    def fit(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
+    ) -> KernelPerceptron:
         """Run the dual perceptron until an epoch makes no mistake, or ``max_iter`` epochs.
 
         Parameters
@@ -326,8 +329,9 @@ default="rbf"
         self.gamma_ = self._resolve_gamma(X)
         Y = self._targets(y)
         state = DualState.allocate(Y.shape[0], n)
-        table = KernelTable(self._kernel_function().training_rows(X), n,
-                            float(self.cache_size) * _MB)
+        table = KernelTable(
+            self._kernel_function().training_rows(X), n, float(self.cache_size) * _MB
+        )
         rng = random_source(self.random_state)
         eta, s2 = float(self.eta), self._s2
 
@@ -335,9 +339,16 @@ default="rbf"
             order = rng.permutation(n) if self.shuffle else np.arange(n)
             return state.epoch(table, order.astype(np.int64), Y, sample_weight, eta, s2, active)
 
-        history = run_epochs(epoch, n_units=Y.shape[0], max_epochs=self.max_iter, owner=name,
-                             advice=_ADVICE, credit=state.credit, on_epoch=self.on_epoch,
-                             model=self)
+        history = run_epochs(
+            epoch,
+            n_units=Y.shape[0],
+            max_epochs=self.max_iter,
+            owner=name,
+            advice=_ADVICE,
+            credit=state.credit,
+            on_epoch=self.on_epoch,
+            model=self,
+        )
         self.mistakes_per_epoch_ = history.mistakes_per_epoch
         self.n_iter_ = history.n_iter
         self.n_mistakes_ = history.n_mistakes
@@ -374,7 +385,7 @@ default="rbf"
         vectors (their first update): the order training summed scores in."""
         ptr, columns = [0], []
         for p in range(self.dual_coef_.shape[0]):
-            updated = self.update_support_[self.update_ptr_[p]:self.update_ptr_[p + 1]]
+            updated = self.update_support_[self.update_ptr_[p] : self.update_ptr_[p + 1]]
             _, first = np.unique(updated, return_index=True)
             columns.append(updated[np.sort(first)])
             ptr.append(ptr[-1] + first.shape[0])
@@ -406,9 +417,15 @@ default="rbf"
         for batch in gen_batches(X.shape[0], rows):
             K = kernel.against(X[batch], self.support_vectors_, self.support_)
             if order is None:
-                scores[batch] = vote_scores(K, self.update_ptr_, self.update_support_,
-                                            self.update_coef_, self.update_time_,
-                                            self.n_presented_, self._s2)
+                scores[batch] = vote_scores(
+                    K,
+                    self.update_ptr_,
+                    self.update_support_,
+                    self.update_coef_,
+                    self.update_time_,
+                    self.n_presented_,
+                    self._s2,
+                )
             else:
                 scores[batch] = decision_scores(K, self.dual_coef_, *order, self._s2)
         return scores.ravel() if n_problems == 1 else scores

@@ -245,8 +245,7 @@ class VotedPerceptron(BaseLinearPerceptron):
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32],
-                          reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         votes = self.training_state_.vote(X, self.classes_.shape[0])
         if self._multinomial and self.classes_.shape[0] == 2:
             return votes[:, 1] - votes[:, 0]

@@ -64,8 +64,17 @@ import scipy.sparse as sp
 
 from .exceptions import ModelFileError
 
-__all__ = ["CALLBACK_PARAMETERS", "FITTED_PROPERTIES", "FORMAT_NAME", "FORMAT_VERSION",
-           "REGISTRY", "STATE_REGISTRY", "load", "read_manifest", "save"]
+__all__ = [
+    "CALLBACK_PARAMETERS",
+    "FITTED_PROPERTIES",
+    "FORMAT_NAME",
+    "FORMAT_VERSION",
+    "REGISTRY",
+    "STATE_REGISTRY",
+    "load",
+    "read_manifest",
+    "save",
+]
 
 FORMAT_NAME = "rosenblatt-model"
 FORMAT_VERSION = 2
@@ -125,9 +134,20 @@ _FITTED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_\Z")
 _ADDRESS = re.compile(r" at 0x[0-9A-Fa-f]+")
 # Everything a damaged archive can make zipfile, zlib, json, numpy or a constructor raise.
 _DAMAGE = (
-    zipfile.BadZipFile, zlib.error, EOFError, KeyError, IndexError, ValueError, TypeError,
-    struct.error, UnicodeDecodeError, NotImplementedError, RuntimeError, OverflowError,
-    RecursionError, AttributeError,
+    zipfile.BadZipFile,
+    zlib.error,
+    EOFError,
+    KeyError,
+    IndexError,
+    ValueError,
+    TypeError,
+    struct.error,
+    UnicodeDecodeError,
+    NotImplementedError,
+    RuntimeError,
+    OverflowError,
+    RecursionError,
+    AttributeError,
 )
 
 
@@ -193,8 +213,11 @@ class _Writer:
                     raise TypeError(_callable_parameter(obj, name, value, where))
                 params[name] = self.value(value, f"{where}.{name}")
             _check_fitted_parts(obj, key, where)
-            fitted = {name: self.value(value, f"{where}.{name}")
-                      for name, value in vars(obj).items() if _is_fitted_name(name)}
+            fitted = {
+                name: self.value(value, f"{where}.{name}")
+                for name, value in vars(obj).items()
+                if _is_fitted_name(name)
+            }
             properties = {}
             for name in FITTED_PROPERTIES.get(key, ()):
                 try:
@@ -204,16 +227,22 @@ class _Writer:
                 properties[name] = self.value(value, f"{where}.{name}")
         finally:
             self._open.discard(id(obj))
-        return {"$": "estimator", "class": key, "params": params, "fitted": fitted,
-                "properties": properties}
+        return {
+            "$": "estimator",
+            "class": key,
+            "params": params,
+            "fitted": fitted,
+            "properties": properties,
+        }
 
     def state(self, value, key, where):
         meta, arrays = value.to_state()
         try:
             meta = json.loads(json.dumps(meta, allow_nan=False))
         except (TypeError, ValueError) as exc:
-            raise TypeError(f"Cannot save {where}: the meta of its to_state() is not plain "
-                            f"JSON ({exc}).") from None
+            raise TypeError(
+                f"Cannot save {where}: the meta of its to_state() is not plain JSON ({exc})."
+            ) from None
         nodes = {}
         for name, array in arrays.items():
             if not isinstance(name, str) or type(array) is not np.ndarray:
@@ -232,8 +261,10 @@ class _Writer:
         if type(value) is list:
             return [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)]
         if type(value) is tuple:
-            return {"$": "tuple", "items": [self.value(v, f"{where}[{i}]")
-                                            for i, v in enumerate(value)]}
+            return {
+                "$": "tuple",
+                "items": [self.value(v, f"{where}[{i}]") for i, v in enumerate(value)],
+            }
         if type(value) is dict:
             items = []
             for k, v in value.items():
@@ -249,8 +280,11 @@ class _Writer:
         if isinstance(value, np.generic):
             if value.dtype.kind not in _SCALAR_KINDS:
                 _refuse(value, where, f"of dtype {value.dtype} ")
-            return {"$": "scalar", "dtype": value.dtype.str,
-                    "value": self.value(value.item(), where)}
+            return {
+                "$": "scalar",
+                "dtype": value.dtype.str,
+                "value": self.value(value.item(), where),
+            }
         if isinstance(value, np.dtype):
             return {"$": "dtype", "name": self._dtype_name(value, where)}
         if isinstance(value, type) and issubclass(value, np.generic):
@@ -258,13 +292,17 @@ class _Writer:
         if sp.issparse(value):
             return self._sparse(value, where)
         if isinstance(value, np.random.RandomState):
-            return {"$": "random_state",
-                    "state": self.value(value.get_state(legacy=True), f"{where} state")}
+            return {
+                "$": "random_state",
+                "state": self.value(value.get_state(legacy=True), f"{where} state"),
+            }
         if isinstance(value, np.random.Generator):
             if type(value.bit_generator).__name__ not in _BIT_GENERATORS:
                 _refuse(value.bit_generator, where)
-            return {"$": "generator",
-                    "state": self.value(value.bit_generator.state, f"{where} state")}
+            return {
+                "$": "generator",
+                "state": self.value(value.bit_generator.state, f"{where} state"),
+            }
         key = _key_of(type(value), STATE_REGISTRY)
         if key is not None:
             return self.state(value, key, where)
@@ -283,10 +321,16 @@ class _Writer:
         if value.dtype == np.dtype(object):
             odd = [v for v in value.ravel() if not isinstance(v, str) or v.endswith("\x00")]
             if odd:
-                what = (f"a {_type_name(odd[0])}" if not isinstance(odd[0], str)
-                        else "a str that ends in NUL (unicode arrays cannot keep it)")
-                _refuse(value, where,
-                        f"of dtype object holding {what} (object arrays may only hold str) ")
+                what = (
+                    f"a {_type_name(odd[0])}"
+                    if not isinstance(odd[0], str)
+                    else "a str that ends in NUL (unicode arrays cannot keep it)"
+                )
+                _refuse(
+                    value,
+                    where,
+                    f"of dtype object holding {what} (object arrays may only hold str) ",
+                )
             value = value.astype(str)
             node["strings"] = "object"
         elif value.dtype.hasobject or value.dtype.kind not in _ARRAY_KINDS:
@@ -299,30 +343,45 @@ class _Writer:
         if fmt not in _SPARSE_FORMATS:
             _refuse(value, where)
         csr = value.tocsr()
-        return {"$": "sparse", "format": fmt, "array": isinstance(value, sp.sparray),
-                "shape": list(csr.shape),
-                **{part: self.array(np.asarray(getattr(csr, part)), f"{where}.{part}")
-                   for part in ("data", "indices", "indptr")}}
+        return {
+            "$": "sparse",
+            "format": fmt,
+            "array": isinstance(value, sp.sparray),
+            "shape": list(csr.shape),
+            **{
+                part: self.array(np.asarray(getattr(csr, part)), f"{where}.{part}")
+                for part in ("data", "indices", "indptr")
+            },
+        }
 
 
 def _callable_parameter(obj, name, value, where):
     owner = type(obj).__name__
     what = getattr(value, "__qualname__", _type_name(value))
     if owner == "KernelPerceptron" and name == "kernel":
-        todo = ("Use a named kernel ('linear', 'poly', 'rbf' or 'sigmoid'), or compute the "
-                "kernel matrices with your function and use kernel='precomputed'; then fit "
-                "again and save.")
+        todo = (
+            "Use a named kernel ('linear', 'poly', 'rbf' or 'sigmoid'), or compute the "
+            "kernel matrices with your function and use kernel='precomputed'; then fit "
+            "again and save."
+        )
     else:
-        todo = (f"Set {name} to a value that is not a function (set_params({name}=...)) and "
-                "fit again, or rebuild the model in code instead of saving it.")
-    return (f"Cannot save {where}: its parameter {name!r} is a callable ({what}), and a "
-            f"rosenblatt model file stores no code. {todo}")
+        todo = (
+            f"Set {name} to a value that is not a function (set_params({name}=...)) and "
+            "fit again, or rebuild the model in code instead of saving it."
+        )
+    return (
+        f"Cannot save {where}: its parameter {name!r} is a callable ({what}), and a "
+        f"rosenblatt model file stores no code. {todo}"
+    )
 
 
 def _check_fitted_parts(obj, key, where):
     """Refuse fitted state that lives only in private attributes the format cannot see."""
-    if (key == "sklearn.feature_extraction.text.TfidfVectorizer" and not obj.use_idf
-            and hasattr(obj, "vocabulary_")):
+    if (
+        key == "sklearn.feature_extraction.text.TfidfVectorizer"
+        and not obj.use_idf
+        and hasattr(obj, "vocabulary_")
+    ):
         raise TypeError(
             f"Cannot save {where}: a fitted TfidfVectorizer(use_idf=False) keeps its "
             "transformer in a private attribute that a model file does not store. Use "
@@ -492,8 +551,10 @@ def _describe_params(estimator) -> dict:
     for name, value in get_params(deep=False).items():
         if name in CALLBACK_PARAMETERS:
             described[name] = None
-        elif value is None or isinstance(value, (bool, int, str)) or (
-            isinstance(value, float) and math.isfinite(value)
+        elif (
+            value is None
+            or isinstance(value, (bool, int, str))
+            or (isinstance(value, float) and math.isfinite(value))
         ):
             described[name] = value
         else:  # without memory addresses: the same model gives the same bytes
@@ -506,10 +567,13 @@ def _versions() -> dict:
     from . import __version__
 
     sklearn = sys.modules.get("sklearn")
-    return {"rosenblatt": __version__, "numpy": np.__version__,
-            "scipy": import_module("scipy").__version__,
-            "scikit-learn": getattr(sklearn, "__version__", None),
-            "python": platform.python_version()}
+    return {
+        "rosenblatt": __version__,
+        "numpy": np.__version__,
+        "scipy": import_module("scipy").__version__,
+        "scikit-learn": getattr(sklearn, "__version__", None),
+        "python": platform.python_version(),
+    }
 
 
 def _archive_bytes(model, metadata) -> bytes:
@@ -594,8 +658,7 @@ def save(model, path, *, metadata=None) -> None:
     data = _archive_bytes(model, metadata)  # fails before any file is touched
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.",
-                               suffix=".tmp")
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -631,16 +694,21 @@ def _fail(path, what, todo):
 
 
 _RESAVE = "re-save the model with rosenblatt.save (or `rosenblatt train`) and try again"
-_RETRAIN = ("re-train the model and save it again (rosenblatt.save(model, path), or "
-            "`rosenblatt train DATA --model PATH`)")
+_RETRAIN = (
+    "re-train the model and save it again (rosenblatt.save(model, path), or "
+    "`rosenblatt train DATA --model PATH`)"
+)
 
 
 def _writers(manifest) -> str:
     """What wrote a file, from its manifest (for messages)."""
     versions = manifest.get("versions")
     if isinstance(versions, dict) and versions:
-        return ", ".join(f"{name} {version}" for name, version in versions.items()
-                         if name != "python" and isinstance(version, str))
+        return ", ".join(
+            f"{name} {version}"
+            for name, version in versions.items()
+            if name != "python" and isinstance(version, str)
+        )
     return f"rosenblatt {manifest.get('library_version', '?')}"
 
 
@@ -649,29 +717,43 @@ def _open(path):
     with open(path, "rb") as handle:
         data = handle.read()
     if not data.startswith(_ZIP_MAGIC):
-        raise _fail(path, "not a rosenblatt model file (it is not a zip archive)",
-                    "pass a file written by rosenblatt.save or `rosenblatt train --model`")
+        raise _fail(
+            path,
+            "not a rosenblatt model file (it is not a zip archive)",
+            "pass a file written by rosenblatt.save or `rosenblatt train --model`",
+        )
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
     except _DAMAGE:
-        raise _fail(path, "the model file is truncated or damaged (its zip directory cannot "
-                    "be read)", _RESAVE) from None
+        raise _fail(
+            path,
+            "the model file is truncated or damaged (its zip directory cannot be read)",
+            _RESAVE,
+        ) from None
     try:
         raw_manifest = archive.read(_MANIFEST)
     except KeyError:
-        raise _fail(path, "a zip archive but not a rosenblatt model (no manifest.json)",
-                    "pass a file written by rosenblatt.save") from None
+        raise _fail(
+            path,
+            "a zip archive but not a rosenblatt model (no manifest.json)",
+            "pass a file written by rosenblatt.save",
+        ) from None
     except _DAMAGE:
-        raise _fail(path, "the model file is damaged (manifest.json fails its checksum)",
-                    _RESAVE) from None
+        raise _fail(
+            path, "the model file is damaged (manifest.json fails its checksum)", _RESAVE
+        ) from None
     try:
         manifest = json.loads(raw_manifest)
     except _DAMAGE:
-        raise _fail(path, "the model file is damaged (manifest.json is not valid JSON)",
-                    _RESAVE) from None
+        raise _fail(
+            path, "the model file is damaged (manifest.json is not valid JSON)", _RESAVE
+        ) from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT_NAME:
-        raise _fail(path, f"not a rosenblatt model (its manifest does not name the format "
-                    f"{FORMAT_NAME!r})", "pass a file written by rosenblatt.save")
+        raise _fail(
+            path,
+            f"not a rosenblatt model (its manifest does not name the format {FORMAT_NAME!r})",
+            "pass a file written by rosenblatt.save",
+        )
     version = manifest.get("format_version")
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise _fail(path, f"the manifest has an invalid format_version {version!r}", _RESAVE)
@@ -686,8 +768,11 @@ def _open(path):
             "upgrade rosenblatt (pip install --upgrade rosenblatt) to load it",
         )
     if hashlib.sha256(data[:-_DIGEST_BYTES]).hexdigest().encode() != data[-_DIGEST_BYTES:]:
-        raise _fail(path, "the model file was altered or damaged (its SHA-256 checksum does "
-                    "not match)", _RESAVE)
+        raise _fail(
+            path,
+            "the model file was altered or damaged (its SHA-256 checksum does not match)",
+            _RESAVE,
+        )
     return manifest, archive
 
 
@@ -775,16 +860,23 @@ def load(path):
             )
         hashes = manifest.get("sha256")
         if not isinstance(hashes, dict) or set(hashes) != set(archive.namelist()) - {_MANIFEST}:
-            raise _fail(path, "the model file was altered (its members do not match the "
-                        "manifest's list)", _RESAVE)
+            raise _fail(
+                path,
+                "the model file was altered (its members do not match the manifest's list)",
+                _RESAVE,
+            )
 
         def read(name):
             if not isinstance(name, str) or name not in hashes:
                 raise ValueError(f"member {name!r:.60} is not listed in the manifest")
             data = archive.read(name)
             if hashlib.sha256(data).hexdigest() != hashes[name]:
-                raise _fail(path, f"the model file was altered ({name} does not match its "
-                            "SHA-256 in the manifest)", _RESAVE)
+                raise _fail(
+                    path,
+                    f"the model file was altered ({name} does not match its "
+                    "SHA-256 in the manifest)",
+                    _RESAVE,
+                )
             return data
 
         def read_array(name):
@@ -792,9 +884,12 @@ def load(path):
                 array = np.load(io.BytesIO(read(name)), allow_pickle=False)
             except ValueError as exc:
                 if "pickle" in str(exc).lower():
-                    raise _fail(path, f"{name} holds a pickled object, which rosenblatt never "
-                                "loads (loading it could run code)",
-                                "only load model files written by rosenblatt.save") from None
+                    raise _fail(
+                        path,
+                        f"{name} holds a pickled object, which rosenblatt never "
+                        "loads (loading it could run code)",
+                        "only load model files written by rosenblatt.save",
+                    ) from None
                 raise
             if not isinstance(array, np.ndarray) or array.dtype.hasobject:
                 raise ValueError(f"{name} is not a plain numpy array")
@@ -806,18 +901,29 @@ def load(path):
         except ModelFileError:
             raise
         except _Incompatible as exc:
-            raise _fail(path, f"written by {_writers(manifest)}: {exc}",
-                        "load it where those versions are installed, or re-train the model "
-                        "and save it again here") from None
+            raise _fail(
+                path,
+                f"written by {_writers(manifest)}: {exc}",
+                "load it where those versions are installed, or re-train the model "
+                "and save it again here",
+            ) from None
         except _ForeignClass as exc:
-            raise _fail(path, f"the file asks for class {exc.key!r:.120}, which rosenblatt does "
-                        "not load (allowed: the classes in rosenblatt.persistence.REGISTRY "
-                        "and STATE_REGISTRY)",
-                        "only load model files written by rosenblatt.save") from None
+            raise _fail(
+                path,
+                f"the file asks for class {exc.key!r:.120}, which rosenblatt does "
+                "not load (allowed: the classes in rosenblatt.persistence.REGISTRY "
+                "and STATE_REGISTRY)",
+                "only load model files written by rosenblatt.save",
+            ) from None
         except _DAMAGE as exc:
-            raise _fail(path, f"the model file is damaged ({type(exc).__name__}: {exc})",
-                        _RESAVE) from None
+            raise _fail(
+                path, f"the model file is damaged ({type(exc).__name__}: {exc})", _RESAVE
+            ) from None
     if _key_of(type(model)) != manifest.get("class"):
-        raise _fail(path, f"the manifest names class {manifest.get('class')!r} but the state "
-                    f"holds a {_key_of(type(model))}", _RESAVE)
+        raise _fail(
+            path,
+            f"the manifest names class {manifest.get('class')!r} but the state "
+            f"holds a {_key_of(type(model))}",
+            _RESAVE,
+        )
     return model

@@ -20,8 +20,14 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["animate_training", "new_figure", "plot_decision_boundary", "plot_mistakes",
-           "plot_scores", "save_figure"]
+__all__ = [
+    "animate_training",
+    "new_figure",
+    "plot_decision_boundary",
+    "plot_mistakes",
+    "plot_scores",
+    "save_figure",
+]
 
 _MARKERS = "os^vD<>ph*"
 _GRID = 300  # grid points per axis for decision regions
@@ -78,8 +84,10 @@ def save_figure(fig, path, *, dpi=100):
     path = os.fspath(path)
     ext = os.path.splitext(path)[1].lower()
     if ext not in (".png", ".svg"):
-        raise ValueError(f"Cannot save a figure as {ext or 'a file without extension'!r}: "
-                         "use a .png or .svg path (or .gif for an animation).")
+        raise ValueError(
+            f"Cannot save a figure as {ext or 'a file without extension'!r}: "
+            "use a .png or .svg path (or .gif for an animation)."
+        )
     # constrained layout would resize the canvas with bbox_inches; keep the exact size
     fig.savefig(path, format=ext[1:], dpi=dpi)
     return path
@@ -107,17 +115,29 @@ def _scatter(ax, X, y, classes):
     colors = mpl.colormaps["tab10"]
     for k, label in enumerate(classes):
         mask = y == label
-        ax.scatter(X[mask, 0], X[mask, 1], s=45, marker=_MARKERS[k % len(_MARKERS)],
-                   color=colors(k % 10), edgecolor="black", linewidth=0.6, zorder=3,
-                   label=f"class {label}")
+        ax.scatter(
+            X[mask, 0],
+            X[mask, 1],
+            s=45,
+            marker=_MARKERS[k % len(_MARKERS)],
+            color=colors(k % 10),
+            edgecolor="black",
+            linewidth=0.6,
+            zorder=3,
+            label=f"class {label}",
+        )
 
 
 def _is_linear(model) -> bool:
     """The decision function is ``X @ coef_.T + intercept_`` (not a vote or a kernel)."""
     from .linear import VotedPerceptron
 
-    return (hasattr(model, "coef_") and hasattr(model, "intercept_")
-            and not isinstance(model, VotedPerceptron) and not hasattr(model, "dual_coef_"))
+    return (
+        hasattr(model, "coef_")
+        and hasattr(model, "intercept_")
+        and not isinstance(model, VotedPerceptron)
+        and not hasattr(model, "dual_coef_")
+    )
 
 
 def plot_decision_boundary(model, X, y, ax=None, margin=True, title=None):
@@ -164,8 +184,16 @@ def plot_decision_boundary(model, X, y, ax=None, margin=True, title=None):
     grid = np.column_stack([xx.ravel(), yy.ravel()])
     classes = np.asarray(getattr(model, "classes_", np.unique(y)))
     predicted = np.searchsorted(classes, model.predict(grid)).reshape(xx.shape)
-    ax.contourf(xx, yy, predicted, levels=np.arange(len(classes) + 1) - 0.5, cmap="tab10",
-                vmin=0, vmax=9.5, alpha=0.18)
+    ax.contourf(
+        xx,
+        yy,
+        predicted,
+        levels=np.arange(len(classes) + 1) - 0.5,
+        cmap="tab10",
+        vmin=0,
+        vmax=9.5,
+        alpha=0.18,
+    )
     if len(classes) == 2:
         scores = np.asarray(model.decision_function(grid)).reshape(xx.shape)
         ax.contour(xx, yy, scores, levels=[0.0], colors="black", linewidths=2)
@@ -173,8 +201,9 @@ def plot_decision_boundary(model, X, y, ax=None, margin=True, title=None):
         if margin:
             _draw_margins(ax, model, X, y, classes, xx, yy, grid)
     else:
-        ax.contour(xx, yy, predicted, levels=np.arange(len(classes)) + 0.5, colors="black",
-                   linewidths=1.2)
+        ax.contour(
+            xx, yy, predicted, levels=np.arange(len(classes)) + 0.5, colors="black", linewidths=1.2
+        )
     _scatter(ax, X, y, classes)
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
@@ -197,11 +226,23 @@ def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
         if norm > 0 and np.all(t * f > 0):
             near_pos, near_neg = f[t > 0].min(), f[t < 0].max()
             scores = (grid @ w + b).reshape(xx.shape)
-            ax.contour(xx, yy, scores, levels=sorted([near_neg, near_pos]), colors="black",
-                       linestyles="dotted", linewidths=1.2)
+            ax.contour(
+                xx,
+                yy,
+                scores,
+                levels=sorted([near_neg, near_pos]),
+                colors="black",
+                linestyles="dotted",
+                linewidths=1.2,
+            )
             gamma = min(near_pos, -near_neg) / norm
-            ax.plot([], [], color="black", linestyle="dotted",
-                    label=f"through the closest points (margin {gamma:.3g})")
+            ax.plot(
+                [],
+                [],
+                color="black",
+                linestyle="dotted",
+                label=f"through the closest points (margin {gamma:.3g})",
+            )
     try:
         from .theory import max_margin
 
@@ -209,12 +250,27 @@ def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
     except (NotSeparableError, ImportError, RuntimeError, ValueError):
         return
     scores = (grid @ best.coef + best.intercept).reshape(xx.shape)
-    ax.contour(xx, yy, scores, levels=[-1.0, 0.0, 1.0], colors="tab:green",
-               linestyles=["dashed", "solid", "dashed"], linewidths=[1, 1.5, 1], alpha=0.9)
+    ax.contour(
+        xx,
+        yy,
+        scores,
+        levels=[-1.0, 0.0, 1.0],
+        colors="tab:green",
+        linestyles=["dashed", "solid", "dashed"],
+        linewidths=[1, 1.5, 1],
+        alpha=0.9,
+    )
     ax.plot([], [], color="tab:green", label=f"maximum margin (γ = {best.margin:.3g})")
     support = X[best.support]
-    ax.scatter(support[:, 0], support[:, 1], s=160, facecolors="none",
-               edgecolors="tab:green", linewidth=1.5, zorder=4)
+    ax.scatter(
+        support[:, 0],
+        support[:, 1],
+        s=160,
+        facecolors="none",
+        edgecolors="tab:green",
+        linewidth=1.5,
+        zorder=4,
+    )
 
 
 def plot_mistakes(model, ax=None, label=None, title=None):
@@ -250,8 +306,13 @@ def plot_mistakes(model, ax=None, label=None, title=None):
     if ax is None:
         _, ax = new_figure()
     epochs = np.arange(1, len(history) + 1)
-    ax.plot(epochs, list(history), marker="o" if len(history) <= 30 else None, markersize=4,
-            label=label or type(model).__name__)
+    ax.plot(
+        epochs,
+        list(history),
+        marker="o" if len(history) <= 30 else None,
+        markersize=4,
+        label=label or type(model).__name__,
+    )
     ax.set_xlabel("epoch")
     ax.set_ylabel("mistakes (updates)")
     top = max(max(line.get_ydata(), default=0) for line in ax.lines)
@@ -292,15 +353,15 @@ def plot_scores(datasets, algorithms, scores, ax=None, title="Test accuracy"):
     width = 0.8 / max(n, 1)
     positions = np.arange(len(datasets))
     for k, name in enumerate(algorithms):
-        ax.bar(positions + (k - (n - 1) / 2) * width, np.nan_to_num(scores[:, k]), width,
-               label=name)
+        ax.bar(
+            positions + (k - (n - 1) / 2) * width, np.nan_to_num(scores[:, k]), width, label=name
+        )
     ax.set_xticks(positions, datasets, fontsize="small")
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("accuracy")
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(fontsize="x-small", ncols=min(n, 4), loc="upper center",
-              bbox_to_anchor=(0.5, -0.1))
+    ax.legend(fontsize="x-small", ncols=min(n, 4), loc="upper center", bbox_to_anchor=(0.5, -0.1))
     return ax
 
 
@@ -318,8 +379,11 @@ def _line_points(w, b, low, high):
 
 def _frames(tr, max_frames):
     """Steps to show: the start and every step that changed the weights."""
-    changed = [k for k in range(1, tr.weights.shape[0])
-               if not np.array_equal(tr.weights[k], tr.weights[k - 1])]
+    changed = [
+        k
+        for k in range(1, tr.weights.shape[0])
+        if not np.array_equal(tr.weights[k], tr.weights[k - 1])
+    ]
     steps = [0] + changed
     if len(steps) > max_frames:  # keep the first and the last, thin the middle evenly
         keep = np.unique(np.linspace(0, len(steps) - 1, max_frames).round().astype(int))
@@ -327,8 +391,21 @@ def _frames(tr, max_frames):
     return steps
 
 
-def animate_training(X, y, path, mode="online", eta=1.0, bias_input=1.0, *, shuffle=False,
-                     max_iter=100, random_state=None, fps=1.5, dpi=80, max_frames=120):
+def animate_training(
+    X,
+    y,
+    path,
+    mode="online",
+    eta=1.0,
+    bias_input=1.0,
+    *,
+    shuffle=False,
+    max_iter=100,
+    random_state=None,
+    fps=1.5,
+    dpi=80,
+    max_frames=120,
+):
     """Write a GIF of the separating line moving, update by update (seed 003).
 
     Runs :func:`rosenblatt.trace.trace` and draws one frame per weight change:
@@ -374,8 +451,16 @@ def animate_training(X, y, path, mode="online", eta=1.0, bias_input=1.0, *, shuf
         raise ValueError(f"animate_training writes a GIF; give a .gif path, not {path!r}.")
     X = _dense_2d(X, "animate_training")
     y = np.asarray(y)
-    tr = trace(X, y, mode=mode, eta=eta, bias_input=bias_input, shuffle=shuffle,
-               max_iter=max_iter, random_state=random_state)
+    tr = trace(
+        X,
+        y,
+        mode=mode,
+        eta=eta,
+        bias_input=bias_input,
+        shuffle=shuffle,
+        max_iter=max_iter,
+        random_state=random_state,
+    )
     steps = _frames(tr, max_frames)
     fig, ax = new_figure(6.5, 4.5)
     low, high = _limits(X, pad=0.35)
@@ -396,14 +481,25 @@ def animate_training(X, y, path, mode="online", eta=1.0, bias_input=1.0, *, shuf
         if points is not None:
             ax.plot(*points, color="black", linewidth=2, label="separating line")
             xx, yy = np.meshgrid(np.linspace(low[0], high[0], 60), np.linspace(low[1], high[1], 60))
-            ax.contourf(xx, yy, w[0] * xx + w[1] * yy + b, levels=[0, np.inf],
-                        colors=["tab:orange"], alpha=0.12)
+            ax.contourf(
+                xx,
+                yy,
+                w[0] * xx + w[1] * yy + b,
+                levels=[0, np.inf],
+                colors=["tab:orange"],
+                alpha=0.12,
+            )
         _scatter(ax, X, y, tr.classes)
         if k > 0:
             responsible = tr.pattern[(tr.step == k) & tr.updated]
             for i in responsible:
-                ax.annotate("", xy=X[i], xytext=(-28, 22), textcoords="offset points",
-                            arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 2})
+                ax.annotate(
+                    "",
+                    xy=X[i],
+                    xytext=(-28, 22),
+                    textcoords="offset points",
+                    arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 2},
+                )
             who = ", ".join(str(i + 1) for i in responsible)
             step_name = "epoch" if tr.mode == "batch" else "step"
             header = f"{step_name} {k}: pattern{'s' if len(responsible) > 1 else ''} {who}"

@@ -13,8 +13,13 @@ from dataclasses import dataclass, field
 
 __all__ = ["ReportFigure", "ReportTable", "render_report", "write_report"]
 
-_MIME = {".png": "image/png", ".svg": "image/svg+xml", ".gif": "image/gif",
-         ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
+_MIME = {
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".gif": "image/gif",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+}
 
 _STYLE = """
 body { font-family: system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; color: #222;
@@ -75,16 +80,20 @@ def _table_html(table: ReportTable) -> str:
         for row in table.rows
     )
     caption = f"<p>{esc(table.caption)}</p>" if table.caption else ""
-    return (f"<h2>{esc(table.title)}</h2>\n{caption}\n<table>\n<thead><tr>{head}</tr></thead>\n"
-            f"<tbody>\n{body}\n</tbody>\n</table>")
+    return (
+        f"<h2>{esc(table.title)}</h2>\n{caption}\n<table>\n<thead><tr>{head}</tr></thead>\n"
+        f"<tbody>\n{body}\n</tbody>\n</table>"
+    )
 
 
 def _figure_html(figure: ReportFigure) -> str:
     esc = html.escape
     alt = esc(figure.alt or figure.title, quote=True)
     caption = f"<figcaption>{esc(figure.caption)}</figcaption>" if figure.caption else ""
-    return (f"<figure>\n<h2>{esc(figure.title)}</h2>\n"
-            f'<img src="{_data_uri(figure.path)}" alt="{alt}">\n{caption}\n</figure>')
+    return (
+        f"<figure>\n<h2>{esc(figure.title)}</h2>\n"
+        f'<img src="{_data_uri(figure.path)}" alt="{alt}">\n{caption}\n</figure>'
+    )
 
 
 def render_report(title, tables=(), figures=(), intro="", footer="") -> str:

@@ -46,15 +46,31 @@ from ._config import DEFAULT_CHUNK_SIZE
 from .readers import Schema as ChunkIndex
 from .readers import data_format, iter_chunks, read_chunk, scan
 
-__all__ = ["ChunkIndex", "chunk_orders", "fit_stream", "hashing_vectorizer", "index_file",
-           "iter_chunks", "read_chunk", "score_stream", "train_stream"]
+__all__ = [
+    "ChunkIndex",
+    "chunk_orders",
+    "fit_stream",
+    "hashing_vectorizer",
+    "index_file",
+    "iter_chunks",
+    "read_chunk",
+    "score_stream",
+    "train_stream",
+]
 
 DEFAULT_HASH_FEATURES = 2**20
 
 
 # ---------------------------------------------------------------------- scan
-def index_file(path, chunk_size=DEFAULT_CHUNK_SIZE, *, n_features=None, zero_based="auto",
-               label_column=None, header="auto") -> ChunkIndex:
+def index_file(
+    path,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    *,
+    n_features=None,
+    zero_based="auto",
+    label_column=None,
+    header="auto",
+) -> ChunkIndex:
     """Read a data file once and record where every chunk of ``chunk_size`` samples starts.
 
     :func:`rosenblatt.readers.scan` with chunks; see there for the options.
@@ -91,8 +107,14 @@ def index_file(path, chunk_size=DEFAULT_CHUNK_SIZE, *, n_features=None, zero_bas
     """
     if not (isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
-    return scan(path, chunk_size, n_features=n_features, zero_based=zero_based,
-                label_column=label_column, header=header)
+    return scan(
+        path,
+        chunk_size,
+        n_features=n_features,
+        zero_based=zero_based,
+        label_column=label_column,
+        header=header,
+    )
 
 
 # ---------------------------------------------------------------------- training
@@ -106,8 +128,9 @@ def hashing_vectorizer(n_features=DEFAULT_HASH_FEATURES, dtype=np.float64):
     """
     from sklearn.feature_extraction.text import HashingVectorizer
 
-    return HashingVectorizer(n_features=int(n_features), alternate_sign=False, norm="l2",
-                             dtype=dtype)
+    return HashingVectorizer(
+        n_features=int(n_features), alternate_sign=False, norm="l2", dtype=dtype
+    )
 
 
 def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
@@ -127,10 +150,23 @@ def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
         yield rng.permutation(n_chunks) if shuffle is not False else np.arange(n_chunks)
 
 
-def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
-               random_state=None, classes=None, n_features=None, zero_based="auto",
-               label_column=None, dtype=np.float64, vectorizer=None, index=None,
-               on_epoch=None, header="auto"):
+def fit_stream(
+    estimator,
+    path,
+    *,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    epochs=None,
+    random_state=None,
+    classes=None,
+    n_features=None,
+    zero_based="auto",
+    label_column=None,
+    dtype=np.float64,
+    vectorizer=None,
+    index=None,
+    on_epoch=None,
+    header="auto",
+):
     """Train an online estimator on a data file chunk by chunk, in bounded memory.
 
     Every epoch visits the chunks in a fresh random order (drawn by
@@ -193,11 +229,19 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
     (True, [1, -1])
     """
     if not hasattr(estimator, "fit_batches"):
-        raise TypeError(f"fit_stream trains with fit_batches, which {type(estimator).__name__} "
-                        "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron")
+        raise TypeError(
+            f"fit_stream trains with fit_batches, which {type(estimator).__name__} "
+            "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
+        )
     if index is None:
-        index = index_file(path, chunk_size, n_features=None if _is_text(path) else n_features,
-                           zero_based=zero_based, label_column=label_column, header=header)
+        index = index_file(
+            path,
+            chunk_size,
+            n_features=None if _is_text(path) else n_features,
+            zero_based=zero_based,
+            label_column=label_column,
+            header=header,
+        )
     epochs = getattr(estimator, "max_iter", 100) if epochs is None else epochs
     if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
         raise ValueError(f"epochs must be a positive int; got {epochs!r}")
@@ -206,8 +250,7 @@ def fit_stream(estimator, path, *, chunk_size=DEFAULT_CHUNK_SIZE, epochs=None,
         vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
     if random_state is None:
         random_state = getattr(estimator, "random_state", None)
-    orders = chunk_orders(index.n_chunks, epochs, random_state,
-                          getattr(estimator, "shuffle", True))
+    orders = chunk_orders(index.n_chunks, epochs, random_state, getattr(estimator, "shuffle", True))
 
     def batches():  # one epoch: every chunk, in this epoch's chunk order
         for X, y in iter_chunks(path, order=next(orders), index=index, dtype=dtype):
@@ -232,8 +275,17 @@ def _is_text(path) -> bool:
     return data_format(path) == "text"
 
 
-def score_stream(model, path, *, chunk_size=DEFAULT_CHUNK_SIZE, zero_based="auto",
-                 label_column=None, index=None, dtype=np.float64, header="auto"):
+def score_stream(
+    model,
+    path,
+    *,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    zero_based="auto",
+    label_column=None,
+    index=None,
+    dtype=np.float64,
+    header="auto",
+):
     """Accuracy of a fitted model on a data file, read chunk by chunk.
 
     For svmlight the model's ``n_features_in_`` fixes the chunks' width.
@@ -250,8 +302,14 @@ def score_stream(model, path, *, chunk_size=DEFAULT_CHUNK_SIZE, zero_based="auto
     """
     if index is None:
         width = None if _is_text(path) else getattr(_final(model), "n_features_in_", None)
-        index = index_file(path, chunk_size, n_features=width, zero_based=zero_based,
-                           label_column=label_column, header=header)
+        index = index_file(
+            path,
+            chunk_size,
+            n_features=width,
+            zero_based=zero_based,
+            label_column=label_column,
+            header=header,
+        )
     right = total = 0
     for X, y in iter_chunks(path, index=index, dtype=dtype):
         right += int(np.sum(model.predict(X) == y))
@@ -267,9 +325,21 @@ def _final(model):
 STREAM_ALGORITHMS = ("perceptron", "averaged", "voted")
 
 
-def train_stream(path, algorithm="perceptron", chunk_size=DEFAULT_CHUNK_SIZE, epochs=100,
-                 seed=0, *, eta=1.0, n_features=None, zero_based="auto", label_column=None,
-                 header="auto", evaluate=True, on_epoch=None):
+def train_stream(
+    path,
+    algorithm="perceptron",
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    epochs=100,
+    seed=0,
+    *,
+    eta=1.0,
+    n_features=None,
+    zero_based="auto",
+    label_column=None,
+    header="auto",
+    evaluate=True,
+    on_epoch=None,
+):
     """Train on a data file too large for memory; what ``rosenblatt train --stream`` runs.
 
     Parameters
@@ -316,19 +386,29 @@ def train_stream(path, algorithm="perceptron", chunk_size=DEFAULT_CHUNK_SIZE, ep
     from .linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     if algorithm not in STREAM_ALGORITHMS:
-        raise ValueError(f"--stream trains the online algorithms {', '.join(STREAM_ALGORITHMS)}; "
-                         f"{algorithm!r} needs the whole data set in memory")
-    cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
-           "voted": VotedPerceptron}[algorithm]
+        raise ValueError(
+            f"--stream trains the online algorithms {', '.join(STREAM_ALGORITHMS)}; "
+            f"{algorithm!r} needs the whole data set in memory"
+        )
+    cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
+        algorithm
+    ]
     estimator = cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
     text = _is_text(path)
-    index = index_file(path, chunk_size, n_features=None if text else n_features,
-                       zero_based=zero_based, label_column=label_column, header=header)
+    index = index_file(
+        path,
+        chunk_size,
+        n_features=None if text else n_features,
+        zero_based=zero_based,
+        label_column=label_column,
+        header=header,
+    )
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        model = fit_stream(estimator, path, epochs=epochs, random_state=seed, index=index,
-                           n_features=n_features)
+        model = fit_stream(
+            estimator, path, epochs=epochs, random_state=seed, index=index, n_features=n_features
+        )
     seconds = time.perf_counter() - start
     accuracy = score_stream(model, path, index=index) if evaluate else None
     summary = {
@@ -346,8 +426,12 @@ def train_stream(path, algorithm="perceptron", chunk_size=DEFAULT_CHUNK_SIZE, ep
         "converged": bool(estimator.converged_),
         "train_accuracy": accuracy,
         "seconds": seconds,
-        "notes": list(index.notes) + [" ".join(str(w.message).split()) for w in caught
-                                      if issubclass(w.category, ConvergenceWarning)],
+        "notes": list(index.notes)
+        + [
+            " ".join(str(w.message).split())
+            for w in caught
+            if issubclass(w.category, ConvergenceWarning)
+        ],
     }
     if index.zero_based is not None:
         summary["zero_based"] = index.zero_based

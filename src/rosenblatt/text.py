@@ -119,9 +119,7 @@ class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return W
 
     def _check(self, X, reset):
-        X = validate_data(
-            self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
-        )
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
         values = X.data if sp.issparse(X) else X
         if values.size and values.min() < 0:
             raise ValueError(

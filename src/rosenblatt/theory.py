@@ -197,8 +197,9 @@ def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
     return SeparabilityResult(False, w, b, float(slack.sum()), violators)
 
 
-def is_linearly_separable(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True
-                          ) -> SeparabilityResult:
+def is_linearly_separable(
+    X: MatrixLike, y: ArrayLike, fit_intercept: bool = True
+) -> SeparabilityResult:
     """Decide linear separability with seed 001's linear program.
 
     Looks for ``w`` and ``b`` with ``t_i (w . x_i + b) >= 1`` for every pattern,
@@ -373,8 +374,12 @@ def _interior_point_qp(rows, n_features: int, highs_status: str) -> np.ndarray:
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     solution = clarabel.DefaultSolver(
-        hessian, np.zeros(n_vars), (-rows).tocsc(), -np.ones(n_rows),
-        [clarabel.NonnegativeConeT(n_rows)], settings,
+        hessian,
+        np.zeros(n_vars),
+        (-rows).tocsc(),
+        -np.ones(n_rows),
+        [clarabel.NonnegativeConeT(n_rows)],
+        settings,
     ).solve()
     if str(solution.status) != "Solved":
         raise RuntimeError(
@@ -522,8 +527,7 @@ def distance_from_origin(coef: ArrayLike, intercept: float) -> float:
     return b / _nonzero_norm(w)
 
 
-def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0
-                    ) -> float:
+def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
     """Seed 004's perceptron risk ``R(w) = sum_{i in V} -t_i f(x_i)``.
 
     ``V`` is the set of misclassified patterns, ``t_i f(x_i) < 0``. A pattern on
@@ -557,8 +561,9 @@ def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: flo
 
 
 # ---------------------------------------------------------------------- mistake bound
-def mistake_bound(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True,
-                  intercept_scaling: float = 1.0) -> float:
+def mistake_bound(
+    X: MatrixLike, y: ArrayLike, fit_intercept: bool = True, intercept_scaling: float = 1.0
+) -> float:
     """Block-Novikoff bound ``(R / gamma)^2`` on the perceptron's number of updates.
 
     Computed for the problem exactly as :class:`rosenblatt.Perceptron` sees it.

@@ -67,8 +67,23 @@ class Trace:
         The arguments of :func:`trace`.
     """
 
-    def __init__(self, *, mode, eta, bias_input, fit_intercept, classes, weights, step,
-                 epoch, pattern, tx, activation, updated, delta_w):
+    def __init__(
+        self,
+        *,
+        mode,
+        eta,
+        bias_input,
+        fit_intercept,
+        classes,
+        weights,
+        step,
+        epoch,
+        pattern,
+        tx,
+        activation,
+        updated,
+        delta_w,
+    ):
         self.mode = mode
         self.eta = eta
         self.bias_input = bias_input
@@ -164,8 +179,9 @@ class Trace:
         In batch mode the weights and the epoch's ``Δw`` are printed on its
         first row only.
         """
-        header = (["a/a"] + self._names("w") + self._names("tx") + ["t w.x", "Update"]
-                  + self._names("Δw"))
+        header = (
+            ["a/a"] + self._names("w") + self._names("tx") + ["t w.x", "Update"] + self._names("Δw")
+        )
         rows = []
         width = self.weights.shape[1]
         for r in range(self.step.shape[0]):
@@ -174,12 +190,17 @@ class Trace:
             w = [_fmt(v) for v in self.weights[self.step[r] - 1]] if shown else [""] * width
             dw = [_fmt(v) for v in self.delta_w[self.step[r] - 1]] if shown else [""] * width
             rows.append(
-                [str(self.pattern[r] + 1)] + w + [_fmt(v) for v in self.tx[r]]
-                + [_fmt(self.activation[r]), "YES" if self.updated[r] else "NO"] + dw
+                [str(self.pattern[r] + 1)]
+                + w
+                + [_fmt(v) for v in self.tx[r]]
+                + [_fmt(self.activation[r]), "YES" if self.updated[r] else "NO"]
+                + dw
             )
         widths = [max(len(line[c]) for line in [header] + rows) for c in range(len(header))]
-        lines = ["  ".join(cell.rjust(wd) for cell, wd in zip(line, widths)).rstrip()
-                 for line in [header] + rows]
+        lines = [
+            "  ".join(cell.rjust(wd) for cell, wd in zip(line, widths)).rstrip()
+            for line in [header] + rows
+        ]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -211,9 +232,17 @@ _CONSTRAINTS = {
 }
 
 
-def trace(X: MatrixLike, y: ArrayLike, mode: str = "online", eta: float = 1.0,
-          bias_input: float = 1.0, shuffle: bool = False, max_iter: int = 100,
-          random_state: RandomStateLike = None, fit_intercept: bool = True) -> Trace:
+def trace(
+    X: MatrixLike,
+    y: ArrayLike,
+    mode: str = "online",
+    eta: float = 1.0,
+    bias_input: float = 1.0,
+    shuffle: bool = False,
+    max_iter: int = 100,
+    random_state: RandomStateLike = None,
+    fit_intercept: bool = True,
+) -> Trace:
     """Train a perceptron step by step and keep every intermediate weight vector.
 
     Starting from zero weights, each pattern ``x`` (augmented with the constant
@@ -299,11 +328,11 @@ def trace(X: MatrixLike, y: ArrayLike, mode: str = "online", eta: float = 1.0,
         order = rng.permutation(n_samples) if shuffle else np.arange(n_samples)
         orders.append(order.astype(np.int64))
         activations.append(np.empty(n_samples))
-        return state.epoch(batch, rule, (orders[-1], no_stream, 0), active,
-                           activation=activations[-1])
+        return state.epoch(
+            batch, rule, (orders[-1], no_stream, 0), active, activation=activations[-1]
+        )
 
-    run_epochs(epoch, n_units=1, max_epochs=int(max_iter), owner="trace", advice="",
-               warn=False)
+    run_epochs(epoch, n_units=1, max_epochs=int(max_iter), owner="trace", advice="", warn=False)
     updates = state.votes.voters[0]
     coef_of = dict(zip(updates.column("time").tolist(), updates.column("coef").tolist()))
 
@@ -339,9 +368,17 @@ def trace(X: MatrixLike, y: ArrayLike, mode: str = "online", eta: float = 1.0,
         raise RuntimeError("trace: the rebuilt weights differ from the engine's; please report")
 
     return Trace(
-        mode=mode, eta=eta, bias_input=bias_input, fit_intercept=bool(fit_intercept),
-        classes=np.unique(y), weights=np.array(weights), step=np.array(step),
-        epoch=np.array(epoch_of), pattern=np.array(pattern), tx=np.array(tx).reshape(-1, width),
-        activation=np.array(activation), updated=np.array(updated, dtype=bool),
+        mode=mode,
+        eta=eta,
+        bias_input=bias_input,
+        fit_intercept=bool(fit_intercept),
+        classes=np.unique(y),
+        weights=np.array(weights),
+        step=np.array(step),
+        epoch=np.array(epoch_of),
+        pattern=np.array(pattern),
+        tx=np.array(tx).reshape(-1, width),
+        activation=np.array(activation),
+        updated=np.array(updated, dtype=bool),
         delta_w=np.array(delta_w).reshape(-1, width),
     )

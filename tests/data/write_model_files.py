@@ -32,9 +32,18 @@ HERE = pathlib.Path(__file__).resolve().parent
 
 NAMES = ["sepal length (cm)", "sepal width (cm)", "petal length (cm)", "petal width (cm)"]
 SPECIES = np.array(["setosa", "versicolor", "virginica"])
-DOCS = ["win a free prize now", "see you at lunch", "free entry win cash",
-        "lecture notes attached", "claim your free prize", "meeting moved to noon",
-        "cash prize waiting", "notes for monday", "free lunch on monday", "prize notes"]
+DOCS = [
+    "win a free prize now",
+    "see you at lunch",
+    "free entry win cash",
+    "lecture notes attached",
+    "claim your free prize",
+    "meeting moved to noon",
+    "cash prize waiting",
+    "notes for monday",
+    "free lunch on monday",
+    "prize notes",
+]
 DOC_Y = np.array(["spam", "ham", "spam", "ham", "spam", "ham", "spam", "ham", "ham", "spam"])
 
 
@@ -78,51 +87,131 @@ def _models():
         return {"kind": "text", "values": list(docs)}
 
     return {
-        "perceptron-online": (Perceptron(random_state=0, max_iter=20), X_iris, y_iris, q_iris,
-                              dense),
+        "perceptron-online": (
+            Perceptron(random_state=0, max_iter=20),
+            X_iris,
+            y_iris,
+            q_iris,
+            dense,
+        ),
         "perceptron-batch-float-labels": (
-            Perceptron(mode="batch", random_state=0, max_iter=20), X_bin,
-            np.array([-1.0, 2.0])[y_bin], q_bin, dense),
+            Perceptron(mode="batch", random_state=0, max_iter=20),
+            X_bin,
+            np.array([-1.0, 2.0])[y_bin],
+            q_bin,
+            dense,
+        ),
         "perceptron-multinomial-dataframe": (
-            Perceptron(multi_class="multinomial", random_state=np.random.RandomState(3),
-                       max_iter=20), frame, object_labels, frame.iloc[::5], dataframe),
+            Perceptron(
+                multi_class="multinomial", random_state=np.random.RandomState(3), max_iter=20
+            ),
+            frame,
+            object_labels,
+            frame.iloc[::5],
+            dataframe,
+        ),
         "averaged-float32-str-labels": (
-            AveragedPerceptron(random_state=0, max_iter=20), X_bin.astype(np.float32),
-            np.array(["no", "yes"])[y_bin], q_bin.astype(np.float32), dense),
-        "voted-csr": (VotedPerceptron(random_state=0, max_iter=10), sp.csr_matrix(X_iris), y_iris,
-                      sp.csr_matrix(q_iris), csr),
-        "voted-multinomial": (VotedPerceptron(multi_class="multinomial", max_iter=10,
-                                              random_state=np.random.default_rng(1)),
-                              X_iris, y_iris, q_iris, dense),
-        "kernel-last": (KernelPerceptron(prediction="last", random_state=0, max_iter=10), X_iris,
-                        y_iris, q_iris, dense),
-        "kernel-averaged-csr": (KernelPerceptron(random_state=0, max_iter=10),
-                                sp.csr_matrix(X_bin), y_bin, sp.csr_matrix(q_bin), csr),
-        "kernel-voted-poly": (KernelPerceptron(kernel="poly", degree=2, prediction="voted",
-                                               random_state=0, max_iter=10),
-                              X_iris, SPECIES[y_iris], q_iris, dense),
-        "kernel-precomputed": (KernelPerceptron(kernel="precomputed", random_state=0, max_iter=10),
-                               gram, y_bin[:40], X_bin[::3] @ X_bin[:40].T, dense),
+            AveragedPerceptron(random_state=0, max_iter=20),
+            X_bin.astype(np.float32),
+            np.array(["no", "yes"])[y_bin],
+            q_bin.astype(np.float32),
+            dense,
+        ),
+        "voted-csr": (
+            VotedPerceptron(random_state=0, max_iter=10),
+            sp.csr_matrix(X_iris),
+            y_iris,
+            sp.csr_matrix(q_iris),
+            csr,
+        ),
+        "voted-multinomial": (
+            VotedPerceptron(
+                multi_class="multinomial", max_iter=10, random_state=np.random.default_rng(1)
+            ),
+            X_iris,
+            y_iris,
+            q_iris,
+            dense,
+        ),
+        "kernel-last": (
+            KernelPerceptron(prediction="last", random_state=0, max_iter=10),
+            X_iris,
+            y_iris,
+            q_iris,
+            dense,
+        ),
+        "kernel-averaged-csr": (
+            KernelPerceptron(random_state=0, max_iter=10),
+            sp.csr_matrix(X_bin),
+            y_bin,
+            sp.csr_matrix(q_bin),
+            csr,
+        ),
+        "kernel-voted-poly": (
+            KernelPerceptron(
+                kernel="poly", degree=2, prediction="voted", random_state=0, max_iter=10
+            ),
+            X_iris,
+            SPECIES[y_iris],
+            q_iris,
+            dense,
+        ),
+        "kernel-precomputed": (
+            KernelPerceptron(kernel="precomputed", random_state=0, max_iter=10),
+            gram,
+            y_bin[:40],
+            X_bin[::3] @ X_bin[:40].T,
+            dense,
+        ),
         "centroid-str-labels": (CentroidClassifier(), X_iris, SPECIES[y_iris], q_iris, dense),
         "lp": (LinearProgramClassifier(), X_bin, y_bin, q_bin, dense),
         "pipeline-scalers-dataframe": (
-            make_pipeline(StandardScaler(), MinMaxScaler(), MaxAbsScaler(), Normalizer(),
-                          AveragedPerceptron(random_state=0, max_iter=20)),
-            frame, y_iris, frame.iloc[::5], dataframe),
+            make_pipeline(
+                StandardScaler(),
+                MinMaxScaler(),
+                MaxAbsScaler(),
+                Normalizer(),
+                AveragedPerceptron(random_state=0, max_iter=20),
+            ),
+            frame,
+            y_iris,
+            frame.iloc[::5],
+            dataframe,
+        ),
         "text-count-tfdf-perceptron": (
             make_pipeline(CountVectorizer(), TfDfTransformer(), Perceptron(random_state=0)),
-            DOCS, DOC_Y, queries, text),
+            DOCS,
+            DOC_Y,
+            queries,
+            text,
+        ),
         "text-tfidf-voted": (
             make_pipeline(TfidfVectorizer(ngram_range=(1, 2)), VotedPerceptron(random_state=0)),
-            DOCS, DOC_Y, queries, text),
+            DOCS,
+            DOC_Y,
+            queries,
+            text,
+        ),
         "text-hashing-tfidf-averaged": (
-            make_pipeline(HashingVectorizer(n_features=64, alternate_sign=False),
-                          TfidfTransformer(), AveragedPerceptron(random_state=0)),
-            DOCS, DOC_Y, queries, text),
+            make_pipeline(
+                HashingVectorizer(n_features=64, alternate_sign=False),
+                TfidfTransformer(),
+                AveragedPerceptron(random_state=0),
+            ),
+            DOCS,
+            DOC_Y,
+            queries,
+            text,
+        ),
         "text-count-kernel": (
-            make_pipeline(CountVectorizer(binary=True),
-                          KernelPerceptron(kernel="linear", random_state=0)),
-            DOCS, DOC_Y, queries, text),
+            make_pipeline(
+                CountVectorizer(binary=True), KernelPerceptron(kernel="linear", random_state=0)
+            ),
+            DOCS,
+            DOC_Y,
+            queries,
+            text,
+        ),
     }
 
 
@@ -166,8 +255,11 @@ def main(argv=None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     folder = HERE / f"format{FORMAT_VERSION}"
     if any(folder.glob("*.rbm")) and "--overwrite" not in argv:
-        print(f"{folder} exists: the files of format {FORMAT_VERSION} are already recorded "
-              "(pass --overwrite to write them again)", file=sys.stderr)
+        print(
+            f"{folder} exists: the files of format {FORMAT_VERSION} are already recorded "
+            "(pass --overwrite to write them again)",
+            file=sys.stderr,
+        )
         return 1
     for name in write(folder):
         print(folder / f"{name}.rbm")

@@ -61,31 +61,38 @@ def _combine(p0, p1, p2, p3, p4, p5, p6, p7):
 @overload(row_dot, inline="always")
 def _row_dot(X, csr, i, w):
     if not _is_dense(csr):
+
         def sparse_dot(X, csr, i, w):
             p0, p1, p2, p3, p4, p5, p6, p7 = lane_gather_dot(
-                csr[0], csr[1], csr[2][i], csr[2][i + 1], w)
+                csr[0], csr[1], csr[2][i], csr[2][i + 1], w
+            )
             return _combine(p0, p1, p2, p3, p4, p5, p6, p7)
+
         return sparse_dot
 
     def dense_dot(X, csr, i, w):
         row = X[i]
         p0, p1, p2, p3, p4, p5, p6, p7 = lane_dot(row, w, row.shape[0])
         return _combine(p0, p1, p2, p3, p4, p5, p6, p7)
+
     return dense_dot
 
 
 @overload(row_axpy, inline="always")
 def _row_axpy(coef, X, csr, i, w):
     if not _is_dense(csr):
+
         def sparse_axpy(coef, X, csr, i, w):
             step = w.dtype.type(coef)
             for p in range(csr[2][i], csr[2][i + 1]):
                 w[csr[1][p]] += step * csr[0][p]
+
         return sparse_axpy
 
     # the step is rounded to the weights' type once, so float32 rows stay in float32
     def dense_axpy(coef, X, csr, i, w):
         lane_axpy(w.dtype.type(coef), X[i], w)
+
     return dense_axpy
 
 
@@ -101,6 +108,7 @@ def _prefetch_row(X, csr, i):
                 prefetch(csr[0], start + k * data_step)
             for k in range(SPARSE_PREFETCH_ENTRIES // index_step):
                 prefetch(csr[1], start + k * index_step)
+
         return sparse_prefetch
 
     def dense_prefetch(X, csr, i):
@@ -109,14 +117,16 @@ def _prefetch_row(X, csr, i):
         stop = min(row.shape[0], step * MAX_PREFETCH_LINES)
         for j in range(0, stop, step):
             prefetch(row, j)
+
     return dense_prefetch
 
 
 @overload(prefetch_extent, inline="always")
 def _prefetch_extent(csr, i):
     if not _is_dense(csr):
+
         def sparse_extent(csr, i):
             prefetch(csr[2], i)
+
         return sparse_extent
     return lambda csr, i: None
-

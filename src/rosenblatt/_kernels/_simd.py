@@ -23,9 +23,14 @@ def lane_dot(typingctx, row, w, n):
     The whole groups of 8 run as vectors; the last ``n % 8`` products are added
     to lanes 0, 1, ... one by one after them, as the scalar sums would.
     """
-    if not (isinstance(row, types.Array) and isinstance(w, types.Array)
-            and row.ndim == 1 and w.ndim == 1 and row.dtype == w.dtype
-            and isinstance(row.dtype, types.Float)):
+    if not (
+        isinstance(row, types.Array)
+        and isinstance(w, types.Array)
+        and row.ndim == 1
+        and w.ndim == 1
+        and row.dtype == w.dtype
+        and isinstance(row.dtype, types.Float)
+    ):
         return None
     lanes_type = types.UniTuple(row.dtype, LANES)
     signature = lanes_type(row, w, n)
@@ -35,29 +40,43 @@ def lane_dot(typingctx, row, w, n):
         row_value, w_value, n_value = args
         vector = ir.VectorType(context.get_value_type(row_type.dtype), LANES)
         align = row_type.dtype.bitwidth // 8
-        arrays = [(row_type, context.make_array(row_type)(context, builder, row_value)),
-                  (w_type, context.make_array(w_type)(context, builder, w_value))]
+        arrays = [
+            (row_type, context.make_array(row_type)(context, builder, row_value)),
+            (w_type, context.make_array(w_type)(context, builder, w_value)),
+        ]
         total = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
         zero = ir.Constant(n_value.type, 0)
         step = ir.Constant(n_value.type, LANES)
         n_full = builder.sub(n_value, builder.srem(n_value, step))
         with cgutils.for_range_slice(builder, zero, n_full, step, inc=True) as (j, _):
-            x, y = (builder.load(builder.bitcast(
-                cgutils.get_item_pointer(context, builder, array_type, array, [j]),
-                vector.as_pointer()), align=align) for array_type, array in arrays)
+            x, y = (
+                builder.load(
+                    builder.bitcast(
+                        cgutils.get_item_pointer(context, builder, array_type, array, [j]),
+                        vector.as_pointer(),
+                    ),
+                    align=align,
+                )
+                for array_type, array in arrays
+            )
             builder.store(builder.fadd(builder.load(total), builder.fmul(x, y)), total)
         lanes = builder.load(total)
-        sums = [cgutils.alloca_once_value(
-            builder, builder.extract_element(lanes, ir.Constant(ir.IntType(32), lane)))
-            for lane in range(LANES)]
+        sums = [
+            cgutils.alloca_once_value(
+                builder, builder.extract_element(lanes, ir.Constant(ir.IntType(32), lane))
+            )
+            for lane in range(LANES)
+        ]
         for lane in range(LANES - 1):  # the tail: feature n_full + lane to lane `lane`
             j = builder.add(n_full, ir.Constant(n_value.type, lane))
             with builder.if_then(builder.icmp_signed("<", j, n_value)):
-                x, y = (builder.load(cgutils.get_item_pointer(context, builder, array_type,
-                                                              array, [j]))
-                        for array_type, array in arrays)
-                builder.store(builder.fadd(builder.load(sums[lane]), builder.fmul(x, y)),
-                              sums[lane])
+                x, y = (
+                    builder.load(cgutils.get_item_pointer(context, builder, array_type, array, [j]))
+                    for array_type, array in arrays
+                )
+                builder.store(
+                    builder.fadd(builder.load(sums[lane]), builder.fmul(x, y)), sums[lane]
+                )
         out = context.get_constant_undef(lanes_type)
         for lane in range(LANES):
             out = builder.insert_value(out, builder.load(sums[lane]), lane)
@@ -77,10 +96,16 @@ def lane_gather_dot(typingctx, data, indices, start, stop, w):
     instead of going through an 8-element array in memory, whose loads and stores
     the CPU must keep in order.
     """
-    if not (isinstance(data, types.Array) and isinstance(w, types.Array)
-            and isinstance(indices, types.Array) and isinstance(indices.dtype, types.Integer)
-            and data.ndim == 1 and w.ndim == 1 and indices.ndim == 1
-            and isinstance(w.dtype, types.Float)):
+    if not (
+        isinstance(data, types.Array)
+        and isinstance(w, types.Array)
+        and isinstance(indices, types.Array)
+        and isinstance(indices.dtype, types.Integer)
+        and data.ndim == 1
+        and w.ndim == 1
+        and indices.ndim == 1
+        and isinstance(w.dtype, types.Float)
+    ):
         return None
     lanes_type = types.UniTuple(w.dtype, LANES)
     signature = lanes_type(data, indices, types.intp, types.intp, w)
@@ -95,37 +120,49 @@ def lane_gather_dot(typingctx, data, indices, start, stop, w):
         indices_array = context.make_array(indices_type)(context, builder, indices_value)
         w_array = context.make_array(w_type)(context, builder, w_value)
         total = cgutils.alloca_once_value(builder, ir.Constant(vector, [0.0] * LANES))
-        with cgutils.for_range_slice(builder, start, stop, ir.Constant(start.type, 1),
-                                     inc=True) as (p, _):
-            column = builder.load(cgutils.get_item_pointer(
-                context, builder, indices_type, indices_array, [p]))
+        with cgutils.for_range_slice(
+            builder, start, stop, ir.Constant(start.type, 1), inc=True
+        ) as (p, _):
+            column = builder.load(
+                cgutils.get_item_pointer(context, builder, indices_type, indices_array, [p])
+            )
             column = context.cast(builder, column, indices_type.dtype, types.int64)
-            value = builder.load(cgutils.get_item_pointer(
-                context, builder, data_type, data_array, [p]))
+            value = builder.load(
+                cgutils.get_item_pointer(context, builder, data_type, data_array, [p])
+            )
             value = context.cast(builder, value, data_type.dtype, w_type.dtype)
-            weight = builder.load(cgutils.get_item_pointer(
-                context, builder, w_type, w_array, [column]))
+            weight = builder.load(
+                cgutils.get_item_pointer(context, builder, w_type, w_array, [column])
+            )
             product = builder.fmul(value, weight)
             lane = builder.and_(column, ir.Constant(ir.IntType(64), LANES - 1))
             splat_lane = builder.shuffle_vector(
-                builder.insert_element(ir.Constant(ir.VectorType(ir.IntType(64), LANES), None),
-                                       lane, ir.Constant(ir.IntType(32), 0)),
+                builder.insert_element(
+                    ir.Constant(ir.VectorType(ir.IntType(64), LANES), None),
+                    lane,
+                    ir.Constant(ir.IntType(32), 0),
+                ),
                 ir.Constant(ir.VectorType(ir.IntType(64), LANES), None),
-                ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+                ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES),
+            )
             splat_product = builder.shuffle_vector(
-                builder.insert_element(ir.Constant(vector, None), product,
-                                       ir.Constant(ir.IntType(32), 0)),
+                builder.insert_element(
+                    ir.Constant(vector, None), product, ir.Constant(ir.IntType(32), 0)
+                ),
                 ir.Constant(vector, None),
-                ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+                ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES),
+            )
             current = builder.load(total)
             chosen = builder.icmp_unsigned("==", lane_ids, splat_lane)
-            builder.store(builder.select(chosen, builder.fadd(current, splat_product), current),
-                          total)
+            builder.store(
+                builder.select(chosen, builder.fadd(current, splat_product), current), total
+            )
         lanes = builder.load(total)
         out = context.get_constant_undef(lanes_type)
         for lane in range(LANES):
             out = builder.insert_value(
-                out, builder.extract_element(lanes, ir.Constant(ir.IntType(32), lane)), lane)
+                out, builder.extract_element(lanes, ir.Constant(ir.IntType(32), lane)), lane
+            )
         return out
 
     return signature, codegen
@@ -142,9 +179,15 @@ def lane_axpy(typingctx, step, row, w):
     CPU cannot forward to 8-lane loads, and every update then waited for its
     stores to reach the cache.
     """
-    if not (isinstance(row, types.Array) and isinstance(w, types.Array)
-            and row.ndim == 1 and w.ndim == 1 and row.dtype == w.dtype
-            and isinstance(row.dtype, types.Float) and step == row.dtype):
+    if not (
+        isinstance(row, types.Array)
+        and isinstance(w, types.Array)
+        and row.ndim == 1
+        and w.ndim == 1
+        and row.dtype == w.dtype
+        and isinstance(row.dtype, types.Float)
+        and step == row.dtype
+    ):
         return None
     signature = types.void(step, row, w)
 
@@ -157,17 +200,23 @@ def lane_axpy(typingctx, step, row, w):
         w_array = context.make_array(w_type)(context, builder, w_value)
         n_value = builder.extract_value(row_array.shape, 0)
         splat = builder.shuffle_vector(
-            builder.insert_element(ir.Constant(vector, None), step_value,
-                                   ir.Constant(ir.IntType(32), 0)),
+            builder.insert_element(
+                ir.Constant(vector, None), step_value, ir.Constant(ir.IntType(32), 0)
+            ),
             ir.Constant(vector, None),
-            ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES))
+            ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES),
+        )
         lanes = ir.Constant(n_value.type, LANES)
         n_full = builder.sub(n_value, builder.srem(n_value, lanes))
         zero = ir.Constant(n_value.type, 0)
         with cgutils.for_range_slice(builder, zero, n_full, lanes, inc=True) as (j, _):
-            x_pointer, w_pointer = (builder.bitcast(cgutils.get_item_pointer(
-                context, builder, array_type, array, [j]), vector.as_pointer())
-                for array_type, array in ((row_type, row_array), (w_type, w_array)))
+            x_pointer, w_pointer = (
+                builder.bitcast(
+                    cgutils.get_item_pointer(context, builder, array_type, array, [j]),
+                    vector.as_pointer(),
+                )
+                for array_type, array in ((row_type, row_array), (w_type, w_array))
+            )
             x = builder.load(x_pointer, align=align)
             y = builder.load(w_pointer, align=align)
             builder.store(builder.fadd(y, builder.fmul(splat, x)), w_pointer, align=align)
@@ -175,9 +224,12 @@ def lane_axpy(typingctx, step, row, w):
         with cgutils.for_range_slice(builder, n_full, n_value, one, inc=True) as (j, _):
             x_pointer = cgutils.get_item_pointer(context, builder, row_type, row_array, [j])
             w_pointer = cgutils.get_item_pointer(context, builder, w_type, w_array, [j])
-            builder.store(builder.fadd(builder.load(w_pointer),
-                                       builder.fmul(step_value, builder.load(x_pointer))),
-                          w_pointer)
+            builder.store(
+                builder.fadd(
+                    builder.load(w_pointer), builder.fmul(step_value, builder.load(x_pointer))
+                ),
+                w_pointer,
+            )
         return context.get_dummy_value()
 
     return signature, codegen

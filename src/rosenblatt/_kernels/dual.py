@@ -59,8 +59,13 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule):
     """
     values, slot_of = table.values, table.slot_of
     Y, sample_weight = problems.Y, problems.sample_weight
-    coef, coef_acc, sv, n_sv, n_seen = (state.coef, state.coef_acc, state.sv, state.n_sv,
-                                        state.n_seen)
+    coef, coef_acc, sv, n_sv, n_seen = (
+        state.coef,
+        state.coef_acc,
+        state.sv,
+        state.n_sv,
+        state.n_seen,
+    )
     eta, s2 = rule.eta, rule.s2
     n = order.shape[0]
     for pos in range(start, n):

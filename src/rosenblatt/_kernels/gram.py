@@ -67,8 +67,22 @@ def dense_block(A, BT, kind, gamma, coef0, degree, out):
 
 
 @njit(cache=True, nogil=True)
-def sparse_block(a_data, a_indices, a_indptr, a_norms, b_data, b_indices, b_indptr, b_norms,
-                 n_features, kind, gamma, coef0, degree, out):
+def sparse_block(
+    a_data,
+    a_indices,
+    a_indptr,
+    a_norms,
+    b_data,
+    b_indices,
+    b_indptr,
+    b_norms,
+    n_features,
+    kind,
+    gamma,
+    coef0,
+    degree,
+    out,
+):
     """``out[i, j] = K(a_i, b_j)`` for CSR rows (sorted indices); ``*_norms`` hold each
     row's squared norm (for rbf)."""
     work = np.zeros(n_features)

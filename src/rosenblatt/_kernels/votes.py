@@ -9,10 +9,11 @@ def multinomial_vote(contrib, rec_true, rec_pred, counts, votes):
     """Survival-weighted vote of every intermediate multinomial weight matrix.
 
     ``contrib`` (n_updates, n_test) holds the score increment of update j on each
-    test point (its inner product and intercept part); update j adds it to the true class's score and subtracts it
-    from the rival's. ``counts`` (n_updates + 1) are the survival counts of the
-    initial matrix and of the matrix after each update. ``votes`` (n_test,
-    n_classes) is filled with the vote weights; the initial scores are zero.
+    test point (its inner product and intercept part); update j adds it to the
+    true class's score and subtracts it from the rival's. ``counts`` (n_updates +
+    1) are the survival counts of the initial matrix and of the matrix after each
+    update. ``votes`` (n_test, n_classes) is filled with the vote weights; the
+    initial scores are zero.
     """
     n_updates, n_test = contrib.shape
     n_classes = votes.shape[1]

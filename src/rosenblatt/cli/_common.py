@@ -41,11 +41,15 @@ class ErrorHandlingGroup(TyperGroup):
     that says what is wrong instead.
     """
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
-             **extra):
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         try:
-            code = super().main(args=args, prog_name=prog_name, complete_var=complete_var,
-                                standalone_mode=False, **extra)
+            code = super().main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
             code = code if isinstance(code, int) else 0
         except ClickException as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # the help text, not an error
@@ -65,8 +69,10 @@ class ErrorHandlingGroup(TyperGroup):
         except Exception as exc:  # a bug: still one line, with a way to see more
             if os.environ.get(TRACEBACK_ENV):
                 raise
-            report_error(f"unexpected {type(exc).__name__}: {exc} (set {TRACEBACK_ENV}=1 to "
-                         "see the traceback, and please report it)")
+            report_error(
+                f"unexpected {type(exc).__name__}: {exc} (set {TRACEBACK_ENV}=1 to "
+                "see the traceback, and please report it)"
+            )
             code = 2
         if standalone_mode:
             sys.exit(code)
@@ -94,17 +100,21 @@ def parse_label_column(text):
 def zero_based_option():
     """``--zero-based/--one-based``: how svmlight feature indices are numbered."""
     return typer.Option(
-        None, "--zero-based/--one-based",
+        None,
+        "--zero-based/--one-based",
         help="svmlight: feature indices start at 0 / at 1 (default: zero-based when an index "
-        "0 occurs in the file, else one-based; a model's input: as its training file).")
+        "0 occurs in the file, else one-based; a model's input: as its training file).",
+    )
 
 
 def header_option():
     """``--header/--no-header``: whether a CSV file's first row is a header."""
     return typer.Option(
-        None, "--header/--no-header",
+        None,
+        "--header/--no-header",
         help="CSV: the first row is / is not a header (default: detected; a header when it "
-        "cannot be data).")
+        "cannot be data).",
+    )
 
 
 def auto(value):
@@ -142,15 +152,15 @@ def load_model(path):
     from ..persistence import load, read_manifest
 
     if not os.path.isfile(path):
-        raise ModelFileError(f"{path}: no such model file; train one with `rosenblatt train "
-                             "DATA --model PATH`")
+        raise ModelFileError(
+            f"{path}: no such model file; train one with `rosenblatt train DATA --model PATH`"
+        )
     model = load(path)
     metadata = read_manifest(path).get("metadata") or {}
     return model, metadata if isinstance(metadata, dict) else {}
 
 
-def read_model_input(path, model, metadata, *, label_column=None, zero_based=None,
-                     header="auto"):
+def read_model_input(path, model, metadata, *, label_column=None, zero_based=None, header="auto"):
     """Read a data file for a trained model; the label column may be missing.
 
     Checks that the file's kind suits the model (text for a text model,
@@ -167,14 +177,17 @@ def read_model_input(path, model, metadata, *, label_column=None, zero_based=Non
     kind = data_format(path)
     if is_text_model(model) != (kind == "text"):
         trained = "text (.tsv)" if is_text_model(model) else "numeric features (.csv/.svm)"
-        raise DataFileError(f"{path}: a {kind} file, but the model was trained on {trained}; "
-                            "give the model data of the same kind")
+        raise DataFileError(
+            f"{path}: a {kind} file, but the model was trained on {trained}; "
+            "give the model data of the same kind"
+        )
     if kind == "text":
         return read_data(path, labelled=None)
     n_features = getattr(final_estimator(model), "n_features_in_", None)
     if kind == "csv":
-        return read_data(path, labelled=None, n_features=n_features, label_column=label_column,
-                         header=header)
+        return read_data(
+            path, labelled=None, n_features=n_features, label_column=label_column, header=header
+        )
     trained = metadata.get("zero_based")
     as_trained = zero_based is None and trained is not None
     base = trained if as_trained else auto(zero_based)
@@ -192,18 +205,24 @@ def _not_like_training(error, metadata, n_features, as_trained):
     where = f"{error.path}, line {error.line}: {error.what}"
     trained_on = metadata.get("trained_on", "its training file")
     if code == "index-zero" and as_trained:
-        fix = (f"the model's training file ({trained_on}) was read one-based, so its input "
-               "is too; if this file is zero-based, pass --zero-based, and if the training "
-               "file was zero-based as well (scikit-learn writes zero-based files), retrain "
-               "with --zero-based")
+        fix = (
+            f"the model's training file ({trained_on}) was read one-based, so its input "
+            "is too; if this file is zero-based, pass --zero-based, and if the training "
+            "file was zero-based as well (scikit-learn writes zero-based files), retrain "
+            "with --zero-based"
+        )
     elif code == "index-zero":
         fix = "pass --zero-based if this file's indices start at 0"
     else:
-        fix = (f"the model has {n_features} features; give data with those features, or "
-               "retrain on data that has them all")
+        fix = (
+            f"the model has {n_features} features; give data with those features, or "
+            "retrain on data that has them all"
+        )
         if as_trained and not metadata.get("zero_based"):
-            fix += (f" (if {trained_on} was zero-based with feature 0 never set, retrain it "
-                    "with --zero-based)")
+            fix += (
+                f" (if {trained_on} was zero-based with feature 0 never set, retrain it "
+                "with --zero-based)"
+            )
     return DataFileError(f"{where}; {fix}")
 
 
@@ -213,7 +232,9 @@ def labels_like(y, classes, path):
     if classes.dtype.kind in "US" and y.dtype.kind not in "US":
         return y.astype(str)
     if classes.dtype.kind in "biuf" and y.dtype.kind in "US":
-        raise DataFileError(f"{path}: the labels are text ({y[0]!r}, ...) but the model's "
-                            f"classes are numbers {classes.tolist()[:10]}; give the labels "
-                            "used in training")
+        raise DataFileError(
+            f"{path}: the labels are text ({y[0]!r}, ...) but the model's "
+            f"classes are numbers {classes.tolist()[:10]}; give the labels "
+            "used in training"
+        )
     return y

@@ -29,8 +29,9 @@ def demo_table(rows) -> Table:
 
 
 def command(
-    output_dir: str = typer.Option(DEFAULT_OUTPUT_DIR, "--output-dir", "-o",
-                                   help="Folder for the HTML report and its figures."),
+    output_dir: str = typer.Option(
+        DEFAULT_OUTPUT_DIR, "--output-dir", "-o", help="Folder for the HTML report and its figures."
+    ),
     report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
 ) -> None:
     """Run every algorithm on built-in data, print one comparison table, write a report."""

@@ -44,8 +44,13 @@ class EvaluationResult:
 
     def to_json(self) -> dict:
         """The JSON object of ``--json``: exactly the five scores."""
-        return {"accuracy": self.accuracy, "precision": self.precision, "recall": self.recall,
-                "f1": self.f1, "confusion_matrix": self.confusion_matrix}
+        return {
+            "accuracy": self.accuracy,
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "confusion_matrix": self.confusion_matrix,
+        }
 
 
 def scores(y_true, y_pred, classes) -> EvaluationResult:
@@ -66,8 +71,12 @@ def scores(y_true, y_pred, classes) -> EvaluationResult:
     else:
         average, pos_label = "macro", 1
     precision, recall, f1, _ = precision_recall_fscore_support(
-        y_true, y_pred, labels=labels if average == "macro" else None, average=average,
-        pos_label=pos_label, zero_division=0.0,
+        y_true,
+        y_pred,
+        labels=labels if average == "macro" else None,
+        average=average,
+        pos_label=pos_label,
+        zero_division=0.0,
     )
     return EvaluationResult(
         accuracy=float(np.mean(y_true == y_pred)),
@@ -81,8 +90,9 @@ def scores(y_true, y_pred, classes) -> EvaluationResult:
     )
 
 
-def evaluate(model_path, data_path, *, label_column=None, zero_based=None,
-             header="auto") -> EvaluationResult:
+def evaluate(
+    model_path, data_path, *, label_column=None, zero_based=None, header="auto"
+) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 
     Parameters
@@ -103,11 +113,14 @@ def evaluate(model_path, data_path, *, label_column=None, zero_based=None,
     EvaluationResult
     """
     model, metadata = load_model(model_path)
-    data = read_model_input(data_path, model, metadata, label_column=label_column,
-                            zero_based=zero_based, header=header)
+    data = read_model_input(
+        data_path, model, metadata, label_column=label_column, zero_based=zero_based, header=header
+    )
     if data.y is None:
-        raise DataFileError(f"{data.path}: no labels to evaluate against; give a file with a "
-                            "label on every line (or use `rosenblatt predict`)")
+        raise DataFileError(
+            f"{data.path}: no labels to evaluate against; give a file with a "
+            "label on every line (or use `rosenblatt predict`)"
+        )
     classes = final_estimator(model).classes_
     return scores(labels_like(data.y, classes, data.path), model.predict(data.X), classes)
 
@@ -136,16 +149,24 @@ def command(
     data: str = typer.Argument(..., help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     as_json: bool = typer.Option(
-        False, "--json", help="Print a JSON object with accuracy, precision, recall, f1 and "
-        "confusion_matrix."),
+        False,
+        "--json",
+        help="Print a JSON object with accuracy, precision, recall, f1 and confusion_matrix.",
+    ),
     label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."),
+        None, "--label-column", help="CSV: label column by header name or 0-based index."
+    ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix."""
-    result = evaluate(model, data, label_column=parse_label_column(label_column),
-                      zero_based=zero_based, header=auto(header))
+    result = evaluate(
+        model,
+        data,
+        label_column=parse_label_column(label_column),
+        zero_based=zero_based,
+        header=auto(header),
+    )
     if as_json:
         print(json.dumps(result.to_json()))
         return

@@ -56,8 +56,9 @@ def _problem(name, X, y, theory):
     return problem
 
 
-def inspect_data(data_path, *, label_column=None, zero_based="auto",
-                 header="auto") -> InspectResult:
+def inspect_data(
+    data_path, *, label_column=None, zero_based="auto", header="auto"
+) -> InspectResult:
     """Count samples, features and classes; decide separability; give margin, radius, bound.
 
     For two classes, one problem; for more, one problem per class against the
@@ -77,8 +78,7 @@ def inspect_data(data_path, *, label_column=None, zero_based="auto",
     from ..io import read_data
     from .train import text_features
 
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
-                     header=header)
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
     X, notes = data.X, list(data.notes)
     if data.is_text:
         for _, step in text_features():
@@ -92,9 +92,14 @@ def inspect_data(data_path, *, label_column=None, zero_based="auto",
     else:
         problems = [_problem(f"{label} vs rest", X, data.y == label, theory) for label in labels]
     return InspectResult(
-        path=data.path, data_format=data.format, n_samples=data.n_samples,
-        n_features=int(X.shape[1]), classes=dict(zip(jsonable(labels), jsonable(counts))),
-        radius=float(theory.radius(X)), problems=problems, notes=notes,
+        path=data.path,
+        data_format=data.format,
+        n_samples=data.n_samples,
+        n_features=int(X.shape[1]),
+        classes=dict(zip(jsonable(labels), jsonable(counts))),
+        radius=float(theory.radius(X)),
+        problems=problems,
+        notes=notes,
     )
 
 
@@ -105,14 +110,19 @@ def _number(value):
 def command(
     data: str = typer.Argument(..., help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."),
     label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."),
+        None, "--label-column", help="CSV: label column by header name or 0-based index."
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the facts as a JSON object."),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
 ) -> None:
     """Samples, features, classes, linear separability, max margin, radius, mistake bound."""
-    result = inspect_data(data, label_column=parse_label_column(label_column),
-                          zero_based=auto(zero_based), header=auto(header))
+    result = inspect_data(
+        data,
+        label_column=parse_label_column(label_column),
+        zero_based=auto(zero_based),
+        header=auto(header),
+    )
     if as_json:
         print(json.dumps(jsonable(asdict(result))))
         return
@@ -128,8 +138,13 @@ def command(
     for column in ("problem", "separable", "max margin", "mistake bound (R/γ)²", "note"):
         table.add_column(column, justify="left" if column in ("problem", "note") else "right")
     for p in result.problems:
-        table.add_row(p.name, "yes" if p.separable else "no", _number(p.margin),
-                      _number(p.mistake_bound), p.note)
+        table.add_row(
+            p.name,
+            "yes" if p.separable else "no",
+            _number(p.margin),
+            _number(p.mistake_bound),
+            p.note,
+        )
     console.print(table)
     for note in result.notes:
         console.print(f"[dim]{note}[/]")

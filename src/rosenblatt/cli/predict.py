@@ -28,8 +28,9 @@ class PredictResult:
     model_path: str
 
 
-def predict(model_path, data_path, *, label_column=None, zero_based=None,
-            header="auto") -> PredictResult:
+def predict(
+    model_path, data_path, *, label_column=None, zero_based=None, header="auto"
+) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
     Parameters
@@ -51,28 +52,30 @@ def predict(model_path, data_path, *, label_column=None, zero_based=None,
     PredictResult
     """
     model, metadata = load_model(model_path)
-    data = read_model_input(data_path, model, metadata, label_column=label_column,
-                            zero_based=zero_based, header=header)
-    return PredictResult(labels=jsonable(model.predict(data.X)), data_path=data.path,
-                         model_path=str(model_path))
+    data = read_model_input(
+        data_path, model, metadata, label_column=label_column, zero_based=zero_based, header=header
+    )
+    return PredictResult(
+        labels=jsonable(model.predict(data.X)), data_path=data.path, model_path=str(model_path)
+    )
 
 
 def command(
     data: str = typer.Argument(..., help="Samples to label (.csv, .svm/.libsvm/.svmlight, .tsv)."),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
-    output: str | None = typer.Option(None, "--output", "-o",
-                                         help="Write the labels to this file instead of stdout."),
+    output: str | None = typer.Option(
+        None, "--output", "-o", help="Write the labels to this file instead of stdout."
+    ),
     as_json: bool = typer.Option(False, "--json", help='Print {"predictions": [...]} as JSON.'),
     label_column: str | None = typer.Option(
-        None, "--label-column",
-        help="CSV: the label column, if the file has one that is not last."),
+        None, "--label-column", help="CSV: the label column, if the file has one that is not last."
+    ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
 ) -> None:
     """Predict a label for every sample of DATA, one per line."""
     label = parse_label_column(label_column)
-    result = predict(model, data, label_column=label, zero_based=zero_based,
-                     header=auto(header))
+    result = predict(model, data, label_column=label, zero_based=zero_based, header=auto(header))
     if as_json:
         text = json.dumps({"predictions": result.labels})
     else:

@@ -10,9 +10,20 @@ MAX_SAMPLES = 50
 MAX_FEATURES = 10
 
 
-def trace_data(data_path, *, mode="online", eta=1.0, bias_input=1.0, epochs=100,
-               shuffle=False, seed=0, label_column=None, max_samples=MAX_SAMPLES,
-               zero_based="auto", header="auto"):
+def trace_data(
+    data_path,
+    *,
+    mode="online",
+    eta=1.0,
+    bias_input=1.0,
+    epochs=100,
+    shuffle=False,
+    seed=0,
+    label_column=None,
+    max_samples=MAX_SAMPLES,
+    zero_based="auto",
+    header="auto",
+):
     """Run :func:`rosenblatt.trace.trace` on a small labelled data file.
 
     The table has one row per pattern presentation, so larger data are refused
@@ -26,11 +37,12 @@ def trace_data(data_path, *, mode="online", eta=1.0, bias_input=1.0, epochs=100,
     from ..io import read_data
     from ..trace import trace
 
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
-                     header=header)
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
     if data.is_text:
-        raise ValueError(f"{data.path}: trace shows numeric patterns; text has thousands of "
-                         "word features. Use a small .csv or .svm file.")
+        raise ValueError(
+            f"{data.path}: trace shows numeric patterns; text has thousands of "
+            "word features. Use a small .csv or .svm file."
+        )
     if data.n_samples > max_samples or data.n_features > MAX_FEATURES:
         raise ValueError(
             f"{data.path}: {data.n_samples} samples x {data.n_features} features is too large "
@@ -39,8 +51,16 @@ def trace_data(data_path, *, mode="online", eta=1.0, bias_input=1.0, epochs=100,
             "--max-samples."
         )
     X = data.X.toarray() if hasattr(data.X, "toarray") else data.X
-    return trace(X, data.y, mode=mode, eta=eta, bias_input=bias_input, shuffle=shuffle,
-                 max_iter=epochs, random_state=seed)
+    return trace(
+        X,
+        data.y,
+        mode=mode,
+        eta=eta,
+        bias_input=bias_input,
+        shuffle=shuffle,
+        max_iter=epochs,
+        random_state=seed,
+    )
 
 
 def command(
@@ -48,20 +68,32 @@ def command(
     mode: str = typer.Option("online", "--mode", help="online (incremental) or batch."),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     bias_input: float = typer.Option(
-        1.0, "--bias-input", help="Constant appended to every pattern (seed 003 uses -1)."),
+        1.0, "--bias-input", help="Constant appended to every pattern (seed 003 uses -1)."
+    ),
     epochs: int = typer.Option(100, "--epochs", help="Most epochs."),
     shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
     label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."),
-    max_samples: int = typer.Option(MAX_SAMPLES, "--max-samples",
-                                    help="Refuse data with more samples than this."),
+        None, "--label-column", help="CSV: label column by header name or 0-based index."
+    ),
+    max_samples: int = typer.Option(
+        MAX_SAMPLES, "--max-samples", help="Refuse data with more samples than this."
+    ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
 ) -> None:
     """Print seed 003's table: the weights before and after every pattern presentation."""
-    result = trace_data(data, mode=mode, eta=eta, bias_input=bias_input, epochs=epochs,
-                        shuffle=shuffle, seed=seed, label_column=parse_label_column(label_column),
-                        max_samples=max_samples, zero_based=auto(zero_based),
-                        header=auto(header))
+    result = trace_data(
+        data,
+        mode=mode,
+        eta=eta,
+        bias_input=bias_input,
+        epochs=epochs,
+        shuffle=shuffle,
+        seed=seed,
+        label_column=parse_label_column(label_column),
+        max_samples=max_samples,
+        zero_based=auto(zero_based),
+        header=auto(header),
+    )
     console.print(str(result), markup=False, highlight=False, soft_wrap=True)

@@ -56,8 +56,7 @@ def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_ep
     AveragedPerceptron(max_iter=5, random_state=0)
     """
     if algorithm not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of "
-                         f"{', '.join(ALGORITHMS)}")
+        raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     if epochs < 1:
         raise ValueError(f"--epochs must be at least 1; got {epochs}")
     if not eta > 0:
@@ -76,8 +75,9 @@ def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_ep
         return KernelPerceptron(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
     from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
-    cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron,
-           "voted": VotedPerceptron}[algorithm]
+    cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
+        algorithm
+    ]
     return cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
 
 
@@ -92,9 +92,20 @@ def text_features():
     return [("vectorizer", TfidfVectorizer())]
 
 
-def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
-                   seed=0, label_column=None, chunk_size=DEFAULT_CHUNK_SIZE, on_epoch=None,
-                   zero_based="auto", header="auto") -> TrainResult:
+def train_streamed(
+    data_path,
+    model_path,
+    *,
+    algorithm="perceptron",
+    epochs=100,
+    eta=1.0,
+    seed=0,
+    label_column=None,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    on_epoch=None,
+    zero_based="auto",
+    header="auto",
+) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
     Each epoch visits the chunks in a fresh random order and shuffles the rows
@@ -105,31 +116,70 @@ def train_streamed(data_path, model_path, *, algorithm="perceptron", epochs=100,
     from ..streaming import train_stream
 
     if algorithm not in ("perceptron", "averaged", "voted"):
-        raise ValueError(f"--stream trains the online algorithms (perceptron, averaged, "
-                         f"voted); {algorithm!r} needs the whole data set in memory")
+        raise ValueError(
+            f"--stream trains the online algorithms (perceptron, averaged, "
+            f"voted); {algorithm!r} needs the whole data set in memory"
+        )
     start = time.perf_counter()
-    model, summary = train_stream(data_path, algorithm, chunk_size, epochs, seed, eta=eta,
-                                  label_column=label_column, on_epoch=on_epoch,
-                                  zero_based=zero_based, header=header)
+    model, summary = train_stream(
+        data_path,
+        algorithm,
+        chunk_size,
+        epochs,
+        seed,
+        eta=eta,
+        label_column=label_column,
+        on_epoch=on_epoch,
+        zero_based=zero_based,
+        header=header,
+    )
     seconds = time.perf_counter() - start
-    metadata = {key: summary[key] for key in ("data_format", "trained_on", "n_samples",
-                                              "n_features", "classes", "zero_based",
-                                              "label_column") if key in summary}
+    metadata = {
+        key: summary[key]
+        for key in (
+            "data_format",
+            "trained_on",
+            "n_samples",
+            "n_features",
+            "classes",
+            "zero_based",
+            "label_column",
+        )
+        if key in summary
+    }
     metadata["algorithm"] = algorithm
     save(model, model_path, metadata=metadata)
     return TrainResult(
-        model=model, model_path=os.fspath(model_path), algorithm=algorithm,
-        data_format=summary["data_format"], n_samples=summary["n_samples"],
-        n_features=summary["n_features"], classes=summary["classes"],
-        train_accuracy=float(summary["train_accuracy"]), seconds=seconds,
-        epochs=summary["epochs"], mistakes=summary["mistakes"],
-        mistakes_per_epoch=summary["mistakes_per_epoch"], converged=summary["converged"],
+        model=model,
+        model_path=os.fspath(model_path),
+        algorithm=algorithm,
+        data_format=summary["data_format"],
+        n_samples=summary["n_samples"],
+        n_features=summary["n_features"],
+        classes=summary["classes"],
+        train_accuracy=float(summary["train_accuracy"]),
+        seconds=seconds,
+        epochs=summary["epochs"],
+        mistakes=summary["mistakes"],
+        mistakes_per_epoch=summary["mistakes_per_epoch"],
+        converged=summary["converged"],
         notes=summary["notes"],
     )
 
 
-def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0, seed=0,
-          label_column=None, on_epoch=None, zero_based="auto", header="auto") -> TrainResult:
+def train(
+    data_path,
+    model_path,
+    *,
+    algorithm="perceptron",
+    epochs=100,
+    eta=1.0,
+    seed=0,
+    label_column=None,
+    on_epoch=None,
+    zero_based="auto",
+    header="auto",
+) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
     A ``.tsv`` text file is vectorised first and saved together with its
@@ -165,8 +215,7 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
     from ..persistence import save
 
     estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based,
-                     header=header)
+    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
@@ -183,8 +232,11 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
             X = data.X
             model = estimator.fit(X, data.y)
     seconds = time.perf_counter() - start
-    notes = data.notes + [" ".join(str(w.message).split()) for w in caught
-                          if issubclass(w.category, ConvergenceWarning)]
+    notes = data.notes + [
+        " ".join(str(w.message).split())
+        for w in caught
+        if issubclass(w.category, ConvergenceWarning)
+    ]
     n_features = X.shape[1]
     metadata = {
         "data_format": data.format,
@@ -201,8 +253,12 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
     save(model, model_path, metadata=metadata)
     history = getattr(estimator, "mistakes_per_epoch_", None)
     return TrainResult(
-        model=model, model_path=os.fspath(model_path), algorithm=algorithm,
-        data_format=data.format, n_samples=data.n_samples, n_features=n_features,
+        model=model,
+        model_path=os.fspath(model_path),
+        algorithm=algorithm,
+        data_format=data.format,
+        n_samples=data.n_samples,
+        n_features=n_features,
         classes=jsonable(estimator.classes_),
         train_accuracy=float(np.mean(estimator.predict(X) == data.y)),
         seconds=seconds,
@@ -215,16 +271,19 @@ def train(data_path, model_path, *, algorithm="perceptron", epochs=100, eta=1.0,
 
 
 def summary_table(result: TrainResult) -> Table:
-    table = Table(title=f"Trained {type(final_estimator(result.model)).__name__}",
-                  show_header=False)
+    table = Table(
+        title=f"Trained {type(final_estimator(result.model)).__name__}", show_header=False
+    )
     table.add_column(style="bold")
     table.add_column()
     classes = ", ".join(str(c) for c in result.classes[:10])
     if len(result.classes) > 10:
         classes += f", ... ({len(result.classes)} in all)"
     rows = [
-        ("data", f"{result.n_samples} samples x {result.n_features} features "
-                 f"({result.data_format})"),
+        (
+            "data",
+            f"{result.n_samples} samples x {result.n_features} features ({result.data_format})",
+        ),
         ("classes", classes),
         ("epochs", "-" if result.epochs is None else str(result.epochs)),
         ("mistakes", "-" if result.mistakes is None else str(result.mistakes)),
@@ -239,42 +298,59 @@ def summary_table(result: TrainResult) -> Table:
 
 
 def command(
-    data: str = typer.Argument(..., help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv "
-                               "(label<TAB>text)."),
+    data: str = typer.Argument(
+        ..., help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv (label<TAB>text)."
+    ),
     model: str = typer.Option(..., "--model", "-m", help="Where to save the trained model."),
-    algorithm: str = typer.Option("perceptron", "--algorithm", "-a",
-                                  help="perceptron, averaged, voted, kernel, centroid or lp."),
+    algorithm: str = typer.Option(
+        "perceptron",
+        "--algorithm",
+        "-a",
+        help="perceptron, averaged, voted, kernel, centroid or lp.",
+    ),
     epochs: int = typer.Option(100, "--epochs", help="Most passes over the data."),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
     label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index "
-        "(default: the last)."),
+        None,
+        "--label-column",
+        help="CSV: label column by header name or 0-based index (default: the last).",
+    ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
-    stream: bool = typer.Option(False, "--stream", help="Train chunk by chunk, for files "
-                                "larger than memory (perceptron, averaged, voted)."),
-    chunk_size: int = typer.Option(DEFAULT_CHUNK_SIZE, "--chunk-size",
-                                   help="Rows per chunk with --stream."),
+    stream: bool = typer.Option(
+        False,
+        "--stream",
+        help="Train chunk by chunk, for files larger than memory (perceptron, averaged, voted).",
+    ),
+    chunk_size: int = typer.Option(
+        DEFAULT_CHUNK_SIZE, "--chunk-size", help="Rows per chunk with --stream."
+    ),
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)
     reading = {"zero_based": auto(zero_based), "header": auto(header)}
-    if stream:
-        if chunk_size < 1:
-            raise ValueError(f"--chunk-size must be at least 1; got {chunk_size}")
-        fit = lambda **kwargs: train_streamed(data, model, chunk_size=chunk_size,  # noqa: E731
-                                              **reading, **kwargs)
-    else:
-        fit = lambda **kwargs: train(data, model, **reading, **kwargs)  # noqa: E731
+    if stream and chunk_size < 1:
+        raise ValueError(f"--chunk-size must be at least 1; got {chunk_size}")
+
+    def fit(**kwargs):
+        if stream:
+            return train_streamed(data, model, chunk_size=chunk_size, **reading, **kwargs)
+        return train(data, model, **reading, **kwargs)
+
     if quiet or algorithm not in ITERATIVE:
-        result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed,
-                     label_column=label)
+        result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label)
     else:
-        progress = Progress(TextColumn("[bold]training[/]"), BarColumn(), MofNCompleteColumn(),
-                            TextColumn("epochs, last epoch: {task.fields[mistakes]} mistakes"),
-                            TimeElapsedColumn(), console=console, transient=False)
+        progress = Progress(
+            TextColumn("[bold]training[/]"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("epochs, last epoch: {task.fields[mistakes]} mistakes"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
         task = progress.add_task("train", total=epochs, mistakes="-", start=False)
         started = []
 
@@ -286,8 +362,14 @@ def command(
             progress.update(task, completed=report.epoch, mistakes=report.mistakes)
 
         try:
-            result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed,
-                         label_column=label, on_epoch=on_epoch)
+            result = fit(
+                algorithm=algorithm,
+                epochs=epochs,
+                eta=eta,
+                seed=seed,
+                label_column=label,
+                on_epoch=on_epoch,
+            )
             if result.converged:  # stopped early: the bar is complete
                 progress.update(task, total=result.epochs, completed=result.epochs)
         finally:

@@ -17,12 +17,25 @@ The names are loaded on first use, so importing the package stays cheap.
 
 import importlib
 
-__all__ = ["DualState", "EpochOrders", "EpochReport", "History", "PrimalRule", "PrimalState",
-           "run_epochs"]
+__all__ = [
+    "DualState",
+    "EpochOrders",
+    "EpochReport",
+    "History",
+    "PrimalRule",
+    "PrimalState",
+    "run_epochs",
+]
 
-_HOMES = {"DualState": "dual", "EpochOrders": "orders", "EpochReport": "driver",
-          "History": "driver", "PrimalRule": "primal", "PrimalState": "primal",
-          "run_epochs": "driver"}
+_HOMES = {
+    "DualState": "dual",
+    "EpochOrders": "orders",
+    "EpochReport": "driver",
+    "History": "driver",
+    "PrimalRule": "primal",
+    "PrimalState": "primal",
+    "run_epochs": "driver",
+}
 
 
 def __getattr__(name):

@@ -82,9 +82,23 @@ class History:
         return int(sum(self.mistakes_per_epoch))
 
 
-def run_epochs(epoch, *, n_units, max_epochs, owner, advice, credit=None, on_epoch=None,
-               stop_early=None, verbose=0, warn=True, model=None, unit_stops=True,
-               limit="max_iter", unit="Epoch") -> History:
+def run_epochs(
+    epoch,
+    *,
+    n_units,
+    max_epochs,
+    owner,
+    advice,
+    credit=None,
+    on_epoch=None,
+    stop_early=None,
+    verbose=0,
+    warn=True,
+    model=None,
+    unit_stops=True,
+    limit="max_iter",
+    unit="Epoch",
+) -> History:
     """Run ``epoch`` until every unit has had an error-free epoch, or ``max_epochs``.
 
     Parameters
@@ -145,8 +159,17 @@ def run_epochs(epoch, *, n_units, max_epochs, owner, advice, credit=None, on_epo
         if verbose:
             print(f"-- {unit} {number}: {total} mistake(s)")
         if on_epoch is not None:
-            on_epoch(EpochReport(number, max_epochs, total, mistakes.copy(), int(presented),
-                                 time.perf_counter() - start, model))
+            on_epoch(
+                EpochReport(
+                    number,
+                    max_epochs,
+                    total,
+                    mistakes.copy(),
+                    int(presented),
+                    time.perf_counter() - start,
+                    model,
+                )
+            )
         if not active.any():
             history.converged = True
             break

@@ -74,8 +74,9 @@ class Kernel:
         if callable(self.kernel):
             from sklearn.metrics.pairwise import pairwise_kernels
 
-            return np.asarray(pairwise_kernels(first, second, metric=self.kernel,
-                                               **self.params), dtype=np.float64)
+            return np.asarray(
+                pairwise_kernels(first, second, metric=self.kernel, **self.params), dtype=np.float64
+            )
         kind = KINDS[self.kernel]
         gamma = 0.0 if self.gamma is None else float(self.gamma)
         out = np.empty((first.shape[0], second.shape[0]))
@@ -86,13 +87,32 @@ class Kernel:
             norms = [np.empty(m.shape[0]) for m in (a, b)]
             for m, norm in zip((a, b), norms):
                 squared_norms(m.data, m.indptr, norm)
-            sparse_block(a.data, a.indices, a.indptr, norms[0], b.data, b.indices, b.indptr,
-                         norms[1], a.shape[1], kind, gamma, float(self.coef0),
-                         int(self.degree), out)
+            sparse_block(
+                a.data,
+                a.indices,
+                a.indptr,
+                norms[0],
+                b.data,
+                b.indices,
+                b.indptr,
+                norms[1],
+                a.shape[1],
+                kind,
+                gamma,
+                float(self.coef0),
+                int(self.degree),
+                out,
+            )
         else:
-            dense_block(np.ascontiguousarray(first, dtype=np.float64),
-                        np.ascontiguousarray(np.asarray(second, dtype=np.float64).T), kind, gamma,
-                        float(self.coef0), int(self.degree), out)
+            dense_block(
+                np.ascontiguousarray(first, dtype=np.float64),
+                np.ascontiguousarray(np.asarray(second, dtype=np.float64).T),
+                kind,
+                gamma,
+                float(self.coef0),
+                int(self.degree),
+                out,
+            )
         return out
 
     def training_rows(self, X):
@@ -179,8 +199,13 @@ class DualState:
     VERSION = 1
 
     def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None):
-        self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen = (coef, coef_acc, sv, n_sv,
-                                                                     n_seen)
+        self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen = (
+            coef,
+            coef_acc,
+            sv,
+            n_sv,
+            n_seen,
+        )
         # every update so far, per problem: (samples, deltas, times) blocks
         self._kept = updates if updates is not None else [[] for _ in range(coef.shape[0])]
         shape = coef.shape
@@ -193,8 +218,13 @@ class DualState:
     @classmethod
     def allocate(cls, n_problems, n_samples):
         shape = (n_problems, n_samples)
-        return cls(np.zeros(shape), np.zeros(shape), np.zeros(shape, dtype=np.int64),
-                   np.zeros(n_problems, dtype=np.int64), np.zeros(n_problems, dtype=np.int64))
+        return cls(
+            np.zeros(shape),
+            np.zeros(shape),
+            np.zeros(shape, dtype=np.int64),
+            np.zeros(n_problems, dtype=np.int64),
+            np.zeros(n_problems, dtype=np.int64),
+        )
 
     @property
     def n_units(self) -> int:
@@ -206,23 +236,27 @@ class DualState:
         mistakes = np.zeros(self.n_units, dtype=np.int64)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
-        updates = Updates(mistakes, self._upd_sample, self._upd_delta, self._upd_time,
-                          self._n_upd)
+        updates = Updates(mistakes, self._upd_sample, self._upd_delta, self._upd_time, self._n_upd)
         rule = DualRule(float(eta), float(s2))
         for p in np.flatnonzero(active):
             self._n_upd[p] = 0
             pos = 0
             while True:
-                pos = dual_epoch(Table(table.table, table.slot_of), order, pos, p, problems,
-                                 state, updates, rule)
+                pos = dual_epoch(
+                    Table(table.table, table.slot_of), order, pos, p, problems, state, updates, rule
+                )
                 if pos == order.shape[0]:
                     break
                 table.add(order[pos])  # on the fly: a new support vector needs its values
             k = self._n_upd[p]
             if k:
-                self._kept[p].append((self._upd_sample[p, :k].copy(),
-                                      self._upd_delta[p, :k].copy(),
-                                      self._upd_time[p, :k].copy()))
+                self._kept[p].append(
+                    (
+                        self._upd_sample[p, :k].copy(),
+                        self._upd_delta[p, :k].copy(),
+                        self._upd_time[p, :k].copy(),
+                    )
+                )
         return mistakes, int(np.count_nonzero(sample_weight[order]))
 
     def credit(self, epochs_left, presented) -> None:
@@ -255,10 +289,17 @@ class DualState:
         """``(meta, arrays)``: plain facts and arrays that :meth:`from_state` rebuilds."""
         samples, deltas, times, counts = self.updates()
         meta = {"kind": "dual", "version": self.VERSION}
-        arrays = {"coef": self.coef, "coef_acc": self.coef_acc, "sv": self.sv,
-                  "n_sv": self.n_sv, "n_seen": self.n_seen, "update_sample": samples,
-                  "update_delta": deltas, "update_time": times,
-                  "update_count": np.asarray(counts, dtype=np.int64)}
+        arrays = {
+            "coef": self.coef,
+            "coef_acc": self.coef_acc,
+            "sv": self.sv,
+            "n_sv": self.n_sv,
+            "n_seen": self.n_seen,
+            "update_sample": samples,
+            "update_delta": deltas,
+            "update_time": times,
+            "update_count": np.asarray(counts, dtype=np.int64),
+        }
         return meta, arrays
 
     @classmethod
@@ -268,9 +309,20 @@ class DualState:
         if meta.get("kind") != "dual" or meta.get("version") != cls.VERSION:
             raise ValueError(f"not a dual training state of version {cls.VERSION}")
         try:
-            parts = {name: np.asarray(arrays[name]) for name in (
-                "coef", "coef_acc", "sv", "n_sv", "n_seen", "update_sample", "update_delta",
-                "update_time", "update_count")}
+            parts = {
+                name: np.asarray(arrays[name])
+                for name in (
+                    "coef",
+                    "coef_acc",
+                    "sv",
+                    "n_sv",
+                    "n_seen",
+                    "update_sample",
+                    "update_delta",
+                    "update_time",
+                    "update_count",
+                )
+            }
         except KeyError as exc:
             raise ValueError(f"the training state lacks {exc}") from None
         coef = parts["coef"]
@@ -278,25 +330,52 @@ class DualState:
             raise ValueError(f"coef must be a 2-D float64 array; got {coef.dtype} {coef.shape}")
         n_problems, n_samples = coef.shape
         n_updates = parts["update_sample"].shape
-        expected = {"coef_acc": ("f", coef.shape), "sv": ("i", coef.shape),
-                    "n_sv": ("i", (n_problems,)), "n_seen": ("i", (n_problems,)),
-                    "update_count": ("i", (n_problems,)), "update_sample": ("i", n_updates),
-                    "update_delta": ("f", n_updates), "update_time": ("i", n_updates)}
+        expected = {
+            "coef_acc": ("f", coef.shape),
+            "sv": ("i", coef.shape),
+            "n_sv": ("i", (n_problems,)),
+            "n_seen": ("i", (n_problems,)),
+            "update_count": ("i", (n_problems,)),
+            "update_sample": ("i", n_updates),
+            "update_delta": ("f", n_updates),
+            "update_time": ("i", n_updates),
+        }
         for name, (kind, shape) in expected.items():
             part = parts[name]
             if part.shape != shape or part.dtype.kind != kind or (kind == "i" and np.any(part < 0)):
-                raise ValueError(f"{name} must be {'floats' if kind == 'f' else 'counts'} of "
-                                 f"shape {shape}; got {part.dtype} {part.shape}")
-        if (np.any(parts["sv"] >= n_samples) or np.any(parts["n_sv"] > n_samples)
-                or np.any(parts["update_sample"] >= n_samples)
-                or parts["update_count"].sum() != n_updates[0] or len(n_updates) != 1):
+                raise ValueError(
+                    f"{name} must be {'floats' if kind == 'f' else 'counts'} of "
+                    f"shape {shape}; got {part.dtype} {part.shape}"
+                )
+        if (
+            np.any(parts["sv"] >= n_samples)
+            or np.any(parts["n_sv"] > n_samples)
+            or np.any(parts["update_sample"] >= n_samples)
+            or parts["update_count"].sum() != n_updates[0]
+            or len(n_updates) != 1
+        ):
             raise ValueError("the support vectors or the update record do not fit the samples")
         bounds = np.concatenate(([0], np.cumsum(parts["update_count"])))
-        kept = [[(parts["update_sample"][a:b].astype(np.int64), parts["update_delta"][a:b],
-                  parts["update_time"][a:b].astype(np.int64))] if b > a else []
-                for a, b in zip(bounds, bounds[1:])]
-        return cls(coef, parts["coef_acc"].astype(np.float64), parts["sv"].astype(np.int64),
-                   parts["n_sv"].astype(np.int64), parts["n_seen"].astype(np.int64), kept)
+        kept = [
+            [
+                (
+                    parts["update_sample"][a:b].astype(np.int64),
+                    parts["update_delta"][a:b],
+                    parts["update_time"][a:b].astype(np.int64),
+                )
+            ]
+            if b > a
+            else []
+            for a, b in zip(bounds, bounds[1:])
+        ]
+        return cls(
+            coef,
+            parts["coef_acc"].astype(np.float64),
+            parts["sv"].astype(np.int64),
+            parts["n_sv"].astype(np.int64),
+            parts["n_seen"].astype(np.int64),
+            kept,
+        )
 
 
 def decision_scores(K, dual_coef, order_ptr, order_columns, s2):

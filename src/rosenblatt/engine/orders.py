@@ -30,9 +30,22 @@ from sklearn.utils import check_random_state
 from .._config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
 from .._kernels.order import block_order
 
-__all__ = ["CHUNK_ROWS", "CHUNKS_PER_BLOCK", "FULL_SHUFFLE_MAX_SAMPLES", "LOOKAHEAD",
-           "EpochOrders", "draw_seeds", "epoch_order", "labels_look_sorted", "random_source", "resolve_mode",
-           "rng_from_state", "rng_to_state", "seed_from", "splitter_seed"]
+__all__ = [
+    "CHUNK_ROWS",
+    "CHUNKS_PER_BLOCK",
+    "FULL_SHUFFLE_MAX_SAMPLES",
+    "LOOKAHEAD",
+    "EpochOrders",
+    "draw_seeds",
+    "epoch_order",
+    "labels_look_sorted",
+    "random_source",
+    "resolve_mode",
+    "rng_from_state",
+    "rng_to_state",
+    "seed_from",
+    "splitter_seed",
+]
 
 # LOOKAHEAD: a full shuffle needs the order's rows prefetched; a block shuffle
 # streams the next block instead, which is enough for dense rows (prefetching
@@ -101,6 +114,7 @@ def rng_to_state(rng):
 
 def rng_from_state(meta, arrays):
     """The random source :func:`rng_to_state` describes (``ValueError`` if it is not one)."""
+
     def rebuilt(value):
         if isinstance(value, dict):
             if set(value) == {"$array"}:
@@ -224,20 +238,24 @@ class EpochOrders:
     def __init__(self, rng, n_samples, mode, ahead=True, sparse=False):
         self._rng, self._n_samples, self._mode, self._sparse = rng, n_samples, mode, sparse
         pairs = 2 if (ahead and mode == "block") else 1
-        self._buffers = [(np.empty(n_samples, dtype=np.int64),
-                          np.empty(n_samples, dtype=np.int64)) for _ in range(pairs)]
+        self._buffers = [
+            (np.empty(n_samples, dtype=np.int64), np.empty(n_samples, dtype=np.int64))
+            for _ in range(pairs)
+        ]
         self._pool = ThreadPoolExecutor(max_workers=1) if pairs == 2 else None
         self._next = None
 
     def _submit(self, out):
-        return self._pool.submit(_block_order, self._n_samples, _block_seed(self._rng), out,
-                                 self._sparse)
+        return self._pool.submit(
+            _block_order, self._n_samples, _block_seed(self._rng), out, self._sparse
+        )
 
     def __call__(self):
         """The next epoch's (order, stream, lookahead), as ``epoch_order`` returns them."""
         if self._pool is None:
-            return epoch_order(self._rng, self._n_samples, self._mode, out=self._buffers[0],
-                               sparse=self._sparse)
+            return epoch_order(
+                self._rng, self._n_samples, self._mode, out=self._buffers[0], sparse=self._sparse
+            )
         if self._next is None:
             self._next = self._submit(self._buffers[0])
         current = self._next.result()

@@ -148,8 +148,9 @@ class PrimalState:
         self.rng = None
 
     @classmethod
-    def allocate(cls, n_classes, n_features, dtype, *, averaged=False, voted=False,
-                 multinomial=False):
+    def allocate(
+        cls, n_classes, n_features, dtype, *, averaged=False, voted=False, multinomial=False
+    ):
         """Zero state for ``n_classes`` classes: one neuron for two (unless
         multinomial), else one row per class."""
         n_rows = n_classes if (multinomial or n_classes > 2) else 1
@@ -252,13 +253,15 @@ class PrimalState:
         schedule = Schedule(*schedule)
         if self.multinomial:
             mistakes, updates, presented = self._train_rows(
-                batch, rule, schedule, np.arange(self.n_rows), shared=True, layout=MULTINOMIAL)
+                batch, rule, schedule, np.arange(self.n_rows), shared=True, layout=MULTINOMIAL
+            )
         else:
             trained = np.flatnonzero(active)
             threads = 1 if workers is None else min(rule.threads, trained.shape[0])
             if threads <= 1:
                 mistakes, updates, presented = self._train_rows(
-                    batch, rule, schedule, trained, shared=True, activation=activation)
+                    batch, rule, schedule, trained, shared=True, activation=activation
+                )
             else:
                 # neurons are independent: each thread trains a group of them (nogil loop)
                 def train(group):
@@ -298,25 +301,51 @@ class PrimalState:
         n = schedule.order.shape[0]
         recording = self.votes is not None
         size = n * weights.W.shape[0] if recording else 0
-        record = Record(np.zeros(weights.W.shape[0], dtype=_INDEX), np.empty(size, dtype=_INDEX),
-                        np.empty(size), np.empty(size, dtype=_INDEX),
-                        np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
-                        np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
-                        _EMPTY_FLOAT if activation is None else activation)
+        record = Record(
+            np.zeros(weights.W.shape[0], dtype=_INDEX),
+            np.empty(size, dtype=_INDEX),
+            np.empty(size),
+            np.empty(size, dtype=_INDEX),
+            np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
+            np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
+            _EMPTY_FLOAT if activation is None else activation,
+        )
         mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
         targets = Targets(batch.target, positive, batch.sample_weight)
-        scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged,
-                       recording)
-        presented = primal_epoch(batch.rows, targets, schedule, weights, record, scalars,
-                                 np.ascontiguousarray(slots, dtype=_INDEX), mistakes, layout)
+        scalars = Rule(
+            float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged, recording
+        )
+        presented = primal_epoch(
+            batch.rows,
+            targets,
+            schedule,
+            weights,
+            record,
+            scalars,
+            np.ascontiguousarray(slots, dtype=_INDEX),
+            mistakes,
+            layout,
+        )
         if not shared:
             for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):
                 if part.shape[0]:
                     part[rows] = own
         if layout is MULTINOMIAL:
             k = record.n_rec[0]
-            updates = [(0, record.sample[:k], record.coef[:k], record.time[:k],
-                        record.true[:k], record.pred[:k])] if recording else []
+            updates = (
+                [
+                    (
+                        0,
+                        record.sample[:k],
+                        record.coef[:k],
+                        record.time[:k],
+                        record.true[:k],
+                        record.pred[:k],
+                    )
+                ]
+                if recording
+                else []
+            )
             return mistakes[:1], updates, presented
         by_unit = np.zeros(self.n_rows, dtype=np.int64)
         by_unit[rows] = mistakes[slots]
@@ -331,8 +360,12 @@ class PrimalState:
     def to_state(self):
         """``(meta, arrays)``: JSON-ready facts and named numpy arrays, enough for
         :meth:`from_state` to rebuild this state exactly."""
-        meta = {"kind": "primal", "version": self.VERSION, "multinomial": self.multinomial,
-                "votes": None}
+        meta = {
+            "kind": "primal",
+            "version": self.VERSION,
+            "multinomial": self.multinomial,
+            "votes": None,
+        }
         arrays = {"W": self.W, "w0": self.w0, "U": self.U, "U0": self.U0, "counts": self.counts}
         if self.votes is not None:
             meta["votes"], vote_arrays = self.votes.to_state()
@@ -354,17 +387,24 @@ class PrimalState:
     @classmethod
     def _from_state(cls, meta, arrays, copy):
         if meta.get("kind") != "primal" or meta.get("version") != cls.VERSION:
-            raise ValueError(f"not a primal training state of version {cls.VERSION}: "
-                             f"{meta.get('kind')!r} version {meta.get('version')!r}")
-        W, w0, U, U0, counts = (np.array(arrays[name]) if copy else np.asarray(arrays[name])
-                                for name in ("W", "w0", "U", "U0", "counts"))
+            raise ValueError(
+                f"not a primal training state of version {cls.VERSION}: "
+                f"{meta.get('kind')!r} version {meta.get('version')!r}"
+            )
+        W, w0, U, U0, counts = (
+            np.array(arrays[name]) if copy else np.asarray(arrays[name])
+            for name in ("W", "w0", "U", "U0", "counts")
+        )
         multinomial = bool(meta["multinomial"])
         if W.ndim != 2 or W.dtype not in (np.float32, np.float64):
             raise ValueError(f"W must be a 2-D float array; got {W.dtype} of shape {W.shape}")
         n_rows, n_features = W.shape
-        expected = {"w0": (w0, (n_rows,)), "counts": (counts, (1 if multinomial else n_rows,)),
-                    "U": (U, (n_rows, U.shape[1] if U.ndim == 2 else -1)),
-                    "U0": (U0, (n_rows if U.ndim == 2 and U.shape[1] else 0,))}
+        expected = {
+            "w0": (w0, (n_rows,)),
+            "counts": (counts, (1 if multinomial else n_rows,)),
+            "U": (U, (n_rows, U.shape[1] if U.ndim == 2 else -1)),
+            "U0": (U0, (n_rows if U.ndim == 2 and U.shape[1] else 0,)),
+        }
         for name, (part, shape) in expected.items():
             if part.shape != shape:
                 raise ValueError(f"{name} has shape {part.shape}, expected {shape}")
@@ -373,8 +413,15 @@ class PrimalState:
         votes = None
         if meta.get("votes") is not None:
             votes = VoteRecord.from_state(meta["votes"], arrays, 1 if multinomial else n_rows)
-        state = cls(W, w0.astype(W.dtype), U.astype(W.dtype), U0.astype(W.dtype),
-                    counts.astype(np.int64), multinomial=multinomial, votes=votes)
+        state = cls(
+            W,
+            w0.astype(W.dtype),
+            U.astype(W.dtype),
+            U0.astype(W.dtype),
+            counts.astype(np.int64),
+            multinomial=multinomial,
+            votes=votes,
+        )
         if meta.get("rng") is not None:
             state.rng = rng_from_state(meta["rng"], arrays)
         return state
@@ -418,8 +465,9 @@ class PrimalState:
             per_row = [np.repeat(t, first.n_rows) if first.multinomial else t for t in seen]
             total_rows = np.repeat(total, first.n_rows) if first.multinomial else total
             # U / T of the mix = mix of the U_i / T_i: the averages mix like the weights
-            U = (total_rows[:, None] * mix(s.U / t[:, None] for s, t in zip(states, per_row))
-                 ).astype(first.dtype)
+            U = (
+                total_rows[:, None] * mix(s.U / t[:, None] for s, t in zip(states, per_row))
+            ).astype(first.dtype)
             U0 = (total_rows * mix(s.U0 / t for s, t in zip(states, per_row))).astype(first.dtype)
             counts = total.astype(np.int64)
         return cls(W, w0, U, U0, counts, multinomial=first.multinomial)

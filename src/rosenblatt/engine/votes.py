@@ -74,9 +74,14 @@ class _Voter:
         rows = self.rows
         if sp.issparse(rows):
             csr = rows.tocsr()
-            arrays.update({f"{prefix}rows.data": csr.data, f"{prefix}rows.indices": csr.indices,
-                           f"{prefix}rows.indptr": csr.indptr,
-                           f"{prefix}rows.shape": np.array(csr.shape, dtype=np.int64)})
+            arrays.update(
+                {
+                    f"{prefix}rows.data": csr.data,
+                    f"{prefix}rows.indices": csr.indices,
+                    f"{prefix}rows.indptr": csr.indptr,
+                    f"{prefix}rows.shape": np.array(csr.shape, dtype=np.int64),
+                }
+            )
         elif rows is not None:
             arrays[f"{prefix}rows"] = rows
         return arrays
@@ -86,21 +91,31 @@ class _Voter:
         voter = cls()
         columns = [np.asarray(arrays[f"{prefix}{name}"]) for name in cls._COLUMNS]
         n = columns[0].shape[0]
-        if any(c.ndim != 1 for c in columns) or columns[0].dtype.kind != "f" or any(
-                c.dtype.kind not in "iu" for c in columns[1:]):
+        if (
+            any(c.ndim != 1 for c in columns)
+            or columns[0].dtype.kind != "f"
+            or any(c.dtype.kind not in "iu" for c in columns[1:])
+        ):
             raise ValueError(f"vote record {prefix!r}: the update columns are not 1-D numbers")
         if any(c.shape[0] not in (0, n) for c in columns[2:]):
             raise ValueError(f"vote record {prefix!r}: the columns have different lengths")
         if f"{prefix}rows.data" in arrays:
             shape = tuple(int(v) for v in arrays[f"{prefix}rows.shape"])
-            rows = sp.csr_matrix((arrays[f"{prefix}rows.data"], arrays[f"{prefix}rows.indices"],
-                                  arrays[f"{prefix}rows.indptr"]), shape=shape)
+            rows = sp.csr_matrix(
+                (
+                    arrays[f"{prefix}rows.data"],
+                    arrays[f"{prefix}rows.indices"],
+                    arrays[f"{prefix}rows.indptr"],
+                ),
+                shape=shape,
+            )
         else:
             rows = arrays.get(f"{prefix}rows")
         if n:
             if rows is None or rows.shape[0] != n or columns[1].shape[0] != n:
-                raise ValueError(f"vote record {prefix!r}: {n} updates but the rows or times "
-                                 "do not match")
+                raise ValueError(
+                    f"vote record {prefix!r}: {n} updates but the rows or times do not match"
+                )
             true, pred = (c if c.shape[0] else None for c in columns[2:])
             voter.add(rows, columns[0], columns[1], true, pred)
         return voter
@@ -168,8 +183,11 @@ class VoteRecord:
     # ------------------------------------------------------------------ plain form
     def to_state(self):
         """``(meta, arrays)``: JSON-ready facts and the arrays of every voter."""
-        meta = {"multinomial": self.multinomial, "bias_input": self.bias_input,
-                "n_voters": len(self.voters)}
+        meta = {
+            "multinomial": self.multinomial,
+            "bias_input": self.bias_input,
+            "n_voters": len(self.voters),
+        }
         arrays = {}
         for k, voter in enumerate(self.voters):
             arrays.update(voter.to_arrays(f"votes.{k}."))
@@ -181,8 +199,9 @@ class VoteRecord:
         (``ValueError`` if it does not add up)."""
         multinomial = bool(meta["multinomial"])
         if int(meta["n_voters"]) != n_voters or (multinomial and n_voters != 1):
-            raise ValueError(f"the vote record has {meta['n_voters']!r} voters; the model "
-                             f"has {n_voters}")
+            raise ValueError(
+                f"the vote record has {meta['n_voters']!r} voters; the model has {n_voters}"
+            )
         record = cls(n_voters, multinomial, float(meta["bias_input"]))
         record.voters = [_Voter.from_arrays(arrays, f"votes.{k}.") for k in range(n_voters)]
         return record

@@ -38,46 +38,79 @@ from . import _csv, _svmlight, _tsv
 from ._common import FORMATS, GzipCopy, check_file, data_format, is_gzip, read_bytes
 from ._schema import Chunker, Data, Schema
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "FORMATS", "Data", "Schema", "data_format", "iter_chunks",
-           "parse", "read", "read_chunk", "scan"]
+__all__ = [
+    "DEFAULT_CHUNK_SIZE",
+    "FORMATS",
+    "Data",
+    "Schema",
+    "data_format",
+    "iter_chunks",
+    "parse",
+    "read",
+    "read_chunk",
+    "scan",
+]
 
 _READERS = {"csv": _csv, "svmlight": _svmlight, "text": _tsv}
 
 
 def _options(kind, name, chunk_size, zero_based, header, label_column, names):
     if chunk_size is not None and not (
-            isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
+        isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1
+    ):
         raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
     if zero_based not in (True, False, "auto"):
         raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}")
     if header not in (True, False, "auto"):
         raise ValueError(f"header must be True, False or 'auto'; got {header!r}")
     if label_column is not None and kind != "csv":
-        raise DataFileError(f"{name}: label_column only applies to .csv files; {kind} files "
-                            "keep the label first on each line")
+        raise DataFileError(
+            f"{name}: label_column only applies to .csv files; {kind} files "
+            "keep the label first on each line"
+        )
     if header != "auto" and kind != "csv":
         raise DataFileError(f"{name}: header only applies to .csv files")
     if zero_based != "auto" and kind != "svmlight":
         raise DataFileError(f"{name}: zero_based only applies to svmlight files")
     if names is not None and kind == "svmlight":
-        raise DataFileError(f"{name}: svmlight labels are numbers; names only apply to .csv "
-                            "and .tsv files")
+        raise DataFileError(
+            f"{name}: svmlight labels are numbers; names only apply to .csv and .tsv files"
+        )
 
 
 def _scan(name, kind, handle, chunk_size, *, encoding, **options):
     stat = os.stat(name)
-    schema = Schema(path=name, format=kind, chunk_size=chunk_size,
-                    offsets=np.zeros(1, dtype=np.int64), first_lines=np.zeros(0, dtype=np.int64),
-                    n_rows=np.zeros(0, dtype=np.int64), classes=np.zeros(0, dtype=np.int64),
-                    size=stat.st_size, mtime_ns=stat.st_mtime_ns, source=name, encoding=encoding)
+    schema = Schema(
+        path=name,
+        format=kind,
+        chunk_size=chunk_size,
+        offsets=np.zeros(1, dtype=np.int64),
+        first_lines=np.zeros(0, dtype=np.int64),
+        n_rows=np.zeros(0, dtype=np.int64),
+        classes=np.zeros(0, dtype=np.int64),
+        size=stat.st_size,
+        mtime_ns=stat.st_mtime_ns,
+        source=name,
+        encoding=encoding,
+    )
     end, chunks = _READERS[kind].scan(schema, handle, Chunker(chunk_size), **options)
     chunks.fill(schema, end)
     return schema
 
 
-def scan(path, chunk_size=None, *, format=None, labelled=True, n_features=None,
-         zero_based="auto", header="auto", label_column=None, names=None,
-         encoding="UTF-8") -> Schema:
+def scan(
+    path,
+    chunk_size=None,
+    *,
+    format=None,
+    labelled=True,
+    n_features=None,
+    zero_based="auto",
+    header="auto",
+    label_column=None,
+    names=None,
+    encoding="UTF-8",
+) -> Schema:
     """Read a data file once and fix its schema and, given ``chunk_size``, its chunks.
 
     Parameters
@@ -129,8 +162,15 @@ def scan(path, chunk_size=None, *, format=None, labelled=True, n_features=None,
     name = check_file(path)
     kind = format or data_format(name)
     _options(kind, name, chunk_size, zero_based, header, label_column, names)
-    options = dict(labelled=labelled, n_features=n_features, zero_based=zero_based,
-                   header=header, label_column=label_column, names=names, encoding=encoding)
+    options = dict(
+        labelled=labelled,
+        n_features=n_features,
+        zero_based=zero_based,
+        header=header,
+        label_column=label_column,
+        names=names,
+        encoding=encoding,
+    )
     if not is_gzip(name):
         with open(name, "rb") as handle:
             return _scan(name, kind, handle, chunk_size, **options)
@@ -179,8 +219,18 @@ def parse(schema, raw, first_line, *, dtype=np.float64):
     return _READERS[schema.format].parse(schema, raw, int(first_line), dtype)
 
 
-def read(path, *, format=None, labelled=True, n_features=None, zero_based="auto",
-         header="auto", label_column=None, names=None, encoding="UTF-8") -> Data:
+def read(
+    path,
+    *,
+    format=None,
+    labelled=True,
+    n_features=None,
+    zero_based="auto",
+    header="auto",
+    label_column=None,
+    names=None,
+    encoding="UTF-8",
+) -> Data:
     """Read a whole data file: a :func:`scan` and a :func:`parse` of all its records.
 
     Parameters are those of :func:`scan` (without ``chunk_size``).
@@ -203,17 +253,36 @@ def read(path, *, format=None, labelled=True, n_features=None, zero_based="auto"
     _options(kind, name, None, zero_based, header, label_column, names)
     raw = read_bytes(name)
     records = [] if kind == "text" else None  # text: the scan splits every record anyway
-    schema = _scan(name, kind, io.BytesIO(raw), None, labelled=labelled, n_features=n_features,
-                   zero_based=zero_based, header=header, label_column=label_column,
-                   names=names, encoding=encoding, keep_records=records)
+    schema = _scan(
+        name,
+        kind,
+        io.BytesIO(raw),
+        None,
+        labelled=labelled,
+        n_features=n_features,
+        zero_based=zero_based,
+        header=header,
+        label_column=label_column,
+        names=names,
+        encoding=encoding,
+        keep_records=records,
+    )
     if records is not None:
         X, y = _tsv.assemble(schema, records)
     else:
         start, end = int(schema.offsets[0]), int(schema.offsets[-1])
         X, y = parse(schema, raw[start:end], schema.first_lines[0])
-    return Data(X=X, y=y, format=kind, path=name, feature_names=schema.feature_names,
-                zero_based=schema.zero_based, notes=list(schema.notes),
-                classes=schema.classes if schema.labelled else None, schema=schema)
+    return Data(
+        X=X,
+        y=y,
+        format=kind,
+        path=name,
+        feature_names=schema.feature_names,
+        zero_based=schema.zero_based,
+        notes=list(schema.notes),
+        classes=schema.classes if schema.labelled else None,
+        schema=schema,
+    )
 
 
 def read_chunk(schema, c, *, dtype=np.float64, handle=None):
@@ -248,9 +317,19 @@ def read_chunk(schema, c, *, dtype=np.float64, handle=None):
     return X, y
 
 
-def iter_chunks(path, chunk_size=DEFAULT_CHUNK_SIZE, n_features=None, *, order=None,
-                index=None, zero_based="auto", header="auto", label_column=None,
-                labelled=True, dtype=np.float64):
+def iter_chunks(
+    path,
+    chunk_size=DEFAULT_CHUNK_SIZE,
+    n_features=None,
+    *,
+    order=None,
+    index=None,
+    zero_based="auto",
+    header="auto",
+    label_column=None,
+    labelled=True,
+    dtype=np.float64,
+):
     """Yield ``(X, y)`` for every chunk of a data file, in file order or in ``order``.
 
     Parameters
@@ -282,8 +361,15 @@ def iter_chunks(path, chunk_size=DEFAULT_CHUNK_SIZE, n_features=None, *, order=N
     [((3, 2), [0, 1, 1]), ((1, 2), [1])]
     """
     if index is None:
-        index = scan(path, chunk_size, n_features=n_features, zero_based=zero_based,
-                     header=header, label_column=label_column, labelled=labelled)
+        index = scan(
+            path,
+            chunk_size,
+            n_features=n_features,
+            zero_based=zero_based,
+            header=header,
+            label_column=label_column,
+            labelled=labelled,
+        )
     chunks = range(index.n_chunks) if order is None else order
     _check_unchanged(index)
     with open(index.source, "rb") as handle:
@@ -294,5 +380,4 @@ def iter_chunks(path, chunk_size=DEFAULT_CHUNK_SIZE, n_features=None, *, order=N
 def _check_unchanged(schema):
     stat = os.stat(schema.path)
     if stat.st_size != schema.size or stat.st_mtime_ns != schema.mtime_ns:
-        raise DataFileError(f"{schema.path}: the file changed since it was scanned; "
-                            "scan it again")
+        raise DataFileError(f"{schema.path}: the file changed since it was scanned; scan it again")

@@ -88,8 +88,12 @@ def check_file(path) -> str:
 
 
 def _gzip_error(path, exc) -> DataFileError:
-    return fail(path, None, f"not a readable gzip file ({exc})",
-                "decompress it to check it, or give the uncompressed file")
+    return fail(
+        path,
+        None,
+        f"not a readable gzip file ({exc})",
+        "decompress it to check it, or give the uncompressed file",
+    )
 
 
 def read_bytes(path) -> bytes:
@@ -115,8 +119,9 @@ class GzipCopy:
     def __init__(self, path):
         self.path = path
         self._source = gzip.open(path, "rb")
-        handle, self.name = tempfile.mkstemp(prefix=GZIP_TEMP_PREFIX,
-                                             suffix=os.path.splitext(path[:-3])[1])
+        handle, self.name = tempfile.mkstemp(
+            prefix=GZIP_TEMP_PREFIX, suffix=os.path.splitext(path[:-3])[1]
+        )
         self._copy = os.fdopen(handle, "wb", buffering=GZIP_COPY_BYTES)
 
     def read(self, size=-1) -> bytes:
@@ -257,7 +262,12 @@ def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
         return raw.decode(encoding)
     except UnicodeDecodeError as exc:
         line = line_of(raw, exc.start, first_line)
-        raise fail(path, line, f"not valid {encoding} ({exc.reason})",
-                   f"save the file as {encoding}", code="encoding") from None
+        raise fail(
+            path,
+            line,
+            f"not valid {encoding} ({exc.reason})",
+            f"save the file as {encoding}",
+            code="encoding",
+        ) from None
     except LookupError:
         raise ValueError(f"unknown text encoding {encoding!r}") from None

@@ -116,14 +116,23 @@ def _records(path, lines, first_line, final):
         except StopIteration:
             return records, None
         except csv.Error as exc:
-            raise fail(path, first_line + start, f"{exc}", "check the quotes and the "
-                       "characters of this record", code="csv") from None
+            raise fail(
+                path,
+                first_line + start,
+                f"{exc}",
+                "check the quotes and the characters of this record",
+                code="csv",
+            ) from None
         if feed.ran_out:
             if not final:
                 return records, start
-            raise fail(path, first_line + start, "a quoted field starts on this line and is "
-                       "not closed", 'a quoted field ends with " (a " inside it is written "")',
-                       code="csv")
+            raise fail(
+                path,
+                first_line + start,
+                "a quoted field starts on this line and is not closed",
+                'a quoted field ends with " (a " inside it is written "")',
+                code="csv",
+            )
         if not _blank(cells):
             records.append((start, cells))
 
@@ -150,13 +159,21 @@ class _Scan:
             self.labelled = _labelled(self.path, line, self.width, self.n_features)
         if self.by_name:
             if self.header is False:
-                raise fail(self.path, line, f"label_column={self.label_column!r} names a "
-                           "column, but header=False", "give the label column's 0-based "
-                           "index, or let line 1 be the header", code="option")
+                raise fail(
+                    self.path,
+                    line,
+                    f"label_column={self.label_column!r} names a column, but header=False",
+                    "give the label column's 0-based index, or let line 1 be the header",
+                    code="option",
+                )
             if self.label_column not in cells:
-                raise fail(self.path, line, f"no column named {self.label_column!r} (the "
-                           f"header: {', '.join(cells)})", "give the label column's header "
-                           "name or its 0-based index", code="option")
+                raise fail(
+                    self.path,
+                    line,
+                    f"no column named {self.label_column!r} (the header: {', '.join(cells)})",
+                    "give the label column's header name or its 0-based index",
+                    code="option",
+                )
             self.header = True
             self.label = cells.index(self.label_column)
         elif self.labelled:
@@ -171,8 +188,13 @@ class _Scan:
         return text.split(",")[self.label].strip()
 
     def ragged(self, line, n):
-        return fail(self.path, line, f"{n} fields, but line {self.first[1]} has {self.width}",
-                    "every row needs the same columns", code="ragged")
+        return fail(
+            self.path,
+            line,
+            f"{n} fields, but line {self.first[1]} has {self.width}",
+            "every row needs the same columns",
+            code="ragged",
+        )
 
     def add_plain(self, offset, line0, block, lines):
         """A block of lines without quotes: a record per non-blank line."""
@@ -233,18 +255,24 @@ class _Scan:
             chunks = self.as_data
             if self.labelled:  # the first record's label, on the first line
                 labels = {cells[self.label]: line} | {
-                    k: v for k, v in labels.items() if k != cells[self.label]}
+                    k: v for k, v in labels.items() if k != cells[self.label]
+                }
         n_features = self.width - 1 if self.labelled else self.width
         if self.n_features is not None and n_features != self.n_features:
             first_data = line if not header else int(chunks.first_lines[0])
-            raise fail(self.path, first_data, f"{n_features} feature columns, but the model "
-                       f"expects {self.n_features}", code="columns")
+            raise fail(
+                self.path,
+                first_data,
+                f"{n_features} feature columns, but the model expects {self.n_features}",
+                code="columns",
+            )
         schema.labelled = bool(self.labelled)
         schema.n_columns, schema.n_features = self.width, n_features
         schema.label_index = self.label if self.labelled else None
         if self.labelled:
             schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-                self.path, labels, names=names)
+                self.path, labels, names=names
+            )
         return chunks
 
     def check_first(self, cells, line):
@@ -254,29 +282,48 @@ class _Scan:
             if problem:
                 what, fix = problem
                 fix = (f"{fix}; " if fix else "") + (
-                    f"if line {line} is a header, pass header=True (--header)")
+                    f"if line {line} is a header, pass header=True (--header)"
+                )
                 raise fail(self.path, line, what, fix, "header", column=j + 1)
 
     def header_auto(self, cells, line):
         """Whether the first record is a header (``header="auto"``, see the module)."""
-        problem = next(((j, *cell_problem(c)) for j, c in enumerate(cells)
-                        if j != self.label and cell_problem(c)), None)
+        problem = next(
+            (
+                (j, *cell_problem(c))
+                for j, c in enumerate(cells)
+                if j != self.label and cell_problem(c)
+            ),
+            None,
+        )
         label = cells[self.label] if self.labelled else None
-        text_label = bool(label) and _number(label) is None and bool(self.labels) and all(
-            _number(other) is not None for other in self.labels)
+        text_label = (
+            bool(label)
+            and _number(label) is None
+            and bool(self.labels)
+            and all(_number(other) is not None for other in self.labels)
+        )
         if problem is None and not text_label:
             return False
         if all(c and not _fraction(c) for c in cells):
-            why = (f"its label {label!r} is text, where every other label is a number"
-                   if problem is None else "it holds names, not numbers")
+            why = (
+                f"its label {label!r} is text, where every other label is a number"
+                if problem is None
+                else "it holds names, not numbers"
+            )
             self.schema.notes.append(
                 f"line {line} read as a header ({', '.join(cells)}): {why}; pass header=False "
-                "(--no-header) to read it as data")
+                "(--no-header) to read it as data"
+            )
             return True
-        j, what, fix = problem or (self.label, f"the label {label!r} is text, where every "
-                                   "other label is a number", None)
+        j, what, fix = problem or (
+            self.label,
+            f"the label {label!r} is text, where every other label is a number",
+            None,
+        )
         fix = f"if line {line} is a header, pass header=True (--header)" + (
-            f"; if not, {fix}" if fix else "")
+            f"; if not, {fix}" if fix else ""
+        )
         raise fail(self.path, line, what, fix, "header", column=j + 1)
 
 
@@ -292,8 +339,13 @@ def _labelled(path, line, width, n_features):
         return True
     if width == n_features:
         return False
-    raise fail(path, line, f"{width} columns, but the model expects {n_features} features "
-               f"(or {n_features} features and a label)", code="columns")
+    raise fail(
+        path,
+        line,
+        f"{width} columns, but the model expects {n_features} features "
+        f"(or {n_features} features and a label)",
+        code="columns",
+    )
 
 
 def _position(path, line, label_column, width):
@@ -301,13 +353,24 @@ def _position(path, line, label_column, width):
         return width - 1
     index = int(label_column)
     if not -width <= index < width:
-        raise fail(path, line, f"label column {index} is out of range for {width} columns",
-                   code="option")
+        raise fail(
+            path, line, f"label column {index} is out of range for {width} columns", code="option"
+        )
     return index % width
 
 
-def scan(schema, handle, chunks, *, labelled=True, n_features=None, header="auto",
-         label_column=None, names=None, **_):
+def scan(
+    schema,
+    handle,
+    chunks,
+    *,
+    labelled=True,
+    n_features=None,
+    header="auto",
+    label_column=None,
+    names=None,
+    **_,
+):
     """Read the whole file once: header, columns, labels, chunk boundaries."""
     path = schema.path
     state = _Scan(schema, chunks, labelled, n_features, header, label_column)
@@ -317,13 +380,16 @@ def scan(schema, handle, chunks, *, labelled=True, n_features=None, header="auto
     for offset, line0, block in pieces(handle):
         end = offset + len(block)
         lines = text_lines(decode(path, block, line0, schema.encoding))
-        if carry is None and b'"' not in block and b"\0" not in block and (
-                max(map(len, lines)) < limit):  # csv would split these lines at the commas
+        if (
+            carry is None
+            and b'"' not in block
+            and b"\0" not in block
+            and (max(map(len, lines)) < limit)
+        ):  # csv would split these lines at the commas
             state.add_plain(offset, line0, block, lines)
             continue
         if carry is not None:
-            offset, line0, block, lines = (carry[0], carry[1], carry[2] + block,
-                                           carry[3] + lines)
+            offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
         records, cut = _records(path, lines, line0, final=False)
         carry = None
         if cut is not None:
@@ -341,8 +407,9 @@ def scan(schema, handle, chunks, *, labelled=True, n_features=None, header="auto
 def parse(schema, raw, first_line, dtype=np.float64):
     """``(X, y)`` of a block of whole records starting at ``first_line``: dense ``X``."""
     text = normalize(decode(schema.path, raw, first_line, schema.encoding))
-    rows = [cells for cells in csv.reader(io.StringIO(text, newline=""), _Dialect)
-            if not _blank(cells)]
+    rows = [
+        cells for cells in csv.reader(io.StringIO(text, newline=""), _Dialect) if not _blank(cells)
+    ]
     width, label = schema.n_columns, schema.label_index
     if any(len(cells) != width for cells in rows):
         raise _locate(schema, text, first_line)
@@ -357,8 +424,12 @@ def parse(schema, raw, first_line, dtype=np.float64):
         else:  # take the labels out of the rows (no copy of every row)
             labels = [cells.pop(label).strip() for cells in rows]
             X = np.array(rows, dtype=np.float64).reshape(len(rows), width - 1)
-            y = _labels.convert(labels, schema.label_kind, schema.label_map,
-                                lambda k: _locate(schema, text, first_line))
+            y = _labels.convert(
+                labels,
+                schema.label_kind,
+                schema.label_map,
+                lambda k: _locate(schema, text, first_line),
+            )
     except ValueError:
         raise _locate(schema, text, first_line) from None
     if not np.all(np.isfinite(X)):
@@ -376,13 +447,23 @@ def _locate(schema, text, first_line):
         if _blank(cells):
             continue
         if len(cells) != width:
-            return fail(path, line, f"{len(cells)} fields, but the data rows have {width}",
-                        "every row needs the same columns", code="ragged")
+            return fail(
+                path,
+                line,
+                f"{len(cells)} fields, but the data rows have {width}",
+                "every row needs the same columns",
+                code="ragged",
+            )
         for j, cell in enumerate(cells):
             problem = cell_problem(cell) if j != label else None
             if problem:
                 return fail(path, line, *problem, "cell", column=_column(schema.header, j))
         if label is not None and cells[label].strip() not in schema.label_map:
             return _labels.changed(path, line, cells[label].strip())
-    return fail(path, first_line, "the block does not parse as it did when the file was "
-                "scanned", "the file changed; read it again", code="changed")
+    return fail(
+        path,
+        first_line,
+        "the block does not parse as it did when the file was scanned",
+        "the file changed; read it again",
+        code="changed",
+    )

@@ -78,16 +78,25 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
     if texts:
         text = min(texts, key=first_lines.get)
         if numbers_only:
-            raise fail(path, first_lines[text], f"the label {show(text)} is not a number",
-                       "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
-                       code="label")
+            raise fail(
+                path,
+                first_lines[text],
+                f"the label {show(text)} is not a number",
+                "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
+                code="label",
+            )
         if len(texts) < len(values):
-            number = min((label for label in values if values[label] is not None),
-                         key=first_lines.get)
-            raise fail(path, first_lines[text],
-                       f"the label {show(text)} is text, but line {first_lines[number]} has "
-                       f"the number {show(number)}",
-                       "labels must be all numbers or all text", code="label")
+            number = min(
+                (label for label in values if values[label] is not None), key=first_lines.get
+            )
+            raise fail(
+                path,
+                first_lines[text],
+                f"the label {show(text)} is text, but line {first_lines[number]} has "
+                f"the number {show(number)}",
+                "labels must be all numbers or all text",
+                code="label",
+            )
         mapping = {label: label for label in values}
         return TEXT, mapping, np.array(sorted(mapping), dtype=str)
     problems = []
@@ -105,18 +114,21 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
 
 def _numeric_problem(label, value, labels):
     if not math.isfinite(value):
-        return (f"the label {show(label)} is not a finite number; every sample needs a "
-                "class label")
+        return f"the label {show(label)} is not a finite number; every sample needs a class label"
     if not value.is_integer():
         examples = ", ".join(show(v) for v in labels[:4])
-        return (f"the labels look continuous: {show(label)} is not a whole number "
-                f"(labels: {examples}{', ...' if len(labels) > 4 else ''}); a classifier "
-                "needs class labels, such as 0/1, -1/+1 or names: round or bin the target, "
-                "or use a regression model")
+        return (
+            f"the labels look continuous: {show(label)} is not a whole number "
+            f"(labels: {examples}{', ...' if len(labels) > 4 else ''}); a classifier "
+            "needs class labels, such as 0/1, -1/+1 or names: round or bin the target, "
+            "or use a regression model"
+        )
     if abs(value) >= MAX_LABEL_MAGNITUDE:
-        return (f"the label {show(label)} is too large for a class label (below 2**53 in "
-                "magnitude, where every whole number is exact); number the classes with "
-                "smaller values, or use names")
+        return (
+            f"the label {show(label)} is too large for a class label (below 2**53 in "
+            "magnitude, where every whole number is exact); number the classes with "
+            "smaller values, or use names"
+        )
     return None
 
 
@@ -125,8 +137,13 @@ def _named(path, first_lines, names):
     unknown = [label for label in first_lines if label not in position]
     if unknown:
         label = min(unknown, key=first_lines.get)
-        raise fail(path, first_lines[label], f"unknown label {show(label)}",
-                   f"expected one of {', '.join(map(str, names))}", code="label")
+        raise fail(
+            path,
+            first_lines[label],
+            f"unknown label {show(label)}",
+            f"expected one of {', '.join(map(str, names))}",
+            code="label",
+        )
     mapping = {label: position[label] for label in first_lines}
     return NAMES, mapping, np.arange(len(names), dtype=np.int64)
 
@@ -146,5 +163,10 @@ def convert(labels, kind, mapping, unknown):
 
 def changed(path, line, label):
     """The error of a label that was not in the file when it was scanned."""
-    return fail(path, line, f"the label {show(label)} was not in the file when it was scanned",
-                "the file changed; read it again", code="changed")
+    return fail(
+        path,
+        line,
+        f"the label {show(label)} was not in the file when it was scanned",
+        "the file changed; read it again",
+        code="changed",
+    )

@@ -26,8 +26,11 @@ _FEATURES_FIRST = re.compile(rb"(?m)^(?=[ \t\f\v]*[^\s#])")  # lines that hold a
 
 
 def _bad_token(token):
-    return (f"{show(token)} is not index:value", "write each feature as index:value, e.g. 3:0.5",
-            "token")
+    return (
+        f"{show(token)} is not index:value",
+        "write each feature as index:value, e.g. 3:0.5",
+        "token",
+    )
 
 
 def _index(token):
@@ -43,18 +46,27 @@ def _index(token):
 
 def _below(index, base):
     if base == 1 and index == 0:
-        return ("feature index 0 is below 1, the first index of a one-based file",
-                "pass zero_based=True (--zero-based) if the indices start at 0", "index-zero")
-    return (f"feature index {index} is below {base}, the first index of a "
-            f"{'zero' if base == 0 else 'one'}-based file", "indices are whole numbers from "
-            f"{base}", "index-below")
+        return (
+            "feature index 0 is below 1, the first index of a one-based file",
+            "pass zero_based=True (--zero-based) if the indices start at 0",
+            "index-zero",
+        )
+    return (
+        f"feature index {index} is below {base}, the first index of a "
+        f"{'zero' if base == 0 else 'one'}-based file",
+        f"indices are whole numbers from {base}",
+        "index-below",
+    )
 
 
 def _beyond(index, base, n_features):
-    return (f"feature index {index} is beyond n_features={n_features} (read "
-            f"{'zero' if base == 0 else 'one'}-based, the indices go up to "
-            f"{n_features - 1 + base})", "pass a larger n_features, or none to use the file's",
-            "index-beyond")
+    return (
+        f"feature index {index} is beyond n_features={n_features} (read "
+        f"{'zero' if base == 0 else 'one'}-based, the indices go up to "
+        f"{n_features - 1 + base})",
+        "pass a larger n_features, or none to use the file's",
+        "index-beyond",
+    )
 
 
 def scan(schema, handle, chunks, *, labelled=True, n_features=None, zero_based="auto", **_):
@@ -139,7 +151,8 @@ def scan(schema, handle, chunks, *, labelled=True, n_features=None, zero_based="
     schema.labelled = bool(labelled)
     schema.zero_based, schema.n_features = bool(zero_based), int(n_features)
     schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-        path, first_lines, numbers_only=True)
+        path, first_lines, numbers_only=True
+    )
     return end, chunks
 
 
@@ -147,11 +160,12 @@ def _base_note(zero, lowest, said):
     if zero is not None:
         return f"svmlight feature indices read as zero-based: line {zero} has index 0"
     where = f"the smallest is {lowest[0]}, on line {lowest[1]}" if lowest else "no features"
-    hint = (" (the file's comment says its column indices are zero-based)"
-            if said == "zero" else "")
-    return (f"svmlight feature indices read as one-based: no index 0 in the file ({where}); "
-            "if the file is zero-based (as scikit-learn's dump_svmlight_file writes by "
-            f"default){hint}, pass zero_based=True (--zero-based)")
+    hint = " (the file's comment says its column indices are zero-based)" if said == "zero" else ""
+    return (
+        f"svmlight feature indices read as one-based: no index 0 in the file ({where}); "
+        "if the file is zero-based (as scikit-learn's dump_svmlight_file writes by "
+        f"default){hint}, pass zero_based=True (--zero-based)"
+    )
 
 
 def parse(schema, raw, first_line, dtype=np.float64):
@@ -162,8 +176,12 @@ def parse(schema, raw, first_line, dtype=np.float64):
     if not schema.labelled:
         block = _FEATURES_FIRST.sub(b"0 ", block)
     try:
-        X, y = load_svmlight_file(io.BytesIO(block), n_features=schema.n_features,
-                                  zero_based=schema.zero_based, dtype=dtype)
+        X, y = load_svmlight_file(
+            io.BytesIO(block),
+            n_features=schema.n_features,
+            zero_based=schema.zero_based,
+            dtype=dtype,
+        )
     except ValueError as exc:
         raise _locate(schema, raw, first_line, dtype, exc) from None
     if not np.all(np.isfinite(X.data)):
@@ -178,8 +196,11 @@ def _line_problem(content, labelled, base, n_features, dtype):
         try:
             float(tokens[0])
         except ValueError:
-            return (f"the label {show(tokens[0])} is not a number", "svmlight labels are "
-                    "numbers (use a .csv or .tsv file for text labels)", "label")
+            return (
+                f"the label {show(tokens[0])} is not a number",
+                "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
+                "label",
+            )
         tokens = tokens[1:]
     if tokens and tokens[0].startswith(_QID):
         tokens = tokens[1:]
@@ -195,13 +216,19 @@ def _line_problem(content, labelled, base, n_features, dtype):
         if index < base:
             return _below(index, base)
         if previous is not None and index <= previous:
-            return (f"feature index {index} after {previous}; indices must increase along a "
-                    "line", "sort the features of each line by index, each index once", "order")
+            return (
+                f"feature index {index} after {previous}; indices must increase along a line",
+                "sort the features of each line by index, each index once",
+                "order",
+            )
         with np.errstate(over="ignore"):
             finite = np.isfinite(dtype(number))  # 1e39 overflows float32
         if not finite:
-            return (f"{show(token)} holds a missing or infinite value",
-                    "fill in or drop missing values", "value")
+            return (
+                f"{show(token)} holds a missing or infinite value",
+                "fill in or drop missing values",
+                "value",
+            )
         if index - base >= n_features:
             return _beyond(index, base, n_features)
         previous = index
@@ -222,8 +249,12 @@ def _locate(schema, raw, first_line, dtype, fallback):
         if not schema.labelled:
             content = _FEATURES_FIRST.sub(b"0 ", content)
         try:
-            load_svmlight_file(io.BytesIO(content), n_features=schema.n_features,
-                               zero_based=schema.zero_based, dtype=dtype)
+            load_svmlight_file(
+                io.BytesIO(content),
+                n_features=schema.n_features,
+                zero_based=schema.zero_based,
+                dtype=dtype,
+            )
         except ValueError as exc:
             return fail(schema.path, first_line + k, str(exc), code="sklearn")
     return fail(schema.path, first_line, str(fallback), code="sklearn")

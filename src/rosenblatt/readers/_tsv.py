@@ -17,15 +17,26 @@ def _split(path, line, text):
     """The label and the document of one record."""
     label, tab, document = text.partition("\t")
     if not tab:
-        raise fail(path, line, f"no tab between label and text: {show(text)}",
-                   "write each record as label<TAB>text", code="record")
+        raise fail(
+            path,
+            line,
+            f"no tab between label and text: {show(text)}",
+            "write each record as label<TAB>text",
+            code="record",
+        )
     label = label.strip()
     if not label:
-        raise fail(path, line, "empty label before the tab", "give every record a label",
-                   code="label")
+        raise fail(
+            path, line, "empty label before the tab", "give every record a label", code="label"
+        )
     if not document.strip():
-        raise fail(path, line, f"empty text after label {label!r}",
-                   "give every record a text, or drop the line", code="record")
+        raise fail(
+            path,
+            line,
+            f"empty text after label {label!r}",
+            "give every record a text, or drop the line",
+            code="record",
+        )
     return label, document
 
 
@@ -35,7 +46,7 @@ def _records(path, lines, first_line):
     tabs = [text.find("\t") for text in lines]
     if tabs and min(tabs) >= 0:
         labels = [text[:tab].strip() for text, tab in zip(lines, tabs)]
-        documents = [text[tab + 1:] for text, tab in zip(lines, tabs)]
+        documents = [text[tab + 1 :] for text, tab in zip(lines, tabs)]
         if all(labels) and all(documents) and not any(map(str.isspace, documents)):
             return list(range(len(lines))), labels, documents
     keep = [k for k, text in enumerate(lines) if text.strip()]
@@ -74,7 +85,8 @@ def scan(schema, handle, chunks, *, labelled=True, names=None, keep_records=None
         raise fail(path, None, f"no records ({EXPECTED})", code="empty")
     schema.labelled = bool(labelled)
     schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-        path, first_lines, names=names)
+        path, first_lines, names=names
+    )
     return end, chunks
 
 
@@ -93,6 +105,10 @@ def assemble(schema, records):
         return documents, None
     labels = [label for _, _, block, _ in records for label in block]
     lines = [line0 + k for line0, keep, _, _ in records for k in keep]
-    y = _labels.convert(labels, schema.label_kind, schema.label_map,
-                        lambda k: _labels.changed(schema.path, lines[k], labels[k]))
+    y = _labels.convert(
+        labels,
+        schema.label_kind,
+        schema.label_map,
+        lambda k: _labels.changed(schema.path, lines[k], labels[k]),
+    )
     return documents, y
