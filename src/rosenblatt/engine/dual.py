@@ -9,15 +9,13 @@ kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
   and prediction (see :mod:`rosenblatt._kernels.gram`);
 - :class:`KernelTable`: the training kernel values laid out for the compiled
   epoch, the whole Gram matrix when it fits the cache budget, else a column
-  per support vector computed when it first errs;
+  per support vector, computed when it first errs;
 - :class:`DualState`: the coefficients, their averaging accumulators, the
   support vectors in the order they joined, the presentation counts and every
   update, per dual problem (one per one-vs-rest class).
 """
 
 from __future__ import annotations
-
-from collections import OrderedDict
 
 import numpy as np
 import scipy.sparse as sp
@@ -138,20 +136,22 @@ class KernelTable:
     """Kernel values between training samples, laid out for the compiled epoch.
 
     ``table[i, slot_of[j]] = K(x_j, x_i)``. When the whole Gram matrix fits in
-    ``cache_bytes`` every sample owns a slot from the start (slot ``j``);
-    otherwise a sample gets a slot (a column) when it first becomes a support
-    vector, and recently computed row blocks are kept within the budget.
+    ``cache_bytes`` every sample owns a slot from the start (slot ``j``, filled a
+    block of rows at a time); otherwise a sample gets a slot (a column) when it
+    first becomes a support vector, and only its own values are computed then.
+    Every value is computed pair by pair (:class:`Kernel`), so both ways give the
+    same numbers.
     """
 
     def __init__(self, rows, n_samples, cache_bytes):
         self._rows = rows  # rows(a, b) -> (b - a, n_samples) float64 array
         self._n = n_samples
-        self._block = block_rows(n_samples)
         self.cached = 8 * n_samples * n_samples <= cache_bytes
         if self.cached:
             self.table = np.empty((n_samples, n_samples))
-            for a in range(0, n_samples, self._block):
-                b = min(a + self._block, n_samples)
+            step = block_rows(n_samples)
+            for a in range(0, n_samples, step):
+                b = min(a + step, n_samples)
                 self.table[:, a:b] = rows(a, b).T
             self.slot_of = np.arange(n_samples, dtype=np.int64)
             self.n_slots = n_samples
@@ -159,23 +159,14 @@ class KernelTable:
             self.table = np.empty((n_samples, min(16, n_samples)))
             self.slot_of = np.full(n_samples, -1, dtype=np.int64)
             self.n_slots = 0
-            self._blocks = OrderedDict()
-            self._max_blocks = max(1, int(cache_bytes // (8 * self._block * n_samples)))
 
     def add(self, j):
         """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every ``i``."""
-        a = (j // self._block) * self._block
-        block = self._blocks.pop(a, None)
-        if block is None:
-            block = self._rows(a, min(a + self._block, self._n))
-        self._blocks[a] = block  # most recently used last
-        while len(self._blocks) > self._max_blocks:
-            self._blocks.popitem(last=False)
         if self.n_slots == self.table.shape[1]:
             grown = np.empty((self._n, min(2 * self.table.shape[1], self._n)))
             grown[:, : self.n_slots] = self.table
             self.table = grown
-        self.table[:, self.n_slots] = block[j - a]
+        self.table[:, self.n_slots] = self._rows(j, j + 1)[0]
         self.slot_of[j] = self.n_slots
         self.n_slots += 1
 
