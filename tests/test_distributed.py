@@ -280,3 +280,27 @@ def test_refuses_voted_perceptron_and_other_input():
         ParameterMixing(Perceptron()).fit(*_separable(100))
     with pytest.raises(ValueError, match="'mixing' argument"):
         ParameterMixing(Perceptron(), mixing="median").fit(*_dask(*_separable(100), 50))
+
+
+def test_converged_mixing_counts_the_rounds_it_skips(client):
+    """After a round without mistakes every later round only presents the rows again:
+    the averaged model is what running all max_rounds gives (equal partitions of
+    500 rows add 500 presentations a round to the mixed count)."""
+    X, y = _separable(2000, seed=3)
+    X, y = X[: len(y) - len(y) % 4], y[: len(y) - len(y) % 4]
+    Xd, yd = _dask(X, y, len(y) // 4)
+    short = ParameterMixing(AveragedPerceptron(random_state=0), max_rounds=100, client=client)
+    short.fit(Xd, yd)
+    assert short.converged_ and short.n_iter_ < 100
+    exact = ParameterMixing(
+        AveragedPerceptron(random_state=0), max_rounds=short.n_iter_, client=client
+    ).fit(Xd, yd)
+    skipped = 100 - short.n_iter_
+    counts = short.estimator_.training_state_.counts
+    np.testing.assert_array_equal(
+        counts, exact.estimator_.training_state_.counts + skipped * (len(y) // 4)
+    )
+    np.testing.assert_array_equal(
+        short.estimator_.training_state_.W, exact.estimator_.training_state_.W
+    )
+    assert short.score(X, y) == 1.0
