@@ -54,3 +54,21 @@ PREDICT_BLOCK_ELEMENTS = 1 << 22
 #: A mixed state up to this many bytes travels inside each Dask task; larger ones as
 #: the result of one task (see distributed.py).
 INLINE_STATE_BYTES = 1 << 20
+
+# ---------------------------------------------------------------------- theory, plots, CLI
+#: Slack below this counts as zero when listing the patterns that violate the LP.
+SLACK_TOLERANCE = 1e-9
+#: A constraint of the hard-margin QP counts as active (a support vector) within this.
+ACTIVE_TOLERANCE = 1e-6
+#: The mistake bound is rounded up by this relative amount so that float rounding in R
+#: and gamma can never push it below its exact value.
+BOUND_PAD = 1e-9
+#: Grid points per axis when a figure shades decision regions.
+PLOT_GRID_POINTS = 300
+#: Hashed features of streamed text (``.tsv``) when ``n_features`` is not given.
+DEFAULT_HASH_FEATURES = 2**20
+#: Epochs every iterative algorithm gets in ``rosenblatt demo``.
+DEMO_EPOCHS = 100
+#: ``rosenblatt trace`` refuses larger data by default: its table has a row per presentation.
+TRACE_MAX_SAMPLES = 50
+TRACE_MAX_FEATURES = 10

@@ -13,11 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._config import DEMO_EPOCHS
+
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
 OR_Y = np.array([-1, 1, 1, 1])  # seed 003's modified OR
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 XOR_Y = np.array([0, 1, 1, 0])
-_EPOCHS = 100
 
 
 @dataclass(frozen=True)
@@ -82,14 +83,17 @@ def demo_estimators():
     from .kernel import KernelPerceptron
     from .linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
-    yield "Perceptron (online)", Perceptron(random_state=0, max_iter=_EPOCHS)
-    yield "Perceptron (batch)", Perceptron(mode="batch", random_state=0, max_iter=_EPOCHS)
-    yield "AveragedPerceptron", AveragedPerceptron(random_state=0, max_iter=_EPOCHS)
-    yield "VotedPerceptron", VotedPerceptron(random_state=0, max_iter=_EPOCHS)
-    yield "KernelPerceptron (rbf)", KernelPerceptron(random_state=0, max_iter=_EPOCHS)
+    yield "Perceptron (online)", Perceptron(random_state=0, max_iter=DEMO_EPOCHS)
+    yield "Perceptron (batch)", Perceptron(mode="batch", random_state=0, max_iter=DEMO_EPOCHS)
+    yield "AveragedPerceptron", AveragedPerceptron(random_state=0, max_iter=DEMO_EPOCHS)
+    yield "VotedPerceptron", VotedPerceptron(random_state=0, max_iter=DEMO_EPOCHS)
+    yield "KernelPerceptron (rbf)", KernelPerceptron(random_state=0, max_iter=DEMO_EPOCHS)
     yield "CentroidClassifier", CentroidClassifier()
     yield "LinearProgramClassifier", LinearProgramClassifier()
-    yield "scikit-learn Perceptron", SklearnPerceptron(random_state=0, max_iter=_EPOCHS, tol=None)
+    yield (
+        "scikit-learn Perceptron",
+        SklearnPerceptron(random_state=0, max_iter=DEMO_EPOCHS, tol=None),
+    )
 
 
 def _row(dataset, name, estimator, X_train, X_test, y_train, y_test):
@@ -220,7 +224,7 @@ def demo_figures(directory):
     fig, axes = new_figure(11.0, 4.5, ncols=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        linear = Perceptron(random_state=0, max_iter=_EPOCHS).fit(XOR_X, XOR_Y)
+        linear = Perceptron(random_state=0, max_iter=DEMO_EPOCHS).fit(XOR_X, XOR_Y)
     kernel = KernelPerceptron(random_state=0).fit(XOR_X, XOR_Y)
     plot_decision_boundary(
         linear,

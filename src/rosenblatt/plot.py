@@ -20,6 +20,8 @@ import os
 import numpy as np
 import scipy.sparse as sp
 
+from ._config import PLOT_GRID_POINTS
+
 __all__ = [
     "animate_training",
     "new_figure",
@@ -30,7 +32,6 @@ __all__ = [
 ]
 
 _MARKERS = "os^vD<>ph*"
-_GRID = 300  # grid points per axis for decision regions
 
 
 def new_figure(width=6.0, height=4.5, ncols=1):
@@ -180,7 +181,10 @@ def plot_decision_boundary(model, X, y, ax=None, margin=True, title=None):
     if ax is None:
         _, ax = new_figure()
     low, high = _limits(X)
-    xx, yy = np.meshgrid(np.linspace(low[0], high[0], _GRID), np.linspace(low[1], high[1], _GRID))
+    xx, yy = np.meshgrid(
+        np.linspace(low[0], high[0], PLOT_GRID_POINTS),
+        np.linspace(low[1], high[1], PLOT_GRID_POINTS),
+    )
     grid = np.column_stack([xx.ravel(), yy.ravel()])
     classes = np.asarray(getattr(model, "classes_", np.unique(y)))
     predicted = np.searchsorted(classes, model.predict(grid)).reshape(xx.shape)

@@ -42,7 +42,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ._config import DEFAULT_CHUNK_SIZE
+from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES
 from .readers import Schema as ChunkIndex
 from .readers import data_format, iter_chunks, read_chunk, scan
 
@@ -57,8 +57,6 @@ __all__ = [
     "score_stream",
     "train_stream",
 ]
-
-DEFAULT_HASH_FEATURES = 2**20
 
 
 # ---------------------------------------------------------------------- scan

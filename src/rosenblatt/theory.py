@@ -30,6 +30,7 @@ from scipy.optimize import linprog
 from sklearn.utils import check_array, check_X_y, column_or_1d
 from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
+from ._config import ACTIVE_TOLERANCE, BOUND_PAD, SLACK_TOLERANCE
 from ._validation import BOOL, Interval, check_args, check_classes, check_not_empty
 from .exceptions import NotSeparableError
 
@@ -48,14 +49,6 @@ __all__ = [
     "radius",
     "signed_distance",
 ]
-
-# Slack below this counts as zero when listing the patterns that violate the LP.
-_SLACK_TOL = 1e-9
-# A constraint of the hard-margin QP counts as active (a support vector) within this.
-_ACTIVE_TOL = 1e-6
-# The mistake bound is rounded up by this relative amount so that float rounding
-# in R and gamma can never push it below its exact value.
-_BOUND_PAD = 1e-9
 
 
 # ---------------------------------------------------------------------- validation
@@ -193,7 +186,7 @@ def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
     if separable:
         return SeparabilityResult(True, w, b, 0.0, np.empty(0, dtype=np.intp))
     slack = res.x[n_free:]
-    violators = np.flatnonzero(slack > _SLACK_TOL)
+    violators = np.flatnonzero(slack > SLACK_TOLERANCE)
     return SeparabilityResult(False, w, b, float(slack.sum()), violators)
 
 
@@ -361,7 +354,7 @@ def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
         raise RuntimeError("The hard-margin QP returned a hyperplane that does not separate.")
     # Canonical scaling: the closest pattern has t f(x) = 1, so margin = 1/||w||.
     w, b, functional = w / smallest, b / smallest, functional / smallest
-    support = np.flatnonzero(functional <= 1.0 + _ACTIVE_TOL)
+    support = np.flatnonzero(functional <= 1.0 + ACTIVE_TOLERANCE)
     return MaxMarginResult(_geometric_margin(X, t, w, b), w, b, support)
 
 
@@ -623,4 +616,4 @@ def mistake_bound(
         raise _not_separable(lp, bool(fit_intercept), "mistake_bound")
     gamma = _hard_margin_qp(X, t, fit_intercept=False).margin
     R = float(np.sqrt(np.max(row_norms(X, squared=True))))
-    return (R / gamma) ** 2 * (1.0 + _BOUND_PAD)
+    return (R / gamma) ** 2 * (1.0 + BOUND_PAD)

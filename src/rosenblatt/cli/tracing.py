@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import typer
 
+from .._config import TRACE_MAX_FEATURES, TRACE_MAX_SAMPLES
 from ._common import auto, console, header_option, parse_label_column, zero_based_option
 
-MAX_SAMPLES = 50
-MAX_FEATURES = 10
+MAX_SAMPLES, MAX_FEATURES = TRACE_MAX_SAMPLES, TRACE_MAX_FEATURES
 
 
 def trace_data(
