@@ -111,11 +111,13 @@ def _prefetch_row(X, csr, i):
 
         return sparse_prefetch
 
+    # entries per 64-byte line, and the most worth fetching by hand, known when compiled
+    step = max(1, 512 // X.dtype.bitwidth)
+    most = step * MAX_PREFETCH_LINES
+
     def dense_prefetch(X, csr, i):
         row = X[i]
-        step = max(1, 64 // row.itemsize)
-        stop = min(row.shape[0], step * MAX_PREFETCH_LINES)
-        for j in range(0, stop, step):
+        for j in range(0, min(row.shape[0], most), step):
             prefetch(row, j)
 
     return dense_prefetch

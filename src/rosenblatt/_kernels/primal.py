@@ -21,14 +21,20 @@ name and two arrays of the same type cannot be swapped by position:
     averaging accumulators ``U``, ``U0`` (zero columns / length unless
     averaging); ``counts``, the presentations each row has seen (one shared count
     for the multinomial model).
-``Record(n_rec, sample, coef, time, true, pred, activation)``
-    Where updates go when ``rule.record`` is set (the voted perceptron, traces):
+``Record(n_rec, sample, coef, time, true, pred, activation)`` or None
+    Where updates go, when there is a record (the voted perceptron, traces):
     state row ``s`` writes from index ``s * n_samples`` on, and ``n_rec[s]``
     counts them; ``true``/``pred`` hold the classes of a multinomial update;
     a non-empty ``activation`` (a trace) gets ``y (w . x + w0 s)`` of every
     presentation, in order. Empty arrays when unused.
-``Rule(eta, bias_input, batch, average, record)``
+``Rule(eta, bias_input, batch, average)``
     The scalars of the update.
+``Scratch(delta, delta0, scores, wrong_row, step)``
+    Working memory, zeroed: the batch sums ``delta`` (n_rows, n_features, or
+    (n_rows, 0) outside batch mode) and ``delta0`` (n_rows,), the multinomial
+    scores (n_rows,), and the rows a pattern updates with their steps (at least 2
+    entries each). Allocated by the caller: numba compiles its own ``np.zeros``
+    for every call signature, which made up a third of the first compile.
 
 The rule (seed 003, remarks 1-2): a pattern with target ``y`` triggers an update
 when ``y * (w . x + w0 * bias_input) <= 0``, which adds ``eta * sample_weight *
@@ -43,15 +49,14 @@ rival (lowest index on ties) ``-eta * sample_weight * x``.
 ``layout`` is a compile-time constant: ``SINGLE`` (one neuron, every binary
 problem: its rows are taken once per epoch rather than per pattern, which is
 10-15 % faster), ``ONE_VS_REST`` (independent neurons, each pattern read once
-for all of them) or ``MULTINOMIAL``; each is its own numba type, so each
-compiles to its own loop with the others' code folded away. The pattern loop
+for all of them) or ``MULTINOMIAL`` (None); each is its own numba type, so
+each compiles to its own loop with the others' code dropped. The pattern loop
 with its prefetching, the update and the record are written once; only the
 test of which rows err on a pattern differs, binary or multinomial.
 """
 
 from collections import namedtuple
 
-import numpy as np
 from numba import njit
 from numba.extending import overload
 
@@ -62,19 +67,22 @@ Targets = namedtuple("Targets", "target positive sample_weight")
 Schedule = namedtuple("Schedule", "order stream lookahead")
 Weights = namedtuple("Weights", "W w0 U U0 counts")
 Record = namedtuple("Record", "n_rec sample coef time true pred activation")
-Rule = namedtuple("Rule", "eta bias_input batch average record")
+Scratch = namedtuple("Scratch", "delta delta0 scores wrong_row step")
+Rule = namedtuple("Rule", "eta bias_input batch average")
 
-# The layouts: empty namedtuples, each of its own numba type, so that the
-# compiler picks a layout's code by type (an int flag made numeric literal
-# dispatch necessary, and the literal-dispatched loop ran about 3x slower).
+# The layouts, each of its own numba type, so that the compiler picks a layout's
+# code by type (an int flag needed numba's literal dispatch, and that loop ran
+# about 3x slower). The multinomial layout is None: numba drops the code of an
+# `if layout is None` branch that cannot run before typing it, and typing both
+# rules in every loop made each first compile about a second longer; a missing
+# record (`record=None`) drops the recording code the same way.
 Single = namedtuple("Single", "")
 OneVsRest = namedtuple("OneVsRest", "")
-Multinomial = namedtuple("Multinomial", "")
-SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), Multinomial()
+SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
 
 
 def _kind(layout):
-    """The layout class behind a numba type (``Single``, ``OneVsRest``, ``Multinomial``)."""
+    """The layout class behind a numba type (``Single``, ``OneVsRest``, or None)."""
     return getattr(layout, "instance_class", None)
 
 
@@ -128,20 +136,9 @@ def _keep(record, s, n_samples, i, coef, now):
     return slot
 
 
-# ---------------------------------------------------------------------- presentation
-def _is_multinomial(layout):
-    """True for the multinomial layout: a constant the compiler folds away."""
-
-
-@overload(_is_multinomial, inline="always")
-def _is_multinomial_impl(layout):
-    answer = _kind(layout) is Multinomial
-    return lambda layout: answer
-
-
 # ---------------------------------------------------------------------- the epoch
 @njit(cache=True, nogil=True)
-def primal_epoch(rows, targets, schedule, weights, record, rule, slots, mistakes, layout):
+def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots, mistakes, layout):
     """One epoch over ``schedule.order`` for the state rows ``slots``; in place.
 
     ``slots`` holds the state rows to train (SINGLE: one; MULTINOMIAL: all of
@@ -155,19 +152,15 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, slots, mistakes
     target, positive, sample_weight = targets.target, targets.positive, targets.sample_weight
     order, stream, lookahead = schedule.order, schedule.stream, schedule.lookahead
     W_all, w0, U_all, U0, counts = weights.W, weights.w0, weights.U, weights.U0, weights.counts
-    eta, bias_input, batch = rule.eta, rule.bias_input, rule.batch
-    average, recording = rule.average, rule.record
-    tracing = record.activation.shape[0] > 0
+    eta, bias_input, batch, average = rule.eta, rule.bias_input, rule.batch, rule.average
+    tracing = False
+    if record is not None:
+        tracing = record.activation.shape[0] > 0
     n_samples = order.shape[0]
     n_rows, n_features = W_all.shape
-    # the batch sums are only needed (and only allocated) in batch mode
-    delta_all = np.zeros((n_rows, n_features if batch else 0), dtype=W_all.dtype)
-    delta0 = np.zeros(n_rows)
-    scores = np.zeros(n_rows)  # the multinomial classes' scores of a pattern
-    # the rows a pattern updates, and their steps (at most every row, or 2)
-    wrong_row = np.zeros(max(n_rows, 2), dtype=np.int64)
-    step = np.zeros(max(n_rows, 2))
-    layout_counts_each = not _is_multinomial(layout)  # one count per row, or one shared
+    delta_all, delta0, scores = scratch.delta, scratch.delta0, scratch.scores
+    wrong_row, step = scratch.wrong_row, scratch.step
+    layout_counts_each = layout is not None  # one count per row, or one shared
     s0 = slots[0]
     W = _rows_of(layout, W_all, s0)
     U = _rows_of(layout, U_all, s0)
@@ -195,7 +188,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, slots, mistakes
         # reference counting on every pattern (epochs 2-3x slower), and one applying
         # the update cost float32 epochs 20-30 %. The layout not compiled is folded away.
         n_wrong = 0
-        if _is_multinomial(layout):
+        if layout is None:  # multinomial
             for c in range(n_rows):
                 scores[c] = row_dot(X, csr, i, W_all[c]) + w0[c] * bias_input
             true = target[i]
@@ -216,8 +209,9 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, slots, mistakes
                 # the row of s in place, not bound to a name: binding a row view per
                 # pattern and neuron made the one-vs-rest loop about 15 % slower
                 a = y * (row_dot(X, csr, i, _row(W, s)) + w0[s] * bias_input)
-                if tracing:
-                    record.activation[presented] = a
+                if record is not None:
+                    if tracing:
+                        record.activation[presented] = a
                 if a <= 0.0:
                     wrong_row[n_wrong], step[n_wrong] = s, eta * sample_weight[i] * y
                     n_wrong += 1
@@ -236,7 +230,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, slots, mistakes
                 if average:
                     row_axpy(coef * now, X, csr, i, _row(U, s))
                     U0[s] += coef * now * bias_input
-            if recording:
+            if record is not None:
                 if layout_counts_each:
                     _keep(record, s, n_samples, i, coef, now)
                 elif u == 0:  # multinomial: one entry per mistake, true class and rival

@@ -23,6 +23,8 @@ converged run gives exactly what running to ``max_epochs`` gives.
 
 from __future__ import annotations
 
+import os
+import sys
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -80,6 +82,18 @@ class History:
     @property
     def n_mistakes(self) -> int:
         return int(sum(self.mistakes_per_epoch))
+
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _outside_the_package() -> int:
+    """The ``stacklevel`` of the first caller outside rosenblatt: a warning points at
+    the user's ``fit`` call, however deep the path that trained."""
+    frame, level = sys._getframe(1), 1
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def run_epochs(
@@ -184,6 +198,6 @@ def run_epochs(
             f"{owner} did not converge: the last of {limit}={max_epochs} {unit.lower()}s still "
             f"made {history.mistakes_per_epoch[-1]} mistake(s). {advice}",
             ConvergenceWarning,
-            stacklevel=3,
+            stacklevel=_outside_the_package(),
         )
     return history

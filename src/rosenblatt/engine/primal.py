@@ -28,6 +28,7 @@ from .._kernels.primal import (
     Rows,
     Rule,
     Schedule,
+    Scratch,
     Targets,
     Weights,
     primal_epoch,
@@ -253,7 +254,7 @@ class PrimalState:
         schedule = Schedule(*schedule)
         if self.multinomial:
             mistakes, updates, presented = self._train_rows(
-                batch, rule, schedule, np.arange(self.n_rows), shared=True, layout=MULTINOMIAL
+                batch, rule, schedule, np.arange(self.n_rows), shared=True
             )
         else:
             trained = np.flatnonzero(active)
@@ -279,7 +280,7 @@ class PrimalState:
                 self.votes.add(k, batch.X[samples], *columns)
         return mistakes, presented
 
-    def _train_rows(self, batch, rule, schedule, rows, shared, layout=None, activation=None):
+    def _train_rows(self, batch, rule, schedule, rows, shared, activation=None):
         """One epoch of the state ``rows``: their mistakes (per unit), recorded updates
         and the number of patterns presented.
 
@@ -295,25 +296,35 @@ class PrimalState:
             slots = np.arange(rows.shape[0])
             parts = tuple(part[rows] if part.shape[0] else part for part in parts)
             positive = positive[rows]
-        if layout is None:
+        if self.multinomial:
+            layout = MULTINOMIAL
+        else:
             layout = SINGLE if slots.shape[0] == 1 else ONE_VS_REST
         weights = Weights(*parts)
         n = schedule.order.shape[0]
         recording = self.votes is not None
-        size = n * weights.W.shape[0] if recording else 0
-        record = Record(
-            np.zeros(weights.W.shape[0], dtype=_INDEX),
-            np.empty(size, dtype=_INDEX),
-            np.empty(size),
-            np.empty(size, dtype=_INDEX),
-            np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
-            np.empty(size if layout is MULTINOMIAL else 0, dtype=_INDEX),
-            _EMPTY_FLOAT if activation is None else activation,
-        )
+        record = None  # no record: the loop is compiled without the recording code
+        if recording or activation is not None:
+            size = n * weights.W.shape[0]
+            record = Record(
+                np.zeros(weights.W.shape[0], dtype=_INDEX),
+                np.empty(size, dtype=_INDEX),
+                np.empty(size),
+                np.empty(size, dtype=_INDEX),
+                np.empty(size if self.multinomial else 0, dtype=_INDEX),
+                np.empty(size if self.multinomial else 0, dtype=_INDEX),
+                _EMPTY_FLOAT if activation is None else activation,
+            )
         mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
         targets = Targets(batch.target, positive, batch.sample_weight)
-        scalars = Rule(
-            float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged, recording
+        scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged)
+        n_rows = weights.W.shape[0]
+        scratch = Scratch(
+            np.zeros((n_rows, self.n_features if rule.batch else 0), dtype=self.dtype),
+            np.zeros(n_rows),
+            np.zeros(n_rows),
+            np.zeros(max(n_rows, 2), dtype=_INDEX),
+            np.zeros(max(n_rows, 2)),
         )
         presented = primal_epoch(
             batch.rows,
@@ -322,6 +333,7 @@ class PrimalState:
             weights,
             record,
             scalars,
+            scratch,
             np.ascontiguousarray(slots, dtype=_INDEX),
             mistakes,
             layout,
@@ -330,8 +342,8 @@ class PrimalState:
             for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):
                 if part.shape[0]:
                     part[rows] = own
-        if layout is MULTINOMIAL:
-            k = record.n_rec[0]
+        if self.multinomial:
+            k = record.n_rec[0] if recording else 0
             updates = (
                 [
                     (
