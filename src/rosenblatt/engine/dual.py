@@ -32,6 +32,7 @@ from .._kernels.dual import (
     voted_scores,
 )
 from .._kernels.gram import KINDS, dense_block, sparse_block, squared_norms
+from .primal import readonly
 from .votes import survival_counts
 
 __all__ = ["DualState", "Kernel", "KernelTable"]
@@ -80,8 +81,7 @@ class Kernel:
         out = np.empty((first.shape[0], second.shape[0]))
         if sp.issparse(first) or sp.issparse(second):
             a, b = sp.csr_matrix(first, dtype=np.float64), sp.csr_matrix(second, dtype=np.float64)
-            a.sort_indices()
-            b.sort_indices()
+            a, b = a.sorted_indices(), b.sorted_indices()  # copies: the input stays as it was
             norms = [np.empty(m.shape[0]) for m in (a, b)]
             for m, norm in zip((a, b), norms):
                 squared_norms(m.data, m.indptr, norm)
@@ -103,8 +103,8 @@ class Kernel:
             )
         else:
             dense_block(
-                np.ascontiguousarray(first, dtype=np.float64),
-                np.ascontiguousarray(np.asarray(second, dtype=np.float64).T),
+                readonly(np.ascontiguousarray(first, dtype=np.float64)),
+                readonly(np.ascontiguousarray(np.asarray(second, dtype=np.float64).T)),
                 kind,
                 gamma,
                 float(self.coef0),

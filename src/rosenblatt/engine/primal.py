@@ -36,7 +36,7 @@ from .._kernels.primal import (
 from .orders import rng_from_state, rng_to_state
 from .votes import VoteRecord
 
-__all__ = ["Batch", "PrimalRule", "PrimalState", "thread_count", "worker_pool"]
+__all__ = ["Batch", "PrimalRule", "PrimalState", "readonly", "thread_count", "worker_pool"]
 
 _INDEX = np.int64
 _EMPTY_INDEX = np.empty(0, dtype=_INDEX)
@@ -82,15 +82,26 @@ class Batch:
         if sp.issparse(X):
             index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
             csr = (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
-            self.rows = Rows(np.empty((0, 0), dtype=X.dtype), csr)
+            self.rows = Rows(
+                readonly(np.empty((0, 0), dtype=X.dtype)), tuple(readonly(part) for part in csr)
+            )
         else:
-            self.rows = Rows(X, None)
-        self.target = np.ascontiguousarray(target, dtype=_INDEX)
-        self.sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+            self.rows = Rows(readonly(X), None)
+        self.target = readonly(np.ascontiguousarray(target, dtype=_INDEX))
+        self.sample_weight = readonly(np.ascontiguousarray(sample_weight, dtype=np.float64))
 
     @property
     def n_samples(self) -> int:
         return self.X.shape[0]
+
+
+def readonly(array):
+    """A read-only view: the loops never write the data, and numba compiles a separate
+    variant for read-only arrays (joblib's memmaps, ``mmap_mode="r"``), so every input
+    reaches them read-only and one variant serves both."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def thread_count(n_jobs, n_units) -> int:
