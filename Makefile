@@ -19,12 +19,16 @@ $(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
+# `rosenblatt warmup` compiles every variant of the training loops once per machine
+# (numba caches them on disk): the demo's and the tests' processes then load them
 demo: $(VENV)/.installed
+	$(VENV)/bin/rosenblatt warmup
 	$(VENV)/bin/rosenblatt demo
 
 test: $(VENV)/.installed-dev
 	$(VENV)/bin/ruff check src tests benchmarks examples
 	$(VENV)/bin/ruff format --check src tests benchmarks examples
+	$(VENV)/bin/rosenblatt warmup
 	$(PY) -m pytest -n 2 -q
 
 # ruff's fixes and formatting, applied (make test only checks)

@@ -1,12 +1,24 @@
-"""From scores to labels, the same way for every classifier of the library."""
+"""From scores to labels, the same way for every classifier of the library.
+
+Also :class:`LinearPredictor`: what a saved linear model needs to predict, with
+numpy alone, so that ``rosenblatt predict`` loads neither scikit-learn nor scipy
+nor numba (it predicts exactly what the estimator itself predicts: the same
+products, in the same order).
+"""
 
 import numpy as np
-from sklearn.utils.extmath import safe_sparse_dot
 
 
 def linear_scores(X, coef, intercept):
-    """``X @ coef.T + intercept``: (n_samples,) for one row of ``coef``, else (n_samples, k)."""
-    scores = safe_sparse_dot(X, coef.T, dense_output=True) + intercept
+    """``X @ coef.T + intercept``: (n_samples,) for one row of ``coef``, else (n_samples, k).
+
+    Dense or sparse ``X``; the product is numpy's (scipy's for sparse rows), as
+    scikit-learn's ``safe_sparse_dot`` computes it.
+    """
+    scores = X @ coef.T
+    if hasattr(scores, "toarray"):  # a sparse product that stayed sparse
+        scores = scores.toarray()
+    scores = np.asarray(scores) + intercept
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 
@@ -16,3 +28,78 @@ def labels_from_scores(classes, scores):
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]
     return classes[np.argmax(scores, axis=1)]
+
+
+class LinearPredictor:
+    """A fitted linear classifier reduced to its decision function, for numpy alone.
+
+    ``decision_function(X) = scale(X) @ coef.T + intercept`` where ``scale`` is an
+    optional standardisation ``(X - mean) / std`` (a scikit-learn
+    ``StandardScaler`` step before the classifier); ``predict`` turns scores into
+    labels as every classifier of the package does.
+
+    Parameters
+    ----------
+    coef, intercept, classes : ndarray
+    n_features_in : int
+    feature_names_in : ndarray of str or None
+    mean, scale : ndarray or None
+        The standardisation, if any (None: that part is not applied).
+    estimator : str
+        The class it came from, for messages.
+
+    Examples
+    --------
+    >>> p = LinearPredictor(np.array([[1.0, 1.0]]), np.array([1.0]), np.array([-1, 1]), 2)
+    >>> p.predict(np.array([[-1.0, -1.0], [1.0, -1.0]]))
+    array([-1,  1])
+    """
+
+    def __init__(
+        self,
+        coef,
+        intercept,
+        classes,
+        n_features_in,
+        feature_names_in=None,
+        mean=None,
+        scale=None,
+        estimator="linear classifier",
+    ):
+        self.coef_, self.intercept_, self.classes_ = coef, intercept, classes
+        self.n_features_in_ = int(n_features_in)
+        self.feature_names_in_ = feature_names_in
+        self.mean_, self.scale_ = mean, scale
+        self.estimator = estimator
+
+    def _check(self, X):
+        sparse = hasattr(X, "tocsr")
+        if not sparse:
+            X = np.asarray(X)
+        if X.ndim != 2 or X.shape[1] != self.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[-1] if X.ndim else 0} features, but {self.estimator} is "
+                f"expecting {self.n_features_in_} features as input."
+            )
+        if X.dtype not in (np.float32, np.float64):
+            X = X.astype(np.float64)
+        if sparse:  # as scikit-learn's StandardScaler scales sparse rows
+            if self.mean_ is not None:
+                raise ValueError(
+                    "Cannot center sparse matrices: the model's scaler subtracts the mean; "
+                    "give dense data."
+                )
+            return X.multiply(1 / self.scale_).tocsr() if self.scale_ is not None else X
+        if self.mean_ is not None:
+            X = X - self.mean_
+        if self.scale_ is not None:
+            X = X / self.scale_
+        return X
+
+    def decision_function(self, X):
+        """Signed score of each sample, as the estimator computes it."""
+        return linear_scores(self._check(X), self.coef_, self.intercept_)
+
+    def predict(self, X):
+        """Class labels, as the estimator predicts them."""
+        return labels_from_scores(self.classes_, self.decision_function(X))

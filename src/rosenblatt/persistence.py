@@ -60,7 +60,6 @@ import zlib
 from importlib import import_module
 
 import numpy as np
-import scipy.sparse as sp
 
 from .exceptions import ModelFileError
 
@@ -69,9 +68,11 @@ __all__ = [
     "FITTED_PROPERTIES",
     "FORMAT_NAME",
     "FORMAT_VERSION",
+    "LINEAR_CLASSES",
     "REGISTRY",
     "STATE_REGISTRY",
     "load",
+    "load_predictor",
     "read_manifest",
     "save",
 ]
@@ -160,6 +161,12 @@ def _resolve(key, registry=REGISTRY):
         return getattr(import_module(module), name)
     except (ImportError, AttributeError):
         return None
+
+
+def _is_sparse(value) -> bool:
+    """A scipy sparse matrix or array (without importing scipy: none exists before it is)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(value)
 
 
 def _key_of(cls, registry=REGISTRY):
@@ -289,7 +296,7 @@ class _Writer:
             return {"$": "dtype", "name": self._dtype_name(value, where)}
         if isinstance(value, type) and issubclass(value, np.generic):
             return {"$": "dtype_type", "name": self._dtype_name(np.dtype(value), where)}
-        if sp.issparse(value):
+        if _is_sparse(value):
             return self._sparse(value, where)
         if isinstance(value, np.random.RandomState):
             return {
@@ -346,7 +353,7 @@ class _Writer:
         return {
             "$": "sparse",
             "format": fmt,
-            "array": isinstance(value, sp.sparray),
+            "array": isinstance(value, sys.modules["scipy.sparse"].sparray),
             "shape": list(csr.shape),
             **{
                 part: self.array(np.asarray(getattr(csr, part)), f"{where}.{part}")
@@ -495,6 +502,8 @@ class _Reader:
         return state
 
     def _sparse(self, node):
+        import scipy.sparse as sp
+
         fmt = _choose(node["format"], _SPARSE_FORMATS)
         parts = [self.value(node[p]) for p in ("data", "indices", "indptr")]
         if not all(isinstance(part, np.ndarray) and part.ndim == 1 for part in parts):
@@ -805,46 +814,9 @@ def read_manifest(path) -> dict:
     return manifest
 
 
-def load(path):
-    """Load a model saved by :func:`save`.
-
-    Only the classes in :data:`REGISTRY` and :data:`STATE_REGISTRY` are ever
-    instantiated (``cls(**params)``, then the fitted attributes are set, and
-    training states are rebuilt with ``from_state``), arrays are read with
-    ``allow_pickle=False``, and every member is checked against its SHA-256
-    before it is decoded: loading a file cannot run code.
-
-    Parameters
-    ----------
-    path : str or path-like
-
-    Returns
-    -------
-    estimator
-        The model, predicting exactly as it did when it was saved. A saved
-        ``on_epoch`` callback comes back as None.
-
-    Raises
-    ------
-    rosenblatt.exceptions.ModelFileError
-        If the file is truncated, altered (checksum mismatch), foreign (not a
-        model file, or naming a class outside the registry), written in a
-        newer format version, or in format version 1 (before the training
-        engine: re-train and save again); the message says what to do.
-    FileNotFoundError
-        If there is no file at ``path``.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> from rosenblatt.persistence import load
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "not-a-model.rbm"
-    >>> _ = path.write_text("hello")
-    >>> load(path)  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    rosenblatt.exceptions.ModelFileError: ...not a rosenblatt model file (it is not a zip...
-    """
+def _read(path, build):
+    """Open and check a model file; return its manifest and ``build(tree, reader)``, what
+    a builder makes of the JSON tree (arrays are read, checked, only when asked for)."""
     manifest, archive = _open(path)
     with archive:
         if manifest["format_version"] < _OLDEST_READABLE:
@@ -896,8 +868,8 @@ def load(path):
             return array
 
         try:
-            state = json.loads(read(_STATE))
-            model = _Reader(read_array).estimator(state)
+            tree = json.loads(read(_STATE))
+            built = build(tree, _Reader(read_array))
         except ModelFileError:
             raise
         except _Incompatible as exc:
@@ -919,6 +891,50 @@ def load(path):
             raise _fail(
                 path, f"the model file is damaged ({type(exc).__name__}: {exc})", _RESAVE
             ) from None
+    return manifest, built
+
+
+def load(path):
+    """Load a model saved by :func:`save`.
+
+    Only the classes in :data:`REGISTRY` and :data:`STATE_REGISTRY` are ever
+    instantiated (``cls(**params)``, then the fitted attributes are set, and
+    training states are rebuilt with ``from_state``), arrays are read with
+    ``allow_pickle=False``, and every member is checked against its SHA-256
+    before it is decoded: loading a file cannot run code.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    estimator
+        The model, predicting exactly as it did when it was saved. A saved
+        ``on_epoch`` callback comes back as None.
+
+    Raises
+    ------
+    rosenblatt.exceptions.ModelFileError
+        If the file is truncated, altered (checksum mismatch), foreign (not a
+        model file, or naming a class outside the registry), written in a
+        newer format version, or in format version 1 (before the training
+        engine: re-train and save again); the message says what to do.
+    FileNotFoundError
+        If there is no file at ``path``.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rosenblatt.persistence import load
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "not-a-model.rbm"
+    >>> _ = path.write_text("hello")
+    >>> load(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.ModelFileError: ...not a rosenblatt model file (it is not a zip...
+    """
+    manifest, model = _read(path, lambda tree, reader: reader.estimator(tree))
     if _key_of(type(model)) != manifest.get("class"):
         raise _fail(
             path,
@@ -927,3 +943,99 @@ def load(path):
             _RESAVE,
         )
     return model
+
+
+# Classes whose prediction is ``labels_from_scores(linear_scores(X, coef_, intercept_))``,
+# and the preprocessing a LinearPredictor can apply before them.
+LINEAR_CLASSES = (
+    "rosenblatt.linear.Perceptron",
+    "rosenblatt.linear.AveragedPerceptron",
+    "rosenblatt.baselines.CentroidClassifier",
+    "rosenblatt.baselines.LinearProgramClassifier",
+)
+_SCALER = "sklearn.preprocessing.StandardScaler"
+
+
+def load_predictor(path):
+    """Load a model as cheaply as it can predict.
+
+    A linear model (``Perceptron``, ``AveragedPerceptron``, ``CentroidClassifier``,
+    ``LinearProgramClassifier``), alone or in a Pipeline after a ``StandardScaler``,
+    comes back as a :class:`~rosenblatt._decision.LinearPredictor`: its coefficients
+    and the standardisation, applied with numpy alone, so that predicting imports
+    neither scikit-learn nor scipy nor numba and gives exactly the estimator's
+    predictions. Any other model is :func:`load`-ed.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    LinearPredictor or estimator
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rosenblatt import Perceptron
+    >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.rbm"
+    >>> save(Perceptron(shuffle=False).fit(X, y), path)
+    >>> predictor = load_predictor(path)
+    >>> type(predictor).__name__, predictor.predict(X)
+    ('LinearPredictor', array([-1,  1,  1,  1]))
+    """
+    _, predictor = _read(path, _linear_predictor)
+    return predictor if predictor is not None else load(path)
+
+
+def _linear_predictor(tree, reader):
+    """A LinearPredictor for a linear model's tree, or None for any other model."""
+    from ._decision import LinearPredictor
+
+    if not isinstance(tree, dict) or tree.get("$") != "estimator":
+        raise ValueError("the model is not an estimator node")
+    steps = [tree]
+    if tree.get("class") == "sklearn.pipeline.Pipeline":
+        listed = tree["params"].get("steps")
+        if not isinstance(listed, list):
+            return None
+        steps = []
+        for step in listed:
+            items = step.get("items") if isinstance(step, dict) else None
+            if not (isinstance(items, list) and len(items) == 2 and isinstance(items[1], dict)):
+                return None
+            steps.append(items[1])
+    *before, final = steps
+    if final.get("$") != "estimator" or final.get("class") not in LINEAR_CLASSES:
+        return None
+    if len(before) > 1 or any(step.get("class") != _SCALER for step in before):
+        return None
+    fitted = final["fitted"]
+    if not all(name in fitted for name in ("coef_", "intercept_", "classes_", "n_features_in_")):
+        return None  # not fitted: load() says so in the estimator's own words
+    coef, intercept, classes = (
+        reader.value(fitted[name]) for name in ("coef_", "intercept_", "classes_")
+    )
+    first = before[0]["fitted"] if before else fitted
+    names = first.get("feature_names_in_")
+    mean = scale = None
+    if before:
+        scaler = before[0]
+        params, scaled = scaler["params"], scaler["fitted"]
+        if params.get("with_mean") is True:
+            mean = reader.value(scaled["mean_"])
+        if params.get("with_std") is True:
+            scale = reader.value(scaled["scale_"])
+    if not all(isinstance(part, np.ndarray) for part in (coef, intercept, classes)):
+        raise ValueError("the coefficients of a linear model are not arrays")
+    return LinearPredictor(
+        coef,
+        intercept,
+        classes,
+        reader.value(first["n_features_in_"]),
+        None if names is None else reader.value(names),
+        mean,
+        scale,
+        final["class"].rpartition(".")[2],
+    )

@@ -147,15 +147,20 @@ def final_estimator(model):
     return steps[-1][1] if steps else model
 
 
-def load_model(path):
-    """Load a model file; return ``(model, metadata)`` (metadata may be empty)."""
-    from ..persistence import load, read_manifest
+def load_model(path, *, predicting=False):
+    """Load a model file; return ``(model, metadata)`` (metadata may be empty).
+
+    ``predicting``: a linear model comes back as a numpy-only
+    :class:`~rosenblatt._decision.LinearPredictor` (the same predictions, without
+    importing scikit-learn, scipy or numba).
+    """
+    from ..persistence import load, load_predictor, read_manifest
 
     if not os.path.isfile(path):
         raise ModelFileError(
             f"{path}: no such model file; train one with `rosenblatt train DATA --model PATH`"
         )
-    model = load(path)
+    model = load_predictor(path) if predicting else load(path)
     metadata = read_manifest(path).get("metadata") or {}
     return model, metadata if isinstance(metadata, dict) else {}
 

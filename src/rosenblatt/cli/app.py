@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, evaluate, inspection, plotting, predict, tracing, train
+from . import demo, evaluate, inspection, plotting, predict, tracing, train, warmup
 from ._common import ErrorHandlingGroup, console
 
 app = typer.Typer(
@@ -35,5 +35,6 @@ app.command("evaluate")(evaluate.command)
 app.command("inspect")(inspection.command)
 app.command("trace")(tracing.command)
 app.command("plot")(plotting.command)
+app.command("warmup")(warmup.command)
 
 __all__ = ["app", "console"]

@@ -51,7 +51,7 @@ def predict(
     -------
     PredictResult
     """
-    model, metadata = load_model(model_path)
+    model, metadata = load_model(model_path, predicting=True)
     data = read_model_input(
         data_path, model, metadata, label_column=label_column, zero_based=zero_based, header=header
     )
