@@ -23,7 +23,7 @@ from sklearn.model_selection import StratifiedShuffleSplit
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._decision import labels_from_scores, linear_scores
+from ._decision import labels_from_scores
 from ._validation import (
     BOOL,
     CALLABLE,
@@ -47,7 +47,7 @@ from .engine.orders import (
     resolve_mode,
     splitter_seed,
 )
-from .engine.primal import Batch, PrimalRule, PrimalState, thread_count, worker_pool
+from .engine.primal import Batch, PrimalRule, PrimalState, scores, thread_count, worker_pool
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -574,7 +574,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.intercept_ = np.array(intercept, copy=True)
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """Signed score of each sample: ``X @ coef_.T + intercept_``.
+        """Signed score of each sample: ``X @ coef_.T + intercept_``, each summed as
+        training summed it (so a training pattern scores what it scored there).
 
         Returns
         -------
@@ -582,7 +583,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        return linear_scores(X, self.coef_, self.intercept_)
+        return scores(X, self.coef_, self.intercept_)
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """Predict class labels (a zero score goes to the first class, as in training)."""

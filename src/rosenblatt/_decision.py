@@ -8,17 +8,60 @@ products, in the same order).
 
 import numpy as np
 
+LANES = 8  # the compiled loops' dot products: feature j goes to partial sum j % 8
+
+
+def _combine(lanes):
+    """The eight partial sums added pairwise, as the compiled loops add them."""
+    return ((lanes[:, 0] + lanes[:, 1]) + (lanes[:, 2] + lanes[:, 3])) + (
+        (lanes[:, 4] + lanes[:, 5]) + (lanes[:, 6] + lanes[:, 7])
+    )
+
+
+def _lane_dot_dense(X, w, dtype, block=8192):
+    groups = -(-X.shape[1] // LANES)
+    padded = np.zeros(groups * LANES, dtype=dtype)
+    padded[: X.shape[1]] = w
+    padded = padded.reshape(groups, LANES)
+    out = np.empty(X.shape[0], dtype=dtype)
+    for start in range(0, X.shape[0], block):
+        rows = X[start : start + block]
+        if X.shape[1] % LANES:  # zeros in the tail's empty lanes add nothing
+            full = np.zeros((rows.shape[0], groups * LANES), dtype=dtype)
+            full[:, : X.shape[1]] = rows
+            rows = full
+        # a sum over the middle axis adds its terms in order: each lane in feature order
+        lanes = (rows.reshape(-1, groups, LANES) * padded).sum(axis=1, dtype=dtype)
+        out[start : start + block] = _combine(lanes)
+    return out
+
+
+def _lane_dot_sparse(X, w, dtype):
+    X = X.tocsr()
+    if not X.has_sorted_indices:
+        X = X.sorted_indices()
+    rows = np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))
+    lanes = np.zeros((X.shape[0], LANES), dtype=dtype)
+    # unbuffered, in order: each (row, lane) adds its products in column order
+    np.add.at(lanes, (rows, X.indices % LANES), (X.data * w[X.indices]).astype(dtype))
+    return _combine(lanes)
+
 
 def linear_scores(X, coef, intercept):
     """``X @ coef.T + intercept``: (n_samples,) for one row of ``coef``, else (n_samples, k).
 
-    Dense or sparse ``X``; the product is numpy's (scipy's for sparse rows), as
-    scikit-learn's ``safe_sparse_dot`` computes it.
+    Each score is summed exactly as the compiled training loops sum ``w . x`` (eight
+    interleaved partial sums in feature order, added pairwise), then the intercept,
+    with numpy alone: the same bits as :func:`rosenblatt.engine.primal.scores`, the
+    compiled form the perceptrons use, at a few times its cost. Dense and CSR rows
+    score the same bits.
     """
-    scores = X @ coef.T
-    if hasattr(scores, "toarray"):  # a sparse product that stayed sparse
-        scores = scores.toarray()
-    scores = np.asarray(scores) + intercept
+    dtype = np.result_type(X.dtype, coef.dtype)
+    lane_dot = _lane_dot_sparse if hasattr(X, "tocsr") else _lane_dot_dense
+    scores = np.empty((X.shape[0], coef.shape[0]), dtype=dtype)
+    for k in range(coef.shape[0]):
+        scores[:, k] = lane_dot(X, coef[k], dtype)
+    scores = scores + intercept
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 

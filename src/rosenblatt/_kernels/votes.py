@@ -1,21 +1,44 @@
-"""The compiled part of the multinomial vote (see :mod:`rosenblatt.engine.votes`)."""
+"""The compiled votes of the voted perceptron (see :mod:`rosenblatt.engine.votes`).
+
+Both take ``inner`` (n_test, n_updates): the inner product of each test point
+with the pattern of each update, from one matrix product; update ``j`` adds
+``inner[q, j] * coef[j] + bias[j]`` to the score of test point ``q`` (its
+pattern's part and its constant input's part). Each score is summed update by
+update in order, and each intermediate hypothesis casts its survival count
+(``weights[0]`` for the initial, zero one) in one pass, with no (n_updates x
+n_test) arrays of scores or signs in memory.
+"""
 
 import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
-def multinomial_vote(contrib, rec_true, rec_pred, counts, votes):
+@njit(cache=True, nogil=True)
+def binary_vote(inner, coef, bias, weights, out):
+    """``out[q]``: the sum of the survival counts of the hypotheses scoring test point
+    ``q`` positive minus those of the others (a zero score votes -1, as in training)."""
+    n_test, n_updates = inner.shape
+    for q in range(n_test):
+        f = 0.0
+        vote = -weights[0]
+        for j in range(n_updates):
+            f += inner[q, j] * coef[j] + bias[j]
+            if f > 0.0:
+                vote += weights[j + 1]
+            else:
+                vote -= weights[j + 1]
+        out[q] = vote
+
+
+@njit(cache=True, nogil=True)
+def multinomial_vote(inner, coef, bias, rec_true, rec_pred, weights, votes):
     """Survival-weighted vote of every intermediate multinomial weight matrix.
 
-    ``contrib`` (n_updates, n_test) holds the score increment of update j on each
-    test point (its inner product and intercept part); update j adds it to the
-    true class's score and subtracts it from the rival's. ``counts`` (n_updates +
-    1) are the survival counts of the initial matrix and of the matrix after each
-    update. ``votes`` (n_test, n_classes) is filled with the vote weights; the
-    initial scores are zero.
+    Update ``j`` adds its increment to the true class's score and subtracts it from
+    the rival's; ``votes`` (n_test, n_classes) gets each hypothesis's survival count
+    on the class it scores highest (the lowest index on ties).
     """
-    n_updates, n_test = contrib.shape
+    n_test, n_updates = inner.shape
     n_classes = votes.shape[1]
     scores = np.zeros(n_classes)
     for q in range(n_test):
@@ -23,11 +46,12 @@ def multinomial_vote(contrib, rec_true, rec_pred, counts, votes):
         for j in range(n_updates + 1):
             if j > 0:
                 u = j - 1
-                scores[rec_true[u]] += contrib[u, q]
-                scores[rec_pred[u]] -= contrib[u, q]
-            if counts[j] > 0:
+                step = inner[q, u] * coef[u] + bias[u]
+                scores[rec_true[u]] += step
+                scores[rec_pred[u]] -= step
+            if weights[j] > 0:
                 best = 0
                 for k in range(1, n_classes):
                     if scores[k] > scores[best]:
                         best = k
-                votes[q, best] += counts[j]
+                votes[q, best] += weights[j]

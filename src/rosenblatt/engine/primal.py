@@ -36,7 +36,16 @@ from .._kernels.primal import (
 from .orders import rng_from_state, rng_to_state
 from .votes import VoteRecord
 
-__all__ = ["Batch", "PrimalRule", "PrimalState", "readonly", "thread_count", "worker_pool"]
+__all__ = [
+    "Batch",
+    "PrimalRule",
+    "PrimalState",
+    "readonly",
+    "rows_of",
+    "scores",
+    "thread_count",
+    "worker_pool",
+]
 
 _INDEX = np.int64
 _EMPTY_INDEX = np.empty(0, dtype=_INDEX)
@@ -79,20 +88,46 @@ class Batch:
 
     def __init__(self, X, target, sample_weight):
         self.X = X
-        if sp.issparse(X):
-            index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
-            csr = (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
-            self.rows = Rows(
-                readonly(np.empty((0, 0), dtype=X.dtype)), tuple(readonly(part) for part in csr)
-            )
-        else:
-            self.rows = Rows(readonly(X), None)
+        self.rows = rows_of(X)
         self.target = readonly(np.ascontiguousarray(target, dtype=_INDEX))
         self.sample_weight = readonly(np.ascontiguousarray(sample_weight, dtype=np.float64))
 
     @property
     def n_samples(self) -> int:
         return self.X.shape[0]
+
+
+def rows_of(X):
+    """The ``Rows`` bundle of dense rows or of a CSR matrix (sorted indices), read-only."""
+    if sp.issparse(X):
+        index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
+        csr = (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
+        return Rows(readonly(np.empty((0, 0), dtype=X.dtype)), tuple(readonly(p) for p in csr))
+    return Rows(readonly(X), None)
+
+
+def scores(X, coef, intercept):
+    """``X @ coef.T + intercept`` summed as training sums each activation (see
+    :mod:`rosenblatt._kernels.scores`): (n_samples,) for one neuron, else (n_samples, k).
+
+    Patterns and weights meet in the wider of their two types.
+    """
+    from .._kernels.scores import linear_scores
+
+    dtype = np.result_type(X.dtype, coef.dtype)
+    if sp.issparse(X):
+        X = X.astype(dtype, copy=False).tocsr()
+        X = X if X.has_sorted_indices else X.sorted_indices()
+    else:
+        X = np.ascontiguousarray(X, dtype=dtype)
+    out = np.empty((X.shape[0], coef.shape[0]), dtype=dtype)
+    linear_scores(
+        rows_of(X),
+        readonly(np.ascontiguousarray(coef, dtype=dtype)),
+        readonly(np.ascontiguousarray(intercept, dtype=dtype)),
+        out,
+    )
+    return out.ravel() if out.shape[1] == 1 else out
 
 
 def readonly(array):

@@ -3,8 +3,9 @@ weight vector with its survival count (Freund & Schapire, 1999).
 
 Only the updates are stored (the pattern, its coefficient and when it happened);
 the k-th weight vector is the sum of the first k updates, so its score on a test
-point is a cumulative sum of per-update inner products, computed for a block of
-test points at once as one matrix product. Memory grows with the number of
+point is a running sum of per-update inner products: those come from one matrix
+product per block of test points, and a compiled pass sums them and counts the
+votes (no array of every hypothesis's scores). Memory grows with the number of
 mistakes, not with the number of presentations.
 """
 
@@ -14,7 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import VOTE_BLOCK_ELEMENTS
-from .._kernels.votes import multinomial_vote
+from .._kernels.votes import binary_vote, multinomial_vote
 
 __all__ = ["VoteRecord", "survival_counts"]
 
@@ -140,44 +141,43 @@ class VoteRecord:
         """Number of distinct weight vectors of each voter (updates + 1)."""
         return [v.column("coef").shape[0] + 1 for v in self.voters]
 
-    def _contributions(self, voter, X):
-        """Per-update score increments ``coef_j * (x_{i_j} . x) + coef_j * s**2``, in blocks."""
-        coef = voter.column("coef")
-        if coef.shape[0] == 0:
-            yield 0, X.shape[0], np.zeros((0, X.shape[0]))
-            return
+    def _inner_products(self, voter, X):
+        """Blocks of test points with their inner products against every update's
+        pattern: ``(start, stop, inner)``, ``inner`` (stop - start, n_updates)."""
         rows = voter.rows
-        step = max(1, VOTE_BLOCK_ELEMENTS // coef.shape[0])
-        bias = coef * self.bias_input**2
+        n_updates = 0 if rows is None else rows.shape[0]
+        step = max(1, VOTE_BLOCK_ELEMENTS // max(n_updates, 1))
         for start in range(0, X.shape[0], step):
             stop = min(start + step, X.shape[0])
-            inner = rows @ X[start:stop].T
+            if n_updates == 0:
+                yield start, stop, np.zeros((stop - start, 0))
+                continue
+            inner = X[start:stop] @ rows.T
             inner = inner.toarray() if sp.issparse(inner) else np.asarray(inner)
-            yield start, stop, inner.astype(np.float64) * coef[:, None] + bias[:, None]
+            yield start, stop, np.ascontiguousarray(inner, dtype=np.float64)
 
     def decision(self, X, counts, n_classes):
         """Normalised vote: (n_samples, n_voters) in [-1, 1], or (n_samples, n_classes)
         vote shares for the multinomial model. ``counts`` are the presentations each
         voter has seen, so the last vector survives until the end."""
+        s2 = self.bias_input**2
         if self.multinomial:
             voter = self.voters[0]
             weights = survival_counts(voter.column("time"), counts[0])
+            coef = voter.column("coef")
             true, pred = voter.column("true"), voter.column("pred")
             votes = np.zeros((X.shape[0], n_classes))
-            for start, stop, contrib in self._contributions(voter, X):
-                block = np.zeros((stop - start, n_classes))
-                multinomial_vote(contrib, true, pred, weights, block)
-                votes[start:stop] = block
+            for start, stop, inner in self._inner_products(voter, X):
+                multinomial_vote(inner, coef, coef * s2, true, pred, weights, votes[start:stop])
             return votes / max(weights.sum(), 1.0)
         out = np.zeros((X.shape[0], len(self.voters)))
         for k, voter in enumerate(self.voters):
             weights = survival_counts(voter.column("time"), counts[k])
-            for start, stop, contrib in self._contributions(voter, X):
-                scores = np.cumsum(contrib, axis=0)
-                # the initial (zero) vector scores 0 and, like any a <= 0, votes -1
-                signs = np.where(scores > 0, 1.0, -1.0)
-                out[start:stop, k] = weights[1:] @ signs - weights[0]
-            out[:, k] /= max(weights.sum(), 1.0)
+            coef = voter.column("coef")
+            part = np.empty(X.shape[0])
+            for start, stop, inner in self._inner_products(voter, X):
+                binary_vote(inner, coef, coef * s2, weights, part[start:stop])
+            out[:, k] = part / max(weights.sum(), 1.0)
         return out
 
     # ------------------------------------------------------------------ plain form

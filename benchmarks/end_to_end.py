@@ -1,0 +1,376 @@
+"""What users wait for, side by side with scikit-learn doing the same job: one table of ratios.
+
+Run: ``.venv/bin/python benchmarks/end_to_end.py [--rounds N] [--stream-gb G] [--quick]``
+
+Every job is timed as a user feels it, as a whole command or a whole fit in a
+fresh process, against a short script of scikit-learn doing the same job with the
+same data reading, the two alternating (``--rounds`` of each, medians), so a busy
+spell on a shared machine slows both. Each row gives the medians, the ratio and
+the target of issue 13:
+
+- ``rosenblatt predict`` with a linear model on a 150-row CSV, against a script
+  that unpickles a scikit-learn Perceptron and predicts the same file (<= 1.0x);
+- ``rosenblatt train`` on that CSV, compile cache warm, against a script that
+  reads it, fits, scores and pickles (<= 1.5x);
+- the first ``Perceptron.fit`` in a fresh process with an empty compile cache,
+  against the same script with scikit-learn's Perceptron (<= 3x);
+- ``cross_val_score(cv=5)`` with ``n_jobs=2`` against ``n_jobs=1`` where a fold's fit
+  takes about a second (>= 1.3x faster), and on spambase our ``n_jobs=2`` against
+  scikit-learn's averaged perceptron with ``n_jobs=2`` (<= 1.0x);
+- ``train -a voted`` against ``train -a averaged`` on spambase (<= 1.5x);
+- ``KernelPerceptron`` on the fly against the cached Gram matrix, per epoch,
+  RBF 5,000 x 20 (<= 3x);
+- streaming a synthetic svmlight file (``--stream-gb``, default 2): peak resident
+  memory (< 500 MB), the later epochs against an in-memory epoch of the same rows
+  (<= 2x), and the first epoch's parsing speed (>= 50 MB/s).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+SPAMBASE = ROOT.parent / "shared" / "data" / "spambase55.csv"
+PYTHON = sys.executable
+ROSENBLATT = str(Path(sys.executable).with_name("rosenblatt"))
+
+SK_PREDICT = """
+import pickle, sys
+import numpy as np
+with open(sys.argv[1], "rb") as f:
+    model = pickle.load(f)
+X = np.loadtxt(sys.argv[2], delimiter=",", skiprows=1)[:, :-1]
+print("\\n".join(map(str, model.predict(X))))
+"""
+
+SK_TRAIN = """
+import pickle, sys
+import numpy as np
+from sklearn.linear_model import Perceptron
+d = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1)
+X, y = d[:, :-1], d[:, -1].astype(int)
+model = Perceptron(random_state=0).fit(X, y)
+print("training accuracy", model.score(X, y))
+with open(sys.argv[2], "wb") as f:
+    pickle.dump(model, f)
+"""
+
+FIRST_FIT = """
+import sys, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+d = np.loadtxt(sys.argv[1], delimiter=",", skiprows=1)
+X, y = d[:, :-1], d[:, -1].astype(int)
+if sys.argv[2] == "sklearn":
+    from sklearn.linear_model import Perceptron
+else:
+    from rosenblatt import Perceptron
+Perceptron(random_state=0).fit(X, y)
+"""
+
+CROSS_VALIDATE = """
+import sys, warnings
+import numpy as np
+from sklearn.model_selection import cross_val_score
+warnings.simplefilter("ignore")
+which, data, n_jobs = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if data == "large":
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300_000, 100))
+    y = np.where(X @ rng.standard_normal(100) > 0, 1, 0)
+    flip = rng.random(300_000) < 0.05
+    y[flip] = 1 - y[flip]
+    epochs = 20
+else:
+    table = np.loadtxt(data, delimiter=",", skiprows=1)
+    X, y = table[:, :-1], table[:, -1].astype(int)
+    X = (X - X.mean(0)) / X.std(0)
+    epochs = 20
+if which == "sklearn":
+    from sklearn.linear_model import SGDClassifier
+    model = SGDClassifier(loss="perceptron", learning_rate="constant", eta0=1.0, penalty=None,
+                          average=True, max_iter=epochs, tol=None, random_state=0)
+else:
+    from rosenblatt import AveragedPerceptron
+    model = AveragedPerceptron(max_iter=epochs, random_state=0)
+print(cross_val_score(model, X, y, cv=5, n_jobs=n_jobs).mean())
+"""
+
+KERNEL = """
+import time, warnings
+from sklearn.datasets import make_classification
+from rosenblatt import KernelPerceptron
+warnings.simplefilter("ignore")
+X, y = make_classification(5_000, 20, flip_y=0.05, random_state=0)
+out = []
+for cache in (1024, 1):
+    model = KernelPerceptron(kernel="rbf", max_iter=5, random_state=0, cache_size=cache)
+    model.fit(X, y)
+    start = time.perf_counter()
+    model.fit(X, y)
+    out.append((time.perf_counter() - start) / model.n_iter_)
+print(*out)
+"""
+
+
+def run(command, env=None):
+    """Seconds a command takes, wall clock; it must succeed."""
+    start = time.perf_counter()
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(map(str, command))} failed:\n{done.stderr[-2000:]}")
+    return seconds, done.stdout
+
+
+def alternate(ours, theirs, rounds):
+    """Median seconds of two commands run alternately, after one warm-up run each."""
+    ours(), theirs()
+    a, b = [], []
+    for _ in range(rounds):
+        a.append(ours())
+        b.append(theirs())
+    return statistics.median(a), statistics.median(b)
+
+
+def write_iris(path):
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    order = np.random.RandomState(0).permutation(len(y))
+    lines = ["sepal_length,sepal_width,petal_length,petal_width,species"]
+    lines += [",".join(map(str, row)) + f",{label}" for row, label in zip(X[order], y[order])]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def script(folder, name, text):
+    path = folder / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def row(rows, job, ours, theirs, target, better="lower", note=""):
+    ratio = ours / theirs
+    met = ratio <= target if better == "lower" else ratio >= target
+    sign = "<=" if better == "lower" else ">="
+    rows.append((job, ours, theirs, ratio, f"{sign} {target:g}", "yes" if met else "NO", note))
+
+
+def cli_jobs(folder, rows, rounds):
+    iris = folder / "iris.csv"
+    write_iris(iris)
+    predict_py = script(folder, "sk_predict.py", SK_PREDICT)
+    train_py = script(folder, "sk_train.py", SK_TRAIN)
+    run([PYTHON, train_py, str(iris), str(folder / "sk.pkl")])
+    run([ROSENBLATT, "train", str(iris), "--model", str(folder / "m.rbl"), "-q"])
+    ours, theirs = alternate(
+        lambda: run([ROSENBLATT, "predict", "--model", str(folder / "m.rbl"), str(iris)])[0],
+        lambda: run([PYTHON, predict_py, str(folder / "sk.pkl"), str(iris)])[0],
+        rounds,
+    )
+    row(rows, "predict, linear model, 150-row CSV", ours, theirs, 1.0)
+    ours, theirs = alternate(
+        lambda: run([ROSENBLATT, "train", str(iris), "--model", str(folder / "m.rbl"), "-q"])[0],
+        lambda: run([PYTHON, train_py, str(iris), str(folder / "sk.pkl")])[0],
+        rounds,
+    )
+    row(rows, "train, same CSV, compile cache warm", ours, theirs, 1.5)
+
+    first_py = script(folder, "first_fit.py", FIRST_FIT)
+
+    def first_ours():
+        cache = tempfile.mkdtemp(dir=folder)
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        try:
+            return run([PYTHON, first_py, str(iris), "rosenblatt"], env=env)[0]
+        finally:
+            shutil.rmtree(cache)
+
+    ours, theirs = alternate(
+        first_ours, lambda: run([PYTHON, first_py, str(iris), "sklearn"])[0], max(1, rounds // 2)
+    )
+    row(
+        rows,
+        "first fit, fresh process, empty cache",
+        ours,
+        theirs,
+        3.0,
+        note=f"{ours:.2f} s against {theirs:.2f} s",
+    )
+
+
+def spambase_jobs(folder, rows, rounds):
+    if not SPAMBASE.is_file():
+        print(f"skipping the spambase jobs: {SPAMBASE} is missing")
+        return
+    ours, theirs = alternate(
+        lambda: run(
+            [ROSENBLATT, "train", str(SPAMBASE), "-m", str(folder / "v.rbl"), "-a", "voted", "-q"]
+        )[0],
+        lambda: run(
+            [
+                ROSENBLATT,
+                "train",
+                str(SPAMBASE),
+                "-m",
+                str(folder / "a.rbl"),
+                "-a",
+                "averaged",
+                "-q",
+            ]
+        )[0],
+        rounds,
+    )
+    row(rows, "train -a voted / -a averaged, spambase", ours, theirs, 1.5)
+    cv_py = script(folder, "cross_validate.py", CROSS_VALIDATE)
+    ours, theirs = alternate(
+        lambda: run([PYTHON, cv_py, "rosenblatt", str(SPAMBASE), "2"])[0],
+        lambda: run([PYTHON, cv_py, "sklearn", str(SPAMBASE), "2"])[0],
+        max(1, rounds // 2),
+    )
+    row(rows, "cross_val_score n_jobs=2, spambase (vs scikit-learn n_jobs=2)", ours, theirs, 1.0)
+
+
+def parallel_jobs(folder, rows, rounds):
+    cv_py = script(folder, "cross_validate.py", CROSS_VALIDATE)
+    one, two = alternate(
+        lambda: run([PYTHON, cv_py, "rosenblatt", "large", "1"])[0],
+        lambda: run([PYTHON, cv_py, "rosenblatt", "large", "2"])[0],
+        max(1, rounds // 2),
+    )
+    row(
+        rows,
+        "cross_val_score 300,000 x 100: n_jobs=1 / n_jobs=2",
+        one,
+        two,
+        1.3,
+        "higher",
+        note=f"{one:.1f} s / {two:.1f} s (speed-up)",
+    )
+
+
+def kernel_job(folder, rows):
+    cached, fly = (float(v) for v in run([PYTHON, script(folder, "kernel.py", KERNEL)])[1].split())
+    row(rows, "KernelPerceptron on the fly / cached, per epoch", fly, cached, 3.0)
+
+
+def stream_jobs(folder, rows, size_gb):
+    sys.path.insert(0, str(HERE))
+    from streaming_memory import write_file
+
+    path = folder / "big.svmlight"
+    write_file(path, int(size_gb * 1e9))
+    probe = script(folder, "stream.py", STREAM)
+    seconds, out = run([PYTHON, probe, str(path)])
+    values = dict(line.split("=", 1) for line in out.split() if "=" in line)
+    rss, first, later, memory = (float(values[k]) for k in ("rss_mb", "first", "later", "memory"))
+    size_mb = path.stat().st_size / 1e6
+    rows.append(
+        (
+            "streaming: peak resident memory (MB)",
+            rss,
+            500.0,
+            rss / 500,
+            "<= 1",
+            "yes" if rss < 500 else "NO",
+            f"{size_mb:.0f} MB file",
+        )
+    )
+    row(rows, "streaming: later epoch / in-memory epoch", later, memory, 2.0)
+    rows.append(
+        (
+            "streaming: first epoch parse (MB/s)",
+            size_mb / first,
+            50.0,
+            size_mb / first / 50,
+            ">= 1",
+            "yes" if size_mb / first >= 50 else "NO",
+            "",
+        )
+    )
+
+
+STREAM = """
+import resource, sys, time, warnings
+import numpy as np
+warnings.simplefilter("ignore")
+from rosenblatt import AveragedPerceptron
+from rosenblatt.streaming import fit_stream
+path = sys.argv[1]
+times = []
+def on_epoch(report):
+    times.append(report.seconds)
+fit_stream(AveragedPerceptron(random_state=0), path, epochs=3, chunk_size=50_000,
+           on_epoch=on_epoch)
+first, later = times[0], (times[-1] - times[0]) / (len(times) - 1)
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# an in-memory epoch of the same rows (a separate measure: it holds the whole file)
+import subprocess
+code = ("import sys, time, warnings; warnings.simplefilter('ignore');"
+        "from rosenblatt.io import read_data; from rosenblatt import AveragedPerceptron;"
+        "d = read_data(sys.argv[1]); m = AveragedPerceptron(random_state=0, max_iter=1);"
+        "m.fit(d.X, d.y); t = time.perf_counter(); m.set_params(max_iter=2).fit(d.X, d.y);"
+        "print((time.perf_counter() - t) / 2)")
+memory = float(subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True,
+                              check=True).stdout)
+print(f"rss_mb={rss} first={first} later={later} memory={memory}")
+"""
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="timed runs of each side")
+    parser.add_argument("--stream-gb", type=float, default=2.0, help="size of the streamed file")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="2 rounds, a 0.2 GB streamed file, no 300,000-row cross-validation",
+    )
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=None,
+        choices=["cli", "spambase", "parallel", "kernel", "stream"],
+        help="run only these groups of jobs",
+    )
+    args = parser.parse_args()
+    rounds = 2 if args.quick else args.rounds
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rosenblatt-e2e-") as tmp:
+        folder = Path(tmp)
+        run([ROSENBLATT, "warmup"])  # "cache warm" means warm for every job below
+        wanted = set(args.only or ["cli", "spambase", "parallel", "kernel", "stream"])
+        if "cli" in wanted:
+            cli_jobs(folder, rows, rounds)
+        if "spambase" in wanted:
+            spambase_jobs(folder, rows, rounds)
+        if "parallel" in wanted and not args.quick:
+            parallel_jobs(folder, rows, rounds)
+        if "kernel" in wanted:
+            kernel_job(folder, rows)
+        if "stream" in wanted:
+            stream_jobs(folder, rows, 0.2 if args.quick else args.stream_gb)
+    print(f"{'job':62s} {'ours':>9s} {'theirs':>9s} {'ratio':>7s} {'target':>8s}  met")
+    print("-" * 104)
+    for job, ours, theirs, ratio, target, met, note in rows:
+        print(f"{job:62s} {ours:9.3f} {theirs:9.3f} {ratio:7.2f} {target:>8s}  {met:3s}  {note}")
+    print(
+        f"python {sys.version.split()[0]}; seconds unless the job says otherwise; ratio = ours / "
+        "theirs (speed-up rows: n_jobs=1 / n_jobs=2)"
+    )
+
+
+if __name__ == "__main__":
+    main()
