@@ -19,8 +19,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.model_selection import StratifiedShuffleSplit
-from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._decision import labels_from_scores
@@ -188,6 +186,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 "class_weight='balanced' needs the whole class distribution, which "
                 "partial_fit does not see; pass a dict of class weights instead."
             )
+        from sklearn.utils.class_weight import compute_class_weight
+
         labels = self.classes_[target]
         weights = compute_class_weight(self.class_weight, classes=self.classes_, y=labels)
         return sample_weight * weights[target]
@@ -536,6 +536,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
     def _hold_out(self, batch, rng):
         """Split off the early-stopping validation set; the training rows keep their
         order (storage order when ``shuffle=False``)."""
+        from sklearn.model_selection import StratifiedShuffleSplit
+
         splitter = StratifiedShuffleSplit(
             n_splits=1, test_size=self.validation_fraction, random_state=splitter_seed(rng)
         )

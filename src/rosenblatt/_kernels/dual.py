@@ -32,15 +32,9 @@ Conventions
   every intermediate hypothesis and its survival count from them.
 """
 
-from collections import namedtuple
-
 from numba import njit
 
-Table = namedtuple("Table", "values slot_of")
-Problems = namedtuple("Problems", "Y sample_weight")
-Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")
-Updates = namedtuple("Updates", "mistakes sample delta time n_upd")
-DualRule = namedtuple("DualRule", "eta s2")
+from .bundles import Coefficients, DualRule, Problems, Table, Updates  # noqa: F401
 
 
 @njit(cache=True)

@@ -55,30 +55,24 @@ with its prefetching, the update and the record are written once; only the
 test of which rows err on a pattern differs, binary or multinomial.
 """
 
-from collections import namedtuple
-
 from numba import njit
 from numba.extending import overload
 
 from ._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_axpy, row_dot
-
-Rows = namedtuple("Rows", "X csr")
-Targets = namedtuple("Targets", "target positive sample_weight")
-Schedule = namedtuple("Schedule", "order stream lookahead")
-Weights = namedtuple("Weights", "W w0 U U0 counts")
-Record = namedtuple("Record", "n_rec sample coef time true pred activation")
-Scratch = namedtuple("Scratch", "delta delta0 scores wrong_row step")
-Rule = namedtuple("Rule", "eta bias_input batch average")
-
-# The layouts, each of its own numba type, so that the compiler picks a layout's
-# code by type (an int flag needed numba's literal dispatch, and that loop ran
-# about 3x slower). The multinomial layout is None: numba drops the code of an
-# `if layout is None` branch that cannot run before typing it, and typing both
-# rules in every loop made each first compile about a second longer; a missing
-# record (`record=None`) drops the recording code the same way.
-Single = namedtuple("Single", "")
-OneVsRest = namedtuple("OneVsRest", "")
-SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
+from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with the loop)
+    MULTINOMIAL,
+    ONE_VS_REST,
+    SINGLE,
+    OneVsRest,
+    Record,
+    Rows,
+    Rule,
+    Schedule,
+    Scratch,
+    Single,
+    Targets,
+    Weights,
+)
 
 
 def _kind(layout):

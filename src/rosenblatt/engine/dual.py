@@ -21,17 +21,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import KERNEL_BLOCK_VALUES
-from .._kernels.dual import (
-    Coefficients,
-    DualRule,
-    Problems,
-    Table,
-    Updates,
-    dual_epoch,
-    ordered_scores,
-    voted_scores,
-)
-from .._kernels.gram import KINDS, dense_block, sparse_block, squared_norms
+from .._kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
 from .primal import readonly
 from .votes import survival_counts
 
@@ -76,6 +66,8 @@ class Kernel:
             return np.asarray(
                 pairwise_kernels(first, second, metric=self.kernel, **self.params), dtype=np.float64
             )
+        from .._kernels.gram import KINDS, dense_block, sparse_block, squared_norms
+
         kind = KINDS[self.kernel]
         gamma = 0.0 if self.gamma is None else float(self.gamma)
         out = np.empty((first.shape[0], second.shape[0]))
@@ -224,6 +216,8 @@ class DualState:
     # ------------------------------------------------------------------ training
     def epoch(self, table, order, Y, sample_weight, eta, s2, active):
         """Present ``order`` once to every active problem; return (mistakes, presented)."""
+        from .._kernels.dual import dual_epoch
+
         mistakes = np.zeros(self.n_units, dtype=np.int64)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
@@ -373,6 +367,8 @@ def decision_scores(K, dual_coef, order_ptr, order_columns, s2):
     """``f(x_q) = sum_r coef[p, c_r] (K[q, c_r] + s2)`` summed in the order problem
     ``p``'s support vectors joined (``order_columns[order_ptr[p]:order_ptr[p + 1]]``),
     which is how training summed it: a training point gets the very score it had."""
+    from .._kernels.dual import ordered_scores
+
     out = np.empty((K.shape[0], dual_coef.shape[0]))
     ordered_scores(np.ascontiguousarray(K), dual_coef, order_ptr, order_columns, s2, out)
     return out
@@ -380,6 +376,8 @@ def decision_scores(K, dual_coef, order_ptr, order_columns, s2):
 
 def vote_scores(K, update_ptr, update_support, update_coef, update_time, n_presented, s2):
     """The survival-weighted vote of every hypothesis of every problem, normalised."""
+    from .._kernels.dual import voted_scores
+
     K = np.ascontiguousarray(K)  # one compiled signature for every kernel
     votes = np.empty((K.shape[0], n_presented.shape[0]))
     out = np.empty(K.shape[0])

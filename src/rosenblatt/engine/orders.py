@@ -28,7 +28,6 @@ import numpy as np
 from sklearn.utils import check_random_state
 
 from .._config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
-from .._kernels.order import block_order
 
 __all__ = [
     "CHUNK_ROWS",
@@ -207,6 +206,8 @@ def _block_seed(rng):
 
 
 def _block_order(n_samples, seed, out, sparse):
+    from .._kernels.order import block_order  # numba loads when an order is made
+
     order, stream = out
     block_order(n_samples, CHUNK_ROWS, CHUNKS_PER_BLOCK, seed, order, stream)
     return order, stream, LOOKAHEAD if sparse else 0

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._kernels.primal import (
+from .._kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
     SINGLE,
@@ -31,7 +31,6 @@ from .._kernels.primal import (
     Scratch,
     Targets,
     Weights,
-    primal_epoch,
 )
 from .orders import rng_from_state, rng_to_state
 from .votes import VoteRecord
@@ -362,6 +361,8 @@ class PrimalState:
                 _EMPTY_FLOAT if activation is None else activation,
             )
         mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
+        from .._kernels.primal import primal_epoch  # numba loads when training starts
+
         targets = Targets(batch.target, positive, batch.sample_weight)
         scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged)
         n_rows = weights.W.shape[0]

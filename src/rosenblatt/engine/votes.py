@@ -15,7 +15,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._config import VOTE_BLOCK_ELEMENTS
-from .._kernels.votes import binary_vote, multinomial_vote
 
 __all__ = ["VoteRecord", "survival_counts"]
 
@@ -160,6 +159,8 @@ class VoteRecord:
         """Normalised vote: (n_samples, n_voters) in [-1, 1], or (n_samples, n_classes)
         vote shares for the multinomial model. ``counts`` are the presentations each
         voter has seen, so the last vector survives until the end."""
+        from .._kernels.votes import binary_vote, multinomial_vote
+
         s2 = self.bias_input**2
         if self.multinomial:
             voter = self.voters[0]

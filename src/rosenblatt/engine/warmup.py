@@ -59,7 +59,7 @@ def _linear_variants():
 
 def _int64_indices():
     """CSR rows with int64 indices (more than 2**31 nonzeros), on a tiny problem."""
-    from .._kernels.primal import Rows
+    from .._kernels.bundles import Rows
     from .primal import Batch, PrimalRule, PrimalState
 
     X, binary, _ = _problems()

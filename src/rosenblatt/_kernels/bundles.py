@@ -1,0 +1,34 @@
+"""The typed bundles the compiled loops take, and the layouts of the primal loop.
+
+Plain namedtuples, defined without numba so that the engine can build them (and
+a program can import the estimators) before numba is loaded; the loops in
+:mod:`.primal` and :mod:`.dual` document every field.
+"""
+
+from collections import namedtuple
+
+# the primal loop (rosenblatt._kernels.primal)
+Rows = namedtuple("Rows", "X csr")
+Targets = namedtuple("Targets", "target positive sample_weight")
+Schedule = namedtuple("Schedule", "order stream lookahead")
+Weights = namedtuple("Weights", "W w0 U U0 counts")
+Record = namedtuple("Record", "n_rec sample coef time true pred activation")
+Scratch = namedtuple("Scratch", "delta delta0 scores wrong_row step")
+Rule = namedtuple("Rule", "eta bias_input batch average")
+
+# The layouts, each of its own numba type, so that the compiler picks a layout's
+# code by type (an int flag needed numba's literal dispatch, and that loop ran
+# about 3x slower). The multinomial layout is None: numba drops the code of an
+# `if layout is None` branch that cannot run before typing it, and typing both
+# rules in every loop made each first compile about a second longer; a missing
+# record (`record=None`) drops the recording code the same way.
+Single = namedtuple("Single", "")
+OneVsRest = namedtuple("OneVsRest", "")
+SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
+
+# the dual loop (rosenblatt._kernels.dual)
+Table = namedtuple("Table", "values slot_of")
+Problems = namedtuple("Problems", "Y sample_weight")
+Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")
+Updates = namedtuple("Updates", "mistakes sample delta time n_upd")
+DualRule = namedtuple("DualRule", "eta s2")
