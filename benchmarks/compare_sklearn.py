@@ -151,18 +151,18 @@ def round_robin(cases, repeats):
 def pairs(sparse):
     """(label, ours, scikit-learn's) estimator factories of a seed, same epochs and shuffling.
 
-    On sparse rows ours uses ``intercept_scaling=0.1``: the bias then moves by
-    0.01 per update, what scikit-learn does for sparse input (its intercept decay).
+    Both with their defaults: on sparse rows ours takes ``intercept_scaling="auto"``
+    as 0.1, so the intercept moves by 0.01 per update, what scikit-learn does for
+    sparse input (its intercept decay).
     """
-    scaling = {"intercept_scaling": 0.1} if sparse else {}
     yield (
         "Perceptron",
-        lambda seed: Perceptron(max_iter=EPOCHS, random_state=seed, **scaling),
+        lambda seed: Perceptron(max_iter=EPOCHS, random_state=seed),
         lambda seed: SkPerceptron(max_iter=EPOCHS, tol=None, random_state=seed),
     )
     yield (
         "AveragedPerceptron",
-        lambda seed: AveragedPerceptron(max_iter=EPOCHS, random_state=seed, **scaling),
+        lambda seed: AveragedPerceptron(max_iter=EPOCHS, random_state=seed),
         lambda seed: SGDClassifier(
             loss="perceptron",
             learning_rate="constant",

@@ -97,8 +97,10 @@ def test_block_shuffled_training_equals_the_reference(estimator):
 def test_block_shuffling_keeps_dense_equal_to_sparse():
     X, y = make_classification(3000, 20, flip_y=0.05, random_state=1)
     X[np.abs(X) < 0.7] = 0.0
-    dense = quiet_fit(Perceptron(shuffle="block", random_state=0, max_iter=5), X, y)
-    sparse = quiet_fit(Perceptron(shuffle="block", random_state=0, max_iter=5), sp.csr_matrix(X), y)
+    # one constant input for both: intercept_scaling="auto" gives sparse rows a smaller one
+    params = dict(shuffle="block", random_state=0, max_iter=5, intercept_scaling=1.0)
+    dense = quiet_fit(Perceptron(**params), X, y)
+    sparse = quiet_fit(Perceptron(**params), sp.csr_matrix(X), y)
     np.testing.assert_array_equal(dense.coef_, sparse.coef_)
     np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
 
@@ -149,8 +151,21 @@ def test_threads_do_not_change_one_vs_rest_results(make, shuffle):
         quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
         for jobs in (None, 2, 3, -1)
     ]
+    # one constant input for dense and CSR rows ("auto" gives sparse rows a smaller one)
+    fits = [
+        quiet_fit(
+            make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs, intercept_scaling=1.0),
+            X,
+            y,
+        )
+        for jobs in (None, 2, 3, -1)
+    ]
     fits.append(
-        quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=2), sp.csr_matrix(X), y)
+        quiet_fit(
+            make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=2, intercept_scaling=1.0),
+            sp.csr_matrix(X),
+            y,
+        )
     )
     for threaded in fits[1:]:
         np.testing.assert_array_equal(fits[0].coef_, threaded.coef_)

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._config import SPARSE_INTERCEPT_SCALING
 from ._decision import labels_from_scores
 from ._validation import (
     BOOL,
@@ -68,7 +69,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "eta": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": [BOOL],
-        "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
+        "intercept_scaling": [
+            Interval(numbers.Real, 0, None, closed="neither"),
+            Options(("auto",)),
+        ],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "shuffle": [BOOL, Options(("full", "block"))],
         "random_state": [RANDOM_STATE],
@@ -88,7 +92,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         *,
         eta: float = 1.0,
         fit_intercept: bool = True,
-        intercept_scaling: float = 1.0,
+        intercept_scaling: float | str = "auto",
         max_iter: int = 1000,
         shuffle: bool | str = True,
         random_state: RandomStateLike = None,
@@ -141,8 +145,21 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         if isinstance(self.class_weight, dict):
             check_class_weight(self.class_weight, type(self).__name__)
 
+    def _scaling(self) -> float:
+        """The constant input of the fitted model (``intercept_scaling`` resolved)."""
+        if hasattr(self, "intercept_scaling_"):
+            return self.intercept_scaling_
+        return float(self.intercept_scaling)  # a model saved before intercept_scaling_
+
+    def _resolve_scaling(self, sparse) -> float:
+        """``intercept_scaling``, with "auto" as 1.0 for dense rows and
+        ``SPARSE_INTERCEPT_SCALING`` for sparse ones."""
+        if self.intercept_scaling == "auto":
+            return SPARSE_INTERCEPT_SCALING if sparse else 1.0
+        return float(self.intercept_scaling)
+
     def _rule(self) -> PrimalRule:
-        bias_input = float(self.intercept_scaling) if self.fit_intercept else 0.0
+        bias_input = self._scaling() if self.fit_intercept else 0.0
         threads = (
             1 if self._multinomial else thread_count(self.n_jobs, self.training_state_.n_units)
         )
@@ -200,9 +217,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return Batch(X, target, weights)
 
     # ------------------------------------------------------------------ state
-    def _start(self, classes, n_features, dtype):
+    def _start(self, classes, n_features, dtype, sparse):
         """A fresh state for ``classes`` and ``n_features`` (what ``fit`` resets to)."""
         self.classes_ = classes
+        self.intercept_scaling_ = self._resolve_scaling(sparse)
         self.training_state_ = PrimalState.allocate(
             classes.shape[0],
             n_features,
@@ -220,7 +238,12 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         self.converged_ = False
 
     def set_training_state(
-        self, state: PrimalState, classes: ArrayLike, *, history: History | None = None
+        self,
+        state: PrimalState,
+        classes: ArrayLike,
+        *,
+        history: History | None = None,
+        sparse: bool = False,
     ) -> BaseLinearPerceptron:
         """Continue from ``state`` (a :class:`~rosenblatt.engine.primal.PrimalState`).
 
@@ -237,6 +260,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         history : rosenblatt.engine.History, default=None
             The epochs that produced the state (``n_iter_``, ``mistakes_per_epoch_``,
             ``converged_``); none by default.
+        sparse : bool, default=False
+            Whether the state was trained on sparse rows (what ``intercept_scaling="auto"``
+            resolves by).
 
         Returns
         -------
@@ -264,6 +290,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 "same kind of estimator."
             )
         self.classes_ = classes
+        self.intercept_scaling_ = self._resolve_scaling(sparse)
         self.n_features_in_ = state.n_features
         self.training_state_ = state
         self._forget_history()
@@ -390,7 +417,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         continuing = self.warm_start and hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
-            self._start(check_classes(y, type(self).__name__), X.shape[1], X.dtype)
+            self._start(check_classes(y, type(self).__name__), X.shape[1], X.dtype, sp.issparse(X))
         batch = self._batch_of(X, y, sample_weight)
         rng = random_source(self.random_state)
         stop_early = None
@@ -439,7 +466,10 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     "label the model will see, e.g. classes=np.unique(y_all)."
                 )
             self._start(
-                check_classes(np.asarray(classes), type(self).__name__), X.shape[1], X.dtype
+                check_classes(np.asarray(classes), type(self).__name__),
+                X.shape[1],
+                X.dtype,
+                sp.issparse(X),
             )
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
@@ -511,7 +541,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             ) from None
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
-            self._start(classes, X.shape[1], X.dtype)
+            self._start(classes, X.shape[1], X.dtype, sp.issparse(X))
         pending = [(X, y, first_epoch)]
 
         def epoch_batches():

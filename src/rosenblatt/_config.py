@@ -33,6 +33,10 @@ CHUNK_ROWS = 32
 CHUNKS_PER_BLOCK = 4
 #: ``shuffle=True`` draws a uniform permutation up to this many samples, blocks above.
 FULL_SHUFFLE_MAX_SAMPLES = 32_768
+#: The linear perceptrons' constant input on sparse rows with ``intercept_scaling="auto"``:
+#: the intercept moves by eta * 0.1**2 per update, scikit-learn's intercept decay on sparse
+#: data (dense rows: 1.0, the lecture notes' bias input).
+SPARSE_INTERCEPT_SCALING = 0.1
 #: Positions ahead the loops prefetch the rows of the order itself (a full shuffle
 #: needs it; CSR rows also run about 1.2x faster with it under a block shuffle).
 LOOKAHEAD = 4

@@ -193,6 +193,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             )
         n_features = widths.pop()
         dtype = np.float32 if all(d["dtype"] == "float32" for d in described) else np.float64
+        # one constant input for every partition: intercept_scaling="auto" resolves by this
+        sparse = any(d["sparse"] for d in described)
         classes = _check_classes(
             np.unique(np.concatenate([d["classes"] for d in described])), template
         )
@@ -211,7 +213,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             nonlocal mixed, presented
             number = next(rounds)
             seeds = draw_seeds(rng, len(parts))
-            results = runner.round(template, mixed, parts, classes, seeds, number)
+            results = runner.round(template, mixed, parts, (classes, sparse), seeds, number)
             mistakes = np.array([r["mistakes"] for r in results], dtype=np.int64)
             presented = [r["presented"] for r in results]
             per_partition.append(mistakes.tolist())
@@ -246,7 +248,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             limit="max_rounds",
             unit="Round",
         )
-        self.estimator_ = clone(template).set_training_state(mixed, classes, history=history)
+        self.estimator_ = clone(template).set_training_state(
+            mixed, classes, history=history, sparse=sparse
+        )
         self.mistakes_per_partition_ = per_partition
         self.n_partitions_ = len(parts)
         for name in (
@@ -366,11 +370,12 @@ def mix_states(states, weights):
 
 
 # ---------------------------------------------------------------------- worker tasks
-def _partition_epoch(template, state, part, classes, seed):
+def _partition_epoch(template, state, part, labels, seed):
     """One epoch of a fresh clone on one partition, from the mixed state (runs on a worker)."""
     X, y = part
     estimator = clone(template).set_params(random_state=int(seed))
-    estimator.set_training_state(state.copy(), classes)
+    classes, sparse = labels  # the classes, and whether the data is sparse anywhere
+    estimator.set_training_state(state.copy(), classes, sparse=sparse)
     estimator.partial_fit(X, y)
     trained = estimator.training_state_
     return {
@@ -386,6 +391,7 @@ def _describe(part):
         "n_samples": int(X.shape[0]),
         "n_features": int(X.shape[1]),
         "dtype": str(X.dtype),
+        "sparse": sp.issparse(X),
         "classes": np.unique(y),
     }
 
@@ -506,7 +512,7 @@ class _ClientRunner:
         futures = [self.client.submit(function, p, pure=False) for p in parts]
         return self._gather(futures, "reading the data")
 
-    def round(self, template, state, parts, classes, seeds, round_):
+    def round(self, template, state, parts, labels, seeds, round_):
         # The mixed state travels inside the tasks (small) or as one task's result
         # (large), never as scattered data: should every worker holding it die, the
         # scheduler can still recompute it.
@@ -514,7 +520,7 @@ class _ClientRunner:
         if sum(v.nbytes for v in state.to_state()[1].values()) > INLINE_STATE_BYTES:
             shared = self.client.submit(_identity, state, pure=False)
         futures = [
-            self.client.submit(_partition_epoch, template, shared, p, classes, int(s), pure=False)
+            self.client.submit(_partition_epoch, template, shared, p, labels, int(s), pure=False)
             for p, s in zip(parts, seeds)
         ]
         try:
@@ -567,12 +573,12 @@ class _LocalRunner:
     def map(self, function, parts):
         return [function(p) for p in parts]
 
-    def round(self, template, state, parts, classes, seeds, round_):
+    def round(self, template, state, parts, labels, seeds, round_):
         import dask
         from dask import delayed
 
         epoch = delayed(_partition_epoch, pure=False)
-        tasks = [epoch(template, state, p, classes, int(s)) for p, s in zip(parts, seeds)]
+        tasks = [epoch(template, state, p, labels, int(s)) for p, s in zip(parts, seeds)]
         try:
             results = dask.compute(*tasks)
         except Exception as exc:

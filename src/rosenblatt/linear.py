@@ -20,10 +20,15 @@ _SHARED_PARAMETERS = """
         With zero initial weights it only scales the weights, never the predictions.
     fit_intercept : bool, default=True
         Learn a bias as the weight of a constant input appended to every pattern.
-    intercept_scaling : float, default=1.0
+    intercept_scaling : float or "auto", default="auto"
         That constant input, ``s``: the bias weight moves by ``eta * y * s`` per update
-        and ``intercept_ = w_0 * s``. Smaller values slow the bias down, which helps
-        when the patterns are short (for example l2-normalised text).
+        and ``intercept_ = w_0 * s`` (so the intercept moves by ``eta * y * s**2``).
+        ``"auto"``: 1.0 for dense rows (the lecture notes' bias input), 0.1 for
+        sparse rows, whose patterns are short when normalised (tf-idf text): the
+        intercept then moves by ``0.01 * eta``, as scikit-learn's does on sparse
+        data, and the last iterate stays as accurate as scikit-learn's there. Any
+        value keeps the bias trick and the mistake bound of the augmented problem
+        (see :func:`rosenblatt.theory.mistake_bound`'s ``intercept_scaling``).
     max_iter : int, default=1000
         Maximum number of epochs (passes over the training data).
     shuffle : bool, "full" or "block", default=True
@@ -74,6 +79,8 @@ _FITTED_ATTRIBUTES = """
         Updates in each epoch run.
     converged_ : bool
         Whether the last epoch made no mistake (training stops there).
+    intercept_scaling_ : float
+        The constant input used (``intercept_scaling`` with "auto" resolved).
     training_state_ : rosenblatt.engine.PrimalState
         Everything training learnt (weights, averaging accumulators, presentation
         counts, the update record of the voted perceptron); ``partial_fit``,
@@ -124,7 +131,7 @@ class Perceptron(BaseLinearPerceptron):
         mode: str = "online",
         eta: float = 1.0,
         fit_intercept: bool = True,
-        intercept_scaling: float = 1.0,
+        intercept_scaling: float | str = "auto",
         max_iter: int = 1000,
         shuffle: bool | str = True,
         random_state: RandomStateLike = None,
