@@ -16,7 +16,10 @@ def demo_table(rows) -> Table:
     from ..demo import demo_table as cells_of
 
     columns, cells = cells_of(rows)
-    table = Table(title="rosenblatt demo: every algorithm on built-in data")
+    table = Table(
+        title="rosenblatt demo: every algorithm on built-in data",
+        caption="fit (s): a second fit of each model, timed after a warm-up fit",
+    )
     for column in columns:
         table.add_column(column, justify="left" if column in ("dataset", "algorithm") else "right")
     previous = None
