@@ -10,8 +10,9 @@ from ._common import console
 def command() -> None:
     """Compile (or load) every variant of the compiled loops, so no later run waits for it.
 
-    numba caches what it compiles on disk; later processes, joblib and Dask workers
-    load it. Run once after installing or upgrading (make demo and make test do).
+    Later processes, joblib and Dask workers load numba's on-disk cache.
+
+    Run once after installing or upgrading; make demo and make test do.
     """
     from ..engine.warmup import warm_up
 
