@@ -281,8 +281,13 @@ def test_gzipped_files_read_like_the_plain_ones(tmp_path, name, text):
     memory, expected = read_data(path), read_data(plain)
     assert memory.format == expected.format and memory.path == str(path)
     assert memory.y.tolist() == expected.y.tolist()
-    index = index_file(path, 2)
+    index = index_file(path, 2, cache=False)  # chunks from a decompressed copy
     assert index.source != str(path) and os.path.isfile(index.source)
+    cached = index_file(path, 2)  # chunks from the cache: no copy
+    assert cached.source == str(path) and cached.cache is not None
+    assert [y.tolist() for _, y in iter_chunks(path, index=cached)] == [
+        y.tolist() for _, y in iter_chunks(path, index=index)
+    ]
     X, y = streamed(path, 2)
     assert y.tolist() == expected.y.tolist()
     if isinstance(X, list):
@@ -315,10 +320,13 @@ def test_scan_then_parse_any_chunk(tmp_path):
 
 def test_a_file_changed_after_the_scan_is_noticed(tmp_path):
     path = write(tmp_path, "d.svm", "1 1:1\n-1 2:1\n")
-    index = index_file(path, 1)
+    index = index_file(path, 1, cache=False)
+    cached = index_file(path, 1)
     path.write_text("1 1:1\n-1 2:1\n1 1:1\n")
     with pytest.raises(DataFileError, match="changed since it was scanned"):
         list(iter_chunks(path, index=index))
+    # the cache holds the file as it was scanned
+    assert [y.tolist() for _, y in iter_chunks(path, index=cached)] == [[1], [-1]]
 
 
 def test_float32_chunks(tmp_path):

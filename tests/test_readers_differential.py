@@ -6,7 +6,9 @@ For each file of a corpus (a table of cases per format) and several chunk sizes,
 same ``y`` (values and dtype kind) and the same classes -- or the same error
 message (same line). The file is read in memory with the default scan block, and
 streamed both with it and with tiny blocks, so that lines, CRLF pairs and quoted
-records also fall across blocks.
+records also fall across blocks; streamed from the text and from the binary
+cache. Every case runs with the Python parsers (what small files get) and with
+the compiled ones (what large files get): both must give the same everywhere.
 """
 
 import gzip
@@ -231,10 +233,11 @@ def _memory(path, options):
     return "data", (data.X, data.y, data.classes)
 
 
-def _streamed(path, options, chunk_size):
+def _streamed(path, options, chunk_size, cache=None):
     try:
-        index = scan(path, chunk_size, **options)
+        index = scan(path, chunk_size, cache=cache, **options)
         chunks = list(iter_chunks(path, index=index))
+        index.close()
     except DataFileError as error:
         return "error", str(error)
     Xs, ys = [X for X, _ in chunks], [y for _, y in chunks]
@@ -270,10 +273,20 @@ def _assert_same_data(memory, streamed):
         np.testing.assert_array_equal(c1, c2)
 
 
+@pytest.fixture(params=["python", "compiled"])
+def parser(request, monkeypatch):
+    """Which parsers read the corpus: files of any size go to the compiled ones."""
+    if request.param == "compiled":
+        monkeypatch.setattr(_common, "COMPILED_PARSE_MIN_BYTES", 0)
+    return request.param
+
+
 @pytest.mark.parametrize(
     "fmt, name, content, options", CORPUS, ids=[f"{case[0]}-{case[1]}" for case in CORPUS]
 )
-def test_memory_and_streamed_reading_agree(tmp_path, monkeypatch, fmt, name, content, options):
+def test_memory_and_streamed_reading_agree(
+    tmp_path, monkeypatch, parser, fmt, name, content, options
+):
     options = dict(options)
     path = _write(tmp_path, fmt, content, options.pop("gz", False))
     memory = _memory(path, options)
@@ -281,15 +294,32 @@ def test_memory_and_streamed_reading_agree(tmp_path, monkeypatch, fmt, name, con
         if block_bytes:
             monkeypatch.setattr(_common, "SCAN_BLOCK_BYTES", block_bytes)
         for chunk_size in CHUNK_SIZES:
-            streamed = _streamed(path, options, chunk_size)
-            where = (block_bytes, chunk_size)
-            assert memory[0] == streamed[0], (where, memory, streamed)
-            if memory[0] == "error":
-                assert memory[1] == streamed[1], where
-                assert memory[1].startswith(f"{path}"), memory[1]
-            else:
-                _assert_same_data(memory[1], streamed[1])
+            for cache in (None, True):
+                streamed = _streamed(path, options, chunk_size, cache)
+                where = (block_bytes, chunk_size, cache)
+                assert memory[0] == streamed[0], (where, memory, streamed)
+                if memory[0] == "error":
+                    assert memory[1] == streamed[1], where
+                    assert memory[1].startswith(f"{path}"), memory[1]
+                else:
+                    _assert_same_data(memory[1], streamed[1])
     assert _memory(path, options)[0] == memory[0]  # in memory with tiny blocks, too
+
+
+def test_python_and_compiled_parsers_agree(tmp_path, monkeypatch):
+    """Every case of the corpus: the same data, or the same error, from both parsers."""
+    for fmt, _, content, options in CORPUS:
+        options = dict(options)
+        path = _write(tmp_path, fmt, content, options.pop("gz", False))
+        monkeypatch.setattr(_common, "COMPILED_PARSE_MIN_BYTES", 1 << 40)
+        python = _memory(path, options)
+        monkeypatch.setattr(_common, "COMPILED_PARSE_MIN_BYTES", 0)
+        fast = _memory(path, options)
+        assert python[0] == fast[0], (fmt, content, python, fast)
+        if python[0] == "error":
+            assert python[1] == fast[1]
+        else:
+            _assert_same_data(python[1], fast[1])
 
 
 EXPECTED_ERRORS = {  # some cases and what their error says (the rest: see test_readers.py)

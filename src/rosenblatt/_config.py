@@ -76,3 +76,18 @@ DEMO_EPOCHS = 100
 #: ``rosenblatt trace`` refuses larger data by default: its table has a row per presentation.
 TRACE_MAX_SAMPLES = 50
 TRACE_MAX_FEATURES = 10
+
+# ------------------------------------------------------------- parsing and the stream cache
+#: Files (or blocks) of at least this many bytes are parsed by the compiled parsers of
+#: ``_kernels/textparse.py``; smaller ones by the Python reader, which gives the same
+#: result without loading numba (``rosenblatt predict`` on a small file stays quick).
+COMPILED_PARSE_MIN_BYTES = 1 << 18
+#: Epochs of streamed training when none are given (``fit_stream``, ``train --stream``):
+#: each later epoch reads the binary cache, and training stops earlier on convergence.
+DEFAULT_STREAM_EPOCHS = 5
+#: Version of the binary cache's layout; a kept cache of another version is rebuilt.
+CACHE_FORMAT_VERSION = 1
+#: Prefix of temporary cache folders (removed with their schema, or at exit).
+CACHE_TEMP_PREFIX = "rosenblatt-cache-"
+#: Write buffer of each cache file.
+CACHE_WRITE_BYTES = 1 << 20

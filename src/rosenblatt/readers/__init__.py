@@ -34,9 +34,10 @@ import numpy as np
 
 from .._config import DEFAULT_CHUNK_SIZE
 from ..exceptions import DataFileError
-from . import _csv, _svmlight, _tsv
+from . import _cache, _csv, _svmlight, _tsv
 from ._common import FORMATS, GzipCopy, check_file, data_format, is_gzip, read_bytes
 from ._schema import Chunker, Data, Schema
+from ._store import MemoryStore, NullStore, assemble
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -78,7 +79,7 @@ def _options(kind, name, chunk_size, zero_based, header, label_column, names):
         )
 
 
-def _scan(name, kind, handle, chunk_size, *, encoding, **options):
+def _scan(name, kind, handle, chunk_size, *, encoding, store=None, progress=None, **options):
     stat = os.stat(name)
     schema = Schema(
         path=name,
@@ -93,9 +94,32 @@ def _scan(name, kind, handle, chunk_size, *, encoding, **options):
         source=name,
         encoding=encoding,
     )
-    end, chunks = _READERS[kind].scan(schema, handle, Chunker(chunk_size), **options)
-    chunks.fill(schema, end)
+    store = NullStore() if store is None else store
+    if progress is not None:
+        handle = _Counted(handle, store, progress)
+    try:
+        end, chunks, keys = _READERS[kind].scan(
+            schema, handle, Chunker(chunk_size), store, **options
+        )
+        chunks.fill(schema, end)
+        store.finish(schema, keys)
+    except BaseException:
+        store.abort()
+        raise
     return schema
+
+
+class _Counted:
+    """A file that reports the bytes read so far and the records parsed to ``progress``."""
+
+    def __init__(self, handle, store, progress):
+        self.handle, self.store, self.progress, self.done = handle, store, progress, 0
+
+    def read(self, size=-1):
+        block = self.handle.read(size)
+        self.done += len(block)
+        self.progress(self.done, self.store.count)
+        return block
 
 
 def scan(
@@ -110,15 +134,22 @@ def scan(
     label_column=None,
     names=None,
     encoding="UTF-8",
+    cache=None,
+    progress=None,
 ) -> Schema:
     """Read a data file once and fix its schema and, given ``chunk_size``, its chunks.
+
+    The scan parses every record (that is how it checks the whole file); with
+    ``cache`` it also writes them to a binary cache, and chunks are then read
+    from the cache instead of the text (:mod:`._cache`).
 
     Parameters
     ----------
     path : str or path-like
         A ``.csv``, ``.svm``/``.libsvm``/``.svmlight`` or ``.tsv`` file, or one of
-        them gzipped (``.csv.gz``, ...). Streaming a gzipped file decompresses it
-        once to a temporary file, removed when the schema goes away (or at exit).
+        them gzipped (``.csv.gz``, ...). Streaming a gzipped file without a cache
+        decompresses it once to a temporary file, removed when the schema goes
+        away (or at exit).
     chunk_size : int, default=None
         Samples per chunk; None: the whole file is one chunk.
     format : {"csv", "svmlight", "text"}, default=None
@@ -143,6 +174,14 @@ def scan(
         CSV and text: the allowed labels; ``y`` holds each label's position here.
     encoding : str, default="UTF-8"
         CSV and text (an ASCII-compatible encoding).
+    cache : None, False, True or path-like, default=None
+        None or False: no cache (chunks are parsed from the text when read). True:
+        a cache in a temporary folder, removed with the schema (:meth:`Schema.close`,
+        garbage collection, or exit). A folder: the cache is kept there, and a
+        later scan with the same options reuses it while the file keeps its size
+        and modification time (else it is rebuilt).
+    progress : callable(bytes_read, records), default=None
+        Called as the scan reads the file.
 
     Returns
     -------
@@ -168,17 +207,26 @@ def scan(
         zero_based=zero_based,
         header=header,
         label_column=label_column,
-        names=names,
+        names=None if names is None else list(names),
         encoding=encoding,
     )
+    store = None
+    if cache is not None and cache is not False:
+        store = _cache_store(name, kind, chunk_size, cache, options)
+        if isinstance(store, Schema):
+            return store  # a kept cache of this file, read with these options
     if not is_gzip(name):
         with open(name, "rb") as handle:
-            return _scan(name, kind, handle, chunk_size, **options)
-    if chunk_size is None:  # nothing to read again: no copy
-        return _scan(name, kind, io.BytesIO(read_bytes(name)), None, **options)
+            return _scan(name, kind, handle, chunk_size, store=store, progress=progress, **options)
+    if chunk_size is None or store is not None:  # nothing to read again: no copy
+        if chunk_size is None:
+            handle = io.BytesIO(read_bytes(name))
+        else:
+            handle = _GzipReader(name)
+        return _scan(name, kind, handle, chunk_size, store=store, progress=progress, **options)
     copy = GzipCopy(name)
     try:
-        schema = _scan(name, kind, copy, chunk_size, **options)
+        schema = _scan(name, kind, copy, chunk_size, progress=progress, **options)
     except BaseException:
         copy.remove()
         raise
@@ -186,6 +234,39 @@ def scan(
     schema.source = copy.name
     schema.remove_source_with_self(copy.remove)
     return schema
+
+
+def _cache_store(name, kind, chunk_size, cache, options):
+    """The cache writer for a scan, or the schema of a kept cache that is still good."""
+    stat = os.stat(name)
+    key = _cache.cache_key(name, stat, kind, chunk_size, options)
+    if cache is True:
+        return _cache.CacheWriter(_cache.new_folder(), kind, options["labelled"], key, True)
+    folder = os.fspath(cache)
+    kept = _cache.load(folder, key, Schema)
+    if kept is not None:
+        return kept
+    return _cache.CacheWriter(folder, kind, options["labelled"], key, False)
+
+
+class _GzipReader:
+    """A gzip file read once from the start (its records go to a cache)."""
+
+    def __init__(self, path):
+        import gzip
+
+        self.path, self.handle = path, gzip.open(path, "rb")
+
+    def read(self, size=-1):
+        import zlib
+
+        from ._common import _gzip_error
+
+        try:
+            return self.handle.read(size)
+        except (OSError, EOFError, zlib.error) as exc:
+            self.handle.close()
+            raise _gzip_error(self.path, exc) from None
 
 
 def parse(schema, raw, first_line, *, dtype=np.float64):
@@ -251,13 +332,13 @@ def read(
     name = check_file(path)
     kind = format or data_format(name)
     _options(kind, name, None, zero_based, header, label_column, names)
-    raw = read_bytes(name)
-    records = [] if kind == "text" else None  # text: the scan splits every record anyway
+    store = MemoryStore()
     schema = _scan(
         name,
         kind,
-        io.BytesIO(raw),
+        io.BytesIO(read_bytes(name)),
         None,
+        store=store,
         labelled=labelled,
         n_features=n_features,
         zero_based=zero_based,
@@ -265,13 +346,8 @@ def read(
         label_column=label_column,
         names=names,
         encoding=encoding,
-        keep_records=records,
     )
-    if records is not None:
-        X, y = _tsv.assemble(schema, records)
-    else:
-        start, end = int(schema.offsets[0]), int(schema.offsets[-1])
-        X, y = parse(schema, raw[start:end], schema.first_lines[0])
+    X, y = store.result()
     return Data(
         X=X,
         y=y,
@@ -286,7 +362,10 @@ def read(
 
 
 def read_chunk(schema, c, *, dtype=np.float64, handle=None):
-    """Parse chunk ``c`` of a scanned file; ``handle``: the open ``schema.source``.
+    """Chunk ``c`` of a scanned file: from its cache, or parsed from the text.
+
+    ``handle``: an open reader of the cache (``schema.cache.open()``), or the open
+    ``schema.source`` when the schema has no cache.
 
     Returns
     -------
@@ -301,9 +380,18 @@ def read_chunk(schema, c, *, dtype=np.float64, handle=None):
     >>> read_chunk(scan(path, chunk_size=2), 1)
     (['ok'], array(['ham'], dtype='<U3'))
     """
+    if schema.cache is not None:
+        if handle is None:
+            with schema.cache.open() as handle:
+                return read_chunk(schema, c, dtype=dtype, handle=handle)
+        return _cached_chunk(schema, c, dtype, handle)
     if handle is None:
         with open(schema.source, "rb") as handle:
             return read_chunk(schema, c, dtype=dtype, handle=handle)
+    return _text_chunk(schema, c, dtype, handle)
+
+
+def _text_chunk(schema, c, dtype, handle):
     start, stop = int(schema.offsets[c]), int(schema.offsets[c + 1])
     handle.seek(start)
     first = int(schema.first_lines[c])
@@ -315,6 +403,24 @@ def read_chunk(schema, c, *, dtype=np.float64, handle=None):
             f"counted {schema.n_rows[c]}; the file changed since it was scanned"
         )
     return X, y
+
+
+def _cached_chunk(schema, c, dtype, reader):
+    cache = schema.cache
+    start = cache.skip + int(c) * schema.chunk_size if schema.chunk_size else cache.skip
+    payload, ids = reader.rows(start, start + int(schema.n_rows[c]))
+    X, y = assemble(schema, payload, ids, cache.values, dtype)
+    if dtype != np.float64 and schema.format == "svmlight" and not np.all(np.isfinite(X.data)):
+        # a value beyond float32: the text says where (the cache only holds numbers)
+        return _text_chunk(schema, c, dtype, _source(schema))
+    return X, y
+
+
+def _source(schema):
+    """The text of a file whose chunks come from a cache, open at its start."""
+    if is_gzip(schema.path):
+        return io.BytesIO(read_bytes(schema.path))
+    return open(schema.path, "rb")
 
 
 def iter_chunks(
@@ -371,6 +477,11 @@ def iter_chunks(
             labelled=labelled,
         )
     chunks = range(index.n_chunks) if order is None else order
+    if index.cache is not None:  # the cache holds the file as it was scanned
+        with index.cache.open() as reader:
+            for c in chunks:
+                yield read_chunk(index, int(c), dtype=dtype, handle=reader)
+        return
     _check_unchanged(index)
     with open(index.source, "rb") as handle:
         for c in chunks:

@@ -14,7 +14,7 @@ import zlib
 
 import numpy as np
 
-from .._config import GZIP_COPY_BYTES, GZIP_TEMP_PREFIX, SCAN_BLOCK_BYTES
+from .._config import COMPILED_PARSE_MIN_BYTES, GZIP_COPY_BYTES, GZIP_TEMP_PREFIX, SCAN_BLOCK_BYTES
 from ..exceptions import DataFileError
 
 FORMATS = {
@@ -271,3 +271,8 @@ def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
         ) from None
     except LookupError:
         raise ValueError(f"unknown text encoding {encoding!r}") from None
+
+
+def compiled(size) -> bool:
+    """Whether to parse ``size`` bytes with the compiled parsers (see ``_config``)."""
+    return size >= COMPILED_PARSE_MIN_BYTES

@@ -2,7 +2,8 @@
 
 Records follow RFC 4180 (:mod:`csv`): a quoted field may hold commas, doubled
 quotes and line breaks; surrounding whitespace is stripped; blank lines are
-skipped; every record has as many fields as the first.
+skipped; every record has as many fields as the first. A feature cell is what
+``float()`` reads of it, surrounding whitespace stripped.
 
 ``header="auto"`` takes the first record as a header only when it cannot be data
 and looks like names:
@@ -15,6 +16,14 @@ and looks like names:
   ``1.5,1.x,0``) is an error at its line naming the column.
 
 A label column named by its header name implies a header.
+
+Blocks of lines without quotes are parsed by the compiled parser of
+:mod:`rosenblatt._kernels.textparse` (numbers exactly as ``float()`` reads them);
+blocks with quotes, small files and lines the compiled parser leaves to Python
+go through :mod:`csv`, with the same result. Errors come in the order of the
+checks: a record with the wrong number of fields or broken quotes stops the
+scan; then the header, the columns and the labels are decided for the whole
+file; then the first feature cell that is not a finite number is reported.
 """
 
 from __future__ import annotations
@@ -26,8 +35,9 @@ import math
 import numpy as np
 
 from . import _labels
-from ._common import decode, fail, line_starts, normalize, pieces, text_lines
+from ._common import compiled, decode, fail, line_starts, normalize, pieces, text_lines
 from ._schema import Chunker
+from ._store import Labels, Rows
 
 EXPECTED = "expected comma-separated numbers"
 
@@ -140,18 +150,26 @@ def _records(path, lines, first_line, final):
 class _Scan:
     """The state of a CSV scan (see :func:`scan`)."""
 
-    def __init__(self, schema, chunks, labelled, n_features, header, label_column):
-        self.schema, self.path = schema, schema.path
+    def __init__(self, schema, chunks, store, labelled, n_features, header, label_column):
+        self.schema, self.path, self.store = schema, schema.path, store
         self.labelled, self.n_features = labelled, n_features
         self.header, self.label_column = header, label_column
         self.by_name = isinstance(label_column, str) and not _is_int(label_column)
         self.first = None  # (cells, line) of the first record
         self.width = self.label = None
-        self.labels = {}  # labels of the records after the first, and their first lines
+        self.labels = Labels()  # labels of the records after the first
+        self.bad = None  # (line, column, cell) of the first feature cell that is not a number
         self.as_data = chunks  # chunks if the first record is data ...
         self.after_header = Chunker(chunks.chunk_size)  # ... and if it is a header
+        self.use_compiled = compiled(schema.size)
+        self.limit = csv.field_size_limit()
 
-    def start(self, cells, line):
+    @property
+    def n_columns(self):
+        """Feature columns."""
+        return self.width - 1 if self.labelled else self.width
+
+    def start(self, cells, line, offset):
         """The first record fixes the columns and the label's place."""
         cells = [c.strip() for c in cells]
         self.first, self.width = (cells, line), len(cells)
@@ -178,14 +196,18 @@ class _Scan:
             self.label = cells.index(self.label_column)
         elif self.labelled:
             self.label = _position(self.path, line, self.label_column, self.width)
-
-    def label_of(self, text):
-        """The label cell of a record without quotes, from its line."""
-        if self.label == self.width - 1:
-            return text.rpartition(",")[2].strip()
-        if self.label == 0:
-            return text.partition(",")[0].strip()
-        return text.split(",")[self.label].strip()
+        # a placeholder row: the scan fills it in if the record is data, or skips it
+        starts, lines = np.array([offset], np.int64), np.array([line], np.int64)
+        self.as_data.add(starts, lines)
+        self.store.add(
+            Rows(
+                1,
+                starts,
+                lines,
+                np.full(1, -1, np.int32) if self.labelled else None,
+                X=np.zeros((1, self.n_columns)),
+            )
+        )
 
     def ragged(self, line, n):
         return fail(
@@ -196,45 +218,98 @@ class _Scan:
             code="ragged",
         )
 
-    def add_plain(self, offset, line0, block, lines):
-        """A block of lines without quotes: a record per non-blank line."""
-        keep = [k for k, text in enumerate(lines) if text.strip()]
-        if keep and self.first is None:
-            k = keep.pop(0)
-            self.start(lines[k].split(","), line0 + k)
-            self.as_data.add_lines(offset, line0, block, [k])
-        commas = self.width - 1 if keep else 0
-        for k in keep:
-            if lines[k].count(",") != commas:
-                raise self.ragged(line0 + k, lines[k].count(",") + 1)
+    def feature(self, j):
+        """The position among the features of column ``j``."""
+        return j if self.label is None or j < self.label else j - 1
+
+    def column(self, k):
+        """The column of feature ``k``."""
+        return k if self.label is None or k < self.label else k + 1
+
+    def add_rows(self, rows, keys, key_lines, ids):
+        """A block's records: labels to ids, to the store and the chunks."""
         if self.labelled:
-            labels = self.labels
-            for k in keep:
-                label = self.label_of(lines[k])
-                if label not in labels:
-                    labels[label] = line0 + k
-        self.add_chunks(offset, line0, block, keep)
+            rows.labels = self.labels.add(keys, key_lines)[ids] if rows.n else ids
+        self.store.add(rows)
+        self.as_data.add(rows.starts, rows.lines)
+        self.after_header.add(rows.starts, rows.lines)
 
-    def add_records(self, offset, line0, block, records):
-        """Records parsed by :mod:`csv` (``(k, cells)``, ``k`` the first line's index)."""
-        keep = []
-        for k, cells in records:
-            if self.first is None:
-                self.start(cells, line0 + k)
-                self.as_data.add_lines(offset, line0, block, [k])
-                continue
-            if len(cells) != self.width:
-                raise self.ragged(line0 + k, len(cells))
+    def add_cells(self, offset, line0, block, records):
+        """Records split into cells (``(k, cells)``, ``k`` its first line's index), in Python."""
+        if not records:
+            return
+        starts = line_starts(offset, block)
+        n, width, label = len(records), self.width, self.label
+        X = np.empty((n, self.n_columns))
+        lines = np.empty(n, dtype=np.int64)
+        at = np.empty(n, dtype=np.int64)
+        keys, key_lines, ids = {}, [], np.empty(n, dtype=np.int32)
+        for r, (k, cells) in enumerate(records):
+            line = line0 + k
+            if len(cells) != width:
+                raise self.ragged(line, len(cells))
+            lines[r], at[r] = line, starts[k]
             if self.labelled:
-                label = cells[self.label].strip()
-                if label not in self.labels:
-                    self.labels[label] = line0 + k
-            keep.append(k)
-        self.add_chunks(offset, line0, block, keep)
+                key = cells.pop(label).strip()
+                if key not in keys:
+                    keys[key] = len(keys)
+                    key_lines.append(line)
+                ids[r] = keys[key]
+            for f, cell in enumerate(cells):
+                value = _number(cell.strip())
+                if value is None or not math.isfinite(value):
+                    if self.bad is None:
+                        self.bad = (line, self.column(f), cell)
+                    value = np.nan
+                X[r, f] = value
+        self.add_rows(Rows(n, at, lines, X=X), list(keys), key_lines, ids)
 
-    def add_chunks(self, offset, line0, block, keep):
-        self.as_data.add_lines(offset, line0, block, keep)
-        self.after_header.add_lines(offset, line0, block, keep)
+    def add_plain(self, offset, line0, block):
+        """A block of lines without quotes (and past the first record): a record per line."""
+        if self.use_compiled:
+            if not block.isascii():  # an invalid byte is an error at its line
+                decode(self.path, block, line0, self.schema.encoding)
+            if self._add_compiled(offset, line0, block):
+                return
+        lines = text_lines(decode(self.path, block, line0, self.schema.encoding))
+        if lines and max(map(len, lines)) >= self.limit:  # csv may refuse a field this long
+            records, _ = _records(self.path, lines, line0, final=True)
+        else:
+            records = [(k, text.split(",")) for k, text in enumerate(lines) if text.strip()]
+        self.add_cells(offset, line0, block, records)
+
+    def _add_compiled(self, offset, line0, block):
+        """The block by the compiled parser; False when Python must read it."""
+        from .._kernels.textparse import csv_block, dedupe
+
+        buf = np.frombuffer(block, dtype=np.uint8)
+        n_rows = _most_rows(len(block), self.width)
+        X = np.empty((n_rows, self.n_columns))
+        spans = np.empty((4, n_rows), dtype=np.int64)
+        deferred = np.empty((n_rows * self.n_columns, 5), dtype=np.int64)
+        label = -1 if self.label is None else self.label
+        n, flagged, n_deferred, longest = csv_block(buf, self.width, label, X, *spans, deferred)
+        if flagged >= 0 or longest >= self.limit:
+            return False
+        encoding = self.schema.encoding
+        for r, f, a, b, k in deferred[:n_deferred]:
+            cell = block[a:b].decode(encoding)
+            value = _number(cell.strip())
+            if value is None or not math.isfinite(value):
+                if self.bad is None:
+                    self.bad = (line0 + int(k), self.column(int(f)), cell)
+                value = np.nan
+            X[r, f] = value
+        label_start, label_end, row_line, row_start = (s[:n] for s in spans)
+        keys, key_lines, ids = [], [], None
+        if self.labelled:
+            ids = np.empty(n, dtype=np.int32)
+            firsts = dedupe(buf, label_start, label_end, ids)
+            keys = [block[label_start[r] : label_end[r]].decode(encoding) for r in firsts]
+            key_lines = row_line[firsts] + line0
+        rows = Rows(n, row_start + offset, row_line + line0, X=X[:n])
+        self.add_rows(rows, keys, key_lines, ids)
+        return True
 
     def finish(self, schema, names):
         """Decide the header, check the columns, decide the labels; the chunks to use."""
@@ -251,13 +326,13 @@ class _Scan:
             chunks, schema.header = self.after_header, cells
             if not chunks.count:
                 raise fail(self.path, None, "a header row but no data rows", code="empty")
+            self.store.skip_first()
         else:
             chunks = self.as_data
-            if self.labelled:  # the first record's label, on the first line
-                labels = {cells[self.label]: line} | {
-                    k: v for k, v in labels.items() if k != cells[self.label]
-                }
-        n_features = self.width - 1 if self.labelled else self.width
+            label = labels.add([cells[self.label]], [line])[0] if self.labelled else None
+            row = [float(c) for j, c in enumerate(cells) if j != self.label]
+            self.store.set_first(row, label)
+        n_features = self.n_columns
         if self.n_features is not None and n_features != self.n_features:
             first_data = line if not header else int(chunks.first_lines[0])
             raise fail(
@@ -271,9 +346,14 @@ class _Scan:
         schema.label_index = self.label if self.labelled else None
         if self.labelled:
             schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-                self.path, labels, names=names
+                self.path, labels.first_lines, names=names
             )
-        return chunks
+        if self.bad is not None:
+            line, j, cell = self.bad
+            raise fail(
+                self.path, line, *cell_problem(cell), "cell", column=_column(schema.header, j)
+            )
+        return chunks, labels.keys
 
     def check_first(self, cells, line):
         """Refuse a first record given as data that holds something other than numbers."""
@@ -297,11 +377,12 @@ class _Scan:
             None,
         )
         label = cells[self.label] if self.labelled else None
+        others = self.labels.ids
         text_label = (
             bool(label)
             and _number(label) is None
-            and bool(self.labels)
-            and all(_number(other) is not None for other in self.labels)
+            and bool(others)
+            and all(_number(other) is not None for other in others)
         )
         if problem is None and not text_label:
             return False
@@ -359,10 +440,22 @@ def _position(path, line, label_column, width):
     return index % width
 
 
+def _most_rows(size, width):
+    """Records a block of ``size`` bytes can hold: each takes ``width - 1`` commas and
+    a line break, or a character and a line break."""
+    return (size + 1) // max(width, 2) + 1
+
+
+def _plain(block) -> bool:
+    """Whether a block can be read a line per record (no quotes, no NUL)."""
+    return b'"' not in block and b"\0" not in block
+
+
 def scan(
     schema,
     handle,
     chunks,
+    store,
     *,
     labelled=True,
     n_features=None,
@@ -371,23 +464,32 @@ def scan(
     names=None,
     **_,
 ):
-    """Read the whole file once: header, columns, labels, chunk boundaries."""
+    """Read the whole file once: header, columns, records, labels, chunk boundaries."""
     path = schema.path
-    state = _Scan(schema, chunks, labelled, n_features, header, label_column)
-    limit = csv.field_size_limit()
+    state = _Scan(schema, chunks, store, labelled, n_features, header, label_column)
     carry = None  # (offset, line, block, lines) of a record that a quoted field carries on
     end = 0
     for offset, line0, block in pieces(handle):
         end = offset + len(block)
-        lines = text_lines(decode(path, block, line0, schema.encoding))
-        if (
-            carry is None
-            and b'"' not in block
-            and b"\0" not in block
-            and (max(map(len, lines)) < limit)
-        ):  # csv would split these lines at the commas
-            state.add_plain(offset, line0, block, lines)
+        if carry is None and _plain(block):
+            if state.first is None:  # the first record, in Python
+                lines = text_lines(decode(path, block, line0, schema.encoding))
+                k = next((k for k, text in enumerate(lines) if text.strip()), None)
+                if k is None:
+                    continue
+                if len(lines[k]) >= state.limit:
+                    cells = _records(path, lines[k : k + 1], line0 + k, final=True)[0][0][1]
+                else:
+                    cells = lines[k].split(",")
+                starts = line_starts(offset, block)
+                state.start(cells, line0 + k, int(starts[k]))
+                if k + 1 == len(lines):
+                    continue
+                cut = int(starts[k + 1]) - offset
+                offset, line0, block = offset + cut, line0 + k + 1, block[cut:]
+            state.add_plain(offset, line0, block)
             continue
+        lines = text_lines(decode(path, block, line0, schema.encoding))
         if carry is not None:
             offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
         records, cut = _records(path, lines, line0, final=False)
@@ -396,16 +498,71 @@ def scan(
             at = int(line_starts(offset, block)[cut]) - offset
             carry = (offset + at, line0 + cut, block[at:], lines[cut:])
             block = block[:at]
-        state.add_records(offset, line0, block, records)
+        _add_records(state, offset, line0, block, records)
     if carry is not None:
         offset, line0, block, lines = carry
         records, _ = _records(path, lines, line0, final=True)
-        state.add_records(offset, line0, block, records)
-    return end, state.finish(schema, names)
+        _add_records(state, offset, line0, block, records)
+    chunks, keys = state.finish(schema, names)
+    return end, chunks, keys
+
+
+def _add_records(state, offset, line0, block, records):
+    if records and state.first is None:
+        k, cells = records.pop(0)
+        state.start(cells, line0 + k, int(line_starts(offset, block)[k]))
+    state.add_cells(offset, line0, block, records)
 
 
 def parse(schema, raw, first_line, dtype=np.float64):
     """``(X, y)`` of a block of whole records starting at ``first_line``: dense ``X``."""
+    if compiled(len(raw)) and _plain(raw):
+        parsed = _parse_compiled(schema, raw)
+        if parsed is not None:
+            X, y = parsed
+            return np.ascontiguousarray(X, dtype=dtype), y
+    return _parse_python(schema, raw, first_line, dtype)
+
+
+def _parse_compiled(schema, raw):
+    """The block by the compiled parser; None if it holds anything else than good rows."""
+    from .._kernels.textparse import csv_block, dedupe
+
+    if not raw.isascii():
+        try:
+            raw.decode(schema.encoding)
+        except (UnicodeDecodeError, LookupError):
+            return None
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    width, label = schema.n_columns, schema.label_index
+    n_rows = _most_rows(len(raw), width)
+    X = np.empty((n_rows, schema.n_features))
+    spans = np.empty((4, n_rows), dtype=np.int64)
+    deferred = np.empty((n_rows * schema.n_features, 5), dtype=np.int64)
+    n, flagged, n_deferred, longest = csv_block(
+        buf, width, -1 if label is None else label, X, *spans, deferred
+    )
+    if flagged >= 0 or longest >= csv.field_size_limit():
+        return None
+    for r, f, a, b, _ in deferred[:n_deferred]:
+        value = _number(raw[a:b].decode(schema.encoding).strip())
+        if value is None or not math.isfinite(value):
+            return None
+        X[r, f] = value
+    if label is None:
+        return X[:n], None
+    ids = np.empty(n, dtype=np.int32)
+    label_start, label_end = spans[0, :n], spans[1, :n]
+    firsts = dedupe(buf, label_start, label_end, ids)
+    keys = [raw[label_start[r] : label_end[r]].decode(schema.encoding) for r in firsts]
+    if any(key not in schema.label_map for key in keys):
+        return None
+    values = _labels.convert(keys, schema.label_kind, schema.label_map, None)
+    return X[:n], values[ids]
+
+
+def _parse_python(schema, raw, first_line, dtype):
+    """The block by :mod:`csv`; a bad record raises its error (:func:`_locate`)."""
     text = normalize(decode(schema.path, raw, first_line, schema.encoding))
     rows = [
         cells for cells in csv.reader(io.StringIO(text, newline=""), _Dialect) if not _blank(cells)

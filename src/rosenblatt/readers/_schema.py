@@ -51,6 +51,9 @@ class Schema:
     source : str
         The file chunks are read from: ``path``, or the decompressed copy of a ``.gz`` file.
     encoding : str
+    cache : rosenblatt.readers._cache.Cache or None
+        The binary cache of the parsed records, when the scan wrote one: chunks
+        are then read from it, not from the text.
     """
 
     path: str
@@ -73,6 +76,7 @@ class Schema:
     label_map: dict = field(default_factory=dict, repr=False)
     source: str = ""
     encoding: str = "UTF-8"
+    cache: object = field(default=None, repr=False)
 
     @property
     def n_chunks(self) -> int:
@@ -91,7 +95,15 @@ class Schema:
 
     def remove_source_with_self(self, remove):
         """Call ``remove()`` (delete a temporary copy) when this schema goes away, or at exit."""
-        weakref.finalize(self, remove)
+        self._cleanups = getattr(self, "_cleanups", []) + [weakref.finalize(self, remove)]
+
+    def close(self):
+        """Delete the temporary files of this schema now (a gzip copy, a temporary cache).
+
+        A kept cache (a folder given as ``cache``) stays.
+        """
+        for cleanup in getattr(self, "_cleanups", ()):
+            cleanup()
 
 
 class Chunker:

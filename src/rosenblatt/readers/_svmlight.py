@@ -1,28 +1,38 @@
 """svmlight / libsvm: ``label [qid:n] index:value ...`` per line, parsed into CSR matrices.
 
 Indices increase along a line; ``#`` starts a comment; blank lines are skipped.
-Blocks are parsed by :func:`sklearn.datasets.load_svmlight_file`; when it fails
-(its messages name no line), the block is checked line by line against the rules
-of :func:`_line_problem` to say which line is wrong and why.
+Tokens are split at ASCII whitespace; an index is what ``int()`` reads and a value
+what ``float()`` reads, as in scikit-learn's ``load_svmlight_file``. Blocks of
+lines are parsed by the compiled parser of :mod:`rosenblatt._kernels.textparse`
+(values exactly as ``float()`` gives them), or, for small files and for lines
+the compiled parser leaves to Python, line by line in Python, with the same
+result.
 
 The index base is fixed for the whole file: ``zero_based="auto"`` reads the
 file as zero-based when an index 0 occurs anywhere in it, else as one-based.
+
+Errors: a line that cannot be read (a token that is not ``index:value``, indices
+that do not increase, a missing or infinite value) stops the scan there. After
+the whole file come the checks that need its index base (an index below the
+first index, or beyond ``n_features``: the first such line) and then the labels.
 """
 
 from __future__ import annotations
 
-import io
 import re
 
 import numpy as np
 
 from . import _labels
-from ._common import fail, pieces, show
+from ._common import compiled, fail, pieces, show
+from ._store import Labels, Rows, sparse
 
 EXPECTED = "expected lines of label index:value ..."
 _QID = b"qid:"
 _SKLEARN_ZERO = re.compile(rb"#[^\n]*Column indices are (zero|one)-based")
-_FEATURES_FIRST = re.compile(rb"(?m)^(?=[ \t\f\v]*[^\s#])")  # lines that hold a sample
+_INT32 = 2**31
+NO_FIRST = np.iinfo(np.int64).max
+NO_LAST = np.iinfo(np.int64).min
 
 
 def _bad_token(token):
@@ -69,91 +79,316 @@ def _beyond(index, base, n_features):
     )
 
 
-def scan(schema, handle, chunks, *, labelled=True, n_features=None, zero_based="auto", **_):
-    """Read the whole file once: labels, index range and base, chunk boundaries.
+def _too_large(index):
+    return (
+        f"feature index {index} is too large (indices go up to {_INT32 - 1})",
+        "number the features with smaller indices",
+        "index-large",
+    )
 
-    Indices increase along a line, so its first and last index bound the others
-    (a line where they do not is an error of the parse).
+
+def _line_problem(content, labelled, base=None, n_features=None, dtype=np.float64, label=True):
+    """``(what, fix, code)`` of the first problem of one line, token by token, or None.
+
+    ``base=None`` and ``n_features=None`` skip the checks that need them; ``label=False``
+    skips the label's (the scan decides the labels of the whole file at its end).
     """
+    tokens = content.split(b"#", 1)[0].split()
+    if labelled and tokens:
+        if label:
+            try:
+                float(tokens[0])
+            except ValueError:
+                return (
+                    f"the label {show(tokens[0])} is not a number",
+                    "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
+                    "label",
+                )
+        tokens = tokens[1:]
+    if tokens and tokens[0].startswith(_QID):
+        tokens = tokens[1:]
+    previous = None
+    for token in tokens:
+        head, colon, value = token.partition(b":")
+        try:
+            index, number = int(head), float(value)
+            if not colon:
+                raise ValueError
+        except ValueError:
+            return _bad_token(token)
+        if base is not None and index < base:
+            return _below(index, base)
+        if not -_INT32 <= index < _INT32:
+            return _too_large(index)
+        if previous is not None and index <= previous:
+            return (
+                f"feature index {index} after {previous}; indices must increase along a line",
+                "sort the features of each line by index, each index once",
+                "order",
+            )
+        with np.errstate(over="ignore"):
+            finite = np.isfinite(dtype(number))  # 1e39 overflows float32
+        if not finite:
+            return (
+                f"{show(token)} holds a missing or infinite value",
+                "fill in or drop missing values",
+                "value",
+            )
+        if n_features is not None and index - base >= n_features:
+            return _beyond(index, base, n_features)
+        previous = index
+    return None
+
+
+# ---------------------------------------------------------------------- one block
+class Block(Rows):
+    """The records of a block of lines: CSR arrays, labels, each row's first and last index.
+
+    ``label_keys`` holds the block's distinct labels (bytes), ``label_ids`` each row's
+    position among them and ``label_lines`` the first line of each; ``first`` and
+    ``last`` each row's first and last index (``NO_FIRST``/``NO_LAST`` without features).
+    """
+
+    __slots__ = ("label_keys", "label_ids", "label_lines", "first", "last", "raw", "offset")
+
+
+def _line_content(raw, start):
+    """The bytes of the line starting at ``start`` of ``raw``, without its line break."""
+    stop = len(raw)
+    for brk in (b"\n", b"\r"):
+        at = raw.find(brk, start, stop)
+        if at >= 0:
+            stop = at
+    return raw[start:stop]
+
+
+def read_block(raw, offset, line0, labelled, path, use_compiled=None):
+    """Parse a block of whole lines starting at byte ``offset`` and line ``line0``.
+
+    Raises the error of the first line that cannot be read (see the module).
+    """
+    if use_compiled is None:
+        use_compiled = compiled(len(raw))
+    if use_compiled:
+        block = _compiled_block(raw, offset, line0, labelled, path)
+        if block is not None:
+            return block
+    return _python_block(raw, offset, line0, labelled, path)
+
+
+def _raise_line(raw, line0, k, labelled, path):
+    content = raw.splitlines()[k]
+    problem = _line_problem(content, labelled, label=False)
+    if problem is None:  # cannot happen: the line was found wrong
+        problem = ("the line cannot be read", None, "line")
+    raise fail(path, line0 + k, *problem)
+
+
+def _compiled_block(raw, offset, line0, labelled, path):
+    """The block by the compiled parser; None when Python must read it."""
+    from .._kernels.textparse import dedupe, svmlight_block
+
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    size = len(raw)
+    lines = size // 2 + 1  # a sample line takes two bytes at least ("1\n")
+    tokens = (size + 1) // 4 + 1  # a feature four ("1:1 ")
+    indptr = np.empty(lines + 1, dtype=np.int64)
+    indices = np.empty(tokens, dtype=np.int32)
+    values = np.empty(tokens, dtype=np.float64)
+    rows = np.empty((6, lines), dtype=np.int64)
+    deferred = np.empty((tokens, 4), dtype=np.int64)
+    n, nnz, flagged, n_deferred = svmlight_block(
+        buf, bool(labelled), indptr, indices, values, *rows, deferred
+    )
+    bad = None  # the first line that cannot be read
+    for position, start, stop, k in deferred[:n_deferred]:
+        try:
+            value = float(raw[start:stop])
+        except ValueError:
+            value = np.nan
+        if not np.isfinite(value):
+            bad = k
+            break
+        values[position] = value
+    if flagged >= 0 and bad is None:
+        if _line_problem(raw.splitlines()[flagged], labelled, label=False) is None:
+            return None  # a line only Python reads (an index like 1_0): Python reads the block
+        bad = flagged
+    if bad is not None:
+        _raise_line(raw, line0, int(bad), labelled, path)
+    row_line, row_start, label_start, label_end, first, last = (r[:n] for r in rows)
+    block = Block(
+        n,
+        row_start + offset,
+        row_line + line0,
+        indptr=indptr[: n + 1],
+        indices=indices[:nnz],
+        values=values[:nnz],
+    )
+    block.first, block.last, block.raw, block.offset = first, last, raw, offset
+    if labelled:
+        ids = np.empty(n, dtype=np.int32)
+        firsts = dedupe(buf, label_start, label_end, ids)
+        block.label_ids = ids
+        block.label_keys = [raw[label_start[r] : label_end[r]] for r in firsts]
+        block.label_lines = block.lines[firsts]
+    return block
+
+
+def _python_block(raw, offset, line0, labelled, path):
+    """The block read line by line in Python (the reference of the compiled parser)."""
+    indptr, indices, values = [0], [], []
+    starts, lines, firsts, lasts, label_ids = [], [], [], [], []
+    keys = {}
+    position = 0
+    for k, line in enumerate(raw.splitlines(True)):
+        start, position = position, position + len(line)
+        tokens = line.split(b"#", 1)[0].split()
+        if not tokens:
+            continue
+        if labelled:
+            label, tokens = tokens[0], tokens[1:]
+            if label not in keys:
+                keys[label] = (len(keys), line0 + k)
+            label_ids.append(keys[label][0])
+        if tokens and tokens[0].startswith(_QID):
+            tokens = tokens[1:]
+        previous = None
+        for token in tokens:
+            head, colon, value = token.partition(b":")
+            try:
+                index, number = int(head), float(value)
+                if not colon:
+                    raise ValueError
+            except ValueError:
+                number = None
+            if (
+                number is None
+                or not np.isfinite(number)
+                or not -_INT32 <= index < _INT32
+                or (previous is not None and index <= previous)
+            ):
+                _raise_line(raw, line0, k, labelled, path)
+            indices.append(index)
+            values.append(number)
+            previous = index
+        indptr.append(len(indices))
+        starts.append(offset + start)
+        lines.append(line0 + k)
+        row = indices[indptr[-2] :]
+        firsts.append(row[0] if row else NO_FIRST)
+        lasts.append(row[-1] if row else NO_LAST)
+    block = Block(
+        len(lines),
+        np.array(starts, dtype=np.int64),
+        np.array(lines, dtype=np.int64),
+        indptr=np.array(indptr, dtype=np.int64),
+        indices=np.array(indices, dtype=np.int32),
+        values=np.array(values, dtype=np.float64),
+    )
+    block.first = np.array(firsts, dtype=np.int64)
+    block.last = np.array(lasts, dtype=np.int64)
+    block.raw, block.offset = raw, offset
+    if labelled:
+        block.label_ids = np.array(label_ids, dtype=np.int32)
+        block.label_keys = list(keys)
+        block.label_lines = np.array([line for _, line in keys.values()], dtype=np.int64)
+    return block
+
+
+def _first_row(mask):
+    where = np.flatnonzero(mask)
+    return int(where[0]) if where.size else None
+
+
+def _content_of(block, r):
+    return _line_content(block.raw, int(block.starts[r] - block.offset))
+
+
+def _detect_labelled(raw):
+    """Whether lines start with a label (not ``index:value``); None: no sample line."""
+    for content in raw.splitlines():
+        parts = content.split(b"#", 1)[0].split(None, 1)
+        if parts:
+            return _index(parts[0]) is None
+    return None
+
+
+# ---------------------------------------------------------------------- scan and parse
+def scan(
+    schema,
+    handle,
+    chunks,
+    store,
+    *,
+    labelled=True,
+    n_features=None,
+    zero_based="auto",
+    **_,
+):
+    """Read the whole file once: records, labels, index range and base, chunk boundaries."""
     path = schema.path
-    first_lines = {}
+    use_compiled = compiled(schema.size)
+    registry = Labels()
     lowest = highest = None  # (index, line)
     zero = None  # first line with index 0
-    over = {0: None, 1: None}  # first (index, line) beyond n_features, read with each base
+    below = {0: None, 1: None}  # first (line, content) with an index below each base
+    over = {0: None, 1: None}  # first (line, content) beyond n_features, with each base
     said = None  # what a scikit-learn header comment says of the base
     end = 0
-    for offset, line0, block in pieces(handle):
-        end = offset + len(block)
+    for offset, line0, raw in pieces(handle):
+        end = offset + len(raw)
         if said is None:
-            match = _SKLEARN_ZERO.search(block)
+            match = _SKLEARN_ZERO.search(raw)
             said = match.group(1).decode() if match else ""
-        keep, firsts, lasts, where = [], [], [], []
-        lines = block.splitlines(True)
-        for k, content in enumerate(lines):
-            if b"#" in content:
-                content = content[: content.index(b"#")]
-            parts = content.split(None, 1)
-            if not parts:
-                continue
-            keep.append(k)
+        if labelled is None:
+            labelled = _detect_labelled(raw)
             if labelled is None:
-                labelled = _index(parts[0]) is None
-            if labelled:
-                if parts[0] not in first_lines:
-                    first_lines[parts[0]] = line0 + k
-                if len(parts) == 1:
-                    continue
-                content = parts[1]
-            features = content.split(None, 1)
-            if features[0].startswith(_QID):
-                if len(features) == 1:
-                    continue
-                content = features[1]
-                features = content.split(None, 1)
-            head = features[0]
-            tail = content.rsplit(None, 1)[-1] if len(features) > 1 else head
-            try:
-                first, last = int(head[: head.index(b":")]), int(tail[: tail.index(b":")])
-            except ValueError:  # no colon, or not an int before it
-                token = head if _index(head) is None else tail
-                raise fail(path, line0 + k, *_bad_token(token)) from None
-            if first == 0 and zero_based is False:
-                raise fail(path, line0 + k, *_below(0, 1))
-            firsts.append(first)
-            lasts.append(last)
-            where.append(line0 + k)
-        if firsts:
-            firsts, lasts = np.array(firsts), np.array(lasts)
-            lasts = np.maximum(firsts, lasts)  # when indices do not increase, the parse says so
-            low, high = int(firsts.argmin()), int(lasts.argmax())
-            if lowest is None or firsts[low] < lowest[0]:
-                lowest = (int(firsts[low]), where[low])
-            if highest is None or lasts[high] > highest[0]:
-                highest = (int(lasts[high]), where[high])
-            if zero is None and firsts[low] == 0:
-                zero = where[int(np.argmax(firsts == 0))]
-            for base in (0, 1) if n_features is not None else ():
-                beyond = np.flatnonzero(lasts - base >= n_features)
-                if over[base] is None and beyond.size:
-                    over[base] = (int(lasts[beyond[0]]), where[beyond[0]])
-        chunks.add_lines(offset, line0, lines, keep)
+                continue  # no sample in this block
+        block = read_block(raw, offset, line0, labelled, path, use_compiled)
+        if not block.n:
+            continue
+        first, last = block.first, block.last
+        low, high = int(first.argmin()), int(last.argmax())
+        if first[low] != NO_FIRST and (lowest is None or first[low] < lowest[0]):
+            lowest = (int(first[low]), int(block.lines[low]))
+        if last[high] != NO_LAST and (highest is None or last[high] > highest[0]):
+            highest = (int(last[high]), int(block.lines[high]))
+        if zero is None and lowest is not None and lowest[0] <= 0:
+            r = _first_row(first == 0)
+            zero = None if r is None else int(block.lines[r])
+        for base in (0, 1):
+            if below[base] is None and lowest is not None and lowest[0] < base:
+                r = _first_row(first < base)
+                below[base] = (int(block.lines[r]), _content_of(block, r))
+            if over[base] is None and n_features is not None:
+                r = _first_row(last >= n_features + base)
+                if r is not None:
+                    over[base] = (int(block.lines[r]), _content_of(block, r))
+        if labelled:
+            block.labels = registry.add(block.label_keys, block.label_lines)[block.label_ids]
+        block.raw = block.first = block.last = None  # a memory store keeps the block
+        store.add(block)
+        chunks.add(block.starts, block.lines)
     if not chunks.count:
         raise fail(path, None, f"no samples ({EXPECTED})", code="empty")
     if zero_based == "auto":
         zero_based = zero is not None
         schema.notes.append(_base_note(zero, lowest, said))
     base = 0 if zero_based else 1
+    found = [where for where in (below[base], over[base]) if where is not None]
+    if found:
+        line, content = min(found)
+        problem = _line_problem(content, labelled, base, n_features, label=False)
+        raise fail(path, line, *problem)
     if n_features is None:
         n_features = max(highest[0] + 1 - base if highest else 0, 1)
-    elif over[base] is not None:
-        index, line = over[base]
-        raise fail(path, line, *_beyond(index, base, n_features))
     schema.labelled = bool(labelled)
     schema.zero_based, schema.n_features = bool(zero_based), int(n_features)
     schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-        path, first_lines, numbers_only=True
+        path, registry.first_lines, numbers_only=True
     )
-    return end, chunks
+    return end, chunks, registry.keys
 
 
 def _base_note(zero, lowest, said):
@@ -170,91 +405,24 @@ def _base_note(zero, lowest, said):
 
 def parse(schema, raw, first_line, dtype=np.float64):
     """``(X, y)`` of a block of whole lines starting at ``first_line``: CSR ``X``, int64 ``y``."""
-    from sklearn.datasets import load_svmlight_file
-
-    block = raw.replace(b"\r\n", b"\n").replace(b"\r", b"\n") if b"\r" in raw else raw
-    if not schema.labelled:
-        block = _FEATURES_FIRST.sub(b"0 ", block)
+    path, labelled = schema.path, schema.labelled
+    base, n_features = (0 if schema.zero_based else 1), schema.n_features
+    block = read_block(raw, 0, first_line, labelled, path)
+    r = _first_row((block.first < base) | (block.last >= n_features + base))
+    if r is not None:
+        content = _content_of(block, r)
+        raise fail(path, int(block.lines[r]), *_line_problem(content, labelled, base, n_features))
+    X = sparse(block.indptr, block.indices, block.values, base, n_features, dtype)
+    if dtype != np.float64 and not np.all(np.isfinite(X.data)):
+        r = int(np.searchsorted(block.indptr, np.flatnonzero(~np.isfinite(X.data))[0], "right"))
+        content = _content_of(block, r - 1)
+        problem = _line_problem(content, labelled, base, n_features, dtype)
+        raise fail(path, int(block.lines[r - 1]), *problem)
+    if not labelled:
+        return X, None
     try:
-        X, y = load_svmlight_file(
-            io.BytesIO(block),
-            n_features=schema.n_features,
-            zero_based=schema.zero_based,
-            dtype=dtype,
-        )
-    except ValueError as exc:
-        raise _locate(schema, raw, first_line, dtype, exc) from None
-    if not np.all(np.isfinite(X.data)):
-        raise _locate(schema, raw, first_line, dtype, "a missing or infinite value")
-    return X, (y.astype(np.int64) if schema.labelled else None)
-
-
-def _line_problem(content, labelled, base, n_features, dtype):
-    """``(what, fix, code)`` of what is wrong with one line, or None."""
-    tokens = content.split(b"#", 1)[0].split()
-    if labelled and tokens:
-        try:
-            float(tokens[0])
-        except ValueError:
-            return (
-                f"the label {show(tokens[0])} is not a number",
-                "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
-                "label",
-            )
-        tokens = tokens[1:]
-    if tokens and tokens[0].startswith(_QID):
-        tokens = tokens[1:]
-    previous = None
-    for token in tokens:
-        head, colon, value = token.partition(b":")
-        try:
-            index, number = int(head), float(value)
-            if not colon:
-                raise ValueError
-        except ValueError:
-            return _bad_token(token)
-        if index < base:
-            return _below(index, base)
-        if previous is not None and index <= previous:
-            return (
-                f"feature index {index} after {previous}; indices must increase along a line",
-                "sort the features of each line by index, each index once",
-                "order",
-            )
-        with np.errstate(over="ignore"):
-            finite = np.isfinite(dtype(number))  # 1e39 overflows float32
-        if not finite:
-            return (
-                f"{show(token)} holds a missing or infinite value",
-                "fill in or drop missing values",
-                "value",
-            )
-        if index - base >= n_features:
-            return _beyond(index, base, n_features)
-        previous = index
-    return None
-
-
-def _locate(schema, raw, first_line, dtype, fallback):
-    """The error of the first bad line of a block (scikit-learn's messages name no line)."""
-    from sklearn.datasets import load_svmlight_file
-
-    base = 0 if schema.zero_based else 1
-    lines = raw.splitlines()
-    for k, content in enumerate(lines):
-        problem = _line_problem(content, schema.labelled, base, schema.n_features, dtype)
-        if problem:
-            return fail(schema.path, first_line + k, *problem)
-    for k, content in enumerate(lines):  # a rule of scikit-learn's that ours lack
-        if not schema.labelled:
-            content = _FEATURES_FIRST.sub(b"0 ", content)
-        try:
-            load_svmlight_file(
-                io.BytesIO(content),
-                n_features=schema.n_features,
-                zero_based=schema.zero_based,
-                dtype=dtype,
-            )
-        except ValueError as exc:
-            return fail(schema.path, first_line + k, str(exc), code="sklearn")
-    return fail(schema.path, first_line, str(fallback), code="sklearn")
+        values = np.array([schema.label_map[key] for key in block.label_keys], dtype=np.int64)
+    except KeyError:
+        k = next(k for k, key in enumerate(block.label_keys) if key not in schema.label_map)
+        raise _labels.changed(path, int(block.label_lines[k]), block.label_keys[k]) from None
+    return X, values[block.label_ids]

@@ -7,8 +7,11 @@ without labels (for prediction) holds one document per line.
 
 from __future__ import annotations
 
+import numpy as np
+
 from . import _labels
-from ._common import decode, fail, pieces, show, text_lines
+from ._common import decode, fail, line_starts, pieces, show, text_lines
+from ._store import Labels, Rows
 
 EXPECTED = "expected lines of label<TAB>text"
 
@@ -54,40 +57,50 @@ def _records(path, lines, first_line):
     return keep, [label for label, _ in records], [document for _, document in records]
 
 
-def scan(schema, handle, chunks, *, labelled=True, names=None, keep_records=None, **_):
-    """Read the whole file once: records, labels, chunk boundaries (see :func:`..scan`).
-
-    ``keep_records``, a list, receives what :func:`parse` of the whole file would
-    find, piece by piece (an in-memory read then need not split every line twice).
-    """
+def scan(schema, handle, chunks, store, *, labelled=True, names=None, **_):
+    """Read the whole file once: records, labels, chunk boundaries (see :func:`..scan`)."""
     path = schema.path
-    first_lines = {}
+    registry = Labels()
     end = 0
     for offset, line0, block in pieces(handle):
         end = offset + len(block)
         lines = text_lines(decode(path, block, line0, schema.encoding))
         if labelled is None:
             labelled = next(("\t" in text for text in lines if text.strip()), None)
+        ids = None
         if labelled:
             keep, labels, documents = _records(path, lines, line0)
+            distinct = {}
+            ids = np.fromiter(
+                (distinct.setdefault(label, len(distinct)) for label in labels),
+                dtype=np.int32,
+                count=len(labels),
+            )
             # each label's first line: the last assignment of a key wins, so go backwards
             seen = dict(zip(reversed(labels), reversed(keep)))
-            for label, k in seen.items():
-                if label not in first_lines:
-                    first_lines[label] = line0 + k
+            lines_of = [line0 + seen[label] for label in distinct]
+            ids = registry.add(list(distinct), lines_of)[ids] if len(ids) else ids
         else:
             keep = [k for k, text in enumerate(lines) if text.strip()]
-            labels, documents = None, [lines[k] for k in keep]
-        if keep_records is not None:
-            keep_records.append((line0, keep, labels, documents))
-        chunks.add_lines(offset, line0, block, keep)
+            documents = [lines[k] for k in keep]
+        if keep:
+            keep = np.asarray(keep, dtype=np.int64)
+            rows = Rows(
+                len(keep),
+                line_starts(offset, block)[keep],
+                line0 + keep,
+                ids,
+                documents=documents,
+            )
+            store.add(rows)
+            chunks.add(rows.starts, rows.lines)
     if not chunks.count:
         raise fail(path, None, f"no records ({EXPECTED})", code="empty")
     schema.labelled = bool(labelled)
     schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-        path, first_lines, names=names
+        path, registry.first_lines, names=names
     )
-    return end, chunks
+    return end, chunks, registry.keys
 
 
 def parse(schema, raw, first_line, dtype=None):
