@@ -2,22 +2,34 @@
 
 A *scan* (:func:`index_file`, which is :func:`rosenblatt.readers.scan`) reads the
 file once and fixes what holds for the whole file -- header, columns, svmlight
-index base and width, the label set (for one-pass class discovery) -- and the
-byte offset where every chunk of ``chunk_size`` samples starts (always between
-records, also when a quoted CSV field spans lines). Each epoch then visits the
-chunks in a fresh random order, seeking straight to each one, and hands it to
-the estimator (``fit_batches``, the engine's epoch driver), which runs one pass
-over the chunk in its own shuffled order (``shuffle=True``: a fresh permutation
-of the chunk's rows, drawn from the estimator's ``random_state``). So an epoch presents every sample
-once, in a random order that is random at two levels: which chunk comes next,
-and which row inside the chunk. Memory holds one parsed chunk and the weights.
+index base and width, the label set (for one-pass class discovery) -- and where
+every chunk of ``chunk_size`` samples starts (always between records, also when
+a quoted CSV field spans lines). To check the file it parses every record, and,
+as Vowpal Wabbit does, it writes them to a *binary cache* (flat arrays: CSR
+``indptr``/``indices``/``values`` or dense rows, label ids; see
+:mod:`rosenblatt.readers._cache`), in a temporary folder by default, so the text
+is parsed once: every epoch reads the cache, never the text. Each epoch visits
+the chunks in a fresh random order, reading each one with plain reads into fresh
+arrays (the next one while the current one trains), and hands it to the
+estimator (``fit_batches``, the engine's epoch driver), which runs one pass over
+the chunk in its own shuffled order (``shuffle=True``: a fresh permutation of the
+chunk's rows, drawn from the estimator's ``random_state``). So an epoch presents
+every sample once, in a random order that is random at two levels: which chunk
+comes next, and which row inside the chunk. Memory holds a parse block or two
+chunks, and the weights; the cache takes about 12 bytes per svmlight nonzero
+(8 per CSV cell) on disk.
+
+Streamed training runs a few epochs by default (``DEFAULT_STREAM_EPOCHS``, 5),
+stopping earlier after an epoch without a mistake: a pass over a file too large
+for memory is expensive, and the estimator's ``max_iter`` (meant for data in
+memory) is not what bounds it.
 
 Files are read by :mod:`rosenblatt.readers`, the reader in-memory reading uses
 too, so a file streams exactly as it reads in memory (same ``X``, ``y``, classes,
 and the same error for a malformed line). Formats follow the file extension:
 
-- ``.svm``, ``.svmlight``, ``.libsvm``: ``label index:value ...`` per line;
-  chunks are parsed with :func:`sklearn.datasets.load_svmlight_file`.
+- ``.svm``, ``.svmlight``, ``.libsvm``: ``label index:value ...`` per line,
+  parsed by a compiled parser (values exactly as ``float()`` reads them).
 - ``.csv``: comma-separated numbers, an optional header, the label in the last
   column or in ``label_column``; RFC 4180 quoting.
 - ``.tsv``: ``label<TAB>text`` per line. Documents are hashed by a
@@ -25,8 +37,9 @@ and the same error for a malformed line). Formats follow the file extension:
   (``alternate_sign=False``, l2 norm), which needs no vocabulary pass; the
   fitted result is a pipeline of that vectorizer and the estimator, so it
   predicts on raw text.
-- any of them gzipped (``.csv.gz``, ...): the scan decompresses the file once to a
-  temporary file that chunks are read from (removed with the index, or at exit).
+- any of them gzipped (``.csv.gz``, ...): the scan decompresses the file once
+  (into the cache, or without one into a temporary copy that chunks are read
+  from, removed with the index, or at exit).
 
 A malformed line raises :class:`~rosenblatt.exceptions.DataFileError` naming the
 file and the 1-based line.
@@ -35,19 +48,24 @@ file and the 1-based line.
 from __future__ import annotations
 
 import os
+import queue
+import threading
 import time
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES
+from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
 from .readers import Schema as ChunkIndex
 from .readers import data_format, iter_chunks, read_chunk, scan
 
 __all__ = [
+    "DEFAULT_STREAM_EPOCHS",
     "ChunkIndex",
+    "StreamProgress",
     "chunk_orders",
     "fit_stream",
     "hashing_vectorizer",
@@ -68,10 +86,13 @@ def index_file(
     zero_based="auto",
     label_column=None,
     header="auto",
+    cache=True,
+    progress=None,
 ) -> ChunkIndex:
     """Read a data file once and record where every chunk of ``chunk_size`` samples starts.
 
-    :func:`rosenblatt.readers.scan` with chunks; see there for the options.
+    :func:`rosenblatt.readers.scan` with chunks and, by default, a binary cache of
+    the parsed records that chunks are then read from; see there for the options.
 
     Parameters
     ----------
@@ -88,6 +109,13 @@ def index_file(
         CSV: the label column by header name or 0-based index (default: the last).
     header : bool or "auto", default="auto"
         CSV: whether the first record is a header.
+    cache : bool or path-like, default=True
+        True: a binary cache in a temporary folder, deleted by ``index.close()``,
+        when the index is garbage collected, or at exit. A folder: the cache is
+        kept there and reused by a later scan of the unchanged file with the same
+        options. False: no cache; every chunk read parses the text again.
+    progress : callable(bytes_read, records), default=None
+        Called as the scan reads the file.
 
     Returns
     -------
@@ -112,10 +140,51 @@ def index_file(
         zero_based=zero_based,
         label_column=label_column,
         header=header,
+        cache=cache,
+        progress=progress,
     )
 
 
 # ---------------------------------------------------------------------- training
+@dataclass(frozen=True)
+class StreamProgress:
+    """What the ``on_progress`` callback of :func:`fit_stream` gets.
+
+    During the scan (``stage="parse"``) after every block of the file; during
+    training (``stage="train"``) after every chunk.
+
+    Attributes
+    ----------
+    stage : {"parse", "train"}
+    epoch : int
+        The epoch being trained (1-based); 0 during the parse.
+    max_epochs : int
+    rows : int
+        Records parsed so far (parse), or samples presented so far in this epoch.
+    n_samples : int or None
+        Samples in the file (None until the parse is done).
+    bytes_read : int
+        Bytes of the file read so far (parse).
+    total_bytes : int
+        The file's size (compressed, for a ``.gz`` file).
+    seconds : float
+        Time since this stage (the parse, or this epoch) started.
+    """
+
+    stage: str
+    epoch: int
+    max_epochs: int
+    rows: int
+    n_samples: int | None
+    bytes_read: int
+    total_bytes: int
+    seconds: float
+
+    @property
+    def rows_per_second(self) -> float:
+        return self.rows / self.seconds if self.seconds > 0 else 0.0
+
+
 def hashing_vectorizer(n_features=DEFAULT_HASH_FEATURES, dtype=np.float64):
     """The vectorizer of streamed text: hashed word counts, l2-normalised, no vocabulary.
 
@@ -164,11 +233,15 @@ def fit_stream(
     index=None,
     on_epoch=None,
     header="auto",
+    cache=None,
+    on_progress=None,
 ):
     """Train an online estimator on a data file chunk by chunk, in bounded memory.
 
-    Every epoch visits the chunks in a fresh random order (drawn by
-    :func:`chunk_orders` from ``random_state``) and presents each chunk's rows
+    The file is parsed once, by the scan, into a binary cache (a temporary
+    folder unless ``cache`` names one to keep); every epoch then reads the cache,
+    never the text. Every epoch visits the chunks in a fresh random order (drawn
+    by :func:`chunk_orders` from ``random_state``) and presents each chunk's rows
     once, in the estimator's own order (shuffled when ``estimator.shuffle`` is
     true, from ``estimator.random_state``), through the estimator's
     ``fit_batches``: the engine's epoch driver, so training stops after the
@@ -183,9 +256,11 @@ def fit_stream(
     path : str or path-like
         ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text).
     chunk_size : int, default=10000
-        Samples per chunk: memory holds one parsed chunk.
+        Samples per chunk: memory holds about two parsed chunks.
     epochs : int, default=None
-        Most passes over the file (default: ``estimator.max_iter``).
+        Most passes over the file. Default: ``DEFAULT_STREAM_EPOCHS`` (5), not the
+        estimator's ``max_iter``: a pass over a large file is expensive, and
+        training stops earlier anyway after an epoch without a mistake.
     random_state : int, RandomState or None, default=None
         Seed of the chunk order (default: ``estimator.random_state``). With
         ``estimator.shuffle=False`` the chunks are read in file order.
@@ -202,12 +277,22 @@ def fit_stream(
     vectorizer : transformer, default=None
         text: a stateless vectorizer to use instead of the hashing one.
     index : ChunkIndex, default=None
-        A previous :func:`index_file` result for this file and chunk size.
+        A previous :func:`index_file` result for this file and chunk size (its
+        cache, if it has one, is used and left alone; without one every epoch
+        parses the text).
     on_epoch : callable(EpochReport), default=None
         Called after every epoch over the file, for this fit only (default: the
         estimator's own ``on_epoch``).
     header : bool or "auto", default="auto"
         CSV: whether the first record is a header.
+    cache : None, False or path-like, default=None
+        None: the binary cache goes to a temporary folder, deleted when the fit
+        ends. A folder: the cache is kept there, and a later fit on the unchanged
+        file (same size and modification time) with the same reading options
+        reuses it without parsing the text. False: no cache; every epoch parses
+        the text again.
+    on_progress : callable(StreamProgress), default=None
+        Called after every parsed block of the file and every trained chunk.
 
     Returns
     -------
@@ -231,7 +316,13 @@ def fit_stream(
             f"fit_stream trains with fit_batches, which {type(estimator).__name__} "
             "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
         )
-    if index is None:
+    epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
+    if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
+        raise ValueError(f"epochs must be a positive int; got {epochs!r}")
+    if cache is True:
+        cache = None
+    own_index = index is None
+    if own_index:
         index = index_file(
             path,
             chunk_size,
@@ -239,20 +330,77 @@ def fit_stream(
             zero_based=zero_based,
             label_column=label_column,
             header=header,
+            cache=True if cache is None else cache,
+            progress=_parse_progress(path, epochs, on_progress),
         )
-    epochs = getattr(estimator, "max_iter", 100) if epochs is None else epochs
-    if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
-        raise ValueError(f"epochs must be a positive int; got {epochs!r}")
+    try:
+        return _fit_index(
+            estimator,
+            path,
+            index,
+            epochs,
+            random_state,
+            classes,
+            n_features,
+            dtype,
+            vectorizer,
+            on_epoch,
+            on_progress,
+        )
+    finally:
+        if own_index:
+            index.close()
+
+
+def _parse_progress(path, epochs, on_progress):
+    if on_progress is None:
+        return None
+    total, start = os.path.getsize(path), time.perf_counter()
+
+    def progress(done, rows):
+        on_progress(
+            StreamProgress("parse", 0, epochs, rows, None, done, total, time.perf_counter() - start)
+        )
+
+    return progress
+
+
+def _fit_index(
+    estimator,
+    path,
+    index,
+    epochs,
+    random_state,
+    classes,
+    n_features,
+    dtype,
+    vectorizer,
+    on_epoch,
+    on_progress,
+):
     classes = index.classes if classes is None else np.asarray(classes)
     if index.format == "text" and vectorizer is None:
         vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
     if random_state is None:
         random_state = getattr(estimator, "random_state", None)
     orders = chunk_orders(index.n_chunks, epochs, random_state, getattr(estimator, "shuffle", True))
+    total = os.path.getsize(path) if os.path.exists(path) else index.size
+    epoch = [0]
 
     def batches():  # one epoch: every chunk, in this epoch's chunk order
-        for X, y in iter_chunks(path, order=next(orders), index=index, dtype=dtype):
+        epoch[0] += 1
+        start, rows = time.perf_counter(), 0
+        chunks = _chunks(path, index, next(orders), dtype)
+        for X, y in _read_ahead(chunks) if index.cache is not None else chunks:
             yield (X if vectorizer is None else vectorizer.transform(X)), y
+            rows += len(y)
+            if on_progress is not None:
+                seconds = time.perf_counter() - start
+                on_progress(
+                    StreamProgress(
+                        "train", epoch[0], epochs, rows, index.n_samples, total, total, seconds
+                    )
+                )
 
     own_callback = estimator.get_params().get("on_epoch")
     if on_epoch is not None:
@@ -267,6 +415,68 @@ def fit_stream(
 
         return Pipeline([("vectorizer", vectorizer), ("classifier", estimator)])
     return estimator
+
+
+def _chunks(path, index, order, dtype):
+    """The chunks of one epoch, in ``order``: from the cache into recycled arrays.
+
+    fit_batches trains each chunk before it asks for the next, and the read-ahead
+    holds one more: the arrays of a chunk are reused three chunks later.
+    """
+    if index.cache is None:
+        yield from iter_chunks(path, order=order, index=index, dtype=dtype)
+        return
+    with index.cache.open(recycle=_RECYCLE) as reader:
+        for c in order:
+            yield read_chunk(index, int(c), dtype=dtype, handle=reader)
+
+
+_RECYCLE = 4
+
+
+def _read_ahead(chunks):
+    """The items of ``chunks``, each read by a helper thread while the previous one is used.
+
+    File reads release the GIL, so reading the next chunk overlaps training on
+    this one; memory holds two chunks. An error of the reader is raised here.
+    """
+    ready = queue.Queue(maxsize=1)
+    stop = threading.Event()
+    done = object()
+
+    def put(item):
+        while not stop.is_set():
+            try:
+                ready.put(item, timeout=0.1)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def read():
+        try:
+            for item in chunks:
+                if not put((item, None)):
+                    return
+            put((done, None))
+        except BaseException as exc:  # handed to the consumer
+            put((done, exc))
+        finally:
+            chunks.close()
+
+    reader = threading.Thread(target=read, name="rosenblatt-read-ahead", daemon=True)
+    reader.start()
+    try:
+        while True:
+            item, error = ready.get()
+            if item is done:
+                if error is not None:
+                    raise error
+                return
+            yield item
+    finally:
+        stop.set()
+        reader.join()
 
 
 def _is_text(path) -> bool:
@@ -307,6 +517,7 @@ def score_stream(
             zero_based=zero_based,
             label_column=label_column,
             header=header,
+            cache=False,
         )
     right = total = 0
     for X, y in iter_chunks(path, index=index, dtype=dtype):
@@ -327,7 +538,7 @@ def train_stream(
     path,
     algorithm="perceptron",
     chunk_size=DEFAULT_CHUNK_SIZE,
-    epochs=100,
+    epochs=None,
     seed=0,
     *,
     eta=1.0,
@@ -337,8 +548,13 @@ def train_stream(
     header="auto",
     evaluate=True,
     on_epoch=None,
+    cache=None,
+    on_progress=None,
 ):
     """Train on a data file too large for memory; what ``rosenblatt train --stream`` runs.
+
+    The file is parsed once into a binary cache (see :func:`fit_stream`), which the
+    epochs and the accuracy pass read.
 
     Parameters
     ----------
@@ -346,7 +562,9 @@ def train_stream(
     algorithm : {"perceptron", "averaged", "voted"}, default="perceptron"
         The online algorithms (the others need the whole data set at once).
     chunk_size : int, default=10000
-    epochs : int, default=100
+    epochs : int, default=None
+        Most passes over the file (default: ``DEFAULT_STREAM_EPOCHS``, 5; fewer when
+        an epoch makes no mistake).
     seed : int, default=0
         Seed of the chunk order and of the row order inside chunks.
     eta : float, default=1.0
@@ -357,8 +575,13 @@ def train_stream(
     header : bool or "auto", default="auto"
         CSV: whether the first record is a header.
     evaluate : bool, default=True
-        Stream the file once more to measure the training accuracy.
+        Stream the file once more (from the cache) to measure the training accuracy.
     on_epoch : callable(EpochReport), default=None
+    cache : None or path-like, default=None
+        None: a temporary cache, deleted at the end. A folder: keep the cache
+        there and reuse it while the file and the options stay the same.
+    on_progress : callable(StreamProgress), default=None
+        Called as the file is parsed and after every trained chunk.
 
     Returns
     -------
@@ -391,6 +614,7 @@ def train_stream(
     cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
         algorithm
     ]
+    epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
     estimator = cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
     text = _is_text(path)
     index = index_file(
@@ -400,15 +624,26 @@ def train_stream(
         zero_based=zero_based,
         label_column=label_column,
         header=header,
+        cache=True if cache is None else cache,
+        progress=_parse_progress(path, epochs, on_progress),
     )
-    start = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        model = fit_stream(
-            estimator, path, epochs=epochs, random_state=seed, index=index, n_features=n_features
-        )
-    seconds = time.perf_counter() - start
-    accuracy = score_stream(model, path, index=index) if evaluate else None
+    try:
+        start = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model = fit_stream(
+                estimator,
+                path,
+                epochs=epochs,
+                random_state=seed,
+                index=index,
+                n_features=n_features,
+                on_progress=on_progress,
+            )
+        seconds = time.perf_counter() - start
+        accuracy = score_stream(model, path, index=index) if evaluate else None
+    finally:
+        index.close()
     summary = {
         "data_format": index.format,
         "trained_on": os.path.basename(index.path),

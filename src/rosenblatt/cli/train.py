@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .._config import DEFAULT_CHUNK_SIZE
+from .._config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
 from ._common import (
     auto,
     console,
@@ -97,7 +97,7 @@ def train_streamed(
     model_path,
     *,
     algorithm="perceptron",
-    epochs=100,
+    epochs=None,
     eta=1.0,
     seed=0,
     label_column=None,
@@ -105,12 +105,19 @@ def train_streamed(
     on_epoch=None,
     zero_based="auto",
     header="auto",
+    cache=None,
+    on_progress=None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
-    Each epoch visits the chunks in a fresh random order and shuffles the rows
-    inside each chunk (:func:`rosenblatt.streaming.train_stream`); text is hashed
-    (no vocabulary pass). Only the online perceptrons can learn this way.
+    The file is parsed once into a binary cache (a temporary folder, or ``cache``
+    to keep it for the next run); each epoch visits the chunks in a fresh random
+    order and shuffles the rows inside each chunk
+    (:func:`rosenblatt.streaming.train_stream`); text is hashed (no vocabulary
+    pass). Only the online perceptrons can learn this way. ``epochs`` defaults to
+    ``DEFAULT_STREAM_EPOCHS`` (5), fewer when an epoch makes no mistake;
+    ``on_progress`` gets a :class:`~rosenblatt.streaming.StreamProgress` as the
+    file is parsed and after every chunk.
     """
     from ..persistence import save
     from ..streaming import train_stream
@@ -132,6 +139,8 @@ def train_streamed(
         on_epoch=on_epoch,
         zero_based=zero_based,
         header=header,
+        cache=cache,
+        on_progress=on_progress,
     )
     seconds = time.perf_counter() - start
     metadata = {
@@ -308,7 +317,13 @@ def command(
         "-a",
         help="perceptron, averaged, voted, kernel, centroid or lp.",
     ),
-    epochs: int = typer.Option(100, "--epochs", help="Most passes over the data."),
+    epochs: int | None = typer.Option(
+        None,
+        "--epochs",
+        help=f"Most passes over the data (default 100; with --stream {DEFAULT_STREAM_EPOCHS}, each "
+        "after the first reading the binary cache). Training stops earlier after a pass "
+        "without a mistake.",
+    ),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
     label_column: str | None = typer.Option(
@@ -327,19 +342,36 @@ def command(
     chunk_size: int = typer.Option(
         DEFAULT_CHUNK_SIZE, "--chunk-size", help="Rows per chunk with --stream."
     ),
+    cache: str | None = typer.Option(
+        None,
+        "--cache",
+        help="With --stream: keep the binary cache of the parsed file in this folder and "
+        "reuse it next time, while the file and the reading options stay the same "
+        "(default: a temporary cache, deleted at the end).",
+    ),
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)
     reading = {"zero_based": auto(zero_based), "header": auto(header)}
     if stream and chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1; got {chunk_size}")
+    if cache is not None and not stream:
+        raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
+    if epochs is None:
+        epochs = DEFAULT_STREAM_EPOCHS if stream else 100
 
     def fit(**kwargs):
         if stream:
-            return train_streamed(data, model, chunk_size=chunk_size, **reading, **kwargs)
+            return train_streamed(
+                data, model, chunk_size=chunk_size, cache=cache, **reading, **kwargs
+            )
         return train(data, model, **reading, **kwargs)
 
-    if quiet or algorithm not in ITERATIVE:
+    if stream and not quiet:
+        result = _fit_with_stream_progress(
+            fit, data, algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label
+        )
+    elif quiet or algorithm not in ITERATIVE:
         result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label)
     else:
         progress = Progress(
@@ -380,3 +412,67 @@ def command(
     console.print(summary_table(result))
     for note in result.notes:
         console.print(f"[yellow]note:[/] {note}")
+
+
+def _fit_with_stream_progress(fit, data, **kwargs):
+    """``fit`` (a streamed one) with a bar: the parse (bytes), then the epochs (rows)."""
+    from rich.progress import TaskProgressColumn
+
+    progress = Progress(
+        TextColumn("[bold]{task.description}[/]"),
+        BarColumn(),
+        TaskProgressColumn(),
+        TextColumn("{task.fields[where]}"),
+        TextColumn("{task.fields[speed]}"),
+        TimeElapsedColumn(),
+        console=console,
+        transient=False,
+    )
+    size = max(os.path.getsize(data), 1)
+    parse = progress.add_task("parsing", total=size, where="", speed="")
+    train = progress.add_task("training", total=1, where="", speed="", visible=False)
+    state = {"started": False, "mistakes": "-"}
+
+    def on_progress(report):
+        if not state["started"]:  # a bad option fails before any bar
+            state["started"] = True
+            progress.start()
+        speed = f"{report.rows_per_second:,.0f} rows/s"
+        if report.stage == "parse":
+            progress.update(
+                parse,
+                completed=min(report.bytes_read, size),
+                where=f"{report.rows:,} rows",
+                speed=speed,
+            )
+            return
+        n = report.n_samples
+        progress.update(parse, completed=size)
+        progress.update(
+            train,
+            visible=True,
+            total=report.max_epochs * n,
+            completed=(report.epoch - 1) * n + report.rows,
+            where=f"epoch {report.epoch}/{report.max_epochs}, last epoch "
+            f"{state['mistakes']} mistakes",
+            speed=speed,
+        )
+
+    def on_epoch(report):
+        state["mistakes"] = report.mistakes
+
+    try:
+        result = fit(on_epoch=on_epoch, on_progress=on_progress, **kwargs)
+        if state["started"]:  # stopped early (converged): the bar is complete
+            task = progress.tasks[train]
+            progress.update(
+                train,
+                total=task.completed or 1,
+                completed=task.completed or 1,
+                where=f"epoch {result.epochs}/{kwargs['epochs']}, last epoch "
+                f"{state['mistakes']} mistakes",
+            )
+    finally:
+        if state["started"]:
+            progress.stop()
+    return result
