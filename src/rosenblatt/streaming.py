@@ -421,7 +421,8 @@ def _chunks(path, index, order, dtype):
     """The chunks of one epoch, in ``order``: from the cache into recycled arrays.
 
     fit_batches trains each chunk before it asks for the next, and the read-ahead
-    holds one more: the arrays of a chunk are reused three chunks later.
+    holds one more while it reads a third: the arrays of a chunk are reused three
+    chunks later, when fit_batches is done with it.
     """
     if index.cache is None:
         yield from iter_chunks(path, order=order, index=index, dtype=dtype)
@@ -431,7 +432,7 @@ def _chunks(path, index, order, dtype):
             yield read_chunk(index, int(c), dtype=dtype, handle=reader)
 
 
-_RECYCLE = 4
+_RECYCLE = 3
 
 
 def _read_ahead(chunks):

@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 OK, DEFER = 0, 1
+FULL = -2  # what a block parser returns when the caller's arrays are too small
 
 _M32 = np.uint64(0xFFFFFFFF)
 _TOP = np.uint64(1) << np.uint64(63)
@@ -290,7 +291,8 @@ def svmlight_block(
     ``row_first``/``row_last`` the first and last index of each row; ``deferred``
     rows ``(nonzero position, token start, token end, line)`` of values left to
     ``float()``. Lines are counted from 0. Stops at the first line to read in
-    Python. Returns ``(rows, nonzeros, that line or -1, deferred values)``.
+    Python, or when an array is full. Returns ``(rows, nonzeros, that line or -1
+    or FULL, deferred values)``.
     """
     n = buf.shape[0]
     i = 0
@@ -307,6 +309,8 @@ def svmlight_block(
             i = _line_end(buf, i, n)
             line += 1
             continue
+        if rows >= row_line.shape[0]:
+            return rows, nnz, FULL, n_deferred
         row_line[rows] = line
         row_start[rows] = start
         first = _NO_FIRST
@@ -352,6 +356,8 @@ def svmlight_block(
                 continue
             if first != _NO_FIRST and index <= last:
                 bad = True
+            if nnz >= indices.shape[0] or n_deferred >= deferred.shape[0]:
+                return rows, nnz, FULL, n_deferred
             status, value = number(buf, colon + 1, i)
             if status != OK:
                 deferred[n_deferred, 0] = nnz
@@ -399,7 +405,8 @@ def csv_block(
     ``X`` (rows, features) gets the feature cells, the label column (``label``,
     or -1) left out; ``deferred`` rows ``(row, feature column, start, end, line)``
     of cells left to ``float()``. Lines are counted from 0. Stops at the first line
-    to read in Python. Returns ``(rows, that line or -1, deferred cells, longest line)``.
+    to read in Python, or when an array is full. Returns ``(rows, that line or -1 or
+    FULL, deferred cells, longest line)``.
     """
     n = buf.shape[0]
     i = 0
@@ -430,6 +437,8 @@ def csv_block(
             continue
         if commas + 1 != width or (commas == 0 and ascii_blank):
             return rows, line, n_deferred, longest
+        if rows >= X.shape[0] or n_deferred + width > deferred.shape[0]:
+            return rows, FULL, n_deferred, longest
         row_line[rows] = line
         row_start[rows] = start
         j = 0

@@ -276,3 +276,28 @@ def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
 def compiled(size) -> bool:
     """Whether to parse ``size`` bytes with the compiled parsers (see ``_config``)."""
     return size >= COMPILED_PARSE_MIN_BYTES
+
+
+class Sizes:
+    """How many records (and tokens) a block of bytes holds: a guess learnt block by block.
+
+    The compiled parsers fill arrays the caller allocates; sized by the worst case
+    (a record every two bytes) they would be mostly empty, and numpy asks for huge
+    pages for large arrays, so touching their first bytes would take megabytes of
+    memory. So the arrays are sized by what the previous blocks held, with room to
+    spare; a parser that runs out of room says so, and the block is parsed again
+    with the worst case.
+    """
+
+    def __init__(self, per_record=64.0, per_token=8.0):
+        self.per_record, self.per_token = per_record, per_token
+
+    def guess(self, size):
+        """``(records, tokens)`` to allocate for a block of ``size`` bytes."""
+        return int(size / self.per_record * 1.25) + 64, int(size / self.per_token * 1.25) + 64
+
+    def learn(self, size, records, tokens):
+        if records:
+            self.per_record = max(min(self.per_record, size / records), 1.0)
+        if tokens:
+            self.per_token = max(min(self.per_token, size / tokens), 1.0)

@@ -35,7 +35,16 @@ import math
 import numpy as np
 
 from . import _labels
-from ._common import compiled, decode, fail, line_starts, normalize, pieces, text_lines
+from ._common import (
+    Sizes,
+    compiled,
+    decode,
+    fail,
+    line_starts,
+    normalize,
+    pieces,
+    text_lines,
+)
 from ._schema import Chunker
 from ._store import Labels, Rows
 
@@ -162,6 +171,7 @@ class _Scan:
         self.as_data = chunks  # chunks if the first record is data ...
         self.after_header = Chunker(chunks.chunk_size)  # ... and if it is a header
         self.use_compiled = compiled(schema.size)
+        self.sizes = Sizes()
         self.limit = csv.field_size_limit()
 
     @property
@@ -280,15 +290,12 @@ class _Scan:
 
     def _add_compiled(self, offset, line0, block):
         """The block by the compiled parser; False when Python must read it."""
-        from .._kernels.textparse import csv_block, dedupe
+        from .._kernels.textparse import dedupe
 
         buf = np.frombuffer(block, dtype=np.uint8)
-        n_rows = _most_rows(len(block), self.width)
-        X = np.empty((n_rows, self.n_columns))
-        spans = np.empty((4, n_rows), dtype=np.int64)
-        deferred = np.empty((n_rows * self.n_columns, 5), dtype=np.int64)
         label = -1 if self.label is None else self.label
-        n, flagged, n_deferred, longest = csv_block(buf, self.width, label, X, *spans, deferred)
+        parsed = _csv_block(buf, self.width, label, self.n_columns, self.sizes)
+        n, flagged, n_deferred, longest, X, spans, deferred = parsed
         if flagged >= 0 or longest >= self.limit:
             return False
         encoding = self.schema.encoding
@@ -440,10 +447,27 @@ def _position(path, line, label_column, width):
     return index % width
 
 
-def _most_rows(size, width):
-    """Records a block of ``size`` bytes can hold: each takes ``width - 1`` commas and
-    a line break, or a character and a line break."""
-    return (size + 1) // max(width, 2) + 1
+def _csv_block(buf, width, label, n_features, sizes):
+    """The compiled parser on a block, with arrays sized by ``sizes`` (``_common.Sizes``).
+
+    Returns its four results, then ``X``, the spans and the deferred cells.
+    """
+    from .._kernels.textparse import FULL, csv_block
+
+    size = buf.shape[0]
+    rows, cells = sizes.guess(size)
+    while True:
+        X = np.empty((rows, n_features))
+        spans = np.empty((4, rows), dtype=np.int64)
+        deferred = np.empty((cells, 5), dtype=np.int64)
+        n, flagged, n_deferred, longest = csv_block(buf, width, label, X, *spans, deferred)
+        if flagged != FULL:
+            sizes.learn(size, n, n_deferred)
+            return n, flagged, n_deferred, longest, X, spans, deferred
+        # the worst case: each record takes width - 1 commas and a line break (or a
+        # character and a line break), and every cell may be left to float()
+        rows = (size + 1) // max(width, 2) + 1
+        cells = rows * max(n_features, 1) + width
 
 
 def _plain(block) -> bool:
@@ -526,7 +550,7 @@ def parse(schema, raw, first_line, dtype=np.float64):
 
 def _parse_compiled(schema, raw):
     """The block by the compiled parser; None if it holds anything else than good rows."""
-    from .._kernels.textparse import csv_block, dedupe
+    from .._kernels.textparse import dedupe
 
     if not raw.isascii():
         try:
@@ -535,13 +559,8 @@ def _parse_compiled(schema, raw):
             return None
     buf = np.frombuffer(raw, dtype=np.uint8)
     width, label = schema.n_columns, schema.label_index
-    n_rows = _most_rows(len(raw), width)
-    X = np.empty((n_rows, schema.n_features))
-    spans = np.empty((4, n_rows), dtype=np.int64)
-    deferred = np.empty((n_rows * schema.n_features, 5), dtype=np.int64)
-    n, flagged, n_deferred, longest = csv_block(
-        buf, width, -1 if label is None else label, X, *spans, deferred
-    )
+    parsed = _csv_block(buf, width, -1 if label is None else label, schema.n_features, Sizes())
+    n, flagged, n_deferred, longest, X, spans, deferred = parsed
     if flagged >= 0 or longest >= csv.field_size_limit():
         return None
     for r, f, a, b, _ in deferred[:n_deferred]:

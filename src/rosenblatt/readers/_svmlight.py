@@ -24,7 +24,7 @@ import re
 import numpy as np
 
 from . import _labels
-from ._common import compiled, fail, pieces, show
+from ._common import Sizes, compiled, fail, pieces, show
 from ._store import Labels, Rows, sparse
 
 EXPECTED = "expected lines of label index:value ..."
@@ -162,15 +162,16 @@ def _line_content(raw, start):
     return raw[start:stop]
 
 
-def read_block(raw, offset, line0, labelled, path, use_compiled=None):
+def read_block(raw, offset, line0, labelled, path, use_compiled=None, sizes=None):
     """Parse a block of whole lines starting at byte ``offset`` and line ``line0``.
 
     Raises the error of the first line that cannot be read (see the module).
+    ``sizes``: what the blocks before held (:class:`._common.Sizes`).
     """
     if use_compiled is None:
         use_compiled = compiled(len(raw))
     if use_compiled:
-        block = _compiled_block(raw, offset, line0, labelled, path)
+        block = _compiled_block(raw, offset, line0, labelled, path, sizes or Sizes())
         if block is not None:
             return block
     return _python_block(raw, offset, line0, labelled, path)
@@ -184,22 +185,27 @@ def _raise_line(raw, line0, k, labelled, path):
     raise fail(path, line0 + k, *problem)
 
 
-def _compiled_block(raw, offset, line0, labelled, path):
+def _compiled_block(raw, offset, line0, labelled, path, sizes):
     """The block by the compiled parser; None when Python must read it."""
-    from .._kernels.textparse import dedupe, svmlight_block
+    from .._kernels.textparse import FULL, dedupe, svmlight_block
 
     buf = np.frombuffer(raw, dtype=np.uint8)
     size = len(raw)
-    lines = size // 2 + 1  # a sample line takes two bytes at least ("1\n")
-    tokens = (size + 1) // 4 + 1  # a feature four ("1:1 ")
-    indptr = np.empty(lines + 1, dtype=np.int64)
-    indices = np.empty(tokens, dtype=np.int32)
-    values = np.empty(tokens, dtype=np.float64)
-    rows = np.empty((6, lines), dtype=np.int64)
-    deferred = np.empty((tokens, 4), dtype=np.int64)
-    n, nnz, flagged, n_deferred = svmlight_block(
-        buf, bool(labelled), indptr, indices, values, *rows, deferred
-    )
+    records, tokens = sizes.guess(size)
+    while True:
+        indptr = np.empty(records + 1, dtype=np.int64)
+        indices = np.empty(tokens, dtype=np.int32)
+        values = np.empty(tokens, dtype=np.float64)
+        rows = np.empty((6, records), dtype=np.int64)
+        deferred = np.empty((tokens, 4), dtype=np.int64)
+        n, nnz, flagged, n_deferred = svmlight_block(
+            buf, bool(labelled), indptr, indices, values, *rows, deferred
+        )
+        if flagged != FULL:
+            break
+        # the worst case: a sample line takes two bytes ("1\n"), a feature four ("1:1 ")
+        records, tokens = size // 2 + 1, (size + 1) // 4 + 1
+    sizes.learn(size, n, nnz)
     bad = None  # the first line that cannot be read
     for position, start, stop, k in deferred[:n_deferred]:
         try:
@@ -329,6 +335,7 @@ def scan(
     """Read the whole file once: records, labels, index range and base, chunk boundaries."""
     path = schema.path
     use_compiled = compiled(schema.size)
+    sizes = Sizes()
     registry = Labels()
     lowest = highest = None  # (index, line)
     zero = None  # first line with index 0
@@ -345,7 +352,7 @@ def scan(
             labelled = _detect_labelled(raw)
             if labelled is None:
                 continue  # no sample in this block
-        block = read_block(raw, offset, line0, labelled, path, use_compiled)
+        block = read_block(raw, offset, line0, labelled, path, use_compiled, sizes)
         if not block.n:
             continue
         first, last = block.first, block.last
