@@ -91,7 +91,7 @@ def train_child(path, chunk_size, epochs, seed):
     epoch_times = []
     last = [time.perf_counter()]
 
-    def on_epoch(epoch, mistakes):
+    def on_epoch(report):
         now = time.perf_counter()
         epoch_times.append(now - last[0])
         last[0] = now
