@@ -263,3 +263,176 @@ def test_train_stream_cli_hook(tmp_path):
     assert summary["epochs"] == len(seen)
     with pytest.raises(ValueError, match="online algorithms"):
         train_stream(path, "kernel")
+
+
+# ---------------------------------------------------------------------- the binary cache
+def _count_text_parses(monkeypatch):
+    """A list that gets an entry for every block of svmlight text parsed from now on."""
+    from rosenblatt.readers import _svmlight
+
+    calls, original = [], _svmlight.read_block
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(_svmlight, "read_block", counted)
+    return calls
+
+
+def _noisy_file(tmp_path, name="train.svm", seed=0):
+    X, y = _noisy(n=230, seed=seed)
+    path = tmp_path / name
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    return path, X, y
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_later_epochs_read_the_cache_not_the_text(tmp_path, monkeypatch):
+    path, X, y = _noisy_file(tmp_path)
+    text = path.read_bytes()
+    calls = _count_text_parses(monkeypatch)
+    after_scan = []
+
+    def on_epoch(report):
+        if not after_scan:  # the first epoch is over: take the text away
+            after_scan.append(len(calls))
+            path.unlink()
+
+    cached = fit_stream(
+        Perceptron(random_state=3), path, chunk_size=40, epochs=4, on_epoch=on_epoch
+    )
+    assert cached.n_iter_ == 4 and after_scan[0] > 0 and len(calls) == after_scan[0]
+    # the same model as parsing the text every epoch
+    path.write_bytes(text)
+    del calls[:]
+    parsed = fit_stream(Perceptron(random_state=3), path, chunk_size=40, epochs=4, cache=False)
+    assert len(calls) > 4 * 6  # the scan, then every chunk of every epoch
+    _assert_same(cached, parsed, parsed.mistakes_per_epoch_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_temporary_cache_is_removed_after_the_fit(tmp_path, monkeypatch):
+    import os
+
+    from rosenblatt.readers import _cache
+
+    path, _, _ = _noisy_file(tmp_path)
+    folders, original = [], _cache.new_folder
+    monkeypatch.setattr(_cache, "new_folder", lambda: folders.append(original()) or folders[-1])
+    seen = []
+    fit_stream(
+        Perceptron(random_state=0),
+        path,
+        chunk_size=40,
+        epochs=2,
+        on_epoch=lambda r: seen.append(sorted(os.listdir(folders[0]))),
+    )
+    assert seen[0] == ["indices", "indptr", "labels", "manifest.json", "values"]
+    assert not os.path.exists(folders[0])
+    with pytest.raises(DataFileError):  # also after an error
+        fit_stream(Perceptron(), tmp_path / "missing.svm")
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:1\n-1 2:x\n")
+    with pytest.raises(DataFileError, match="line 2"):
+        fit_stream(Perceptron(), bad)
+    assert all(not os.path.exists(folder) for folder in folders)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_kept_cache_is_reused_until_the_file_changes(tmp_path, monkeypatch):
+    import os
+
+    path, X, y = _noisy_file(tmp_path)
+    folder = tmp_path / "cache"
+    first = fit_stream(Perceptron(random_state=1), path, chunk_size=40, epochs=3, cache=folder)
+    assert (folder / "manifest.json").is_file()
+    calls = _count_text_parses(monkeypatch)
+    again = fit_stream(Perceptron(random_state=1), path, chunk_size=40, epochs=3, cache=folder)
+    assert calls == []  # not a line of text parsed
+    _assert_same(again, first, first.mistakes_per_epoch_)
+    # other options: parsed again
+    fit_stream(Perceptron(random_state=1), path, chunk_size=50, epochs=1, cache=folder)
+    assert calls
+    # the file changed (new content, new modification time): refused, parsed again
+    path2, X2, y2 = _noisy_file(tmp_path, "other.svm", seed=5)
+    path.write_bytes(path2.read_bytes())
+    stat = os.stat(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    del calls[:]
+    changed = fit_stream(Perceptron(random_state=1), path, chunk_size=40, epochs=3, cache=folder)
+    assert calls
+    expected = fit_stream(Perceptron(random_state=1), path, chunk_size=40, epochs=3, cache=False)
+    _assert_same(changed, expected, expected.mistakes_per_epoch_)
+    # the same size, but touched: refused too
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 2 * 10**9))
+    del calls[:]
+    fit_stream(Perceptron(random_state=1), path, chunk_size=40, epochs=1, cache=folder)
+    assert calls
+    assert sorted(os.listdir(folder)) == ["indices", "indptr", "labels", "manifest.json", "values"]
+
+
+@pytest.mark.parametrize(
+    "make", [lambda: Perceptron(random_state=3), lambda: AveragedPerceptron(random_state=3)]
+)
+def test_epochs_from_a_kept_cache_equal_replayed_partial_fit(tmp_path, make):
+    path, X, y = _noisy_file(tmp_path)
+    folder = tmp_path / "cache"
+    for _ in range(2):  # writes the cache, then reads it without parsing
+        with pytest.warns(ConvergenceWarning):
+            streamed = fit_stream(make(), path, chunk_size=40, epochs=3, cache=folder)
+        X_all, y_all = load_svmlight_file(str(path), n_features=X.shape[1], zero_based=False)
+        expected, history = _replay(
+            make(), _split(X_all.tocsr(), y_all.astype(int), 40), [0, 1], 3, seed=3
+        )
+        _assert_same(streamed, expected, history)
+
+
+def test_csv_and_float32_chunks_from_the_cache(tmp_path):
+    import os
+
+    X, y = _noisy(n=150, d=3, n_classes=3, seed=2)
+    path = tmp_path / "train.csv"
+    lines = ["a,label,b,c"] + [f"{r[0]},{t},{r[1]},{r[2]}" for r, t in zip(X, y)]
+    path.write_text("\n".join(lines) + "\n")
+    index = index_file(path, 32, label_column="label")
+    assert index.cache is not None
+    for dtype in (np.float64, np.float32):
+        chunks = list(iter_chunks(path, index=index, dtype=dtype))
+        stacked = np.vstack([c[0] for c in chunks])
+        assert stacked.dtype == dtype
+        np.testing.assert_array_equal(stacked, X.astype(dtype))
+        np.testing.assert_array_equal(np.concatenate([c[1] for c in chunks]), y)
+    index.close()
+    assert not os.path.exists(index.cache.folder)
+
+
+def test_streamed_training_defaults_to_a_few_epochs(tmp_path):
+    from rosenblatt.streaming import DEFAULT_STREAM_EPOCHS
+
+    path, X, y = _noisy_file(tmp_path)
+    with pytest.warns(ConvergenceWarning):
+        clf = fit_stream(Perceptron(random_state=0, max_iter=1000), path, chunk_size=40)
+    assert clf.n_iter_ == DEFAULT_STREAM_EPOCHS == 5
+    model, summary = train_stream(path, chunk_size=40)  # the warning becomes a note
+    assert summary["epochs"] == 5 and len(summary["mistakes_per_epoch"]) == 5
+    assert "did not converge" in summary["notes"][-1]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_progress_during_the_parse_and_after_every_chunk(tmp_path):
+    path, X, y = _noisy_file(tmp_path)
+    reports = []
+    fit_stream(
+        Perceptron(random_state=0), path, chunk_size=40, epochs=2, on_progress=reports.append
+    )
+    parse = [r for r in reports if r.stage == "parse"]
+    train = [r for r in reports if r.stage == "train"]
+    assert parse and reports[: len(parse)] == parse  # the parse comes first
+    assert parse[-1].bytes_read == parse[-1].total_bytes == path.stat().st_size
+    assert parse[-1].rows == 230 and parse[-1].n_samples is None
+    for epoch in (1, 2):  # six chunks in a random order: 40 rows each, one of 30
+        rows = [r.rows for r in train if r.epoch == epoch]
+        assert sorted(np.diff([0] + rows)) == [30, 40, 40, 40, 40, 40]
+    assert all(r.n_samples == 230 and r.max_epochs == 2 for r in train)
+    assert all(r.rows_per_second > 0 for r in train)

@@ -447,6 +447,8 @@ def _fit_with_stream_progress(fit, data, **kwargs):
             )
             return
         n = report.n_samples
+        if not progress.tasks[parse].fields["where"]:  # nothing parsed: a kept cache
+            progress.update(parse, where="none: the kept cache holds the file")
         progress.update(parse, completed=size)
         progress.update(
             train,

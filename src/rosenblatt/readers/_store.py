@@ -101,7 +101,8 @@ def sparse(indptr, indices, values, base, n_features, dtype):
     if base:  # the arrays are the caller's own
         indices = np.subtract(indices, base, out=indices)
     if values.dtype != dtype:
-        values = values.astype(dtype)
+        with np.errstate(over="ignore"):  # a value beyond float32: the caller says where
+            values = values.astype(dtype)
     X = sp.csr_matrix(
         (values, indices, indptr), shape=(indptr.shape[0] - 1, n_features), copy=False
     )
