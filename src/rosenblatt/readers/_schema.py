@@ -54,6 +54,8 @@ class Schema:
     cache : rosenblatt.readers._cache.Cache or None
         The binary cache of the parsed records, when the scan wrote one: chunks
         are then read from it, not from the text.
+    cleanups : list of weakref.finalize
+        What deletes the schema's temporary files (see :meth:`close`).
     """
 
     path: str
@@ -77,6 +79,7 @@ class Schema:
     source: str = ""
     encoding: str = "UTF-8"
     cache: object = field(default=None, repr=False)
+    cleanups: list = field(default_factory=list, repr=False)
 
     @property
     def n_chunks(self) -> int:
@@ -95,14 +98,14 @@ class Schema:
 
     def remove_source_with_self(self, remove):
         """Call ``remove()`` (delete a temporary copy) when this schema goes away, or at exit."""
-        self._cleanups = getattr(self, "_cleanups", []) + [weakref.finalize(self, remove)]
+        self.cleanups.append(weakref.finalize(self, remove))
 
     def close(self):
         """Delete the temporary files of this schema now (a gzip copy, a temporary cache).
 
         A kept cache (a folder given as ``cache``) stays.
         """
-        for cleanup in getattr(self, "_cleanups", ()):
+        for cleanup in self.cleanups:
             cleanup()
 
 
