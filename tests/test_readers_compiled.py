@@ -283,3 +283,43 @@ def test_svmlight_parse_of_a_chunk_checks_against_the_schema(tmp_path, compiled)
     raw = path.read_bytes()
     with pytest.raises(DataFileError, match="line 2: '2:1e39' holds a missing or infinite value"):
         _svmlight.parse(schema, raw[schema.offsets[1] :], 2, np.float32)
+
+
+# ---------------------------------------------------------------------- fuzzing both readers
+def _both(tmp_path, monkeypatch, name, content, **options):
+    """What the Python and the compiled readers make of ``content``: data or the error."""
+    path = tmp_path / name
+    path.write_bytes(content)
+    results = []
+    for threshold in (1 << 40, 0):
+        monkeypatch.setattr(_common, "COMPILED_PARSE_MIN_BYTES", threshold)
+        try:
+            data = read_data(path, **options)
+        except DataFileError as error:
+            results.append(("error", str(error)))
+            continue
+        X = data.X.toarray() if sp.issparse(data.X) else data.X
+        results.append(("data", X.tobytes(), X.shape, data.y.tolist(), data.feature_names))
+    return results
+
+
+_SVM_ALPHABET = "0123456789::::    \t\n\n\n\r#.e-+xq"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_SVM_ALPHABET, max_size=80))
+def test_fuzzed_svmlight_reads_the_same_either_way(tmp_path_factory, text):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        python, fast = _both(tmp_path_factory.mktemp("f"), monkeypatch, "f.svm", text.encode())
+    assert python == fast
+
+
+_CSV_ALPHABET = '0123456789,,,,..  \t\n\n\r-e+"aé\x0c\x1c_'
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(_CSV_ALPHABET, max_size=80))
+def test_fuzzed_csv_reads_the_same_either_way(tmp_path_factory, text):
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        python, fast = _both(tmp_path_factory.mktemp("f"), monkeypatch, "f.csv", text.encode())
+    assert python == fast

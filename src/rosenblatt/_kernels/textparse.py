@@ -216,16 +216,6 @@ def number(buf, i, end):
     return OK, -value if negative else value
 
 
-@njit(cache=True)
-def numbers(buf, starts, ends, out):
-    """Convert many tokens; returns how many were deferred (left as 0.0 in ``out``)."""
-    deferred = 0
-    for k in range(starts.shape[0]):
-        status, out[k] = number(buf, starts[k], ends[k])
-        deferred += status != OK
-    return deferred
-
-
 @njit(cache=True, inline="always")
 def _blank(c):
     """Whitespace inside a line: space, tab, vertical tab, form feed."""

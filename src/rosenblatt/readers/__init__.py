@@ -9,17 +9,24 @@ Formats go by extension, optionally gzipped (``.csv.gz``, ...):
 
 Each format has two halves:
 
-1. :func:`scan` reads the whole file once and fixes its :class:`Schema`: header,
-   columns or features, index base, label column, the kind and set of labels,
-   the number of samples and, given ``chunk_size``, where each chunk of that
-   many samples starts (always between records). ``notes`` say what "auto"
-   options decided.
+1. :func:`scan` reads the whole file once, parsing every record, and fixes its
+   :class:`Schema`: header, columns or features, index base, label column, the
+   kind and set of labels, the number of samples and, given ``chunk_size``, where
+   each chunk of that many samples starts (always between records). ``notes``
+   say what "auto" options decided. The parsed records go to a store
+   (:mod:`._store`): nowhere, memory (:func:`read`), or a binary cache on disk
+   (``cache=``, :mod:`._cache`) that chunks are then read from.
 2. :func:`parse` turns a block of whole records into ``(X, y)`` against the schema.
 
-:func:`read` is a scan and a parse of the whole file as one block; :func:`iter_chunks`
-is a scan with chunks and a parse per chunk; so a file reads the same both ways,
-and fails the same way: a :class:`~rosenblatt.exceptions.DataFileError` reading
-``"<path>, line N: <what is wrong>; <what to do>"``.
+:func:`read` is a scan into memory; :func:`iter_chunks` is a scan with chunks and
+then a read per chunk, from the cache or parsed from the text; so a file reads the
+same both ways, and fails the same way: a :class:`~rosenblatt.exceptions.DataFileError`
+reading ``"<path>, line N: <what is wrong>; <what to do>"``.
+
+Large files are parsed by compiled parsers (:mod:`rosenblatt._kernels.textparse`:
+svmlight lines, and CSV lines without quotes), small ones by the Python readers,
+which give the same result without loading numba; numbers are what ``float()``
+reads, bit for bit, either way.
 
 Labels follow one rule everywhere (see :mod:`._labels`): equal numbers are one class,
 whole numbers become int64, text stays text, anything else is an error.
@@ -32,7 +39,7 @@ import os
 
 import numpy as np
 
-from .._config import DEFAULT_CHUNK_SIZE
+from .._config import DEFAULT_CHUNK_SIZE, GZIP_TEMP_PREFIX
 from ..exceptions import DataFileError
 from . import _cache, _csv, _svmlight, _tsv
 from ._common import FORMATS, GzipCopy, check_file, data_format, is_gzip, read_bytes
@@ -44,6 +51,7 @@ __all__ = [
     "FORMATS",
     "Data",
     "Schema",
+    "compile_parsers",
     "data_format",
     "iter_chunks",
     "parse",
@@ -412,15 +420,11 @@ def _cached_chunk(schema, c, dtype, reader):
     X, y = assemble(schema, payload, ids, cache.values, dtype)
     if dtype != np.float64 and schema.format == "svmlight" and not np.all(np.isfinite(X.data)):
         # a value beyond float32: the text says where (the cache only holds numbers)
-        return _text_chunk(schema, c, dtype, _source(schema))
+        if is_gzip(schema.path):
+            return _text_chunk(schema, c, dtype, io.BytesIO(read_bytes(schema.path)))
+        with open(schema.path, "rb") as text:
+            return _text_chunk(schema, c, dtype, text)
     return X, y
-
-
-def _source(schema):
-    """The text of a file whose chunks come from a cache, open at its start."""
-    if is_gzip(schema.path):
-        return io.BytesIO(read_bytes(schema.path))
-    return open(schema.path, "rb")
 
 
 def iter_chunks(
@@ -437,6 +441,9 @@ def iter_chunks(
     dtype=np.float64,
 ):
     """Yield ``(X, y)`` for every chunk of a data file, in file order or in ``order``.
+
+    Chunks come from the index's binary cache when it has one (each in fresh
+    arrays), else they are parsed from the text.
 
     Parameters
     ----------
@@ -492,3 +499,36 @@ def _check_unchanged(schema):
     stat = os.stat(schema.path)
     if stat.st_size != schema.size or stat.st_mtime_ns != schema.mtime_ns:
         raise DataFileError(f"{schema.path}: the file changed since it was scanned; scan it again")
+
+
+def compile_parsers():
+    """Compile (or load from numba's cache) the compiled parsers, as ``rosenblatt warmup`` may.
+
+    The first large file a process reads otherwise waits for them (some seconds, once
+    per installation). Returns the samples read with each.
+
+    Examples
+    --------
+    >>> compile_parsers()
+    {'svmlight': 2, 'csv': 1}
+    """
+    import tempfile
+
+    from . import _common
+
+    done = {}
+    threshold = _common.COMPILED_PARSE_MIN_BYTES
+    with tempfile.TemporaryDirectory(prefix=GZIP_TEMP_PREFIX) as folder:
+        for kind, ext, content in (
+            ("svmlight", ".svm", b"1 1:0.5 2:1e-7\n-1 3:2\n"),
+            ("csv", ".csv", b"a,b\n1.5,x\n"),
+        ):
+            path = os.path.join(folder, "warmup" + ext)
+            with open(path, "wb") as handle:
+                handle.write(content)
+            _common.COMPILED_PARSE_MIN_BYTES = 0
+            try:
+                done[kind] = read(path).n_samples
+            finally:
+                _common.COMPILED_PARSE_MIN_BYTES = threshold
+    return done

@@ -275,10 +275,15 @@ class CacheReader:
 
 # ---------------------------------------------------------------------- manifest
 def _key_json(value):
+    """``value`` as JSON gives it back (numpy integers as ints, tuples as lists)."""
+    if isinstance(value, dict):
+        return {key: _key_json(v) for key, v in value.items()}
     if isinstance(value, (list, tuple)):
         return [_key_json(v) for v in value]
-    if isinstance(value, (np.integer,)):
+    if isinstance(value, np.integer):
         return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
     return value
 
 
