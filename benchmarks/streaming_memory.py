@@ -4,7 +4,8 @@
    under /tmp, a block of rows at a time with vectorised byte formatting.
 2. Trains on it with :func:`rosenblatt.streaming.fit_stream` in a fresh child
    process and reports that process's peak resident memory (``ru_maxrss``),
-   against a limit (default 500 MB).
+   against a limit (default 500 MB). The index pass parses the text once into
+   a temporary binary cache, which every epoch reads.
 3. Checks on a smaller file (default 20 MB, which fits in memory) that
    streaming gives exactly the model of in-memory ``partial_fit`` calls in the
    same chunk order and row order.
@@ -199,7 +200,7 @@ def main():
             f"chunks {report['n_chunks']} x {args.chunk_size:,} rows"
         )
         print(
-            f"index pass {report['index_seconds']:.1f} s; epochs "
+            f"index pass (parse into the binary cache) {report['index_seconds']:.1f} s; epochs "
             + ", ".join(f"{s:.1f} s" for s in report["epoch_seconds"])
             + f"; mistakes per epoch {report['mistakes_per_epoch']}; wall {wall:.1f} s"
         )

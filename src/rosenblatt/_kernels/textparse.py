@@ -142,8 +142,18 @@ def _eisel_lemire(w, q):
 def number(buf, i, end):
     """``(status, value)`` of the token ``buf[i:end]``: ``OK`` and the value ``float()``
     gives, or ``DEFER`` when only ``float()`` can tell (see the module)."""
-    if i >= end:
+    status, value, stop = _prefix(buf, i, end)
+    if stop != end:
         return DEFER, 0.0
+    return status, value
+
+
+@njit(cache=True)
+def _prefix(buf, i, end):
+    """``(status, value, stop)`` of the number that starts at ``buf[i]`` and ends at
+    ``stop`` (at most ``end``): the first byte that cannot continue it."""
+    if i >= end:
+        return DEFER, 0.0, i
     negative = False
     c = buf[i]
     if c == 45:  # -
@@ -162,7 +172,7 @@ def number(buf, i, end):
         seen = True
         if digits or c != 48:
             if digits == 19:
-                return DEFER, 0.0
+                return DEFER, 0.0, i
             mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
             digits += 1
         i += 1
@@ -175,32 +185,31 @@ def number(buf, i, end):
             seen = True
             if digits or c != 48:
                 if digits == 19:
-                    return DEFER, 0.0
+                    return DEFER, 0.0, i
                 mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
                 digits += 1
             exponent -= 1
             i += 1
     if not seen:
-        return DEFER, 0.0
+        return DEFER, 0.0, i
     if i < end and (buf[i] == 101 or buf[i] == 69):  # e E
         i += 1
         minus = False
         if i < end and (buf[i] == 45 or buf[i] == 43):
             minus = buf[i] == 45
             i += 1
-        if i >= end:
-            return DEFER, 0.0
         e = 0
+        start = i
         while i < end:
             c = buf[i]
             if c < 48 or c > 57:
-                return DEFER, 0.0
+                break
             if e < 100_000:
                 e = e * 10 + (c - 48)
             i += 1
+        if i == start:  # no digit after the e
+            return DEFER, 0.0, i
         exponent += -e if minus else e
-    if i != end:
-        return DEFER, 0.0
     if mantissa == 0:
         value = 0.0
     elif mantissa < _TWO53 and -22 <= exponent <= 22:
@@ -212,8 +221,8 @@ def number(buf, i, end):
     else:
         status, value = _eisel_lemire(mantissa, exponent)
         if status != OK:
-            return status, 0.0
-    return OK, -value if negative else value
+            return status, 0.0, i
+    return OK, (-value if negative else value), i
 
 
 @njit(cache=True, inline="always")
@@ -397,6 +406,9 @@ def csv_block(
     of cells left to ``float()``. Lines are counted from 0. Stops at the first line
     to read in Python, or when an array is full. Returns ``(rows, that line or -1 or
     FULL, deferred cells, longest line)``.
+
+    Each cell is read once: a number from its first non-blank byte, then only
+    blanks up to the comma (anything else leaves the cell to ``float()``).
     """
     n = buf.shape[0]
     i = 0
@@ -406,55 +418,40 @@ def csv_block(
     longest = 0
     while i < n:
         start = i
-        end = i
-        ascii_blank = True
-        unicode = False
-        commas = 0
-        while end < n and buf[end] != 10 and buf[end] != 13:
-            c = buf[end]
-            if c == 44:
-                commas += 1
-            elif c >= 128:
-                unicode = True
-            elif not _strippable(c):
-                ascii_blank = False
-            end += 1
-        following = _line_end(buf, end, n)
-        longest = max(longest, end - start)
-        if commas == 0 and ascii_blank and not unicode:
-            i = following
-            line += 1
-            continue
-        if commas + 1 != width or (commas == 0 and ascii_blank):
-            return rows, line, n_deferred, longest
         if rows >= X.shape[0] or n_deferred + width > deferred.shape[0]:
             return rows, FULL, n_deferred, longest
-        row_line[rows] = line
-        row_start[rows] = start
+        first_deferred = n_deferred
+        unicode_edge = False
         j = 0
         column = 0
-        a = start
-        while j < width:
-            b = a
-            while b < end and buf[b] != 44:
-                b += 1
+        a = i
+        while True:
+            if j >= width:  # more fields than the first record
+                return rows, line, n_deferred, longest
+            s = a
+            while s < n and _blank(buf[s]):
+                s += 1
             if j == label:
-                s, t = a, b
+                b = s
+                while b < n and buf[b] != 44 and buf[b] != 10 and buf[b] != 13:
+                    b += 1
+                t = b
                 while s < t and _strippable(buf[s]):
                     s += 1
                 while t > s and _strippable(buf[t - 1]):
                     t -= 1
-                if s < t and (buf[s] >= 128 or buf[t - 1] >= 128):
-                    return rows, line, n_deferred, longest
                 label_start[rows] = s
                 label_end[rows] = t
+                unicode_edge = s < t and (buf[s] >= 128 or buf[t - 1] >= 128)
             else:
-                s, t = a, b
-                while s < t and _blank(buf[s]):
-                    s += 1
-                while t > s and _blank(buf[t - 1]):
-                    t -= 1
-                status, value = number(buf, s, t)
+                status, value, b = _prefix(buf, s, n)
+                while b < n:
+                    c = buf[b]
+                    if c == 44 or c == 10 or c == 13:
+                        break
+                    if not _blank(c):
+                        status = DEFER
+                    b += 1
                 X[rows, column] = value
                 if status != OK:
                     deferred[n_deferred, 0] = rows
@@ -464,8 +461,34 @@ def csv_block(
                     deferred[n_deferred, 4] = line
                     n_deferred += 1
                 column += 1
-            a = b + 1
             j += 1
+            if b < n and buf[b] == 44:
+                a = b + 1
+                continue
+            break
+        end = b
+        longest = max(longest, end - start)
+        following = _line_end(buf, end, n)
+        if j == 1:  # no comma: a blank line, or one field
+            blank = True
+            unicode = False
+            for k in range(start, end):
+                c = buf[k]
+                if c >= 128:
+                    unicode = True
+                elif not _strippable(c):
+                    blank = False
+            if blank and not unicode:
+                n_deferred = first_deferred
+                i = following
+                line += 1
+                continue
+            if blank:  # Unicode may call it blank
+                return rows, line, first_deferred, longest
+        if j != width or (label >= 0 and unicode_edge):
+            return rows, line, first_deferred, longest
+        row_line[rows] = line
+        row_start[rows] = start
         rows += 1
         i = following
         line += 1
