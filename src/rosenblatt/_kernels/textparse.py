@@ -247,24 +247,36 @@ def _line_end(buf, i, n):
 
 
 @njit(cache=True, inline="always")
-def _index(buf, i, end):
-    """``(ok, value)`` of an integer token ``[+-]?digits`` (at most 18 digits)."""
+def _index(buf, i, n):
+    """``(ok, value, stop)`` of the integer ``[+-]?digits`` (at most 18 digits) at ``i``."""
     negative = False
-    if i < end and (buf[i] == 45 or buf[i] == 43):
+    if i < n and (buf[i] == 45 or buf[i] == 43):
         negative = buf[i] == 45
         i += 1
-    if i >= end or end - i > 18:
-        return False, 0
+    start = i
     value = 0
-    while i < end:
-        c = buf[i]
-        if c < 48 or c > 57:
-            return False, 0
-        value = value * 10 + (c - 48)
+    while i < n and 48 <= buf[i] <= 57:
+        if i - start == 18:
+            return False, 0, i
+        value = value * 10 + (buf[i] - 48)
         i += 1
-    return True, -value if negative else value
+    if i == start:
+        return False, 0, i
+    return True, -value if negative else value, i
 
 
+@njit(cache=True, inline="always")
+def _token_end(buf, i, n):
+    """The end of the svmlight token at ``i``: a blank, a line break, ``#`` or ``n``."""
+    while i < n:
+        c = buf[i]
+        if _blank(c) or c == 10 or c == 13 or c == 35:
+            return i
+        i += 1
+    return n
+
+
+_INT32 = 2**31
 _NO_FIRST = np.iinfo(np.int64).max
 _NO_LAST = np.iinfo(np.int64).min
 
@@ -327,43 +339,35 @@ def svmlight_block(
                 i += 1
             if i >= n or buf[i] == 10 or buf[i] == 13 or buf[i] == 35:
                 break
-            a = i
-            colon = -1
-            while i < n:
-                c = buf[i]
-                if _blank(c) or c == 10 or c == 13 or c == 35:
-                    break
-                if c == 58 and colon < 0:
-                    colon = i
-                i += 1
             if maybe_qid:
                 maybe_qid = False
                 if (
-                    i - a >= 4
-                    and buf[a] == 113
-                    and buf[a + 1] == 105
-                    and buf[a + 2] == 100
-                    and buf[a + 3] == 58
+                    i + 4 <= n
+                    and buf[i] == 113
+                    and buf[i + 1] == 105
+                    and buf[i + 2] == 100
+                    and buf[i + 3] == 58
                 ):  # qid:
+                    i = _token_end(buf, i, n)
                     continue
-            if colon < 0:
+            ok, index, colon = _index(buf, i, n)
+            if not ok or colon >= n or buf[colon] != 58 or not -_INT32 <= index < _INT32:
                 bad = True
-                continue
-            ok, index = _index(buf, a, colon)
-            if not ok or index > 2147483647 or index < -2147483648:
-                bad = True
+                i = _token_end(buf, i, n)
                 continue
             if first != _NO_FIRST and index <= last:
                 bad = True
             if nnz >= indices.shape[0] or n_deferred >= deferred.shape[0]:
                 return rows, nnz, FULL, n_deferred
-            status, value = number(buf, colon + 1, i)
-            if status != OK:
+            status, value, i = _prefix(buf, colon + 1, n)
+            stop = _token_end(buf, i, n)
+            if stop != i or status != OK:  # more than a number after the colon
                 deferred[n_deferred, 0] = nnz
                 deferred[n_deferred, 1] = colon + 1
-                deferred[n_deferred, 2] = i
+                deferred[n_deferred, 2] = stop
                 deferred[n_deferred, 3] = line
                 n_deferred += 1
+                i = stop
             indices[nnz] = index
             values[nnz] = value
             nnz += 1
