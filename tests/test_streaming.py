@@ -436,3 +436,31 @@ def test_progress_during_the_parse_and_after_every_chunk(tmp_path):
         assert sorted(np.diff([0] + rows)) == [30, 40, 40, 40, 40, 40]
     assert all(r.n_samples == 230 and r.max_epochs == 2 for r in train)
     assert all(r.rows_per_second > 0 for r in train)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_float32_overflow_in_the_cache_names_its_line(tmp_path):
+    path = tmp_path / "big.svm"
+    path.write_text("1 1:1\n-1 2:1\n1 1:2\n-1 2:1e39\n1 1:1\n")  # 1e39: a float64, not a float32
+    with pytest.raises(DataFileError, match=r"line 4: '2:1e39' holds a missing or infinite"):
+        fit_stream(Perceptron(), path, chunk_size=2, dtype=np.float32)
+    assert fit_stream(Perceptron(), path, chunk_size=2, epochs=1).n_iter_ == 1
+
+
+def test_an_error_while_training_stops_the_read_ahead(tmp_path, monkeypatch):
+    import os
+    import threading
+
+    from rosenblatt.readers import _cache
+
+    path, _, _ = _noisy_file(tmp_path)
+    folders, original = [], _cache.new_folder
+    monkeypatch.setattr(_cache, "new_folder", lambda: folders.append(original()) or folders[-1])
+
+    def on_epoch(report):
+        raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        fit_stream(Perceptron(random_state=0), path, chunk_size=20, epochs=3, on_epoch=on_epoch)
+    assert not any(t.name == "rosenblatt-read-ahead" for t in threading.enumerate())
+    assert not os.path.exists(folders[0])
