@@ -168,6 +168,7 @@ def test_files_scikit_learn_wrote_read_back_bit_for_bit(tmp_path, compiled, seed
         (b"1 1:nan", 0, "missing or infinite"),
         (b"1 1:1e400", 0, "missing or infinite"),
         (b"1 2:1 99999999999:1", 0, "too large"),
+        (b"1 1: 2: 3: 4: 5: 6: 7: 8:", 0, "'1:' is not index:value"),  # three bytes a feature
     ],
 )
 def test_errors_name_the_line_in_any_block(tmp_path, monkeypatch, bad, line, fragment):

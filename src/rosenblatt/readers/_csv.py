@@ -455,8 +455,10 @@ def _csv_block(buf, width, label, n_features, sizes):
     from .._kernels.textparse import FULL, csv_block
 
     size = buf.shape[0]
-    rows, cells = sizes.guess(size)
-    while True:
+    # first what earlier blocks suggest, then the worst case: each record takes width - 1
+    # commas and a line break (or a character and a line break), every cell left to float()
+    worst = (size + 1) // max(width, 2) + 1
+    for rows, cells in (sizes.guess(size), (worst, worst * max(n_features, 1) + width)):
         X = np.empty((rows, n_features))
         spans = np.empty((4, rows), dtype=np.int64)
         deferred = np.empty((cells, 5), dtype=np.int64)
@@ -464,10 +466,7 @@ def _csv_block(buf, width, label, n_features, sizes):
         if flagged != FULL:
             sizes.learn(size, n, n_deferred)
             return n, flagged, n_deferred, longest, X, spans, deferred
-        # the worst case: each record takes width - 1 commas and a line break (or a
-        # character and a line break), and every cell may be left to float()
-        rows = (size + 1) // max(width, 2) + 1
-        cells = rows * max(n_features, 1) + width
+    raise RuntimeError("csv_block: the worst-case arrays were too small")  # cannot happen
 
 
 def _plain(block) -> bool:

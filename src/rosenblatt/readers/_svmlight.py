@@ -191,8 +191,9 @@ def _compiled_block(raw, offset, line0, labelled, path, sizes):
 
     buf = np.frombuffer(raw, dtype=np.uint8)
     size = len(raw)
-    records, tokens = sizes.guess(size)
-    while True:
+    # first what earlier blocks suggest, then the worst case: a sample line takes two
+    # bytes ("1\n"), a stored feature three ("1: ")
+    for records, tokens in (sizes.guess(size), (size // 2 + 1, (size + 1) // 3 + 1)):
         indptr = np.empty(records + 1, dtype=np.int64)
         indices = np.empty(tokens, dtype=np.int32)
         values = np.empty(tokens, dtype=np.float64)
@@ -203,8 +204,8 @@ def _compiled_block(raw, offset, line0, labelled, path, sizes):
         )
         if flagged != FULL:
             break
-        # the worst case: a sample line takes two bytes ("1\n"), a feature four ("1:1 ")
-        records, tokens = size // 2 + 1, (size + 1) // 4 + 1
+    else:  # cannot happen: the worst case fits
+        raise RuntimeError("svmlight_block: the worst-case arrays were too small")
     sizes.learn(size, n, nnz)
     bad = None  # the first line that cannot be read
     for position, start, stop, k in deferred[:n_deferred]:
