@@ -15,7 +15,7 @@ estimator (``fit_batches``, the engine's epoch driver), which runs one pass over
 the chunk in its own shuffled order (``shuffle=True``: a fresh permutation of the
 chunk's rows, drawn from the estimator's ``random_state``). So an epoch presents
 every sample once, in a random order that is random at two levels: which chunk
-comes next, and which row inside the chunk. Memory holds a parse block or two
+comes next, and which row inside the chunk. Memory holds a parse block or three
 chunks, and the weights; the cache takes about 12 bytes per svmlight nonzero
 (8 per CSV cell) on disk.
 
@@ -256,7 +256,7 @@ def fit_stream(
     path : str or path-like
         ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text).
     chunk_size : int, default=10000
-        Samples per chunk: memory holds about two parsed chunks.
+        Samples per chunk: memory holds about three parsed chunks.
     epochs : int, default=None
         Most passes over the file. Default: ``DEFAULT_STREAM_EPOCHS`` (5), not the
         estimator's ``max_iter``: a pass over a large file is expensive, and
@@ -439,7 +439,8 @@ def _read_ahead(chunks):
     """The items of ``chunks``, each read by a helper thread while the previous one is used.
 
     File reads release the GIL, so reading the next chunk overlaps training on
-    this one; memory holds two chunks. An error of the reader is raised here.
+    this one; memory holds three chunks (the one in training, the next one, the one
+    being read). An error of the reader is raised here.
     """
     ready = queue.Queue(maxsize=1)
     stop = threading.Event()

@@ -228,10 +228,6 @@ class _Scan:
             code="ragged",
         )
 
-    def feature(self, j):
-        """The position among the features of column ``j``."""
-        return j if self.label is None or j < self.label else j - 1
-
     def column(self, k):
         """The column of feature ``k``."""
         return k if self.label is None or k < self.label else k + 1
