@@ -387,11 +387,15 @@ def _fit_index(
     total = os.path.getsize(path) if os.path.exists(path) else index.size
     epoch = [0]
 
+    # one reader of the cache for the whole fit: its recycled arrays stay in memory from
+    # epoch to epoch (fresh memory costs page faults: 0.07 s for a chunk of 24 MB here)
+    reader = index.cache.open(recycle=_RECYCLE) if index.cache is not None else None
+
     def batches():  # one epoch: every chunk, in this epoch's chunk order
         epoch[0] += 1
         start, rows = time.perf_counter(), 0
-        chunks = _chunks(path, index, next(orders), dtype)
-        for X, y in _read_ahead(chunks) if index.cache is not None else chunks:
+        chunks = _chunks(path, index, next(orders), dtype, reader)
+        for X, y in _read_ahead(chunks) if reader is not None else chunks:
             yield (X if vectorizer is None else vectorizer.transform(X)), y
             rows += len(y)
             if on_progress is not None:
@@ -410,6 +414,8 @@ def _fit_index(
     finally:
         if on_epoch is not None:
             estimator.set_params(on_epoch=own_callback)
+        if reader is not None:
+            reader.close()
     if vectorizer is not None:
         from sklearn.pipeline import Pipeline
 
@@ -417,19 +423,19 @@ def _fit_index(
     return estimator
 
 
-def _chunks(path, index, order, dtype):
-    """The chunks of one epoch, in ``order``: from the cache into recycled arrays.
+def _chunks(path, index, order, dtype, reader):
+    """The chunks of one epoch, in ``order``: from the cache into ``reader``'s recycled
+    arrays, or parsed from the text.
 
     fit_batches trains each chunk before it asks for the next, and the read-ahead
     holds one more while it reads a third: the arrays of a chunk are reused three
     chunks later, when fit_batches is done with it.
     """
-    if index.cache is None:
+    if reader is None:
         yield from iter_chunks(path, order=order, index=index, dtype=dtype)
         return
-    with index.cache.open(recycle=_RECYCLE) as reader:
-        for c in order:
-            yield read_chunk(index, int(c), dtype=dtype, handle=reader)
+    for c in order:
+        yield read_chunk(index, int(c), dtype=dtype, handle=reader)
 
 
 _RECYCLE = 3
