@@ -54,8 +54,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _INDEX_DTYPE = np.int64
 _ADVICE = (
-    "The data may not be linearly separable; raise max_iter, or use early_stopping=True "
-    "or AveragedPerceptron."
+    "The data may not be linearly separable; raise {limit} (--epochs on the command line), "
+    "or use AveragedPerceptron (--algorithm averaged)."
 )
 
 
@@ -310,13 +310,15 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         warn=True,
         stop_early=None,
         credit=True,
+        limit="max_iter",
     ):
         """Run epochs through the engine's driver; return its History.
 
         ``single``: the one in-memory Batch of ``fit``/``partial_fit``, whose order
         source lives for the whole run (the next block order is built while an
         epoch trains). Otherwise ``epoch_batches()`` yields the Batches of each
-        epoch, each presented in a fresh order of its own.
+        epoch, each presented in a fresh order of its own. ``limit``: what the user
+        calls ``max_epochs``, for the warning.
         """
         state, rule = self.training_state_, self._rule()
         mode = lambda n: resolve_mode(self.shuffle, n)  # noqa: E731
@@ -359,7 +361,8 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     n_units=state.n_units,
                     max_epochs=max_epochs,
                     owner=type(self).__name__,
-                    advice=_ADVICE,
+                    advice=_ADVICE.format(limit=limit),
+                    limit=limit,
                     credit=state.credit if credit else None,
                     on_epoch=self.on_epoch,
                     stop_early=stop_early,
@@ -495,6 +498,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         classes: ArrayLike,
         *,
         max_iter: int | None = None,
+        limit: str = "max_iter",
     ) -> BaseLinearPerceptron:
         """Train epoch after epoch on data that arrives in batches (``fit`` out of core).
 
@@ -513,6 +517,9 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             Every label of the data.
         max_iter : int, default=None
             Most epochs (default: the ``max_iter`` parameter).
+        limit : str, default="max_iter"
+            What the caller's users call ``max_iter`` (``fit_stream``: ``"epochs"``),
+            for the ``ConvergenceWarning``.
 
         Returns
         -------
@@ -558,6 +565,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             epoch_batches,
             random_source(self.random_state),
             self.max_iter if max_iter is None else int(max_iter),
+            limit=limit,
         )
         self._keep_history(history)
         self._set_public_weights()

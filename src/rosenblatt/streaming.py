@@ -410,7 +410,7 @@ def _fit_index(
     if on_epoch is not None:
         estimator.set_params(on_epoch=on_epoch)
     try:
-        estimator.fit_batches(batches, classes, max_iter=epochs)
+        estimator.fit_batches(batches, classes, max_iter=epochs, limit="epochs")
     finally:
         if on_epoch is not None:
             estimator.set_params(on_epoch=own_callback)

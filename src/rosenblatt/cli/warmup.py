@@ -14,20 +14,18 @@ def command() -> None:
 
     Run once after installing or upgrading; make demo and make test do.
     """
-    from ..engine.warmup import warm_up
+    from ..engine.warmup import cache_counts, warm_up
 
     start = time.perf_counter()
-    compiled = []
-
     with console.status("Compiling the training loops...") as status:
 
         def progress(what, seconds):
-            compiled.append(seconds > 0.05)
             status.update(f"Compiling the training loops... {what} ({seconds:.1f} s)")
 
         done = warm_up(progress)
     seconds = time.perf_counter() - start
+    loaded, compiled = cache_counts()
     console.print(
-        f"{len(done)} variants ready in {seconds:.1f} s: {sum(compiled)} compiled, "
-        f"{len(done) - sum(compiled)} already in the cache"
+        f"{len(done)} variants ready in {seconds:.1f} s: {compiled} compiled loops, "
+        f"{loaded} loaded from the cache"
     )

@@ -5,7 +5,8 @@ types, and caches the machine code on disk. A user can reach these variants:
 float64 or float32 patterns, dense or CSR rows (int32 indices, or int64 for
 more than 2**31 nonzeros), one neuron, one-vs-rest neurons or the multinomial
 model, with or without the voted perceptron's record; the dual loop, the kernel
-values (dense and CSR), the votes, and the block shuffle. Warming up trains a
+values (dense and CSR), the votes, the block shuffle, and the compiled parsers of
+svmlight and CSV files (the readers). Warming up trains a
 tiny problem through every one of them, so that later processes, joblib workers
 and Dask workers load the cached code instead of compiling (``make demo`` and
 ``make test`` run it). Read-only inputs need no variant of their own: every
@@ -20,7 +21,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["warm_up"]
+__all__ = ["cache_counts", "warm_up"]
 
 
 def _problems():
@@ -109,6 +110,42 @@ def _other_variants():
     )
 
 
+def _reader_variants():
+    from ..readers import compile_parsers
+
+    yield "svmlight and CSV parsers", compile_parsers
+
+
+def cache_counts():
+    """Loops loaded from numba's on-disk cache and loops compiled, in this process so far.
+
+    Returns
+    -------
+    (int, int)
+        Cache hits and cache misses over every compiled function of the package.
+
+    Examples
+    --------
+    >>> hits, misses = cache_counts()
+    >>> hits >= 0 and misses >= 0
+    True
+    """
+    import sys
+
+    from numba.core.dispatcher import Dispatcher
+
+    hits = misses = 0
+    for name, module in list(sys.modules.items()):
+        if not name.startswith("rosenblatt."):
+            continue
+        for value in list(vars(module).values()):
+            if isinstance(value, Dispatcher):
+                stats = value.stats
+                hits += sum(stats.cache_hits.values())
+                misses += sum(stats.cache_misses.values())
+    return hits, misses
+
+
 def warm_up(progress=None):
     """Compile (or load from the cache) every variant of the compiled loops.
 
@@ -131,7 +168,12 @@ def warm_up(progress=None):
     done = []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for variants in (_linear_variants(), _int64_indices(), _other_variants()):
+        for variants in (
+            _linear_variants(),
+            _int64_indices(),
+            _other_variants(),
+            _reader_variants(),
+        ):
             for what, run in variants:
                 start = time.perf_counter()
                 run()
