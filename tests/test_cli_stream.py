@@ -41,7 +41,7 @@ def test_stream_defaults_to_five_epochs_and_memory_to_a_hundred(tmp_path, noisy_
     path, X, y = noisy_csv
     streamed = _train(path, "-m", tmp_path / "s.rbl", "--stream", "--chunk-size", "64")
     assert re.search(r"epochs\s+│\s+5\s", streamed)
-    assert "the last of max_iter=5 epochs" in " ".join(streamed.split())
+    assert "the last of epochs=5 epochs" in " ".join(streamed.split())
     memory = _train(path, "-m", tmp_path / "m.rbl")
     assert re.search(r"epochs\s+│\s+100\s", memory)
     explicit = _train(path, "-m", tmp_path / "e.rbl", "--stream", "--epochs", "2", "-q")
