@@ -31,6 +31,19 @@ print(cross_val_score(Perceptron(max_iter=3, random_state=0), X, y, cv=3, n_jobs
 """
 
 
+def _run(code, **options):
+    """The standard output of ``code`` run in a fresh Python process."""
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        **options,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout
+
+
 def _cached(folder):
     return sorted(
         os.path.relpath(os.path.join(root, name), folder)
@@ -43,17 +56,7 @@ def _cached(folder):
 @pytest.mark.filterwarnings("ignore")
 def test_worker_processes_load_the_cache_instead_of_compiling(tmp_path):
     env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
-
-    def run(code):
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(code)],
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-        assert done.returncode == 0, done.stderr[-3000:]
-        return done.stdout
+    run = lambda code: _run(code, env=env)  # noqa: E731
 
     run(FIT_ONCE)
     compiled = _cached(tmp_path / "cache")
@@ -99,14 +102,6 @@ def test_after_warm_up_no_user_path_compiles(tmp_path):
     from rosenblatt.engine.warmup import warm_up
 
     warm_up()  # in this process: loads the cache, or fills it (once per machine)
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(USER_PATHS)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    loaded, compiled = map(int, done.stdout.split())
+    loaded, compiled = map(int, _run(USER_PATHS, cwd=tmp_path).split())
     assert loaded > 10
     assert compiled == 0

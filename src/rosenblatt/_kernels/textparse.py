@@ -165,31 +165,25 @@ def _prefix(buf, i, end):
     digits = 0
     exponent = 0
     seen = False
-    while i < end:
-        c = buf[i]
-        if c < 48 or c > 57:
-            break
-        seen = True
-        if digits or c != 48:
-            if digits == 19:
-                return DEFER, 0.0, i
-            mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
-            digits += 1
-        i += 1
-    if i < end and buf[i] == 46:  # .
-        i += 1
+    step = 0  # what a digit adds to the exponent: 0 before the point, -1 after it
+    while True:
         while i < end:
             c = buf[i]
             if c < 48 or c > 57:
                 break
             seen = True
-            if digits or c != 48:
+            if digits or c != 48:  # leading zeros are not significant
                 if digits == 19:
                     return DEFER, 0.0, i
                 mantissa = mantissa * np.uint64(10) + np.uint64(c - 48)
                 digits += 1
-            exponent -= 1
+            exponent += step
             i += 1
+        if step == 0 and i < end and buf[i] == 46:  # . : the fraction's digits
+            step = -1
+            i += 1
+        else:
+            break
     if not seen:
         return DEFER, 0.0, i
     if i < end and (buf[i] == 101 or buf[i] == 69):  # e E

@@ -87,35 +87,54 @@ def _too_large(index):
     )
 
 
+def _split_line(content, labelled):
+    """``(label token or None, feature tokens)`` of a line, comment and qid dropped; None
+    for a line with no token."""
+    tokens = content.split(b"#", 1)[0].split()
+    if not tokens:
+        return None
+    label = None
+    if labelled:
+        label, tokens = tokens[0], tokens[1:]
+    if tokens and tokens[0].startswith(_QID):
+        tokens = tokens[1:]
+    return label, tokens
+
+
+def _pair(token):
+    """``(index, value)`` of an ``index:value`` token, or None if it is not one."""
+    head, colon, value = token.partition(b":")
+    try:
+        return (int(head), float(value)) if colon else None
+    except ValueError:
+        return None
+
+
 def _line_problem(content, labelled, base=None, n_features=None, dtype=np.float64, label=True):
     """``(what, fix, code)`` of the first problem of one line, token by token, or None.
 
     ``base=None`` and ``n_features=None`` skip the checks that need them; ``label=False``
     skips the label's (the scan decides the labels of the whole file at its end).
     """
-    tokens = content.split(b"#", 1)[0].split()
-    if labelled and tokens:
-        if label:
-            try:
-                float(tokens[0])
-            except ValueError:
-                return (
-                    f"the label {show(tokens[0])} is not a number",
-                    "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
-                    "label",
-                )
-        tokens = tokens[1:]
-    if tokens and tokens[0].startswith(_QID):
-        tokens = tokens[1:]
+    parts = _split_line(content, labelled)
+    if parts is None:
+        return None
+    first, tokens = parts
+    if first is not None and label:
+        try:
+            float(first)
+        except ValueError:
+            return (
+                f"the label {show(first)} is not a number",
+                "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
+                "label",
+            )
     previous = None
     for token in tokens:
-        head, colon, value = token.partition(b":")
-        try:
-            index, number = int(head), float(value)
-            if not colon:
-                raise ValueError
-        except ValueError:
+        pair = _pair(token)
+        if pair is None:
             return _bad_token(token)
+        index, number = pair
         if base is not None and index < base:
             return _below(index, base)
         if not -_INT32 <= index < _INT32:
@@ -250,25 +269,18 @@ def _python_block(raw, offset, line0, labelled, path):
     position = 0
     for k, line in enumerate(raw.splitlines(True)):
         start, position = position, position + len(line)
-        tokens = line.split(b"#", 1)[0].split()
-        if not tokens:
+        parts = _split_line(line, labelled)
+        if parts is None:
             continue
+        label, tokens = parts
         if labelled:
-            label, tokens = tokens[0], tokens[1:]
             if label not in keys:
                 keys[label] = (len(keys), line0 + k)
             label_ids.append(keys[label][0])
-        if tokens and tokens[0].startswith(_QID):
-            tokens = tokens[1:]
         previous = None
         for token in tokens:
-            head, colon, value = token.partition(b":")
-            try:
-                index, number = int(head), float(value)
-                if not colon:
-                    raise ValueError
-            except ValueError:
-                number = None
+            pair = _pair(token)
+            index, number = pair if pair is not None else (0, None)
             if (
                 number is None
                 or not np.isfinite(number)
