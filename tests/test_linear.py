@@ -83,6 +83,23 @@ def test_xor_does_not_converge_and_warns():
     assert all(m > 0 for m in clf.mistakes_per_epoch_)
 
 
+@pytest.mark.parametrize(
+    "estimator, advice",
+    [
+        (Perceptron, "or use AveragedPerceptron (--algorithm averaged)"),
+        (AveragedPerceptron, "its averaged prediction does not need convergence"),
+        (VotedPerceptron, "its voted prediction does not need convergence"),
+    ],
+)
+def test_non_convergence_advice_fits_the_estimator(estimator, advice):
+    """An averaged or voted model is not told to switch to AveragedPerceptron."""
+    with pytest.warns(ConvergenceWarning) as caught:
+        estimator(shuffle=False, max_iter=3).fit(OR_X, XOR_Y)
+    message = str(caught[0].message)
+    assert advice in message and "raise max_iter (--epochs on the command line)" in message
+    assert (estimator is Perceptron) == ("use AveragedPerceptron" in message)
+
+
 # ---------------------------------------------------------------- reference equality
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("fit_intercept", [True, False])

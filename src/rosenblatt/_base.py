@@ -57,6 +57,11 @@ _ADVICE = (
     "The data may not be linearly separable; raise {limit} (--epochs on the command line), "
     "or use AveragedPerceptron (--algorithm averaged)."
 )
+# averaged and voted predictions are already the remedy for data that is not separable
+_ADVICE_COMBINED = (
+    "The data may not be linearly separable; raise {limit} (--epochs on the command line), "
+    "or keep this model: its {kind} prediction does not need convergence."
+)
 
 
 class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
@@ -300,6 +305,13 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ training
+    def _advice(self, limit: str) -> str:
+        """What the ConvergenceWarning suggests (``limit``: the parameter that caps epochs)."""
+        if self._averaged or self._voted:
+            kind = "averaged" if self._averaged else "voted"
+            return _ADVICE_COMBINED.format(limit=limit, kind=kind)
+        return _ADVICE.format(limit=limit)
+
     def _train(
         self,
         epoch_batches,
@@ -361,7 +373,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     n_units=state.n_units,
                     max_epochs=max_epochs,
                     owner=type(self).__name__,
-                    advice=_ADVICE.format(limit=limit),
+                    advice=self._advice(limit),
                     limit=limit,
                     credit=state.credit if credit else None,
                     on_epoch=self.on_epoch,

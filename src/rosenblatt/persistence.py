@@ -49,18 +49,17 @@ import inspect
 import io
 import json
 import math
-import os
 import platform
 import re
 import struct
 import sys
-import tempfile
 import zipfile
 import zlib
 from importlib import import_module
 
 import numpy as np
 
+from ._files import write_atomically
 from .exceptions import ModelFileError
 
 __all__ = [
@@ -665,36 +664,7 @@ def save(model, path, *, metadata=None) -> None:
     array([-1,  1,  1,  1])
     """
     data = _archive_bytes(model, metadata)  # fails before any file is touched
-    path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-    _fsync_directory(directory)
-
-
-def _fsync_directory(directory):
-    """Make the rename itself durable (POSIX; a no-op where directories cannot be opened)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    write_atomically(path, data)
 
 
 # ---------------------------------------------------------------------- load

@@ -1,0 +1,56 @@
+"""Files written whole or not at all: a temporary file beside the target, then a rename."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+
+__all__ = ["write_atomically"]
+
+
+def write_atomically(path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never half.
+
+    The bytes go to a temporary file in the same folder, are flushed to disk,
+    and replace ``path`` by a rename; on any failure the temporary file is
+    removed and ``path`` is untouched.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from rosenblatt._files import write_atomically
+    >>> path = os.path.join(tempfile.mkdtemp(), "note.txt")
+    >>> write_atomically(path, b"hello")
+    >>> open(path, "rb").read(), sorted(os.listdir(os.path.dirname(path)))
+    (b'hello', ['note.txt'])
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory):
+    """Make the rename itself durable (POSIX; a no-op where directories cannot be opened)."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
