@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, evaluate, inspection, plotting, predict, tracing, train, warmup
+from . import demo, evaluate, inspection, playground, plotting, predict, tracing, train, warmup
 from ._common import ErrorHandlingGroup, console
 
 app = typer.Typer(
@@ -36,5 +36,6 @@ app.command("inspect")(inspection.command)
 app.command("trace")(tracing.command)
 app.command("plot")(plotting.command)
 app.command("warmup")(warmup.command)
+app.command("playground")(playground.command)
 
 __all__ = ["app", "console"]

@@ -1,0 +1,470 @@
+"""One playground run: every presentation of a training run, precomputed for the page.
+
+The page never learns anything itself: it asks for a run (points, labels and
+settings), gets back every step the package took, and only moves a cursor
+through them. The steps come from the package's own training paths:
+
+- ``online``, ``batch``, ``averaged``, ``voted``: :func:`rosenblatt.trace.trace`,
+  the engine's epoch with every activation and update recorded; the averaged
+  weights are the mean of the weights after every presentation so far, the
+  vote counts every presentation's weights once (Freund & Schapire);
+- ``kernel``: :class:`rosenblatt.kernel.KernelPerceptron` with its update record
+  and :class:`rosenblatt.engine.dual.Kernel`'s values;
+- separability, margins, ``R`` and the bound: :mod:`rosenblatt.theory`.
+
+A run is capped (:data:`MAX_POINTS` points, :data:`MAX_PRESENTATIONS`
+presentations), so no request takes more than a few seconds.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .presets import VIEW
+
+__all__ = [
+    "ALGORITHMS",
+    "MAX_EPOCHS",
+    "MAX_POINTS",
+    "MAX_PRESENTATIONS",
+    "PlaygroundError",
+    "Settings",
+    "feature_map",
+    "parse_request",
+    "run",
+]
+
+ALGORITHMS = ("online", "batch", "averaged", "voted", "kernel")
+KERNELS = ("rbf", "poly")
+MAX_POINTS = 2_000
+#: points x epochs: the page gets every presentation, so this bounds the reply's size
+MAX_PRESENTATIONS = 20_000
+MAX_EPOCHS = 1_000
+#: decision values per side of the grid drawn for curved boundaries
+GRID_SIZE = 41
+#: grids in one reply; between two of them the page shows the earlier
+MAX_GRIDS = 200
+FEATURES = ("x1", "x2")
+MAPPED_FEATURES = ("x1", "x2", "x1*x2", "x1^2", "x2^2")
+
+
+class PlaygroundError(ValueError):
+    """A request the playground refuses; the message says what to change."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the page's controls set (see :func:`parse_request` for the checks)."""
+
+    algorithm: str = "online"
+    eta: float = 1.0
+    bias: float = -1.0
+    shuffle: bool = False
+    seed: int = 0
+    feature_map: bool = False
+    kernel: str = "rbf"
+    gamma: float = 1.0
+    degree: int = 2
+    epochs: int = 100
+
+
+# ---------------------------------------------------------------------- the request
+def _number(payload, key, default, *, low=None, integer=False):
+    value = payload.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise PlaygroundError(f"{key} must be a number; got {value!r}.")
+    if not math.isfinite(value):
+        raise PlaygroundError(f"{key} must be a finite number; got {value!r}.")
+    if integer and value != int(value):
+        raise PlaygroundError(f"{key} must be a whole number; got {value!r}.")
+    if low is not None and value < low:
+        raise PlaygroundError(f"{key} must be at least {low}; got {value!r}.")
+    return int(value) if integer else float(value)
+
+
+def _choice(payload, key, default, options):
+    value = payload.get(key, default)
+    if value not in options:
+        raise PlaygroundError(f"unknown {key} {value!r}; choose one of {', '.join(options)}.")
+    return value
+
+
+def _points(payload):
+    points, labels = payload.get("points", []), payload.get("labels", [])
+    if not isinstance(points, list) or not isinstance(labels, list):
+        raise PlaygroundError("points and labels must be lists.")
+    if len(points) > MAX_POINTS:
+        raise PlaygroundError(
+            f"{len(points)} points is more than the playground draws ({MAX_POINTS}); "
+            "remove some points."
+        )
+    if len(points) != len(labels):
+        raise PlaygroundError(f"{len(points)} points but {len(labels)} labels; give one each.")
+    if not points:
+        raise PlaygroundError("there are no points: click the plot to add some, or pick a preset.")
+    for i, (point, label) in enumerate(zip(points, labels)):
+        ok = isinstance(point, list) and len(point) == 2
+        ok = ok and all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in point)
+        if not ok:
+            raise PlaygroundError(f"point {i + 1} must be a pair of numbers; got {point!r}.")
+        if not all(math.isfinite(v) for v in point):
+            raise PlaygroundError(f"point {i + 1} has a non-finite coordinate: {point!r}.")
+        if isinstance(label, bool) or label not in (1, -1):
+            raise PlaygroundError(f"label {i + 1} must be 1 or -1; got {label!r}.")
+    y = np.asarray(labels, dtype=np.float64)
+    if np.unique(y).shape[0] < 2:
+        raise PlaygroundError("all points are in one class: add a point of the other class.")
+    return np.asarray(points, dtype=np.float64), y
+
+
+def parse_request(payload) -> tuple[np.ndarray, np.ndarray, Settings]:
+    """Check a run request (parsed JSON) and return ``(X, y, settings)``.
+
+    Raises
+    ------
+    PlaygroundError
+        With a message for the page: what was wrong and what to do.
+
+    Examples
+    --------
+    >>> from rosenblatt.playground.runs import PlaygroundError, parse_request
+    >>> X, y, s = parse_request({"points": [[0, 0], [1, 1]], "labels": [1, -1], "eta": 0.5})
+    >>> X.shape, y.tolist(), s.eta, s.algorithm
+    ((2, 2), [1.0, -1.0], 0.5, 'online')
+    >>> try:
+    ...     parse_request({"points": [[0, 0]], "labels": [1], "algorithm": "svm"})
+    ... except PlaygroundError as error:
+    ...     print(error)
+    unknown algorithm 'svm'; choose one of online, batch, averaged, voted, kernel.
+    """
+    if not isinstance(payload, dict):
+        raise PlaygroundError("the request must be a JSON object.")
+    settings = Settings(
+        algorithm=_choice(payload, "algorithm", "online", ALGORITHMS),
+        eta=_number(payload, "eta", 1.0),
+        bias=_number(payload, "bias", -1.0),
+        shuffle=bool(payload.get("shuffle", False)),
+        seed=_number(payload, "seed", 0, low=0, integer=True),
+        feature_map=bool(payload.get("feature_map", False)),
+        kernel=_choice(payload, "kernel", "rbf", KERNELS),
+        gamma=_number(payload, "gamma", 1.0),
+        degree=_number(payload, "degree", 2, low=1, integer=True),
+        epochs=_number(payload, "epochs", 100, low=1, integer=True),
+    )
+    if settings.eta <= 0 or settings.gamma <= 0:
+        raise PlaygroundError("eta and gamma must be positive.")
+    if settings.bias not in (1.0, -1.0):
+        raise PlaygroundError(f"bias must be 1 or -1 (the constant input); got {settings.bias}.")
+    if settings.degree > 10 or settings.seed >= 2**32:
+        raise PlaygroundError("degree must be at most 10 and seed below 2**32.")
+    X, y = _points(payload)
+    if settings.epochs > MAX_EPOCHS or X.shape[0] * settings.epochs > MAX_PRESENTATIONS:
+        raise PlaygroundError(
+            f"{settings.epochs} epochs of {X.shape[0]} points is too long a run for the page "
+            f"(at most {MAX_EPOCHS} epochs and {MAX_PRESENTATIONS} presentations); "
+            "ask for fewer epochs."
+        )
+    return X, y, settings
+
+
+# ---------------------------------------------------------------------- features
+def feature_map(X) -> np.ndarray:
+    """The lecture notes' quadratic map ``(x1, x2) -> (x1, x2, x1 x2, x1^2, x2^2)``.
+
+    A line in these five features is a conic in the plane, so XOR becomes
+    linearly separable.
+
+    Examples
+    --------
+    >>> from rosenblatt.playground.runs import feature_map
+    >>> feature_map([[2.0, 3.0]]).tolist()
+    [[2.0, 3.0, 6.0, 4.0, 9.0]]
+    """
+    X = np.asarray(X, dtype=np.float64)
+    x1, x2 = X[:, 0], X[:, 1]
+    return np.column_stack([x1, x2, x1 * x2, x1**2, x2**2])
+
+
+def _grid_points():
+    xs = np.linspace(VIEW[0], VIEW[1], GRID_SIZE)
+    ys = np.linspace(VIEW[2], VIEW[3], GRID_SIZE)
+    gx, gy = np.meshgrid(xs, ys)  # row j holds y_j: row-major from (x_min, y_min)
+    return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+def _plain(values) -> list:
+    """JSON lists, rounded to 6 decimals (the notes' integers stay exact, replies stay small)."""
+    return np.round(np.asarray(values, dtype=np.float64), 6).tolist()
+
+
+def _grids(cursors, values_at) -> dict:
+    """Grids of decision values at the cursors where the model changed (at most
+    :data:`MAX_GRIDS`, evenly spread, the last one always kept), each scaled to
+    [-1, 1]. ``values_at(cursors)`` returns one row of values per cursor."""
+    cursors = np.unique(np.asarray(cursors, dtype=np.int64))
+    if cursors.shape[0] > MAX_GRIDS:
+        keep = np.linspace(0, cursors.shape[0] - 1, MAX_GRIDS).round().astype(np.int64)
+        cursors = cursors[np.unique(keep)]
+    values = values_at(cursors)
+    scale = np.max(np.abs(values), axis=1, keepdims=True)
+    values = values / np.where(scale > 0, scale, 1.0)
+    return {"size": GRID_SIZE, "at": cursors.tolist(), "values": np.round(values, 3).tolist()}
+
+
+# ---------------------------------------------------------------------- theory
+def _theory(Z, y, bias, plane: bool) -> dict:
+    """Separability (LP), the max margin, ``R``, ``gamma`` and ``(R/gamma)^2``."""
+    from ..theory import is_linearly_separable, max_margin, mistake_bound, radius
+
+    separable = bool(is_linearly_separable(Z, y))
+    out = {"separable": separable, "margin": None, "gamma": None, "bound": None}
+    # R and gamma as the bound needs them: of the patterns augmented with the bias input
+    augmented = np.column_stack([Z, np.full(Z.shape[0], abs(bias))])
+    out["R"] = radius(augmented)
+    out["max_margin"] = None
+    if separable:
+        best = max_margin(Z, y)
+        out["margin"] = float(best.margin)
+        out["bound"] = float(mistake_bound(Z, y, intercept_scaling=abs(bias)))
+        out["gamma"] = float(out["R"] / math.sqrt(out["bound"]))
+        if plane:
+            out["max_margin"] = {
+                "coef": best.coef.tolist(),
+                "intercept": float(best.intercept),
+                "margin": float(best.margin),
+            }
+    return out
+
+
+# ---------------------------------------------------------------------- primal runs
+def _cursor_weights(tr, n_rows):
+    """The learner's augmented weights after each of 0..n_rows presentations."""
+    if tr.mode == "online":
+        return tr.weights
+    # batch: the epoch's summed update lands after its last presentation
+    done = np.arange(n_rows + 1) // (n_rows // tr.n_epochs)
+    return tr.weights[done]
+
+
+def _voters(weights):
+    """Each distinct weight vector in turn, the cursors it was current for (start..end-1)."""
+    starts = np.r_[0, np.flatnonzero(np.any(weights[1:] != weights[:-1], axis=1)) + 1]
+    ends = np.r_[starts[1:], weights.shape[0]]
+    return starts, ends
+
+
+def _votes_for_rows(weights, Za, pattern):
+    """[votes for +1, votes for -1] on each row's pattern from the weights of the
+    cursors before it (every presentation's weights vote once; 0 counts as -1)."""
+    n_rows = pattern.shape[0]
+    plus = np.zeros(n_rows, dtype=np.int64)
+    for i in np.unique(pattern):
+        rows = np.flatnonzero(pattern == i)
+        positive = np.cumsum(weights[1:] @ Za[i] > 0)  # cursors 1..n_rows
+        plus[rows] = np.where(rows > 0, positive[rows - 1], 0)
+    return np.column_stack([plus, np.arange(n_rows) - plus])
+
+
+def _vote_grid(weights, starts, ends, Ga, cursors, block=1024):
+    """The vote on every grid point after each of ``cursors`` presentations: every
+    voter's sign(w . x) times its count then, summed by matrix products, voters in blocks."""
+    total = np.zeros((cursors.shape[0], Ga.shape[0]))
+    for a in range(0, starts.shape[0], block):
+        s, e = starts[a : a + block], ends[a : a + block]
+        counts = np.maximum(0, np.minimum(cursors[:, None] + 1, e) - np.maximum(1, s))
+        total += counts @ np.where(weights[s] @ Ga.T > 0, 1.0, -1.0)
+    return total
+
+
+def _primal(X, Z, y, s: Settings) -> dict:
+    from ..trace import trace
+
+    mode = "batch" if s.algorithm == "batch" else "online"
+    tr = trace(
+        Z,
+        y,
+        mode=mode,
+        eta=s.eta,
+        bias_input=s.bias,
+        shuffle=s.shuffle,
+        max_iter=s.epochs,
+        random_state=s.seed,
+    )
+    n_rows = tr.pattern.shape[0]
+    frame = tr.to_frame()
+    delta = frame[[c for c in frame.columns if c.startswith("dw_")]].to_numpy()
+    weights = _cursor_weights(tr, n_rows)
+    out = {
+        "n_rows": n_rows,
+        "epoch_ends": (np.flatnonzero(np.diff(np.r_[tr.epoch, -1])) + 1).tolist(),
+        "converged": tr.converged,
+        "rows": {
+            "pattern": tr.pattern.tolist(),
+            "epoch": tr.epoch.tolist(),
+            "activation": _plain(tr.activation),
+            "updated": tr.updated.tolist(),
+            "tx": _plain(tr.tx),
+            "delta": _plain(delta),
+        },
+        "weights": _plain(weights),
+        "averaged": None,
+        "voted": None,
+        "kernel": None,
+        "grids": None,
+    }
+    Ga = np.column_stack(
+        [
+            feature_map(_grid_points()) if s.feature_map else _grid_points(),
+            np.full(GRID_SIZE**2, s.bias),
+        ]
+    )
+    changed = np.r_[0, np.flatnonzero(np.any(weights[1:] != weights[:-1], axis=1)) + 1]
+    if s.algorithm == "averaged":
+        counts = np.arange(1, n_rows + 1)[:, np.newaxis]
+        averaged = np.vstack([np.zeros(weights.shape[1]), np.cumsum(weights[1:], 0) / counts])
+        out["averaged"] = _plain(averaged)
+        if s.feature_map:
+            out["grids"] = _grids(np.arange(n_rows + 1), lambda c: averaged[c] @ Ga.T)
+    elif s.algorithm == "voted":
+        Za = np.column_stack([Z, np.full(Z.shape[0], s.bias)])
+        starts, ends = _voters(weights)
+        out["voted"] = {
+            "voters": [
+                {"w": _plain(weights[a]), "start": int(a), "end": int(b)}
+                for a, b in zip(starts, ends)
+            ],
+            "tally": _votes_for_rows(weights, Za, tr.pattern).tolist(),
+        }
+        out["grids"] = _grids(
+            np.arange(1, n_rows + 1), lambda cursors: _vote_grid(weights, starts, ends, Ga, cursors)
+        )
+    elif s.feature_map:
+        out["grids"] = _grids(changed, lambda c: weights[c] @ Ga.T)
+    return out
+
+
+# ---------------------------------------------------------------------- the dual run
+def _dual(X, Z, y, s: Settings) -> dict:
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ..engine.dual import Kernel
+    from ..engine.orders import epoch_order, random_source
+    from ..kernel import KernelPerceptron
+
+    n = Z.shape[0]
+    clf = KernelPerceptron(
+        kernel=s.kernel,
+        gamma=s.gamma,
+        degree=s.degree,
+        eta=s.eta,
+        max_iter=s.epochs,
+        shuffle=s.shuffle,
+        random_state=s.seed,
+        prediction="last",
+    )
+    with warnings.catch_warnings():  # the reply's note says when it did not converge
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        clf.fit(Z, y)
+    # the orders the fit drew, from the same seed (KernelPerceptron: a uniform
+    # permutation per epoch when shuffling)
+    rng = random_source(s.seed)
+    mode = "full" if s.shuffle else "none"
+    pattern = np.concatenate([epoch_order(rng, n, mode)[0] for _ in range(clf.n_iter_)])
+    n_rows = pattern.shape[0]
+    update_sample = clf.support_[clf.update_support_]
+    coef = np.zeros((n_rows + 1, n))  # each sample's coefficient after c presentations
+    np.add.at(coef, (clf.update_time_ + 1, update_sample), clf.update_coef_)
+    coef = np.cumsum(coef, axis=0)
+    kernel = Kernel(s.kernel, gamma=clf.gamma_, coef0=clf.coef0, degree=s.degree)
+    s2 = clf.intercept_scaling**2
+    gram = kernel.values(Z, Z) + s2
+    rows = np.arange(n_rows)
+    t = np.where(y == clf.classes_[1], 1.0, -1.0)
+    activation = t[pattern] * np.einsum("rj,rj->r", coef[rows], gram[pattern])
+    updated = np.zeros(n_rows, dtype=bool)
+    updated[clf.update_time_] = True
+    # the page must show the estimator's own run (the sums here are in another order,
+    # so activations within rounding of 0 are not compared)
+    clear = np.abs(activation) > 1e-9 * np.abs(gram).max()
+    if np.any(updated[clear] != (activation[clear] <= 0)):
+        raise RuntimeError("playground: the kernel run's record disagrees; please report")
+    grid = kernel.values(feature_map(_grid_points()) if s.feature_map else _grid_points(), Z) + s2
+    changed = np.r_[0, clf.update_time_ + 1]
+    return {
+        "n_rows": n_rows,
+        "epoch_ends": (n * np.arange(1, clf.n_iter_ + 1)).tolist(),
+        "converged": bool(clf.converged_),
+        "rows": {
+            "pattern": pattern.tolist(),
+            "epoch": (rows // n + 1).tolist(),
+            "activation": _plain(activation),
+            "updated": updated.tolist(),
+            "tx": None,
+            "delta": None,
+        },
+        "weights": None,
+        "averaged": None,
+        "voted": None,
+        "kernel": {
+            "updates": np.column_stack([clf.update_time_, update_sample]).tolist(),
+            "alpha": _plain(coef[rows + 1, pattern]),
+        },
+        "grids": _grids(changed, lambda c: coef[c] @ grid.T),
+    }
+
+
+# ---------------------------------------------------------------------- the run
+def run(X, y, settings: Settings) -> dict:
+    """Every presentation of one training run on the page's points, as JSON-ready data.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_points, 2)
+    y : ndarray of shape (n_points,)
+        +1 / -1.
+    settings : Settings
+
+    Returns
+    -------
+    dict
+        ``n_points``, ``view``, ``features``, ``theory``, ``n_rows``, ``epoch_ends``,
+        ``converged``, ``rows``, ``weights``, ``averaged``, ``voted``, ``kernel``,
+        ``grids``, ``note``: the fields the page reads (see the package's docs).
+
+    Examples
+    --------
+    The lecture notes' modified OR example, bias input -1:
+
+    >>> from rosenblatt.playground.presets import preset
+    >>> from rosenblatt.playground.runs import Settings, run
+    >>> X, y = preset("or")
+    >>> out = run(X, y, Settings(algorithm="online", eta=1.0, bias=-1.0))
+    >>> out["weights"][8], sum(out["rows"]["updated"]), out["theory"]["separable"]
+    ([1.0, 1.0, -1.0], 3, True)
+    """
+    Z = feature_map(X) if settings.feature_map else X
+    plane = not settings.feature_map
+    if settings.algorithm == "kernel":
+        out = _dual(X, Z, y, settings)
+    else:
+        out = _primal(X, Z, y, settings)
+    out["theory"] = _theory(Z, y, settings.bias, plane)
+    if settings.algorithm == "kernel":
+        out["theory"]["bound"] = None  # the bound above is for the linear perceptron
+    out.update(
+        n_points=int(X.shape[0]),
+        view=list(VIEW),
+        features=list(MAPPED_FEATURES if settings.feature_map else FEATURES),
+        algorithm=settings.algorithm,
+        eta=settings.eta,
+        bias=settings.bias,
+        note=None
+        if out["converged"]
+        else f"stopped after {len(out['epoch_ends'])} epochs without an error-free epoch",
+    )
+    return out

@@ -1,0 +1,290 @@
+"""The playground's server endpoints and its runs: the numbers the page shows.
+
+The runs must be the package's own: the notes' tables (trace), the averaged
+and voted read-offs against their explicit definitions in ``reference.py``,
+the kernel run against ``KernelPerceptron``. Bad requests get HTTP 400 with a
+message.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+
+import numpy as np
+import pytest
+import reference
+
+from rosenblatt.kernel import KernelPerceptron
+from rosenblatt.playground.export import MARKER, export
+from rosenblatt.playground.presets import PRESETS, VIEW, preset
+from rosenblatt.playground.runs import (
+    MAX_POINTS,
+    MAX_PRESENTATIONS,
+    PlaygroundError,
+    Settings,
+    parse_request,
+    run,
+)
+from rosenblatt.playground.server import serve_in_thread
+from rosenblatt.theory import is_linearly_separable
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    server, url = serve_in_thread()
+    yield url
+    server.shutdown()
+    server.server_close()
+
+
+def post(url, body: bytes, content_type="application/json"):
+    request = urllib.request.Request(
+        url + "api/run", data=body, headers={"Content-Type": content_type}, method="POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, json.load(reply)
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error)
+
+
+def request_for(name, **settings):
+    X, y = preset(name)
+    return {"points": X.tolist(), "labels": y.astype(int).tolist(), **settings}
+
+
+# ---------------------------------------------------------------------- endpoints
+def test_page_and_presets_are_served(server_url):
+    with urllib.request.urlopen(server_url) as reply:
+        page = reply.read().decode()
+    assert reply.status == 200 and "static/playground.js" in page and MARKER in page
+    with urllib.request.urlopen(server_url + "static/playground.js") as reply:
+        assert reply.headers["Content-Type"].startswith("text/javascript")
+    with urllib.request.urlopen(server_url + "api/presets") as reply:
+        data = json.load(reply)
+    assert data["view"] == list(VIEW) and set(data["presets"]) == set(PRESETS)
+    for entry in data["presets"].values():
+        points = np.array(entry["points"])
+        assert points.shape == (len(entry["labels"]), 2)
+        assert points.min() >= VIEW[0] and points.max() <= VIEW[1]
+        assert set(entry["labels"]) == {-1, 1}
+
+
+@pytest.mark.parametrize("path", ["static/../runs.py", "static/%2e%2e/runs.py", "nothing", "api"])
+def test_only_the_page_files_are_served(server_url, path):
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(server_url + path)
+    assert caught.value.code == 404
+
+
+def test_worked_example_over_http(server_url):
+    body = request_for("or", algorithm="online", eta=1, bias=-1, shuffle=False)
+    status, out = post(server_url, json.dumps(body).encode())
+    assert status == 200
+    assert out["weights"][8] == [1.0, 1.0, -1.0]
+    assert out["rows"]["pattern"] == [0, 1, 2, 3, 0, 1, 2, 3]
+    assert out["rows"]["updated"] == [True, True, True] + [False] * 5
+    assert out["rows"]["activation"] == [0, -1, -2, 3, 1, 1, 1, 3]
+    assert out["epoch_ends"] == [4, 8] and out["converged"]
+    assert out["theory"]["separable"] is True and out["theory"]["bound"] >= 3
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (request_for("or", algorithm="svm"), "unknown algorithm 'svm'"),
+        ({"points": [[0, 0]] * (MAX_POINTS + 1), "labels": [1] * (MAX_POINTS + 1)}, "2001 points"),
+        ({"points": [[0, float("nan")], [1, 1]], "labels": [1, -1]}, "non-finite"),
+        ({"points": [[0, float("inf")], [1, 1]], "labels": [1, -1]}, "non-finite"),
+        (request_for("or", eta=float("nan")), "eta must be a finite number"),
+        (request_for("or", eta=-1), "eta and gamma must be positive"),
+        (request_for("or", epochs=10**9), "too long a run"),
+        (request_for("moons", epochs=MAX_PRESENTATIONS), "too long a run"),
+        (request_for("or", bias=0.5), "bias must be 1 or -1"),
+        ({"points": [[0, 0], [1, 1]], "labels": [1, 1]}, "one class"),
+        ({"points": [], "labels": []}, "no points"),
+        ({"points": [[0, 0], [1]], "labels": [1, -1]}, "point 2 must be a pair"),
+        ({"points": [[0, 0], [1, 1]], "labels": [1, 2]}, "label 2 must be 1 or -1"),
+        ({"points": [[0, 0]], "labels": [1, -1]}, "1 points but 2 labels"),
+        ([1, 2], "JSON object"),
+    ],
+)
+def test_bad_requests_get_400_with_a_message(server_url, body, message):
+    # json.dumps writes NaN and Infinity, which JavaScript's JSON cannot, but a client could
+    status, out = post(server_url, json.dumps(body).encode())
+    assert status == 400
+    assert message in out["error"]
+
+
+@pytest.mark.parametrize("body", [b"", b"{not json", b"\xff\xfe"])
+def test_unreadable_bodies_get_400(server_url, body):
+    status, out = post(server_url, body)
+    assert status == 400 and out["error"]
+
+
+def test_largest_request_is_answered_in_seconds(server_url):
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2.5, 2.5, size=(MAX_POINTS, 2))
+    y = np.where(rng.random(MAX_POINTS) < 0.5, 1, -1)  # noise: never converges
+    epochs = MAX_PRESENTATIONS // MAX_POINTS
+    for algorithm in ("voted", "kernel"):
+        body = {"points": X.tolist(), "labels": y.tolist(), "algorithm": algorithm}
+        body["epochs"], body["feature_map"] = epochs, True
+        start = time.perf_counter()
+        status, out = post(server_url, json.dumps(body).encode())
+        assert status == 200 and out["n_rows"] <= MAX_PRESENTATIONS
+        assert time.perf_counter() - start < 20  # generous for a loaded CI machine
+
+
+# ---------------------------------------------------------------------- runs
+def test_batch_run_is_the_notes_batch_table():
+    X, y = preset("or")
+    out = run(X, y, Settings(algorithm="batch", eta=1.0, bias=-1.0))
+    assert out["weights"][4] == [2.0, 2.0, -2.0] and out["weights"][3] == [0.0, 0.0, 0.0]
+    assert out["weights"][8] == [2.0, 2.0, -2.0] and out["epoch_ends"] == [4, 8]
+    assert sum(out["rows"]["updated"][:4]) == 4  # zero weights: every pattern errs
+
+
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_averaged_is_the_explicit_average(shuffle):
+    X, y = preset("tiny-margin")
+    out = run(X, y, Settings(algorithm="averaged", shuffle=shuffle, seed=4, bias=1.0))
+    order = np.array(out["rows"]["pattern"]).reshape(-1, X.shape[0])
+    explicit = reference.averaged(X, y, list(order), bias_input=1.0, stop=False)
+    np.testing.assert_allclose(out["weights"][-1], explicit["w"], atol=1e-6)
+    np.testing.assert_allclose(out["averaged"][-1], explicit["average"], atol=1e-6)
+    c = len(out["averaged"]) // 2  # any cursor: the mean of the weights so far
+    np.testing.assert_allclose(out["averaged"][c], explicit["history"][:c].mean(axis=0), atol=1e-6)
+
+
+def test_voted_tally_is_the_explicit_vote():
+    X, y = preset("xor")
+    out = run(X, y, Settings(algorithm="voted", bias=-1.0, epochs=5))
+    history = np.array(out["weights"][1:])
+    for r, i in enumerate(out["rows"]["pattern"]):
+        if r == 0:
+            assert out["voted"]["tally"][0] == [0, 0]
+            continue
+        # every earlier presentation's weights vote once: sign(w . x) with 0 counted as -1
+        vote = reference.voted_decision(history[:r], X[i : i + 1], bias_input=-1.0)[0] * r
+        plus, minus = out["voted"]["tally"][r]
+        assert plus + minus == r and plus - minus == pytest.approx(vote)
+    voters = out["voted"]["voters"]
+    assert sum(v["end"] - max(1, v["start"]) for v in voters) == out["n_rows"]
+
+
+@pytest.mark.parametrize("kernel, degree", [("rbf", 2), ("poly", 2)])
+def test_kernel_run_is_the_estimators_run(kernel, degree):
+    X, y = preset("xor")
+    settings = Settings(algorithm="kernel", kernel=kernel, degree=degree, shuffle=True, seed=3)
+    out = run(X, y, settings)
+    clf = KernelPerceptron(kernel=kernel, gamma=1.0, degree=degree, shuffle=True, random_state=3)
+    clf.set_params(prediction="last").fit(X, y)
+    assert out["converged"] and clf.converged_
+    assert len(out["epoch_ends"]) == clf.n_iter_
+    assert [t for t, _ in out["kernel"]["updates"]] == clf.update_time_.tolist()
+    last_epoch = slice(out["epoch_ends"][-2], out["epoch_ends"][-1])
+    assert not any(out["rows"]["updated"][last_epoch])  # the error-free epoch
+    # the last grid is the model's decision function over the view box, scaled to [-1, 1]
+    size = out["grids"]["size"]
+    gx, gy = np.meshgrid(np.linspace(*VIEW[:2], size), np.linspace(*VIEW[2:], size))
+    expected = clf.decision_function(np.column_stack([gx.ravel(), gy.ravel()]))
+    expected /= np.abs(expected).max()
+    np.testing.assert_allclose(out["grids"]["values"][-1], expected, atol=1e-3)
+
+
+def test_theory_read_outs():
+    X, y = preset("xor")
+    out = run(X, y, Settings())
+    assert out["theory"]["separable"] is False and out["theory"]["margin"] is None
+    assert out["theory"]["bound"] is None and not out["converged"] and out["note"]
+    mapped = run(X, y, Settings(feature_map=True))  # x1*x2 separates XOR
+    assert mapped["theory"]["separable"] is True and mapped["converged"]
+    assert mapped["features"][2] == "x1*x2" and len(mapped["weights"][0]) == 6
+    assert mapped["grids"] is not None and mapped["theory"]["max_margin"] is None
+    X, y = preset("and")
+    out = run(X, y, Settings())
+    best = out["theory"]["max_margin"]
+    assert is_linearly_separable(X, y) and best["margin"] == pytest.approx(out["theory"]["margin"])
+    assert sum(out["rows"]["updated"]) <= out["theory"]["bound"]  # Novikoff
+    assert out["theory"]["R"] == pytest.approx(np.sqrt(3.0))  # (1, 1, bias) augmented
+
+
+def test_parse_request_defaults_and_errors():
+    X, y, settings = parse_request(request_for("or"))
+    assert settings == Settings() and X.shape == (4, 2)
+    with pytest.raises(PlaygroundError, match="seed must be at least 0"):
+        parse_request(request_for("or", seed=-1))
+    with pytest.raises(PlaygroundError, match="degree must be a whole number"):
+        parse_request(request_for("or", degree=2.5))
+
+
+# ---------------------------------------------------------------------- export and CLI
+def test_export_embeds_every_algorithm(tmp_path):
+    page = export(tmp_path / "site", "xor", Settings(bias=1.0))
+    text = open(page, encoding="utf-8").read()
+    assert MARKER not in text and "window.PLAYGROUND_STATIC" in text
+    data = json.loads(text.split("window.PLAYGROUND_STATIC = ", 1)[1].split(";</script>", 1)[0])
+    assert data["preset"] == "xor"
+    assert [r["request"]["algorithm"] for r in data["runs"]] == list(
+        ("online", "batch", "averaged", "voted", "kernel")
+    )
+    assert all(r["request"]["bias"] == 1.0 for r in data["runs"])
+    assert sorted(os.listdir(tmp_path / "site" / "static")) == ["playground.css", "playground.js"]
+
+
+def rosenblatt(*args, **kwargs):
+    return subprocess.run(
+        [sys.executable, "-m", "rosenblatt", *args], capture_output=True, text=True, **kwargs
+    )
+
+
+def test_cli_export_and_its_errors(tmp_path):
+    done = rosenblatt("playground", "--export", str(tmp_path / "out"), "--preset", "moons")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "index.html").exists() and "index.html" in done.stdout
+    bad = rosenblatt("playground", "--export", str(tmp_path / "x"), "--preset", "spiral")
+    assert bad.returncode == 2 and "unknown preset 'spiral'" in bad.stderr
+    assert "Traceback" not in bad.stderr and not (tmp_path / "x").exists()
+    bad = rosenblatt("playground", "--export", str(tmp_path / "y"), "--bias-input", "2")
+    assert bad.returncode == 2 and "--bias-input must be 1 or -1" in bad.stderr
+
+
+def test_cli_serves_until_ctrl_c():
+    process = subprocess.Popen(
+        [sys.executable, "-m", "rosenblatt", "playground", "--port", "0", "--no-browser"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    try:
+        line = process.stdout.readline()
+        url = line.split(" at ", 1)[1].split()[0]
+        assert url.startswith("http://127.0.0.1:")
+        with urllib.request.urlopen(url + "api/presets", timeout=10) as reply:
+            assert reply.status == 200
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=10)
+    finally:
+        process.kill()
+    assert process.returncode == 0 and "Stopped." in out and "Traceback" not in err
+
+
+def test_cli_port_in_use_is_a_clear_error():
+    server, url = serve_in_thread()
+    try:
+        port = url.rsplit(":", 1)[1].strip("/")
+        done = rosenblatt("playground", "--port", port, "--no-browser", timeout=30)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
+    assert "Traceback" not in done.stderr
