@@ -42,9 +42,9 @@ def test_binary_centroid_predicts_the_nearest_class_mean(sparse):
     assert clf.coef_.shape == (1, 4) and clf.intercept_.shape == (1,)
 
 
-def test_multiclass_centroid_is_one_vs_rest_nearest_mean():
+def test_multiclass_centroid_ovr_is_one_vs_rest_nearest_mean():
     X, y = make_blobs(n_samples=150, centers=4, n_features=3, random_state=1)
-    clf = CentroidClassifier().fit(X, y)
+    clf = CentroidClassifier(multi_class="ovr").fit(X, y)
     assert clf.coef_.shape == (4, 3)
     X_test = np.random.default_rng(2).uniform(-12, 12, size=(300, 3))
     # neuron k: class k's mean against the mean of all other patterns
@@ -119,3 +119,30 @@ def test_bad_input_gives_clear_errors(Estimator):
 def test_lp_classifier_rejects_bad_parameters():
     with pytest.raises(ValueError, match="'fit_intercept' parameter of LinearProgramClassifier"):
         LinearProgramClassifier(fit_intercept="no").fit([[0.0], [1.0]], [0, 1])
+
+
+def test_centroid_several_classes_is_the_nearest_class_mean():
+    """Default for several classes: scikit-learn's NearestCentroid, prediction for prediction."""
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_iris(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    ours = CentroidClassifier().fit(X_train, y_train)
+    theirs = NearestCentroid().fit(X_train, y_train)
+    np.testing.assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
+    ovr = CentroidClassifier(multi_class="ovr").fit(X_train, y_train)
+    assert ours.score(X_test, y_test) > ovr.score(X_test, y_test)  # the issue's 0.927 vs 0.827
+    X, y = make_blobs(300, 5, centers=6, cluster_std=3.0, random_state=1)
+    ours = CentroidClassifier().fit(X, y)
+    np.testing.assert_array_equal(ours.predict(X), NearestCentroid().fit(X, y).predict(X))
+
+
+def test_centroid_two_classes_same_either_way():
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(120, 6, random_state=2)
+    a = CentroidClassifier().fit(X, y)
+    b = CentroidClassifier(multi_class="ovr").fit(X, y)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(a.intercept_, b.intercept_)

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._decision import labels_from_scores, linear_scores
-from ._validation import BOOL, check_classes, check_not_empty, validate_params
+from ._validation import BOOL, Options, check_classes, check_not_empty, validate_params
 from .theory import _separating_lp
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -74,23 +74,32 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
 class CentroidClassifier(_OneVsRestLinear):
     """Seed 004's centroid method, with the midpoint done right.
 
-    For a class ``C`` with mean ``mu_C`` and the mean ``mu_X`` of the patterns
-    not in ``C``, ``f(x) = (mu_C - mu_X) . (x - (mu_C + mu_X) / 2)``: positive
-    exactly when ``x`` is closer to ``mu_C`` than to ``mu_X``, because
-    ``f(x) = (||x - mu_X||^2 - ||x - mu_C||^2) / 2``. (The seed writes the
+    For two classes with means ``mu_1`` (of ``classes_[1]``) and ``mu_0``,
+    ``f(x) = (mu_1 - mu_0) . (x - (mu_1 + mu_0) / 2)``: positive exactly when
+    ``x`` is closer to ``mu_1`` than to ``mu_0``, because
+    ``f(x) = (||x - mu_0||^2 - ||x - mu_1||^2) / 2``. (The seed writes the
     midpoint as ``(mu_C - mu_X) / 2``, a slip.)
 
-    With two classes, ``C = classes_[1]``, so the prediction is the nearest of
-    the two class means. With more, each class is set against the mean of all
-    the others (one-vs-rest, seed 004) and the largest ``f_k`` wins; this is
-    *not* always the nearest class mean.
+    With more classes the natural generalisation is the nearest class mean,
+    the default: class ``k`` scores ``f_k(x) = mu_k . x - ||mu_k||^2 / 2``, and
+    the largest score is the nearest mean (scikit-learn's ``NearestCentroid``).
+    ``multi_class="ovr"`` sets each class against the mean of all the others
+    instead (seed 004's one-vs-rest), which is not always the nearest mean.
+
+    Parameters
+    ----------
+    multi_class : {"nearest", "ovr"}, default="nearest"
+        Several classes: the nearest class mean, or one-vs-rest hyperplanes.
+        Two classes give the same model either way.
 
     Attributes
     ----------
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
-        ``mu_C - mu_X`` of each neuron.
+        ``mu_1 - mu_0`` for two classes; ``mu_k`` ("nearest") or
+        ``mu_k - mu_rest`` ("ovr") for several.
     intercept_ : ndarray of shape (1,) or (n_classes,)
-        ``-(mu_C - mu_X) . (mu_C + mu_X) / 2``.
+        ``-(mu_1 - mu_0) . (mu_1 + mu_0) / 2``; ``-||mu_k||^2 / 2`` ("nearest") or
+        ``-(mu_k - mu_rest) . (mu_k + mu_rest) / 2`` ("ovr").
     centroids_ : ndarray of shape (n_classes, n_features)
         Mean of each class.
     classes_ : ndarray of shape (n_classes,)
@@ -105,15 +114,18 @@ class CentroidClassifier(_OneVsRestLinear):
     ([[4.0, 0.0]], [-8.0])
     >>> clf.predict([[1.0, 5.0], [3.0, -5.0]]).tolist()
     ['a', 'b']
+    >>> X3 = [[0.0], [1.0], [4.0], [5.0], [9.0], [10.0]]
+    >>> CentroidClassifier().fit(X3, [0, 0, 1, 1, 2, 2]).predict([[2.0], [3.5], [7.5]]).tolist()
+    [0, 1, 2]
     """
 
-    _parameter_constraints: dict = {}
+    _parameter_constraints: dict = {"multi_class": [Options(("nearest", "ovr"))]}
 
-    def __init__(self) -> None:
-        pass
+    def __init__(self, multi_class: str = "nearest") -> None:
+        self.multi_class = multi_class
 
     def fit(self, X: MatrixLike, y: ArrayLike) -> CentroidClassifier:
-        """Compute the class means and the one-vs-rest hyperplanes.
+        """Compute the class means and the hyperplanes.
 
         Parameters
         ----------
@@ -126,6 +138,11 @@ class CentroidClassifier(_OneVsRestLinear):
         """
         X, y, targets = self._fit_problems(X, y)
         self.centroids_ = np.vstack([_mean(X, y == c) for c in self.classes_])
+        if self.classes_.shape[0] > 2 and self.multi_class == "nearest":
+            # ||x - mu_k||^2 = ||x||^2 - 2 (mu_k . x - ||mu_k||^2 / 2): the same argmax
+            self.coef_ = self.centroids_.copy()
+            self.intercept_ = -0.5 * np.einsum("kj,kj->k", self.centroids_, self.centroids_)
+            return self
         coef, intercept = [], []
         for t in targets:
             mu_c, mu_x = _mean(X, t > 0), _mean(X, t < 0)
