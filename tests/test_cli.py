@@ -525,3 +525,15 @@ def test_stream_reads_files_as_memory_does(tmp_path, name, content):
     assert memory["classes"] == stream["classes"] and memory["n_features"] == 2
     for model in models.values():
         assert json.loads(run("evaluate", "-m", model, data, "--json").stdout)["accuracy"] == 1
+
+
+def test_version_and_short_help():
+    from importlib.metadata import version
+
+    result = CliRunner().invoke(app, ["--version"])
+    assert result.exit_code == 0 and result.output.strip() == f"rosenblatt {version('rosenblatt')}"
+    for command in ([], ["train"], ["predict"], ["playground"]):
+        result = CliRunner().invoke(app, [*command, "-h"])
+        assert result.exit_code == 0 and "Usage:" in result.output, command
+    result = CliRunner().invoke(app, ["train", "-h"], env={"COLUMNS": "120"})
+    assert "DATA" in result.output and "{data}" not in result.output

@@ -146,7 +146,9 @@ def confusion_table(result: EvaluationResult) -> Table:
 
 
 def command(
-    data: str = typer.Argument(..., help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."),
+    data: str = typer.Argument(
+        ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
+    ),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     as_json: bool = typer.Option(
         False,

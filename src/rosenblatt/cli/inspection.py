@@ -108,7 +108,9 @@ def _number(value):
 
 
 def command(
-    data: str = typer.Argument(..., help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."),
+    data: str = typer.Argument(
+        ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
+    ),
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."
     ),

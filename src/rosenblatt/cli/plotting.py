@@ -140,7 +140,9 @@ def make_plot(
 
 
 def command(
-    data: str = typer.Argument(..., help="Labelled numeric data (2 features except for mistakes)."),
+    data: str = typer.Argument(
+        ..., metavar="DATA", help="Labelled numeric data (2 features except for mistakes)."
+    ),
     output: str = typer.Option(
         ..., "--output", "-o", help="Image to write: .png or .svg, or .gif for the animation."
     ),

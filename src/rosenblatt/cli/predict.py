@@ -61,7 +61,9 @@ def predict(
 
 
 def command(
-    data: str = typer.Argument(..., help="Samples to label (.csv, .svm/.libsvm/.svmlight, .tsv)."),
+    data: str = typer.Argument(
+        ..., metavar="DATA", help="Samples to label (.csv, .svm/.libsvm/.svmlight, .tsv)."
+    ),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     output: str | None = typer.Option(
         None, "--output", "-o", help="Write the labels to this file instead of stdout."

@@ -64,7 +64,7 @@ def trace_data(
 
 
 def command(
-    data: str = typer.Argument(..., help="Small labelled data (two classes)."),
+    data: str = typer.Argument(..., metavar="DATA", help="Small labelled data (two classes)."),
     mode: str = typer.Option("online", "--mode", help="online (incremental) or batch."),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     bias_input: float = typer.Option(

@@ -308,7 +308,9 @@ def summary_table(result: TrainResult) -> Table:
 
 def command(
     data: str = typer.Argument(
-        ..., help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv (label<TAB>text)."
+        ...,
+        metavar="DATA",
+        help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv (label<TAB>text).",
     ),
     model: str = typer.Option(..., "--model", "-m", help="Where to save the trained model."),
     algorithm: str = typer.Option(
