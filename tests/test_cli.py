@@ -537,3 +537,15 @@ def test_version_and_short_help():
         assert result.exit_code == 0 and "Usage:" in result.output, command
     result = CliRunner().invoke(app, ["train", "-h"], env={"COLUMNS": "120"})
     assert "DATA" in result.output and "{data}" not in result.output
+
+
+def test_trace_table_is_capped_and_says_so(tmp_path):
+    xor = tmp_path / "xor.csv"
+    xor.write_text("x1,x2,y\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,0\n", encoding="utf-8")
+    result = run("trace", xor, "--epochs", 10**8)
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.stdout.splitlines() if {"YES", "NO"} & set(line.split())]
+    assert len(rows) <= 5_000 and len(rows) > 4_000
+    assert "the table stops after 1250 epochs (5,000 rows at most)" in " ".join(
+        result.stdout.split()
+    )

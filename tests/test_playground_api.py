@@ -264,6 +264,8 @@ def test_cli_serves_until_ctrl_c():
         stderr=subprocess.PIPE,
         text=True,
         env={**os.environ, "COLUMNS": "200"},
+        # pytest-xdist workers ignore SIGINT, and a child started so would inherit that
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     try:
         line = process.stdout.readline()

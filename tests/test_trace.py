@@ -276,3 +276,9 @@ def test_trace_agrees_with_perceptron(problem, mode, eta, bias_input, fit_interc
     assert clf.n_mistakes_ == tr.n_updates
     assert clf.n_iter_ == tr.n_epochs
     assert clf.converged_ == tr.converged
+
+
+def test_trace_refuses_runs_too_long_to_keep():
+    """Every presentation is a row: a huge max_iter is refused before any work, not run."""
+    with pytest.raises(ValueError, match="more than 2,000,000 rows. Lower max_iter"):
+        trace([[-1, -1], [1, -1], [-1, 1], [1, 1]], [0, 1, 1, 0], max_iter=10**9)

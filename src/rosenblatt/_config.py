@@ -76,6 +76,10 @@ DEMO_EPOCHS = 100
 #: ``rosenblatt trace`` refuses larger data by default: its table has a row per presentation.
 TRACE_MAX_SAMPLES = 50
 TRACE_MAX_FEATURES = 10
+#: ``rosenblatt trace`` prints at most this many rows (presentations): more epochs are cut.
+TRACE_MAX_ROWS = 5_000
+#: :func:`rosenblatt.trace.trace` keeps every weight vector: it refuses longer runs.
+TRACE_MAX_PRESENTATIONS = 2_000_000
 
 # ------------------------------------------------------------- parsing and the stream cache
 #: Files (or blocks) of at least this many bytes are parsed by the compiled parsers of

@@ -15,6 +15,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_X_y
 
+from ._config import TRACE_MAX_PRESENTATIONS
 from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args, check_not_empty
 from .engine.driver import run_epochs
 from .engine.orders import random_source
@@ -313,6 +314,12 @@ def trace(
     X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X)
     t = _signed_targets(y, "trace")
     n_samples, n_features = X.shape
+    if n_samples * int(max_iter) > TRACE_MAX_PRESENTATIONS:
+        raise ValueError(
+            f"trace keeps a row per presentation: {n_samples} samples x max_iter={max_iter} "
+            f"epochs is more than {TRACE_MAX_PRESENTATIONS:,} rows. Lower max_iter, or train "
+            "with Perceptron, which keeps no table."
+        )
     eta, bias_input = float(eta), float(bias_input)
     width = n_features + int(fit_intercept)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from .._config import TRACE_MAX_FEATURES, TRACE_MAX_SAMPLES
+from .._config import TRACE_MAX_FEATURES, TRACE_MAX_ROWS, TRACE_MAX_SAMPLES
 from ._common import auto, console, header_option, parse_label_column, zero_based_option
 
 MAX_SAMPLES, MAX_FEATURES = TRACE_MAX_SAMPLES, TRACE_MAX_FEATURES
@@ -51,6 +51,7 @@ def trace_data(
             "--max-samples."
         )
     X = data.X.toarray() if hasattr(data.X, "toarray") else data.X
+    epochs = capped_epochs(epochs, data.n_samples)
     return trace(
         X,
         data.y,
@@ -61,6 +62,11 @@ def trace_data(
         max_iter=epochs,
         random_state=seed,
     )
+
+
+def capped_epochs(epochs: int, n_samples: int) -> int:
+    """The epochs whose table fits :data:`TRACE_MAX_ROWS` rows (at least one)."""
+    return max(1, min(int(epochs), TRACE_MAX_ROWS // max(n_samples, 1)))
 
 
 def command(
@@ -97,3 +103,10 @@ def command(
         header=auto(header),
     )
     console.print(str(result), markup=False, highlight=False, soft_wrap=True)
+    if not result.converged and result.n_epochs < epochs:
+        console.print(
+            f"note: the table stops after {result.n_epochs} epochs ({TRACE_MAX_ROWS:,} rows at "
+            f"most), not the {epochs} asked for; trace a smaller sample for more epochs.",
+            markup=False,
+            highlight=False,
+        )
