@@ -549,3 +549,16 @@ def test_trace_table_is_capped_and_says_so(tmp_path):
     assert "the table stops after 1250 epochs (5,000 rows at most)" in " ".join(
         result.stdout.split()
     )
+
+
+def test_traceback_variable_shows_where_an_error_came_from(tmp_path):
+    """README: no traceback by default; ROSENBLATT_TRACEBACK=1 shows one, then the line."""
+    command = [sys.executable, "-m", "rosenblatt", "train", str(tmp_path / "none.csv")]
+    command += ["-m", str(tmp_path / "m.rbl")]
+    plain = subprocess.run(command, capture_output=True, text=True)
+    shown = subprocess.run(
+        command, capture_output=True, text=True, env={**os.environ, "ROSENBLATT_TRACEBACK": "1"}
+    )
+    assert plain.returncode == shown.returncode == 2
+    assert "Traceback" not in plain.stderr and "Traceback (most recent call last)" in shown.stderr
+    assert shown.stderr.strip().splitlines()[-1].startswith("error:")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 
 import numpy as np
 import typer
@@ -64,6 +65,8 @@ class ErrorHandlingGroup(TyperGroup):
             report_error("aborted")
             code = 1
         except (DataFileError, ModelFileError, ValueError, OSError, TypeError) as exc:
+            if os.environ.get(TRACEBACK_ENV):  # where the error came from, then the line
+                traceback.print_exc()
             report_error(_describe(exc))
             code = 2
         except Exception as exc:  # a bug: still one line, with a way to see more
