@@ -368,3 +368,56 @@ def test_reading_many_lines_across_scan_blocks(tmp_path, monkeypatch):
     np.testing.assert_array_equal(data.X, X)
     np.testing.assert_array_equal(data.y, y)
     np.testing.assert_array_equal(streamed(path, 64)[0], X)
+
+
+# ---------------------------------------------------------------------- hostile bytes
+@pytest.mark.parametrize(
+    "name, text, line, what",
+    [
+        ("nul.svm", b"1 1:1\n1 1:1\x00 2:3\n0 3:1\n", 2, "a NUL byte"),
+        ("ff.svm", b"1 1:1\x0c2:3\n0 3:1\n", 1, "a form feed"),
+        ("vt.svm", b"1 1:1\n0 3:1\x0b\n", 2, "a vertical tab"),
+        ("nul.csv", b"a,b,y\n1,2\x00,1\n3,4,0\n", 2, "a NUL byte"),
+        ("ff.csv", b"a,b,y\n1,2,1\n3,4\x0c,0\n", 3, "a form feed"),
+        ("nul.tsv", b"ham\thello\nspam\thello\x00 world\n", 2, "a NUL byte"),
+    ],
+)
+def test_control_bytes_inside_lines_are_refused_with_their_line(tmp_path, name, text, line, what):
+    path = tmp_path / name
+    path.write_bytes(text)
+    with pytest.raises(DataFileError, match=f"line {line}: {what} inside a line"):
+        read_data(path)
+    with pytest.raises(DataFileError, match=f"line {line}: {what}"):  # the streaming scan too
+        list(iter_chunks(path, chunk_size=1))
+
+
+def test_text_keeps_form_feeds():
+    """A form feed is whitespace in a message's text, not damage."""
+    data = read_data(_write_tmp(b"ham\thello\x0cworld\nspam\tbuy now\n", ".tsv"))
+    assert data.X[0] == "hello\x0cworld"
+
+
+def _write_tmp(content, suffix):
+    import tempfile
+
+    handle = tempfile.NamedTemporaryFile(suffix=suffix, delete=False)
+    handle.write(content)
+    handle.close()
+    return handle.name
+
+
+@pytest.mark.parametrize("index", [2_000_000_000, 70_000_000])
+def test_huge_svmlight_index_is_refused_unless_asked_for(tmp_path, monkeypatch, index):
+    """Issue 15: an index of 2*10**9 made a 15 GB weight vector; now a clear error naming the
+    line, and a limit that n_features= or ROSENBLATT_MAX_FEATURES raises."""
+    path = tmp_path / "big.svm"
+    path.write_bytes(f"1 1:1\n0 3:1 {index}:2\n".encode())
+    # one-based (no index 0): the index is the feature count
+    with pytest.raises(DataFileError, match=f"line 2: feature index {index} makes {index:,}"):
+        read_data(path)
+    assert read_data(path, n_features=index).X.shape == (2, index)
+    monkeypatch.setenv("ROSENBLATT_MAX_FEATURES", str(index))
+    assert read_data(path).X.shape == (2, index)
+    monkeypatch.setenv("ROSENBLATT_MAX_FEATURES", "many")
+    with pytest.raises(ValueError, match="ROSENBLATT_MAX_FEATURES must be a whole number"):
+        read_data(path)

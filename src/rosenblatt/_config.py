@@ -76,6 +76,10 @@ DEMO_EPOCHS = 100
 #: ``rosenblatt trace`` refuses larger data by default: its table has a row per presentation.
 TRACE_MAX_SAMPLES = 50
 TRACE_MAX_FEATURES = 10
+#: svmlight files whose indices make more features than this are refused (the weight
+#: vector of 2**26 features takes 512 MB); ``n_features=`` or the environment variable
+#: ``ROSENBLATT_MAX_FEATURES`` raises it.
+SVMLIGHT_MAX_FEATURES = 2**26
 #: ``rosenblatt trace`` prints at most this many rows (presentations): more epochs are cut.
 TRACE_MAX_ROWS = 5_000
 #: :func:`rosenblatt.trace.trace` keeps every weight vector: it refuses longer runs.
@@ -95,3 +99,14 @@ CACHE_FORMAT_VERSION = 1
 CACHE_TEMP_PREFIX = "rosenblatt-cache-"
 #: Write buffer of each cache file.
 CACHE_WRITE_BYTES = 1 << 20
+
+# ---------------------------------------------------------------------- model files
+# Loading reads these when it runs: raise one (``rosenblatt._config.MODEL_MAX_... = n``)
+# before ``load`` to read a larger model you trust.
+#: A model file's members may inflate to at most this many bytes each (zip bombs).
+MODEL_MAX_MEMBER_BYTES = 1 << 30
+#: The model file itself, and all its members inflated together, may not exceed this.
+MODEL_MAX_TOTAL_BYTES = 2 << 30
+#: Largest ``n_features`` of a HashingVectorizer a model file may hold (rosenblatt's
+#: default for streamed text is DEFAULT_HASH_FEATURES, 2**20).
+MODEL_MAX_HASH_FEATURES = 2**26

@@ -256,6 +256,37 @@ def line_of(raw: bytes, position: int, first_line: int) -> int:
     return first_line + head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n")
 
 
+#: bytes that no numeric line holds: NUL (a binary or UTF-16 file), vertical tab, form feed
+NUMERIC_CONTROL = b"\x00\x0b\x0c"
+#: text lines may hold form feeds; a NUL still means a binary or UTF-16 file
+TEXT_CONTROL = b"\x00"
+_CONTROL_NAMES = {0: "a NUL byte", 11: "a vertical tab", 12: "a form feed"}
+
+
+def refuse_control_bytes(path, raw: bytes, first_line: int, forbidden: bytes) -> None:
+    """Raise :func:`fail` naming the line of the first forbidden control byte of a block.
+
+    Examples
+    --------
+    >>> refuse_control_bytes("d.svm", b"1 1:2\\n0 2:1\\x0c3:1\\n", 7, NUMERIC_CONTROL)
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: d.svm, line 8: a form feed inside a line; separate values
+    with spaces, tabs or commas only
+    """
+    found = [p for p in (raw.find(bytes([b])) for b in forbidden) if p >= 0]
+    if not found:
+        return
+    position = min(found)
+    name = _CONTROL_NAMES[raw[position]]
+    fix = (
+        "the file may be binary or UTF-16: save it as UTF-8 text"
+        if raw[position] == 0
+        else "separate values with spaces, tabs or commas only"
+    )
+    raise fail(path, line_of(raw, position, first_line), f"{name} inside a line", fix, "control")
+
+
 def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
     """Decode a block of lines, naming the line of the first invalid byte."""
     try:

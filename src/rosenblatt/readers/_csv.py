@@ -36,6 +36,7 @@ import numpy as np
 
 from . import _labels
 from ._common import (
+    NUMERIC_CONTROL,
     Sizes,
     compiled,
     decode,
@@ -43,6 +44,7 @@ from ._common import (
     line_starts,
     normalize,
     pieces,
+    refuse_control_bytes,
     text_lines,
 )
 from ._schema import Chunker
@@ -490,6 +492,7 @@ def scan(
     end = 0
     for offset, line0, block in pieces(handle):
         end = offset + len(block)
+        refuse_control_bytes(path, block, line0, NUMERIC_CONTROL)
         if carry is None and _plain(block):
             if state.first is None:  # the first record, in Python
                 lines = text_lines(decode(path, block, line0, schema.encoding))

@@ -19,18 +19,21 @@ first index, or beyond ``n_features``: the first such line) and then the labels.
 
 from __future__ import annotations
 
+import os
 import re
 
 import numpy as np
 
+from .._config import SVMLIGHT_MAX_FEATURES
 from . import _labels
-from ._common import Sizes, compiled, fail, pieces, show
+from ._common import NUMERIC_CONTROL, Sizes, compiled, fail, pieces, refuse_control_bytes, show
 from ._store import Labels, Rows, sparse
 
 EXPECTED = "expected lines of label index:value ..."
 _QID = b"qid:"
 _SKLEARN_ZERO = re.compile(rb"#[^\n]*Column indices are (zero|one)-based")
 _INT32 = 2**31
+MAX_FEATURES_ENV = "ROSENBLATT_MAX_FEATURES"
 NO_FIRST = np.iinfo(np.int64).max
 NO_LAST = np.iinfo(np.int64).min
 
@@ -333,6 +336,32 @@ def _detect_labelled(raw):
     return None
 
 
+def max_features() -> int:
+    """The most features a file may make without ``n_features=``: ``ROSENBLATT_MAX_FEATURES``
+    or :data:`rosenblatt._config.SVMLIGHT_MAX_FEATURES`."""
+    text = os.environ.get(MAX_FEATURES_ENV, "")
+    try:
+        return int(text) if text.strip() else SVMLIGHT_MAX_FEATURES
+    except ValueError:
+        raise ValueError(f"{MAX_FEATURES_ENV} must be a whole number; got {text!r}") from None
+
+
+def _check_feature_count(path, n_features, highest):
+    """A huge index would make a weight vector of gigabytes: refuse it, naming its line."""
+    limit = max_features()
+    if n_features > limit:
+        index, line = highest
+        raise fail(
+            path,
+            line,
+            f"feature index {index} makes {n_features:,} features, more than the {limit:,} "
+            f"read without asking (the weights alone would take {8 * n_features / 2**30:.1f} GiB)",
+            f"number the features with smaller indices, or raise the limit: n_features= in "
+            f"Python, {MAX_FEATURES_ENV}={n_features} for the command line",
+            "index-many",
+        )
+
+
 # ---------------------------------------------------------------------- scan and parse
 def scan(
     schema,
@@ -358,6 +387,7 @@ def scan(
     end = 0
     for offset, line0, raw in pieces(handle):
         end = offset + len(raw)
+        refuse_control_bytes(path, raw, line0, NUMERIC_CONTROL)
         if said is None:
             match = _SKLEARN_ZERO.search(raw)
             said = match.group(1).decode() if match else ""
@@ -403,6 +433,7 @@ def scan(
         raise fail(path, line, *problem)
     if n_features is None:
         n_features = max(highest[0] + 1 - base if highest else 0, 1)
+        _check_feature_count(path, n_features, highest)
     schema.labelled = bool(labelled)
     schema.zero_based, schema.n_features = bool(zero_based), int(n_features)
     schema.label_kind, schema.label_map, schema.classes = _labels.decide(

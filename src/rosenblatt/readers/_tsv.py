@@ -10,7 +10,16 @@ from __future__ import annotations
 import numpy as np
 
 from . import _labels
-from ._common import decode, fail, line_starts, pieces, show, text_lines
+from ._common import (
+    TEXT_CONTROL,
+    decode,
+    fail,
+    line_starts,
+    pieces,
+    refuse_control_bytes,
+    show,
+    text_lines,
+)
 from ._store import Labels, Rows
 
 EXPECTED = "expected lines of label<TAB>text"
@@ -64,6 +73,7 @@ def scan(schema, handle, chunks, store, *, labelled=True, names=None, **_):
     end = 0
     for offset, line0, block in pieces(handle):
         end = offset + len(block)
+        refuse_control_bytes(path, block, line0, TEXT_CONTROL)
         lines = text_lines(decode(path, block, line0, schema.encoding))
         if labelled is None:
             labelled = next(("\t" in text for text in lines if text.strip()), None)
