@@ -562,3 +562,29 @@ def test_traceback_variable_shows_where_an_error_came_from(tmp_path):
     assert plain.returncode == shown.returncode == 2
     assert "Traceback" not in plain.stderr and "Traceback (most recent call last)" in shown.stderr
     assert shown.stderr.strip().splitlines()[-1].startswith("error:")
+
+
+def test_predict_scores_dash_output_and_file_permissions(files, tmp_path):
+    from rosenblatt import load
+
+    model = tmp_path / "or.rbm"
+    run("train", files["or.csv"], "--model", model, "-q")
+    expected = load(model).decision_function(np.array([[-1, -1], [1, -1], [-1, 1], [1, 1.0]]))
+    result = run("predict", "--model", model, files["or.csv"], "--scores", "--output", "-")
+    lines = [line.split("\t") for line in result.stdout.strip().splitlines()]
+    assert [label for label, _ in lines] == ["no", "yes", "yes", "yes"]
+    np.testing.assert_allclose([float(score) for _, score in lines], expected, rtol=1e-9)
+    payload = json.loads(run("predict", "-m", model, files["or.csv"], "--scores", "--json").stdout)
+    assert payload["classes"] == ["no", "yes"] and len(payload["scores"]) == 4
+    out = tmp_path / "labels.txt"
+    result = run("predict", "--model", model, files["or.csv"], "--output", out)
+    assert "wrote 4 predictions" in result.stderr and result.stdout == ""
+    # outputs get the permissions of any new file (the umask's), model files too
+    mode = 0o666 & ~_current_umask()
+    assert out.stat().st_mode & 0o777 == mode and model.stat().st_mode & 0o777 == mode
+
+
+def _current_umask():
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

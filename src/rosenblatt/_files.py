@@ -13,7 +13,9 @@ def write_atomically(path, data: bytes) -> None:
 
     The bytes go to a temporary file in the same folder, are flushed to disk,
     and replace ``path`` by a rename; on any failure the temporary file is
-    removed and ``path`` is untouched.
+    removed and ``path`` is untouched. The file gets the permissions ``open``
+    would give a new file (``0o666`` less the umask), not the temporary file's
+    private ``0o600``.
 
     Examples
     --------
@@ -23,11 +25,14 @@ def write_atomically(path, data: bytes) -> None:
     >>> write_atomically(path, b"hello")
     >>> open(path, "rb").read(), sorted(os.listdir(os.path.dirname(path)))
     (b'hello', ['note.txt'])
+    >>> oct(os.stat(path).st_mode & 0o777) == oct(0o666 & ~_umask())
+    True
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -40,6 +45,13 @@ def write_atomically(path, data: bytes) -> None:
             pass
         raise
     _fsync_directory(directory)
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; it is set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _fsync_directory(directory):

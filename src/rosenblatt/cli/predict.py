@@ -9,7 +9,7 @@ import typer
 
 from ._common import (
     auto,
-    console,
+    err_console,
     header_option,
     jsonable,
     load_model,
@@ -21,15 +21,17 @@ from ._common import (
 
 @dataclass
 class PredictResult:
-    """Predicted labels, one per sample of the data file."""
+    """Predicted labels, one per sample of the data file, and their decision values if asked."""
 
     labels: list
     data_path: str
     model_path: str
+    scores: list | None = None
+    classes: list | None = None
 
 
 def predict(
-    model_path, data_path, *, label_column=None, zero_based=None, header="auto"
+    model_path, data_path, *, label_column=None, zero_based=None, header="auto", scores=False
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -46,6 +48,9 @@ def predict(
         model's training file was read).
     header : bool or "auto", default="auto"
         CSV: whether the first row is a header.
+    scores : bool, default=False
+        Also return ``decision_function``: one value per sample for two classes
+        (positive favours the second class), one per class otherwise.
 
     Returns
     -------
@@ -55,8 +60,23 @@ def predict(
     data = read_model_input(
         data_path, model, metadata, label_column=label_column, zero_based=zero_based, header=header
     )
-    return PredictResult(
+    result = PredictResult(
         labels=jsonable(model.predict(data.X)), data_path=data.path, model_path=str(model_path)
+    )
+    if scores:
+        result.scores = jsonable(model.decision_function(data.X))
+        result.classes = jsonable(model.classes_)
+    return result
+
+
+def _text(result: PredictResult) -> str:
+    """One line per sample: the label, then its decision value(s), tab-separated."""
+    if result.scores is None:
+        return "\n".join(str(label) for label in result.labels)
+    rows = (row if isinstance(row, list) else [row] for row in result.scores)
+    return "\n".join(
+        "\t".join([str(label), *(f"{value:.10g}" for value in row)])
+        for label, row in zip(result.labels, rows)
     )
 
 
@@ -66,9 +86,15 @@ def command(
     ),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     output: str | None = typer.Option(
-        None, "--output", "-o", help="Write the labels to this file instead of stdout."
+        None, "--output", "-o", help="Write the labels to this file (- : standard output)."
     ),
     as_json: bool = typer.Option(False, "--json", help='Print {"predictions": [...]} as JSON.'),
+    scores: bool = typer.Option(
+        False,
+        "--scores",
+        help="Also print the decision values: one per sample for two classes (positive: the "
+        "second class), one per class otherwise.",
+    ),
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: the label column, if the file has one that is not last."
     ),
@@ -77,15 +103,20 @@ def command(
 ) -> None:
     """Predict a label for every sample of DATA, one per line."""
     label = parse_label_column(label_column)
-    result = predict(model, data, label_column=label, zero_based=zero_based, header=auto(header))
+    result = predict(
+        model, data, label_column=label, zero_based=zero_based, header=auto(header), scores=scores
+    )
     if as_json:
-        text = json.dumps({"predictions": result.labels})
+        payload = {"predictions": result.labels}
+        if scores:
+            payload.update(classes=result.classes, scores=result.scores)
+        text = json.dumps(payload)
     else:
-        text = "\n".join(str(label) for label in result.labels)
-    if output:
-        with open(output, "w", encoding="utf-8") as handle:
-            handle.write(text + "\n")
-        if not as_json:
-            console.print(f"wrote {len(result.labels)} predictions to {output}")
+        text = _text(result)
+    if output and output != "-":
+        from .._files import write_atomically
+
+        write_atomically(output, (text + "\n").encode("utf-8"))
+        err_console.print(f"wrote {len(result.labels)} predictions to {output}")
     else:
         print(text)
