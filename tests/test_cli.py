@@ -588,3 +588,15 @@ def _current_umask():
     mask = os.umask(0o022)
     os.umask(mask)
     return mask
+
+
+def test_evaluate_names_the_positive_class_or_the_macro_average(files, tmp_path):
+    model = tmp_path / "or.rbm"
+    run("train", files["or.csv"], "--model", model, "-q")
+    text = " ".join(run("evaluate", "--model", model, files["or.csv"]).stdout.split())
+    assert "precision (positive class: yes)" in text and "true \\ predicted" in text
+    three = tmp_path / "three.csv"
+    three.write_text("x,label\n0,a\n1,a\n5,b\n6,b\n10,c\n11,c\n")
+    run("train", three, "--model", model, "-q", "--algorithm", "centroid")
+    text = " ".join(run("evaluate", "--model", model, three).stdout.split())
+    assert "recall (macro average over 3 classes)" in text

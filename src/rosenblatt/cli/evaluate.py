@@ -129,7 +129,10 @@ def score_table(result: EvaluationResult) -> Table:
     table = Table(title=f"{result.n_samples} samples", show_header=False)
     table.add_column(style="bold")
     table.add_column(justify="right")
-    which = "" if result.average == "binary" else " (macro)"
+    if result.average == "binary":  # precision, recall and F1 of the positive class
+        which = f" (positive class: {result.labels[1]})"
+    else:
+        which = f" (macro average over {len(result.labels)} classes)"
     for name in ("accuracy", "precision", "recall", "f1"):
         table.add_row(name + ("" if name == "accuracy" else which), f"{getattr(result, name):.4f}")
     return table
