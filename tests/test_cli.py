@@ -600,3 +600,27 @@ def test_evaluate_names_the_positive_class_or_the_macro_average(files, tmp_path)
     run("train", three, "--model", model, "-q", "--algorithm", "centroid")
     text = " ".join(run("evaluate", "--model", model, three).stdout.split())
     assert "recall (macro average over 3 classes)" in text
+
+
+def test_train_standardises_numeric_features_unless_told_not_to(tmp_path):
+    """Issue 15: unscaled iris gave 0.658; the CLI now fits a scaler and saves it."""
+    from sklearn.datasets import load_iris
+    from sklearn.model_selection import train_test_split
+
+    from rosenblatt import load
+
+    X, y = load_iris(return_X_y=True)
+    X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.3, random_state=0)
+    train_csv, test_csv = tmp_path / "train.csv", tmp_path / "test.csv"
+    np.savetxt(train_csv, np.column_stack([X_train, y_train]), delimiter=",", fmt="%g")
+    np.savetxt(test_csv, np.column_stack([X_test, y_test]), delimiter=",", fmt="%g")
+    accuracy = {}
+    for flag in ("--scale", "--no-scale"):
+        model = tmp_path / f"{flag}.rbm"
+        assert run("train", train_csv, "--model", model, "-q", flag).exit_code == 0
+        result = run("evaluate", "--model", model, test_csv, "--json")
+        accuracy[flag] = json.loads(result.stdout)["accuracy"]
+    scaled = load(tmp_path / "--scale.rbm")
+    assert [name for name, _ in scaled.steps] == ["scaler", "classifier"]
+    np.testing.assert_allclose(scaled.named_steps["scaler"].mean_, X_train.mean(axis=0))
+    assert accuracy["--scale"] > 0.93 and accuracy["--scale"] > accuracy["--no-scale"]

@@ -188,11 +188,15 @@ def train(
     on_epoch=None,
     zero_based="auto",
     header="auto",
+    scale=True,
 ) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
     A ``.tsv`` text file is vectorised first and saved together with its
     vectorizer, as a scikit-learn pipeline, so the model predicts from raw text.
+    Numeric features are standardised by a ``StandardScaler`` fitted on the
+    training data and saved in the same way (sparse rows are scaled, not
+    centred), unless ``scale`` is False.
 
     Parameters
     ----------
@@ -213,6 +217,9 @@ def train(
         which reads its input the same way).
     header : bool or "auto", default="auto"
         CSV only: whether the first row is a header.
+    scale : bool, default=True
+        Standardise numeric features (each to mean 0 and variance 1 on the training
+        data) before training; the scaler is part of the saved model.
 
     Returns
     -------
@@ -237,6 +244,15 @@ def train(
                 X = step.fit_transform(X)
             estimator.fit(X, data.y)
             model = Pipeline(steps + [("classifier", estimator)])
+        elif scale:
+            import scipy.sparse as sp
+            from sklearn.pipeline import Pipeline
+            from sklearn.preprocessing import StandardScaler
+
+            scaler = StandardScaler(with_mean=not sp.issparse(data.X))
+            X = scaler.fit_transform(data.X)
+            estimator.fit(X, data.y)
+            model = Pipeline([("scaler", scaler), ("classifier", estimator)])
         else:
             X = data.X
             model = estimator.fit(X, data.y)
@@ -255,6 +271,8 @@ def train(
         "n_features": n_features,
         "classes": jsonable(estimator.classes_),
     }
+    if not data.is_text:
+        metadata["scaled"] = bool(scale)
     if data.zero_based is not None:
         metadata["zero_based"] = data.zero_based
     if label_column is not None:
@@ -344,6 +362,12 @@ def command(
     chunk_size: int = typer.Option(
         DEFAULT_CHUNK_SIZE, "--chunk-size", help="Rows per chunk with --stream."
     ),
+    scale: bool = typer.Option(
+        True,
+        "--scale/--no-scale",
+        help="Standardise numeric features with a scaler fitted on DATA and saved in the "
+        "model (not with --stream, which trains on the features as they are).",
+    ),
     cache: str | None = typer.Option(
         None,
         "--cache",
@@ -367,7 +391,7 @@ def command(
             return train_streamed(
                 data, model, chunk_size=chunk_size, cache=cache, **reading, **kwargs
             )
-        return train(data, model, **reading, **kwargs)
+        return train(data, model, scale=scale, **reading, **kwargs)
 
     if stream and not quiet:
         result = _fit_with_stream_progress(
