@@ -49,8 +49,10 @@ import inspect
 import io
 import json
 import math
+import os
 import platform
 import re
+import stat
 import struct
 import sys
 import zipfile
@@ -68,7 +70,9 @@ __all__ = [
     "FORMAT_NAME",
     "FORMAT_VERSION",
     "LINEAR_CLASSES",
+    "PARAMETER_RULES",
     "REGISTRY",
+    "SAFE_TOKEN_PATTERNS",
     "STATE_REGISTRY",
     "load",
     "load_predictor",
@@ -120,6 +124,209 @@ FITTED_PROPERTIES = {
 # never part of a model: they are saved as None.
 CALLBACK_PARAMETERS = frozenset({"on_epoch"})
 
+# Token patterns a text vectorizer in a model file may use: regular expressions that run
+# in linear time (a crafted pattern such as "(a+)+$" would hang predict).
+SAFE_TOKEN_PATTERNS = (
+    r"(?u)\b\w\w+\b",  # scikit-learn's default, and rosenblatt's (cli/train, streaming)
+    r"(?u)\b\w+\b",  # the same with one-letter words
+)
+_MAX_STOP_WORDS = 100_000
+_MAX_WORD_CHARS = 200
+_MAX_NGRAM = 10
+_MAX_INDEX = 2**31 - 1
+
+
+def _rule(test, allowed):
+    """A parameter rule: ``test(value)`` says whether the value is safe; ``allowed`` says
+    in words which values are (for messages)."""
+    return test, allowed
+
+
+def _one_of(*choices):
+    def test(value):
+        return any(type(value) is type(c) and value == c for c in choices)
+
+    return _rule(test, " or ".join(repr(c) for c in choices))
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def _is_real(value):
+    return _is_int(value) or (isinstance(value, (float, np.floating)) and math.isfinite(value))
+
+
+def _int_in(lo, hi, none=False):
+    def test(value):
+        return (none and value is None) or (_is_int(value) and lo <= value <= _limit(hi))
+
+    bound = hi if isinstance(hi, int) else f"rosenblatt._config.{hi}"
+    return _rule(test, f"{'None or ' if none else ''}an int from {lo} to {bound}")
+
+
+def _limit(hi):
+    if isinstance(hi, int):
+        return hi
+    from . import _config
+
+    return getattr(_config, hi)
+
+
+def _is_word(value):
+    return isinstance(value, str) and len(value) <= _MAX_WORD_CHARS
+
+
+def _codec(value):
+    import codecs
+
+    if not isinstance(value, str) or not 0 < len(value) <= 40:
+        return False
+    try:
+        info = codecs.lookup(value)
+    except (LookupError, ValueError, TypeError):
+        return False
+    return getattr(info, "_is_text_encoding", True)
+
+
+def _document_frequency(value):
+    if _is_int(value):
+        return 0 <= value <= _MAX_INDEX
+    return _is_real(value) and 0.0 <= value <= 1.0
+
+
+def _ngram_range(value):
+    return (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and all(_is_int(n) and 1 <= n <= _MAX_NGRAM for n in value)
+        and value[0] <= value[1]
+    )
+
+
+def _stop_words(value):
+    if value is None or (type(value) is str and value == "english"):
+        return True
+    return (
+        isinstance(value, (list, tuple))
+        and len(value) <= _MAX_STOP_WORDS
+        and all(_is_word(word) for word in value)
+    )
+
+
+def _vocabulary(value):
+    if value is None:
+        return True
+    if isinstance(value, dict):
+        items = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = ((word, 0) for word in value)
+    else:
+        return False
+    return all(_is_word(k) and _is_int(v) and 0 <= v <= _MAX_INDEX for k, v in items)
+
+
+def _number_dtype(value):
+    if not isinstance(value, np.dtype) and not (
+        isinstance(value, type) and issubclass(value, np.generic)
+    ):
+        return False
+    return np.dtype(value).kind in "fiu"
+
+
+_BOOLEAN = _rule(lambda value: type(value) is bool, "True or False")
+_NORM = _one_of("l2", "l1", None)
+_VECTORIZER_RULES = {
+    "input": _one_of("content"),
+    "encoding": _rule(_codec, "the name of a text encoding (codecs.lookup), 40 chars at most"),
+    "decode_error": _one_of("strict", "ignore", "replace"),
+    "strip_accents": _one_of(None, "ascii", "unicode"),
+    "lowercase": _BOOLEAN,
+    "preprocessor": _one_of(None),
+    "tokenizer": _one_of(None),
+    "stop_words": _rule(
+        _stop_words,
+        f"None, 'english' or a list of at most {_MAX_STOP_WORDS} str of at most "
+        f"{_MAX_WORD_CHARS} chars",
+    ),
+    "token_pattern": _rule(
+        lambda value: value is None or (type(value) is str and value in SAFE_TOKEN_PATTERNS),
+        "None or one of rosenblatt.persistence.SAFE_TOKEN_PATTERNS "
+        + ", ".join(repr(p) for p in SAFE_TOKEN_PATTERNS),
+    ),
+    "ngram_range": _rule(
+        _ngram_range, f"a pair (lo, hi) of ints with 1 <= lo <= hi <= {_MAX_NGRAM}"
+    ),
+    "analyzer": _one_of("word", "char", "char_wb"),
+    "binary": _BOOLEAN,
+    "dtype": _rule(_number_dtype, "a numpy float or int dtype"),
+}
+_COUNT_RULES = {
+    **_VECTORIZER_RULES,
+    "max_df": _rule(_document_frequency, f"a float in [0, 1] or an int from 0 to {_MAX_INDEX}"),
+    "min_df": _rule(_document_frequency, f"a float in [0, 1] or an int from 0 to {_MAX_INDEX}"),
+    "max_features": _int_in(1, _MAX_INDEX, none=True),
+    "vocabulary": _rule(
+        _vocabulary,
+        f"None, or a dict (or list) of str of at most {_MAX_WORD_CHARS} chars to ints",
+    ),
+}
+_IDF_RULES = {
+    "norm": _NORM,
+    "use_idf": _BOOLEAN,
+    "smooth_idf": _BOOLEAN,
+    "sublinear_tf": _BOOLEAN,
+}
+
+# The values a model file may give the parameters of the classes that read text: a
+# crafted value could make predict read other files (input="filename"), hang (a
+# catastrophic token_pattern) or exhaust memory. Loading refuses any other value, and
+# any parameter of these classes not listed unless it has the constructor's default;
+# saving refuses the same models, so that no file is written that would not load.
+# {class: {parameter: (test(value) -> bool, allowed values in words)}}
+PARAMETER_RULES = {
+    "sklearn.feature_extraction.text.CountVectorizer": _COUNT_RULES,
+    "sklearn.feature_extraction.text.TfidfVectorizer": {**_COUNT_RULES, **_IDF_RULES},
+    "sklearn.feature_extraction.text.HashingVectorizer": {
+        **_VECTORIZER_RULES,
+        "n_features": _int_in(1, "MODEL_MAX_HASH_FEATURES"),
+        "norm": _NORM,
+        "alternate_sign": _BOOLEAN,
+    },
+    "sklearn.feature_extraction.text.TfidfTransformer": _IDF_RULES,
+    "rosenblatt.text.TfDfTransformer": {"norm": _one_of("l2", None)},
+}
+
+
+def _unsafe_parameter(key, cls, params):
+    """``(name, allowed)`` of the first parameter in ``params`` that :data:`PARAMETER_RULES`
+    refuses for the class ``key``, or None when all are allowed."""
+    rules = PARAMETER_RULES.get(key)
+    if rules is None:
+        return None
+    defaults = None
+    for name, value in params.items():
+        rule = rules.get(name)
+        if rule is not None:
+            if not rule[0](value):
+                return name, rule[1]
+            continue
+        if defaults is None:
+            defaults = {
+                p.name: p.default
+                for p in inspect.signature(cls).parameters.values()
+                if p.default is not inspect.Parameter.empty
+            }
+        default = defaults.get(name, inspect.Parameter.empty)
+        if not (
+            (default is None or type(default) in (bool, int, float, str))
+            and type(value) is type(default)
+            and value == default
+        ):
+            return name, f"its default {default!r:.60} (rosenblatt does not know this parameter)"
+    return None
+
+
 _MANIFEST = "manifest.json"
 _STATE = "state.json"
 _DIGEST_BYTES = 64  # hex SHA-256 in the archive comment
@@ -148,7 +355,10 @@ _DAMAGE = (
     OverflowError,
     RecursionError,
     AttributeError,
+    MemoryError,
 )
+_NPY_MAGIC = b"\x93NUMPY"
+_READ_PIECE = 1 << 20  # bytes inflated at a time
 
 
 def _resolve(key, registry=REGISTRY):
@@ -210,14 +420,26 @@ class _Writer:
             raise TypeError(f"Cannot save {where}: the {type(obj).__name__} contains itself.")
         self._open.add(id(obj))
         try:
+            given = obj.get_params(deep=False)
             params = {}
-            for name, value in obj.get_params(deep=False).items():
+            for name, value in given.items():
                 if name in CALLBACK_PARAMETERS:
                     params[name] = None  # a training callback, not part of the model
                     continue
                 if callable(value) and not isinstance(value, type):
                     raise TypeError(_callable_parameter(obj, name, value, where))
                 params[name] = self.value(value, f"{where}.{name}")
+            unsafe = _unsafe_parameter(key, type(obj), given)
+            if unsafe is not None:
+                name, allowed = unsafe
+                raise ValueError(
+                    f"Cannot save {where}: its parameter {name}={given[name]!r:.100} is "
+                    f"not one a rosenblatt model file may hold (allowed: {allowed}), because "
+                    "loading refuses other values of it: they could make predict read other "
+                    "files, hang or run out of memory. Set it to an allowed value "
+                    f"(set_params({name}=...)), fit again and save; see "
+                    "rosenblatt.persistence.PARAMETER_RULES."
+                )
             _check_fitted_parts(obj, key, where)
             fitted = {
                 name: self.value(value, f"{where}.{name}")
@@ -418,7 +640,12 @@ class _Reader:
         unknown = sorted(set(params) - accepted)
         if unknown:
             raise _Incompatible(f"the {key} installed here has no parameters {unknown!r:.200}")
-        model = cls(**{name: self.value(value) for name, value in params.items()})
+        values = {name: self.value(value) for name, value in params.items()}
+        unsafe = _unsafe_parameter(key, cls, values)
+        if unsafe is not None:
+            name, allowed = unsafe
+            raise _UnsafeParameter(f"{key} parameter {name}={values[name]!r:.100}", allowed)
+        model = cls(**values)
         for name, value in fitted.items():
             if not _is_fitted_name(name) or hasattr(cls, name):
                 raise ValueError(f"{name!r:.60} is not a fitted attribute of {key}")
@@ -477,6 +704,8 @@ class _Reader:
         raise ValueError(f"unknown node kind {kind!r:.40}")
 
     def array(self, node):
+        if not (isinstance(node, dict) and node.get("$") == "ndarray"):
+            raise ValueError(f"an array node was expected, not {_json_kind(node)}")
         array = self._read_array(node["member"])
         strings = node.get("strings")
         if strings is None:
@@ -504,10 +733,26 @@ class _Reader:
         import scipy.sparse as sp
 
         fmt = _choose(node["format"], _SPARSE_FORMATS)
-        parts = [self.value(node[p]) for p in ("data", "indices", "indptr")]
-        if not all(isinstance(part, np.ndarray) and part.ndim == 1 for part in parts):
+        shape = node["shape"]
+        if not (
+            isinstance(shape, list)
+            and len(shape) == 2
+            and all(_is_int(n) and 0 <= n <= _MAX_INDEX for n in shape)
+        ):
+            raise ValueError(
+                f"a sparse matrix of shape {shape!r:.80}: a shape must be two ints from 0 "
+                f"to {_MAX_INDEX}"
+            )
+        shape = tuple(shape)
+        parts = [self.array(node[p]) for p in ("data", "indices", "indptr")]
+        if not all(part.ndim == 1 for part in parts):
             raise ValueError("a sparse matrix whose parts are not 1-d arrays")
-        shape = tuple(int(n) for n in node["shape"])
+        data, indices, indptr = parts
+        if len(indptr) != shape[0] + 1 or len(indices) != len(data):
+            raise ValueError(
+                f"a sparse matrix of shape {shape} with {len(indptr)} row pointers (not "
+                f"{shape[0] + 1}), {len(indices)} column indices and {len(data)} values"
+            )
         csr = sp.csr_matrix(tuple(parts), shape=shape)
         csr.check_format(full_check=True)  # indices in range: compiled loops trust them
         if csr.indices.dtype != parts[1].dtype or csr.indptr.dtype != parts[2].dtype:
@@ -522,10 +767,21 @@ class _Incompatible(Exception):
     """The file fits the format but not the classes installed here (other versions)."""
 
 
+class _UnsafeParameter(Exception):
+    """A parameter value outside :data:`PARAMETER_RULES`."""
+
+
 class _ForeignClass(Exception):
     def __init__(self, key):
         super().__init__(key)
         self.key = key
+
+
+def _json_kind(node) -> str:
+    """What a JSON value is, for messages."""
+    if isinstance(node, dict):
+        return f"a {node.get('$')!r:.40} node" if "$" in node else "a JSON object"
+    return f"a JSON {type(node).__name__} {node!r:.40}"
 
 
 def _choose(value, allowed):
@@ -650,6 +906,10 @@ def save(model, path, *, metadata=None) -> None:
         parameter (say a callable ``kernel``; the message says what to use
         instead), a function, an object array that holds more than strings, an
         unregistered class. The message names the attribute; no file is written.
+    ValueError
+        If a text step has a parameter value that :func:`load` refuses (see
+        :data:`PARAMETER_RULES`: say a custom ``token_pattern`` or
+        ``input="filename"``). The message names the parameter; no file is written.
 
     Examples
     --------
@@ -693,8 +953,33 @@ def _writers(manifest) -> str:
 
 def _open(path):
     """Read and check a model file; return (manifest, archive)."""
+    from . import _config
+
+    limit = _config.MODEL_MAX_TOTAL_BYTES
     with open(path, "rb") as handle:
-        data = handle.read()
+        status = os.fstat(handle.fileno())
+        size = status.st_size
+        if size > limit:
+            data = b""
+        elif stat.S_ISREG(status.st_mode):
+            data = handle.read(size + 1)  # +1: a file that grew since is caught below
+        else:  # a pipe or a device (/dev/zero): its size says nothing, read it in pieces
+            pieces, got = [], 0
+            while got <= limit:
+                piece = handle.read(min(_READ_PIECE, limit + 1 - got))
+                if not piece:
+                    break
+                pieces.append(piece)
+                got += len(piece)
+            data = b"".join(pieces)
+    if size > limit or len(data) > limit:
+        raise _fail(
+            path,
+            f"the model file is larger than {limit} bytes, the most rosenblatt reads "
+            "(rosenblatt._config.MODEL_MAX_TOTAL_BYTES)",
+            "if you trust the file, raise that limit (rosenblatt._config."
+            "MODEL_MAX_TOTAL_BYTES = ...) and load it again",
+        )
     if not data.startswith(_ZIP_MAGIC):
         raise _fail(
             path,
@@ -709,14 +994,17 @@ def _open(path):
             "the model file is truncated or damaged (its zip directory cannot be read)",
             _RESAVE,
         ) from None
+    _check_sizes(path, archive)
     try:
-        raw_manifest = archive.read(_MANIFEST)
+        raw_manifest = _inflate(path, archive, _MANIFEST)
     except KeyError:
         raise _fail(
             path,
             "a zip archive but not a rosenblatt model (no manifest.json)",
             "pass a file written by rosenblatt.save",
         ) from None
+    except ModelFileError:
+        raise
     except _DAMAGE:
         raise _fail(
             path, "the model file is damaged (manifest.json fails its checksum)", _RESAVE
@@ -753,6 +1041,86 @@ def _open(path):
             _RESAVE,
         )
     return manifest, archive
+
+
+def _check_sizes(path, archive):
+    """Refuse, before inflating anything, members that declare more bytes than the limits."""
+    from . import _config
+
+    member_limit, total_limit = _config.MODEL_MAX_MEMBER_BYTES, _config.MODEL_MAX_TOTAL_BYTES
+    total = 0
+    for info in archive.infolist():
+        if info.file_size > member_limit:
+            raise _fail(
+                path,
+                f"its member {info.filename!r:.80} inflates to {info.file_size} bytes, more "
+                f"than the {member_limit} a member may (rosenblatt._config."
+                "MODEL_MAX_MEMBER_BYTES): a zip bomb, or a very large model",
+                "if you trust the file, raise that limit (rosenblatt._config."
+                "MODEL_MAX_MEMBER_BYTES = ...) and load it again",
+            )
+        total += info.file_size
+    if total > total_limit:
+        raise _fail(
+            path,
+            f"its members inflate to {total} bytes in all, more than the {total_limit} a "
+            "model may (rosenblatt._config.MODEL_MAX_TOTAL_BYTES): a zip bomb, or a very "
+            "large model",
+            "if you trust the file, raise that limit (rosenblatt._config."
+            "MODEL_MAX_TOTAL_BYTES = ...) and load it again",
+        )
+
+
+def _inflate(path, archive, name):
+    """The bytes of member ``name``, inflated a piece at a time and never past the size its
+    zip entry declares (which :func:`_check_sizes` has bounded)."""
+    info = archive.getinfo(name)
+    pieces, got = [], 0
+    with archive.open(info) as member:
+        while got <= info.file_size:
+            piece = member.read(min(_READ_PIECE, info.file_size + 1 - got))
+            if not piece:
+                break
+            pieces.append(piece)
+            got += len(piece)
+    if got > info.file_size:
+        raise _fail(
+            path,
+            f"the model file is damaged or crafted (its member {name!r:.80} inflates to more "
+            f"than the {info.file_size} bytes its zip entry declares)",
+            _RESAVE,
+        )
+    return b"".join(pieces)
+
+
+def _npy_array(path, name, data):
+    """Decode an ``.npy`` member, checking its header (dtype, shape, size) before numpy
+    allocates anything."""
+    if not data.startswith(_NPY_MAGIC):
+        return np.load(io.BytesIO(data), allow_pickle=False)  # refuses pickles (below)
+    stream = io.BytesIO(data)
+    version = np.lib.format.read_magic(stream)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(stream)
+    elif version == (2, 0):
+        shape, _, dtype = np.lib.format.read_array_header_2_0(stream)
+    else:
+        raise ValueError(f"{name} is in npy format {version}, which rosenblatt never writes")
+    if dtype.hasobject:
+        raise ValueError(f"{name} holds a pickled object (allow_pickle=False)")
+    if not all(isinstance(n, int) and 0 <= n <= _MAX_INDEX for n in shape):
+        raise ValueError(
+            f"{name} declares an array of shape {shape!r:.80}: each dimension must be "
+            f"an int from 0 to {_MAX_INDEX}"
+        )
+    expected = math.prod(shape) * dtype.itemsize
+    held = len(data) - stream.tell()
+    if expected != held:
+        raise ValueError(
+            f"{name} declares an array of shape {shape!r:.80} and dtype {dtype} "
+            f"({expected} bytes) but holds {held} bytes"
+        )
+    return np.load(io.BytesIO(data), allow_pickle=False)
 
 
 def read_manifest(path) -> dict:
@@ -811,7 +1179,7 @@ def _read(path, build):
         def read(name):
             if not isinstance(name, str) or name not in hashes:
                 raise ValueError(f"member {name!r:.60} is not listed in the manifest")
-            data = archive.read(name)
+            data = _inflate(path, archive, name)
             if hashlib.sha256(data).hexdigest() != hashes[name]:
                 raise _fail(
                     path,
@@ -823,7 +1191,7 @@ def _read(path, build):
 
         def read_array(name):
             try:
-                array = np.load(io.BytesIO(read(name)), allow_pickle=False)
+                array = _npy_array(path, name, read(name))
             except ValueError as exc:
                 if "pickle" in str(exc).lower():
                     raise _fail(
@@ -849,6 +1217,16 @@ def _read(path, build):
                 "load it where those versions are installed, or re-train the model "
                 "and save it again here",
             ) from None
+        except _UnsafeParameter as exc:
+            what, allowed = exc.args
+            raise _fail(
+                path,
+                f"the file gives the {what}, which rosenblatt does not load (allowed: "
+                f"{allowed}; other values could make predict read other files, hang or run "
+                "out of memory: see rosenblatt.persistence.PARAMETER_RULES)",
+                "only load model files written by rosenblatt.save; if you wrote this one, "
+                "set that parameter to an allowed value, fit again and save",
+            ) from None
         except _ForeignClass as exc:
             raise _fail(
                 path,
@@ -859,7 +1237,9 @@ def _read(path, build):
             ) from None
         except _DAMAGE as exc:
             raise _fail(
-                path, f"the model file is damaged ({type(exc).__name__}: {exc})", _RESAVE
+                path,
+                f"the model file is damaged or crafted ({type(exc).__name__}: {exc!s:.300})",
+                _RESAVE,
             ) from None
     return manifest, built
 
