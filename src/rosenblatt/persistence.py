@@ -183,10 +183,11 @@ def _codec(value):
     if not isinstance(value, str) or not 0 < len(value) <= 40:
         return False
     try:
-        info = codecs.lookup(value)
-    except (LookupError, ValueError, TypeError):
+        codecs.lookup(value)
+        "a".encode(value)  # str.encode refuses codecs that are not text encodings (zlib)
+    except (LookupError, ValueError, TypeError, UnicodeError):
         return False
-    return getattr(info, "_is_text_encoding", True)
+    return True
 
 
 def _document_frequency(value):
