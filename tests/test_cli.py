@@ -624,3 +624,37 @@ def test_train_standardises_numeric_features_unless_told_not_to(tmp_path):
     assert [name for name, _ in scaled.steps] == ["scaler", "classifier"]
     np.testing.assert_allclose(scaled.named_steps["scaler"].mean_, X_train.mean(axis=0))
     assert accuracy["--scale"] > 0.93 and accuracy["--scale"] > accuracy["--no-scale"]
+
+
+def test_cross_validate_compares_algorithms_on_the_same_folds(tmp_path):
+    from sklearn.datasets import load_iris
+
+    from rosenblatt.cli.crossval import cross_validate
+
+    X, y = load_iris(return_X_y=True)
+    path = tmp_path / "iris.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%g")
+    results = cross_validate(path, algorithms=("averaged", "centroid"), folds=4, seed=1)
+    assert [r.algorithm for r in results] == ["averaged", "centroid"]
+    assert all(len(r.accuracy) == 4 and 0.8 < r.mean <= 1 for r in results)
+    # the same folds: by hand with scikit-learn's splitter and the model train builds
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from rosenblatt import CentroidClassifier
+
+    by_hand = cross_val_score(
+        make_pipeline(StandardScaler(), CentroidClassifier()),
+        X,
+        y,
+        cv=StratifiedKFold(4, shuffle=True, random_state=1),
+    )
+    np.testing.assert_allclose(results[1].accuracy, by_hand)
+    result = run("cross-validate", path, "--folds", 3, "-a", "perceptron", "-a", "lp")
+    text = " ".join(result.stdout.split())
+    assert result.exit_code == 0 and "test accuracy over 3 folds" in text
+    assert "perceptron" in text and "lp" in text
+    assert_one_line_error(run("cross-validate", path, "--folds", 1), "--folds must be at least 2")
+    assert_one_line_error(run("cross-validate", path, "-a", "svm"), "unknown algorithm 'svm'")
+    assert_one_line_error(run("cross-validate", path, "--folds", 60), "fewer than the 60 folds")

@@ -10,7 +10,18 @@ from __future__ import annotations
 
 import typer
 
-from . import demo, evaluate, inspection, playground, plotting, predict, tracing, train, warmup
+from . import (
+    crossval,
+    demo,
+    evaluate,
+    inspection,
+    playground,
+    plotting,
+    predict,
+    tracing,
+    train,
+    warmup,
+)
 from ._common import ErrorHandlingGroup, console
 
 app = typer.Typer(
@@ -54,5 +65,6 @@ app.command("trace")(tracing.command)
 app.command("plot")(plotting.command)
 app.command("warmup")(warmup.command)
 app.command("playground")(playground.command)
+app.command("cross-validate")(crossval.command)
 
 __all__ = ["app", "console"]

@@ -92,6 +92,26 @@ def text_features():
     return [("vectorizer", TfidfVectorizer())]
 
 
+def model_for(data, estimator, *, scale=True):
+    """The unfitted model that ``train`` fits on ``data`` (a :class:`rosenblatt.io.Data`).
+
+    Text gets the vectorizer steps before ``estimator``; numeric features get a
+    ``StandardScaler`` (scaling sparse rows without centring them) unless ``scale``
+    is False; the result is a scikit-learn ``Pipeline``, or ``estimator`` alone.
+    """
+    if not data.is_text and not scale:
+        return estimator
+    from sklearn.pipeline import Pipeline
+
+    if data.is_text:
+        return Pipeline(text_features() + [("classifier", estimator)])
+    import scipy.sparse as sp
+    from sklearn.preprocessing import StandardScaler
+
+    scaler = StandardScaler(with_mean=not sp.issparse(data.X))
+    return Pipeline([("scaler", scaler), ("classifier", estimator)])
+
+
 def train_streamed(
     data_path,
     model_path,
@@ -232,37 +252,18 @@ def train(
 
     estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
     data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
+    model = model_for(data, estimator, scale=scale)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)
-        if data.is_text:
-            from sklearn.pipeline import Pipeline
-
-            steps = text_features()
-            X = data.X
-            for _, step in steps:
-                X = step.fit_transform(X)
-            estimator.fit(X, data.y)
-            model = Pipeline(steps + [("classifier", estimator)])
-        elif scale:
-            import scipy.sparse as sp
-            from sklearn.pipeline import Pipeline
-            from sklearn.preprocessing import StandardScaler
-
-            scaler = StandardScaler(with_mean=not sp.issparse(data.X))
-            X = scaler.fit_transform(data.X)
-            estimator.fit(X, data.y)
-            model = Pipeline([("scaler", scaler), ("classifier", estimator)])
-        else:
-            X = data.X
-            model = estimator.fit(X, data.y)
+        model.fit(data.X, data.y)
     seconds = time.perf_counter() - start
     notes = data.notes + [
         " ".join(str(w.message).split())
         for w in caught
         if issubclass(w.category, ConvergenceWarning)
     ]
-    n_features = X.shape[1]
+    n_features = int(estimator.n_features_in_)
     metadata = {
         "data_format": data.format,
         "trained_on": os.path.basename(data.path),
@@ -287,7 +288,7 @@ def train(
         n_samples=data.n_samples,
         n_features=n_features,
         classes=jsonable(estimator.classes_),
-        train_accuracy=float(np.mean(estimator.predict(X) == data.y)),
+        train_accuracy=float(np.mean(model.predict(data.X) == data.y)),
         seconds=seconds,
         epochs=getattr(estimator, "n_iter_", None),
         mistakes=getattr(estimator, "n_mistakes_", None),
