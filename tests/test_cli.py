@@ -209,7 +209,7 @@ def test_plot_png_svg_and_gif(files, tmp_path):
     assert Image.open(gif).n_frames == 4
     assert_one_line_error(
         run("plot", files["or.csv"], "-o", tmp_path / "x.gif", "--kind", "boundary"),
-        "written as .png or .svg",
+        "written as .png or .svg or .pdf or .jpg or .jpeg",
     )
     assert_one_line_error(
         run(
@@ -658,3 +658,11 @@ def test_cross_validate_compares_algorithms_on_the_same_folds(tmp_path):
     assert_one_line_error(run("cross-validate", path, "--folds", 1), "--folds must be at least 2")
     assert_one_line_error(run("cross-validate", path, "-a", "svm"), "unknown algorithm 'svm'")
     assert_one_line_error(run("cross-validate", path, "--folds", 60), "fewer than the 60 folds")
+
+
+def test_plot_pdf_and_jpg(files, tmp_path):
+    for suffix, magic in ((".pdf", b"%PDF"), (".jpg", b"\xff\xd8\xff")):
+        out = tmp_path / f"boundary{suffix}"
+        assert run("plot", files["or.csv"], "-o", out).exit_code == 0
+        assert out.read_bytes().startswith(magic)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic writes

@@ -71,8 +71,9 @@ def test_mistakes_plot_draws_the_history(tmp_path):
     assert ax.lines[0].get_ydata().tolist() == model.mistakes_per_epoch_ == [4, 0]
     with pytest.raises(ValueError, match="no mistakes_per_epoch_"):
         plot_mistakes(CentroidClassifier().fit(OR_X, OR_Y))
-    with pytest.raises(ValueError, match=r"\.png or \.svg"):
-        save_figure(ax.figure, tmp_path / "m.jpg")
+    with pytest.raises(ValueError, match=r"\.png, \.svg, \.pdf or \.jpg"):
+        save_figure(ax.figure, tmp_path / "m.tiff")
+    assert not list(tmp_path.iterdir())  # nothing half-written
 
 
 def test_scores_plot():

@@ -57,14 +57,18 @@ def new_figure(width=6.0, height=4.5, ncols=1):
     return fig, axes
 
 
+#: extension -> matplotlib format of the still images
+_IMAGE_FORMATS = {".png": "png", ".svg": "svg", ".pdf": "pdf", ".jpg": "jpeg", ".jpeg": "jpeg"}
+
+
 def save_figure(fig, path, *, dpi=100):
-    """Write ``fig`` to ``path`` as PNG or SVG, chosen by the extension.
+    """Write ``fig`` to ``path`` as PNG, SVG, PDF or JPEG, chosen by the extension.
 
     Parameters
     ----------
     fig : matplotlib.figure.Figure
     path : str or path-like
-        Ends in ``.png`` or ``.svg``.
+        Ends in ``.png``, ``.svg``, ``.pdf`` or ``.jpg`` (``.jpeg``).
     dpi : int, default=100
         PNG resolution: the image is ``figsize * dpi`` pixels.
 
@@ -84,13 +88,19 @@ def save_figure(fig, path, *, dpi=100):
     """
     path = os.fspath(path)
     ext = os.path.splitext(path)[1].lower()
-    if ext not in (".png", ".svg"):
+    if ext not in _IMAGE_FORMATS:
         raise ValueError(
             f"Cannot save a figure as {ext or 'a file without extension'!r}: "
-            "use a .png or .svg path (or .gif for an animation)."
+            "use a .png, .svg, .pdf or .jpg path (or .gif for an animation)."
         )
     # constrained layout would resize the canvas with bbox_inches; keep the exact size
-    fig.savefig(path, format=ext[1:], dpi=dpi)
+    import io
+
+    from ._files import write_atomically
+
+    image = io.BytesIO()  # written whole or not at all: no half image after an error
+    fig.savefig(image, format=_IMAGE_FORMATS[ext], dpi=dpi)
+    write_atomically(path, image.getvalue())
     return path
 
 

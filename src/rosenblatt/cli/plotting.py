@@ -20,7 +20,8 @@ from ._common import (
 )
 
 KINDS = ("boundary", "mistakes", "animation")
-_EXTENSIONS = {"boundary": (".png", ".svg"), "mistakes": (".png", ".svg"), "animation": (".gif",)}
+_STILL = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
+_EXTENSIONS = {"boundary": _STILL, "mistakes": _STILL, "animation": (".gif",)}
 
 
 @dataclass
@@ -144,7 +145,10 @@ def command(
         ..., metavar="DATA", help="Labelled numeric data (2 features except for mistakes)."
     ),
     output: str = typer.Option(
-        ..., "--output", "-o", help="Image to write: .png or .svg, or .gif for the animation."
+        ...,
+        "--output",
+        "-o",
+        help="Image to write: .png, .svg, .pdf or .jpg, or .gif for the animation.",
     ),
     kind: str | None = typer.Option(
         None,
