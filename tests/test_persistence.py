@@ -1,6 +1,5 @@
 """rosenblatt.persistence: pickle-free save/load, integrity checks and atomic writes."""
 
-import hashlib
 import io
 import json
 import math
@@ -15,6 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import scipy.sparse as sp
+from forging import edit_tree, forge
 from sklearn.base import BaseEstimator
 from sklearn.datasets import load_iris, make_classification
 from sklearn.decomposition import TruncatedSVD
@@ -557,47 +557,15 @@ def test_foreign_files_are_refused(tmp_path):
         load(wrong_format)
 
 
-def _forge(path, edit, rehash=True):
-    """Rewrite a model file the way a forger who knows the format would: edit the manifest
-    and members, then recompute the checksums (the members' too unless ``rehash=False``),
-    so that only the checks of the content remain."""
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    manifest = json.loads(members.pop("manifest.json"))
-    edit(manifest, members)
-    if rehash:
-        manifest["sha256"] = {n: hashlib.sha256(d).hexdigest() for n, d in members.items()}
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("manifest.json", json.dumps(manifest))
-        for name, data in members.items():
-            archive.writestr(name, data)
-        archive.comment = b"0" * 64
-    data = buffer.getvalue()[:-64]
-    path.write_bytes(data + hashlib.sha256(data).hexdigest().encode())
-
-
-def _edit_tree(change):
-    """An edit for :func:`_forge` that changes the decoded state tree in place."""
-
-    def edit(manifest, members):
-        tree = json.loads(members["state.json"])
-        change(tree)
-        members["state.json"] = json.dumps(tree).encode()
-        manifest["class"] = tree["class"]
-
-    return edit
-
-
 def test_forging_helper_makes_loadable_files(model_file):
-    _forge(model_file, lambda manifest, members: None)
+    forge(model_file, lambda manifest, members: None)
     assert isinstance(load(model_file), Perceptron)
-    _forge(model_file, _edit_tree(lambda tree: None))
+    forge(model_file, edit_tree(lambda tree: None))
     assert isinstance(load(model_file), Perceptron)
 
 
 def test_newer_format_version_asks_for_an_upgrade(model_file):
-    _forge(
+    forge(
         model_file,
         lambda manifest, members: manifest.update(
             format_version=FORMAT_VERSION + 1, library_version="9.0"
@@ -608,7 +576,7 @@ def test_newer_format_version_asks_for_an_upgrade(model_file):
 
 
 def test_older_format_version_asks_to_retrain(model_file):
-    _forge(
+    forge(
         model_file,
         lambda manifest, members: manifest.update(format_version=1, library_version="0.1.0"),
     )
@@ -621,7 +589,7 @@ def test_member_changed_without_its_hash_is_refused(model_file):
         name = next(n for n in members if n.startswith("arrays/"))
         members[name] = members[name][:-8] + np.float64(7.0).tobytes()
 
-    _forge(model_file, edit, rehash=False)
+    forge(model_file, edit, rehash=False)
     with pytest.raises(ModelFileError, match="does not match its SHA-256"):
         load(model_file)
 
@@ -645,7 +613,7 @@ def test_object_array_with_a_pickle_is_refused_without_running_it(model_file):
     def edit(manifest, members):
         members["arrays/0.npy"] = buffer.getvalue()
 
-    _forge(model_file, edit)
+    forge(model_file, edit)
     with pytest.raises(ModelFileError, match="pickled object"):
         load(model_file)
     assert EXECUTED == []
@@ -655,7 +623,7 @@ def test_raw_pickle_member_is_refused_without_running_it(model_file):
     def edit(manifest, members):
         members["arrays/0.npy"] = pickle.dumps(_Payload())
 
-    _forge(model_file, edit)
+    forge(model_file, edit)
     with pytest.raises(ModelFileError, match="pickled object"):
         load(model_file)
     assert EXECUTED == []
@@ -665,7 +633,7 @@ def test_class_outside_the_registry_is_never_imported(model_file):
     def change(tree):
         tree["class"] = "evil_module_for_rosenblatt_tests.Thing"
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="evil_module_for_rosenblatt_tests.Thing"):
         load(model_file)
     assert "evil_module_for_rosenblatt_tests" not in sys.modules
@@ -675,7 +643,7 @@ def test_state_class_outside_the_state_registry_is_never_imported(model_file):
     def change(tree):
         tree["fitted"]["training_state_"]["class"] = "evil_state_module_for_rosenblatt.State"
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="evil_state_module_for_rosenblatt.State"):
         load(model_file)
     assert "evil_state_module_for_rosenblatt" not in sys.modules
@@ -694,7 +662,7 @@ def test_registries_do_not_mix(model_file, slot):
                 "fitted": {},
             }
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="does not load"):
         load(model_file)
 
@@ -703,7 +671,7 @@ def test_object_dtype_smuggled_through_a_dtype_name_is_refused(model_file):
     def change(tree):
         tree["params"]["mode"] = {"$": "scalar", "dtype": "|O", "value": 1}
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="damaged"):
         load(model_file)
 
@@ -715,7 +683,7 @@ def test_only_public_fitted_attributes_are_set(model_file, name):
     def change(tree):
         tree["fitted"][name] = 1
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="not a fitted attribute"):
         load(model_file)
 
@@ -727,7 +695,7 @@ def test_pipeline_properties_cannot_be_set(tmp_path):
     def change(tree):
         tree["fitted"]["classes_"] = [0, 1]
 
-    _forge(path, _edit_tree(change))
+    forge(path, edit_tree(change))
     with pytest.raises(ModelFileError, match="not a fitted attribute"):
         load(path)
 
@@ -736,7 +704,7 @@ def test_only_listed_fitted_properties_are_set(model_file):
     def change(tree):
         tree["properties"] = {"coef_": [[1.0]]}
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="not a fitted property"):
         load(model_file)
 
@@ -745,7 +713,7 @@ def test_unknown_parameters_are_refused(model_file):
     def change(tree):
         tree["params"]["import_this"] = "os"
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(
         ModelFileError,
         match=r"written by rosenblatt .*, numpy .*, "
@@ -759,7 +727,7 @@ def test_strings_flag_on_a_numeric_array_is_refused(model_file):
     def change(tree):
         tree["fitted"]["coef_"]["strings"] = "object"
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="damaged"):
         load(model_file)
 
@@ -769,7 +737,7 @@ def test_broken_training_state_is_refused(model_file):
         arrays = tree["fitted"]["training_state_"]["arrays"]
         arrays["W"] = arrays["counts"]  # weights that are not a 2-d float array
 
-    _forge(model_file, _edit_tree(change))
+    forge(model_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="damaged"):
         load(model_file)
 
@@ -788,7 +756,7 @@ def test_sparse_indices_out_of_range_are_refused(tmp_path):
         np.save(buffer, indices)
         members[member] = buffer.getvalue()
 
-    _forge(path, edit)
+    forge(path, edit)
     with pytest.raises(ModelFileError, match="damaged"):
         load(path)
 

@@ -7,16 +7,15 @@ reaches the checks of the content."""
 
 import hashlib
 import io
-import json
 import os
 import struct
 import time
 import tracemalloc
-import zipfile
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from forging import MiB, Zeros, edit_tree, forge
 from sklearn.datasets import make_classification
 from sklearn.feature_extraction.text import (
     CountVectorizer,
@@ -45,70 +44,9 @@ DOCS = [
     "meeting moved to noon",
 ]
 DOC_Y = np.array([1, 0, 1, 0, 1, 0])
-MiB = 1 << 20
 
 
 # ---------------------------------------------------------------------- crafting
-class _Zeros:
-    """A member of ``size`` zero bytes, written and hashed a piece at a time (a zip bomb
-    that the test itself never holds in memory)."""
-
-    def __init__(self, size):
-        self.size = size
-
-    def pieces(self):
-        left = self.size
-        while left:
-            n = min(left, MiB)
-            yield bytes(n)
-            left -= n
-
-
-def _pieces(data):
-    return data.pieces() if isinstance(data, _Zeros) else [data]
-
-
-def _resign(path, edit):
-    """Rewrite the model file at ``path`` the way ``persistence._archive_bytes`` writes one:
-    ``edit(manifest, members)`` changes the decoded manifest and the members (bytes, or
-    :class:`_Zeros`) in place; then every member's SHA-256 goes into the manifest and the
-    SHA-256 of the whole file into the zip comment."""
-    with zipfile.ZipFile(path) as archive:
-        members = {name: archive.read(name) for name in archive.namelist()}
-    manifest = json.loads(members.pop("manifest.json"))
-    edit(manifest, members)
-    hashes = {}
-    for name, data in members.items():
-        digest = hashlib.sha256()
-        for piece in _pieces(data):
-            digest.update(piece)
-        hashes[name] = digest.hexdigest()
-    manifest["sha256"] = hashes
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        entries = [("manifest.json", json.dumps(manifest, indent=1).encode())]
-        for name, data in entries + list(members.items()):
-            info = zipfile.ZipInfo(name, date_time=(1980, 1, 1, 0, 0, 0))
-            info.compress_type = zipfile.ZIP_DEFLATED
-            with archive.open(info, "w", force_zip64=isinstance(data, _Zeros)) as member:
-                for piece in _pieces(data):
-                    member.write(piece)
-        archive.comment = b"0" * 64
-    data = buffer.getvalue()[:-64]
-    path.write_bytes(data + hashlib.sha256(data).hexdigest().encode())
-
-
-def _edit_tree(change):
-    """An edit for :func:`_resign` that changes the decoded state tree in place."""
-
-    def edit(manifest, members):
-        tree = json.loads(members["state.json"])
-        change(tree)
-        members["state.json"] = json.dumps(tree).encode()
-
-    return edit
-
-
 def _estimator_node(tree, cls_name):
     """The first estimator node of class ``...cls_name`` in the tree."""
     if isinstance(tree, dict):
@@ -150,9 +88,9 @@ def linear_file(tmp_path):
 
 
 def test_resigning_helper_makes_loadable_files(text_file, linear_file):
-    _resign(text_file, lambda manifest, members: None)
+    forge(text_file, lambda manifest, members: None)
     assert load(text_file).predict(DOCS).tolist() == DOC_Y.tolist()
-    _resign(linear_file, _edit_tree(lambda tree: None))
+    forge(linear_file, edit_tree(lambda tree: None))
     assert isinstance(load(linear_file), Perceptron)
 
 
@@ -164,7 +102,7 @@ def test_input_filename_is_refused_before_predict_can_read_files(text_file, tmp_
     def change(tree):
         _estimator_node(tree, "CountVectorizer")["params"]["input"] = "filename"
 
-    _resign(text_file, _edit_tree(change))
+    forge(text_file, edit_tree(change))
     with pytest.raises(
         ModelFileError,
         match=r"CountVectorizer parameter input='filename', which rosenblatt does not "
@@ -200,7 +138,7 @@ def test_crafted_vectorizer_parameters_are_refused(text_file, name):
     def change(tree):
         _estimator_node(tree, "CountVectorizer")["params"][name] = CRAFTED[name]
 
-    _resign(text_file, _edit_tree(change))
+    forge(text_file, edit_tree(change))
     with pytest.raises(ModelFileError, match=rf"parameter {name}=.*does not load \(allowed:"):
         load(text_file)
 
@@ -210,7 +148,7 @@ def test_encoding_must_be_a_short_known_text_codec(text_file, encoding):
     def change(tree):
         _estimator_node(tree, "CountVectorizer")["params"]["encoding"] = encoding
 
-    _resign(text_file, _edit_tree(change))
+    forge(text_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="parameter encoding="):
         load(text_file)
 
@@ -224,7 +162,7 @@ def test_hashing_features_are_bounded(tmp_path):
     def change(tree):
         _estimator_node(tree, "HashingVectorizer")["params"]["n_features"] = 2**40
 
-    _resign(path, _edit_tree(change))
+    forge(path, edit_tree(change))
     with pytest.raises(ModelFileError, match=r"n_features=1099511627776.*MODEL_MAX_HASH"):
         load(path)
 
@@ -237,7 +175,7 @@ def test_unlisted_parameters_load_only_at_their_default(text_file, monkeypatch):
     def change(tree):
         _estimator_node(tree, "CountVectorizer")["params"]["lowercase"] = False
 
-    _resign(text_file, _edit_tree(change))
+    forge(text_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="lowercase=False.*does not know this parameter"):
         load(text_file)
 
@@ -288,9 +226,9 @@ def test_zip_bomb_member_is_refused_before_inflating(linear_file, monkeypatch):
     monkeypatch.setattr(_config, "MODEL_MAX_MEMBER_BYTES", 10 * MiB)
 
     def edit(manifest, members):
-        members["arrays/0.npy"] = _Zeros(200 * MiB)
+        members["arrays/0.npy"] = Zeros(200 * MiB)
 
-    _resign(linear_file, edit)
+    forge(linear_file, edit)
     assert os.path.getsize(linear_file) < 2 * MiB  # 200 MB of zeros deflate to ~200 KB
     for reader in (load, load_predictor, read_manifest):
         tracemalloc.start()
@@ -310,9 +248,9 @@ def test_zip_bomb_member_is_refused_before_inflating(linear_file, monkeypatch):
 
 def test_members_together_are_bounded(linear_file, monkeypatch):
     def edit(manifest, members):
-        members["arrays/0.npy"] = _Zeros(8 * MiB)
+        members["arrays/0.npy"] = Zeros(8 * MiB)
 
-    _resign(linear_file, edit)
+    forge(linear_file, edit)
     monkeypatch.setattr(_config, "MODEL_MAX_TOTAL_BYTES", 6 * MiB)
     with pytest.raises(ModelFileError, match=r"inflate to \d+ bytes in all.*MODEL_MAX_TOTAL"):
         load(linear_file)
@@ -333,9 +271,9 @@ def test_endless_device_is_not_read_to_the_end(monkeypatch):
 
 def test_member_larger_than_its_declared_size_is_refused(linear_file):
     def edit(manifest, members):
-        members["arrays/0.npy"] = _Zeros(64 * 1024)
+        members["arrays/0.npy"] = Zeros(64 * 1024)
 
-    _resign(linear_file, edit)
+    forge(linear_file, edit)
     data = bytearray(linear_file.read_bytes())
     # shrink the declared size in the central directory entry of arrays/0.npy
     entry = data.rindex(b"PK\x01\x02", 0, data.rindex(b"arrays/0.npy"))
@@ -366,7 +304,7 @@ def test_npy_header_with_an_absurd_shape_is_refused(linear_file, shape, match):
     def edit(manifest, members):
         members["arrays/0.npy"] = _npy(shape, bytes(8))
 
-    _resign(linear_file, edit)
+    forge(linear_file, edit)
     for reader in (load, load_predictor):
         with pytest.raises(ModelFileError, match=f"damaged or crafted.*{match}"):
             reader(linear_file)
@@ -393,7 +331,7 @@ def test_sparse_node_with_an_absurd_shape_is_refused(sparse_file, shape, match):
     def change(tree):
         tree["fitted"]["support_vectors_"]["shape"] = shape
 
-    _resign(sparse_file, _edit_tree(change))
+    forge(sparse_file, edit_tree(change))
     with pytest.raises(ModelFileError, match=f"damaged or crafted.*{match}"):
         load(sparse_file)
 
@@ -403,7 +341,7 @@ def test_a_value_where_an_array_node_belongs_is_refused(linear_file, value):
     def change(tree):
         tree["fitted"]["training_state_"]["arrays"]["W"] = value
 
-    _resign(linear_file, _edit_tree(change))
+    forge(linear_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="damaged or crafted.*an array node was expected"):
         load(linear_file)
 
@@ -413,7 +351,7 @@ def test_a_value_where_a_sparse_part_belongs_is_refused(sparse_file, part):
     def change(tree):
         tree["fitted"]["support_vectors_"][part] = "abc"
 
-    _resign(sparse_file, _edit_tree(change))
+    forge(sparse_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="damaged or crafted.*an array node was expected"):
         load(sparse_file)
 
@@ -423,7 +361,7 @@ def test_load_predictor_refuses_coefficients_that_are_not_arrays(linear_file, va
     def change(tree):
         tree["fitted"]["coef_"] = value
 
-    _resign(linear_file, _edit_tree(change))
+    forge(linear_file, edit_tree(change))
     with pytest.raises(ModelFileError, match="damaged or crafted"):
         load_predictor(linear_file)
 
