@@ -508,8 +508,9 @@ def test_train_and_stream_refuse_labels_that_are_not_classes(tmp_path, name, con
         ("header.csv", b"1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n"),
         ("quoted.csv", b'x,y,label\n-1,-1,"no, never"\n1,-1,yes\n-1,1,yes\n1,1,"yes"\n'),
         ("cr.csv", b"-1,-1,0\r1,-1,1\r-1,1,1\r1,1,1\r"),
-        ("or.svm.gz", gzip.compress(OR_SVM.encode())),
-        ("or.csv.gz", gzip.compress(OR_CSV.encode())),
+        # mtime=0: the same bytes in every pytest-xdist worker, which must collect the same ids
+        ("or.svm.gz", gzip.compress(OR_SVM.encode(), mtime=0)),
+        ("or.csv.gz", gzip.compress(OR_CSV.encode(), mtime=0)),
     ],
 )
 def test_stream_reads_files_as_memory_does(tmp_path, name, content):
