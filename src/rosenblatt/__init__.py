@@ -16,6 +16,7 @@ __version__ = "0.1.0"
 # public name -> module that defines it
 _EXPORTS = {
     "AveragedPerceptron": "linear",
+    "CalibratedClassifier": "calibration",
     "CentroidClassifier": "baselines",
     "KernelPerceptron": "kernel",
     "LinearProgramClassifier": "baselines",
@@ -24,6 +25,7 @@ _EXPORTS = {
     "TfDfTransformer": "text",
     "Trace": "trace",
     "VotedPerceptron": "linear",
+    "calibrated": "calibration",
     "fit_stream": "streaming",
     "load": "persistence",
     "read_manifest": "persistence",
