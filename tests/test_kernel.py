@@ -392,3 +392,20 @@ SAMPLE_WEIGHT_IS_NOT_REPETITION = {
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)
+
+
+def test_class_weight_multiplies_the_update_steps():
+    """Issue 15: class_weight as in the linear perceptrons: the same as sample weights."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=80) > 0.8, 1, 0)  # class 1 is the minority
+    kw = dict(kernel="rbf", gamma=1.0, random_state=0, max_iter=5, prediction="last")
+    weighted = KernelPerceptron(class_weight={0: 1.0, 1: 3.0}, **kw).fit(X, y)
+    by_samples = KernelPerceptron(**kw).fit(X, y, sample_weight=np.where(y == 1, 3.0, 1.0))
+    np.testing.assert_array_equal(weighted.dual_coef_, by_samples.dual_coef_)
+    balanced = KernelPerceptron(class_weight="balanced", **kw).fit(X, y)
+    counts = np.bincount(y)
+    expected = KernelPerceptron(**kw).fit(X, y, sample_weight=(80 / (2 * counts))[y])
+    np.testing.assert_array_equal(balanced.dual_coef_, expected.dual_coef_)
+    with pytest.raises(ValueError, match="class_weight of KernelPerceptron for class 1"):
+        KernelPerceptron(class_weight={0: 1.0, 1: -2.0}).fit(X, y)

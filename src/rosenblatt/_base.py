@@ -35,6 +35,7 @@ from ._validation import (
     check_classes,
     check_not_empty,
     check_sample_weight,
+    class_weighted,
     label_indices,
     validate_params,
 )
@@ -208,11 +209,7 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                 "class_weight='balanced' needs the whole class distribution, which "
                 "partial_fit does not see; pass a dict of class weights instead."
             )
-        from sklearn.utils.class_weight import compute_class_weight
-
-        labels = self.classes_[target]
-        weights = compute_class_weight(self.class_weight, classes=self.classes_, y=labels)
-        return sample_weight * weights[target]
+        return class_weighted(sample_weight, self.class_weight, self.classes_, target)
 
     def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True):
         target = self._encode(y)

@@ -133,6 +133,17 @@ def check_class_weight(class_weight: dict, owner: str) -> None:
             )
 
 
+def class_weighted(sample_weight, class_weight, classes, target):
+    """``sample_weight`` times the weight of each sample's class (``target``: indices into
+    ``classes``); ``class_weight`` is None, "balanced" or a dict, as in scikit-learn."""
+    if class_weight is None:
+        return sample_weight
+    from sklearn.utils.class_weight import compute_class_weight
+
+    weights = compute_class_weight(class_weight, classes=classes, y=classes[target])
+    return sample_weight * weights[target]
+
+
 def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:
     """Return sample weights as a 1-D array of ``dtype``, ones when None."""
     if sample_weight is None:

@@ -27,9 +27,11 @@ from ._validation import (
     InstanceOf,
     Interval,
     Options,
+    check_class_weight,
     check_classes,
     check_not_empty,
     check_sample_weight,
+    class_weighted,
     validate_params,
 )
 from .engine.driver import run_epochs
@@ -130,6 +132,9 @@ default="rbf"
     on_epoch : callable or None, default=None
         Called after every epoch with an :class:`~rosenblatt.engine.EpochReport`;
         not stored in model files.
+    class_weight : dict, "balanced" or None, default=None
+        Multiplies each sample's update step by its class's weight, as in the
+        linear perceptrons; "balanced" weighs classes inversely to their size.
 
     Attributes
     ----------
@@ -215,6 +220,7 @@ default="rbf"
         "intercept_scaling": [Interval(numbers.Real, 0, None, "neither")],
         "cache_size": [Interval(numbers.Real, 0, None, "neither")],
         "on_epoch": [NONE, CALLABLE],
+        "class_weight": [NONE, Options(("balanced",)), InstanceOf((dict,))],
     }
 
     def __init__(
@@ -234,6 +240,7 @@ default="rbf"
         intercept_scaling: float = 1.0,
         cache_size: float = 512,
         on_epoch: Callable | None = None,
+        class_weight: dict | str | None = None,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -249,6 +256,7 @@ default="rbf"
         self.intercept_scaling = intercept_scaling
         self.cache_size = cache_size
         self.on_epoch = on_epoch
+        self.class_weight = class_weight
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -260,6 +268,8 @@ default="rbf"
     def _check_params(self):
         """Cross-parameter checks, with errors that say what to do."""
         validate_params(self)
+        if isinstance(self.class_weight, dict):
+            check_class_weight(self.class_weight, type(self).__name__)
         if self.kernel_params is not None and not callable(self.kernel):
             raise ValueError(
                 f"kernel_params is only passed to a callable kernel; for kernel="
@@ -321,6 +331,8 @@ default="rbf"
         self.classes_ = check_classes(y, name)
         n = X.shape[0]
         sample_weight = check_sample_weight(sample_weight, n, np.float64)
+        target = np.searchsorted(self.classes_, y)
+        sample_weight = class_weighted(sample_weight, self.class_weight, self.classes_, target)
         if np.unique(y[sample_weight > 0]).shape[0] < 2:
             raise ValueError(
                 f"{name} needs samples of at least two classes with a positive "
