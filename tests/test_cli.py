@@ -667,3 +667,40 @@ def test_plot_pdf_and_jpg(files, tmp_path):
         assert run("plot", files["or.csv"], "-o", out).exit_code == 0
         assert out.read_bytes().startswith(magic)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic writes
+
+
+def test_train_options_reach_the_estimator(tmp_path):
+    """Issue 15: the API's parameters from the command line, refused where they do not apply."""
+    from rosenblatt import load
+
+    xor = tmp_path / "xor.csv"
+    xor.write_text("x1,x2,y\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,0\n")
+    model = tmp_path / "k.rbm"
+    result = run(
+        "train", xor, "-m", model, "-q", "-a", "kernel", "--kernel", "poly", "--degree", 2,
+        "--gamma", "1", "--class-weight", "balanced", "--shuffle", "none",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    kernel = load(model).named_steps["classifier"]
+    assert (kernel.kernel, kernel.degree, kernel.gamma) == ("poly", 2, 1.0)
+    assert kernel.class_weight == "balanced" and kernel.shuffle is False
+    result = run(
+        "train", xor, "-m", model, "-q", "--max-iter", 7, "--intercept-scaling", "0.5",
+        "--shuffle", "block", "--multi-class", "multinomial", "--n-jobs", 1,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    linear = load(model).named_steps["classifier"]
+    assert (linear.max_iter, linear.intercept_scaling, linear.shuffle) == (7, 0.5, "block")
+    assert (linear.multi_class, linear.n_jobs) == ("multinomial", 1)
+    assert_one_line_error(
+        run("train", xor, "-m", model, "--kernel", "rbf"),
+        "--kernel applies to --algorithm kernel, not perceptron",
+    )
+    assert_one_line_error(run("train", xor, "-m", model, "--shuffle", "x"), "full, block or none")
+    assert_one_line_error(
+        run("train", xor, "-m", model, "--gamma", "2", "-a", "averaged"), "--gamma applies"
+    )
+    assert_one_line_error(
+        run("train", xor, "-m", model, "--stream", "--class-weight", "balanced"),
+        "--stream takes --epochs, --eta and --seed",
+    )

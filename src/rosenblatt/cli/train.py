@@ -47,13 +47,55 @@ class TrainResult:
     notes: list = field(default_factory=list)
 
 
-def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_epoch=None):
+# the options of `train` beyond the common ones, and the algorithms each applies to
+_LINEAR = ("perceptron", "averaged", "voted")
+OPTION_USERS = {
+    "class_weight": (*_LINEAR, "kernel"),
+    "intercept_scaling": (*_LINEAR, "kernel"),
+    "shuffle": (*_LINEAR, "kernel"),
+    "multi_class": _LINEAR,
+    "n_jobs": _LINEAR,
+    "early_stopping": _LINEAR,
+    "kernel": ("kernel",),
+    "gamma": ("kernel",),
+    "degree": ("kernel",),
+}
+
+
+def _option_value(name, value, algorithm):
+    """A command-line option's text as the estimator's parameter value."""
+    if name == "class_weight" and value != "balanced":
+        raise ValueError(f"--class-weight takes 'balanced'; got {value!r}")
+    if name == "shuffle":
+        if value not in ("full", "block", "none"):
+            raise ValueError(f"--shuffle takes full, block or none; got {value!r}")
+        if algorithm == "kernel":
+            if value == "block":
+                raise ValueError("the kernel perceptron shuffles fully or not at all: full, none")
+            return value == "full"
+        return False if value == "none" else value
+    if name in ("intercept_scaling", "gamma") and value not in ("auto", "scale"):
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"--{name.replace('_', '-')} takes a number; got {value!r}") from None
+    return value
+
+
+def make_estimator(
+    algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_epoch=None, options=None
+):
     """The estimator behind ``--algorithm`` (``on_epoch`` goes to the iterative ones).
+
+    ``options`` maps estimator parameters to the command line's values (None: not
+    given); each applies to the algorithms :data:`OPTION_USERS` lists.
 
     Examples
     --------
     >>> make_estimator("averaged", epochs=5)
     AveragedPerceptron(max_iter=5, random_state=0)
+    >>> make_estimator("kernel", options={"kernel": "poly", "degree": 2, "gamma": "0.5"})
+    KernelPerceptron(degree=2, gamma=0.5, kernel='poly', random_state=0)
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
@@ -61,6 +103,16 @@ def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_ep
         raise ValueError(f"--epochs must be at least 1; got {epochs}")
     if not eta > 0:
         raise ValueError(f"--eta must be positive; got {eta}")
+    params = {}
+    for name, value in (options or {}).items():
+        if value is None or value is False and name == "early_stopping":
+            continue
+        if algorithm not in OPTION_USERS[name]:
+            flag = "--" + name.replace("_", "-")
+            raise ValueError(
+                f"{flag} applies to --algorithm {' or '.join(OPTION_USERS[name])}, not {algorithm}"
+            )
+        params[name] = _option_value(name, value, algorithm)
     if algorithm == "centroid":
         from ..baselines import CentroidClassifier
 
@@ -72,13 +124,15 @@ def make_estimator(algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_ep
     if algorithm == "kernel":
         from ..kernel import KernelPerceptron
 
-        return KernelPerceptron(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
+        return KernelPerceptron(
+            max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch, **params
+        )
     from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
         algorithm
     ]
-    return cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
+    return cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch, **params)
 
 
 def text_features():
@@ -209,6 +263,7 @@ def train(
     zero_based="auto",
     header="auto",
     scale=True,
+    options=None,
 ) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
@@ -240,6 +295,8 @@ def train(
     scale : bool, default=True
         Standardise numeric features (each to mean 0 and variance 1 on the training
         data) before training; the scaler is part of the saved model.
+    options : dict, default=None
+        More estimator parameters from the command line (see :func:`make_estimator`).
 
     Returns
     -------
@@ -250,7 +307,9 @@ def train(
     from ..io import read_data
     from ..persistence import save
 
-    estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
+    estimator = make_estimator(
+        algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options
+    )
     data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
     model = model_for(data, estimator, scale=scale)
     start = time.perf_counter()
@@ -341,6 +400,7 @@ def command(
     epochs: int | None = typer.Option(
         None,
         "--epochs",
+        "--max-iter",
         help=f"Most passes over the data (default 100; with --stream {DEFAULT_STREAM_EPOCHS}, each "
         "after the first reading the binary cache). Training stops earlier after a pass "
         "without a mistake.",
@@ -363,6 +423,27 @@ def command(
     chunk_size: int = typer.Option(
         DEFAULT_CHUNK_SIZE, "--chunk-size", help="Rows per chunk with --stream."
     ),
+    class_weight: str | None = typer.Option(
+        None, "--class-weight", help="balanced: weigh classes inversely to their size."
+    ),
+    intercept_scaling: str | None = typer.Option(
+        None, "--intercept-scaling", help="The constant input (a number, or auto)."
+    ),
+    shuffle: str | None = typer.Option(
+        None, "--shuffle", help="full, block or none (default: the estimator's)."
+    ),
+    multi_class: str | None = typer.Option(
+        None, "--multi-class", help="Several classes: ovr or multinomial."
+    ),
+    n_jobs: int | None = typer.Option(
+        None, "--n-jobs", help="Threads for one-vs-rest neurons (-1: all cores)."
+    ),
+    early_stopping: bool = typer.Option(
+        False, "--early-stopping", help="Stop when a held-out tenth stops improving."
+    ),
+    kernel: str | None = typer.Option(None, "--kernel", help="rbf, poly, linear or sigmoid."),
+    gamma: str | None = typer.Option(None, "--gamma", help="Kernel coefficient, scale or auto."),
+    degree: int | None = typer.Option(None, "--degree", help="Degree of the poly kernel."),
     scale: bool = typer.Option(
         True,
         "--scale/--no-scale",
@@ -386,13 +467,26 @@ def command(
         raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
     if epochs is None:
         epochs = DEFAULT_STREAM_EPOCHS if stream else 100
+    options = {
+        "class_weight": class_weight,
+        "intercept_scaling": intercept_scaling,
+        "shuffle": shuffle,
+        "multi_class": multi_class,
+        "n_jobs": n_jobs,
+        "early_stopping": early_stopping,
+        "kernel": kernel,
+        "gamma": gamma,
+        "degree": degree,
+    }
+    if stream and any(v not in (None, False) for v in options.values()):
+        raise ValueError("--stream takes --epochs, --eta and --seed, not the estimator options")
 
     def fit(**kwargs):
         if stream:
             return train_streamed(
                 data, model, chunk_size=chunk_size, cache=cache, **reading, **kwargs
             )
-        return train(data, model, scale=scale, **reading, **kwargs)
+        return train(data, model, scale=scale, options=options, **reading, **kwargs)
 
     if stream and not quiet:
         result = _fit_with_stream_progress(
