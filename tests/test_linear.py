@@ -526,3 +526,12 @@ def test_sparse_text_default_is_as_accurate_as_sklearn():
     ours = [accuracy(Perceptron(max_iter=10, random_state=seed)) for seed in range(5)]
     theirs = [accuracy(SkPerceptron(max_iter=10, tol=None, random_state=seed)) for seed in range(5)]
     assert np.mean(ours) >= np.mean(theirs) - 0.01
+
+
+@pytest.mark.parametrize("label", [np.int64(1), np.str_("spam")])
+def test_one_class_message_shows_the_label_as_people_write_it(label):
+    """No numpy repr (np.int64(1), np.str_('spam')) in messages."""
+    y = np.array([label] * 4)
+    with pytest.raises(ValueError, match="only one class") as caught:
+        Perceptron().fit(OR_X, y)
+    assert "np." not in str(caught.value) and repr(label.item()) in str(caught.value)

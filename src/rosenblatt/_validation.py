@@ -219,7 +219,7 @@ def check_classes(y, estimator_name: str) -> np.ndarray:
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least two classes to learn a decision "
-            f"boundary; the data contains only one class: {classes[0]!r}. "
+            f"boundary; the data contains only one class: {classes[:1].tolist()[0]!r}. "
             "The number of classes has to be greater than one."
         )
     return classes

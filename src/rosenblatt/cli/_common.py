@@ -241,7 +241,7 @@ def labels_like(y, classes, path):
         return y.astype(str)
     if classes.dtype.kind in "biuf" and y.dtype.kind in "US":
         raise DataFileError(
-            f"{path}: the labels are text ({y[0]!r}, ...) but the model's "
+            f"{path}: the labels are text ({y[:1].tolist()[0]!r}, ...) but the model's "
             f"classes are numbers {classes.tolist()[:10]}; give the labels "
             "used in training"
         )

@@ -86,7 +86,8 @@ def inspect_data(
         notes.append("features: tf/df-weighted word counts, as `rosenblatt train` makes them")
     labels, counts = np.unique(data.y, return_counts=True)
     if labels.shape[0] < 2:
-        raise ValueError(f"{data.path}: only one class ({labels[0]!r}); a classifier needs two")
+        only = labels[:1].tolist()[0]
+        raise ValueError(f"{data.path}: only one class ({only!r}); a classifier needs two")
     if labels.shape[0] == 2:
         problems = [_problem("all samples", X, data.y, theory)]
     else:
