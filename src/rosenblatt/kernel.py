@@ -32,11 +32,12 @@ from ._validation import (
     check_not_empty,
     check_sample_weight,
     class_weighted,
+    label_indices,
     validate_params,
 )
 from .engine.driver import run_epochs
 from .engine.dual import DualState, Kernel, KernelTable, decision_scores, vote_scores
-from .engine.orders import random_source
+from .engine.orders import epoch_order, random_source
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -331,7 +332,7 @@ default="rbf"
         self.classes_ = check_classes(y, name)
         n = X.shape[0]
         sample_weight = check_sample_weight(sample_weight, n, np.float64)
-        target = np.searchsorted(self.classes_, y)
+        target = label_indices(self.classes_, y)
         sample_weight = class_weighted(sample_weight, self.class_weight, self.classes_, target)
         if np.unique(y[sample_weight > 0]).shape[0] < 2:
             raise ValueError(
@@ -348,8 +349,8 @@ default="rbf"
         eta, s2 = float(self.eta), self._s2
 
         def epoch(active):
-            order = rng.permutation(n) if self.shuffle else np.arange(n)
-            return state.epoch(table, order.astype(np.int64), Y, sample_weight, eta, s2, active)
+            order = epoch_order(rng, n, "full" if self.shuffle else "none")[0]
+            return state.epoch(table, order, Y, sample_weight, eta, s2, active)
 
         history = run_epochs(
             epoch,

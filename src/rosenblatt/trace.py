@@ -18,7 +18,7 @@ from sklearn.utils import check_X_y
 from ._config import TRACE_MAX_PRESENTATIONS
 from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args, check_not_empty
 from .engine.driver import run_epochs
-from .engine.orders import random_source
+from .engine.orders import epoch_order, random_source
 from .engine.primal import Batch, PrimalRule, PrimalState
 from .theory import _signed_targets
 
@@ -332,8 +332,8 @@ def trace(
     no_stream = np.empty(0, dtype=np.int64)
 
     def epoch(active):
-        order = rng.permutation(n_samples) if shuffle else np.arange(n_samples)
-        orders.append(order.astype(np.int64))
+        order = epoch_order(rng, n_samples, "full" if shuffle else "none")[0]
+        orders.append(order)  # int64, fresh each epoch
         activations.append(np.empty(n_samples))
         return state.epoch(
             batch, rule, (orders[-1], no_stream, 0), active, activation=activations[-1]

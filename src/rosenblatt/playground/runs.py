@@ -370,8 +370,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
     with warnings.catch_warnings():  # the reply's note says when it did not converge
         warnings.simplefilter("ignore", ConvergenceWarning)
         clf.fit(Z, y)
-    # the orders the fit drew, from the same seed (KernelPerceptron: a uniform
-    # permutation per epoch when shuffling)
+    # the orders the fit drew: the engine's epoch_order from the same seed, as KernelPerceptron
     rng = random_source(s.seed)
     mode = "full" if s.shuffle else "none"
     pattern = np.concatenate([epoch_order(rng, n, mode)[0] for _ in range(clf.n_iter_)])
