@@ -652,6 +652,11 @@ def test_cross_validate_compares_algorithms_on_the_same_folds(tmp_path):
         cv=StratifiedKFold(4, shuffle=True, random_state=1),
     )
     np.testing.assert_allclose(results[1].accuracy, by_hand)
+    unscaled = cross_validate(path, algorithms=("centroid",), folds=4, seed=1, scale=False)
+    by_hand = cross_val_score(
+        CentroidClassifier(), X, y, cv=StratifiedKFold(4, shuffle=True, random_state=1)
+    )
+    np.testing.assert_allclose(unscaled[0].accuracy, by_hand)
     result = run("cross-validate", path, "--folds", 3, "-a", "perceptron", "-a", "lp")
     text = " ".join(result.stdout.split())
     assert result.exit_code == 0 and "test accuracy over 3 folds" in text

@@ -10,7 +10,14 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._common import auto, console, header_option, parse_label_column, zero_based_option
+from ._common import (
+    auto,
+    console,
+    final_estimator,
+    header_option,
+    parse_label_column,
+    zero_based_option,
+)
 from .train import ALGORITHMS, make_estimator, model_for
 
 DEFAULT_ALGORITHMS = ("perceptron", "averaged", "voted", "centroid")
@@ -87,8 +94,8 @@ def cross_validate(
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown:
         raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
-    for algorithm in algorithms:  # bad --epochs or --eta fail before any reading
-        make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed)
+    # built before reading: a bad --epochs or --eta fails before the file is read
+    estimators = [make_estimator(a, epochs=epochs, eta=eta, seed=seed) for a in algorithms]
     data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
     _, counts = np.unique(data.y, return_counts=True)
     if counts.min() < folds:
@@ -103,18 +110,17 @@ def cross_validate(
         )
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
     results = []
-    for algorithm in algorithms:
+    for algorithm, estimator in zip(algorithms, estimators):
         if on_algorithm is not None:
             on_algorithm(algorithm)
-        model = model_for(data, make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed))
+        model = model_for(data, estimator, scale=scale)
         start = time.perf_counter()
         with warnings.catch_warnings():  # the table counts converged folds instead
             warnings.simplefilter("ignore", ConvergenceWarning)
             scores = sk_cross_validate(
                 model, data.X, data.y, cv=splitter, return_estimator=True, error_score="raise"
             )
-        fitted = [m.steps[-1][1] if hasattr(m, "steps") else m for m in scores["estimator"]]
-        converged = [getattr(m, "converged_", None) for m in fitted]
+        converged = [getattr(final_estimator(m), "converged_", None) for m in scores["estimator"]]
         results.append(
             FoldScores(
                 algorithm=algorithm,
