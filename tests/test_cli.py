@@ -540,6 +540,18 @@ def test_version_and_short_help():
     assert "DATA" in result.output and "{data}" not in result.output
 
 
+@pytest.mark.parametrize("command", ["train", "predict", "evaluate", "trace", "cross-validate"])
+def test_help_reads_like_a_unix_tool(command):
+    """The usage line names the argument plainly and flags take no <bool> value."""
+    result = CliRunner().invoke(app, [command, "-h"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    usage = next(line for line in result.output.splitlines() if "Usage:" in line)
+    assert usage.split() == ["Usage:", "rosenblatt", command, "[OPTIONS]", "DATA"]
+    assert "{" not in usage and "<bool>" not in result.output
+    help_row = next(line for line in result.output.splitlines() if "--help" in line)
+    assert "Show this message" in help_row
+
+
 def test_trace_table_is_capped_and_says_so(tmp_path):
     xor = tmp_path / "xor.csv"
     xor.write_text("x1,x2,y\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,0\n", encoding="utf-8")

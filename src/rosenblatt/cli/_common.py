@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from typer import Abort
-from typer.core import TyperGroup
+from typer.core import TyperCommand, TyperGroup
 
 try:  # recent typer vendors click; older typer uses click itself
     from typer._click.exceptions import ClickException
@@ -80,6 +80,31 @@ class ErrorHandlingGroup(TyperGroup):
         if standalone_mode:
             sys.exit(code)
         return code
+
+
+class PlainHelpCommand(TyperCommand):
+    """A command whose help reads like a Unix tool's.
+
+    Typer writes required arguments as ``{DATA}`` on the usage line and gives
+    on/off flags a ``<bool>`` type; people expect ``DATA`` (``[DATA]`` when
+    optional) and a flag shown as just its name.
+    """
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)  # the help option (-h) joins here
+        for param in params:
+            if getattr(param, "is_flag", False) and param.metavar is None:
+                param.metavar = ""  # an empty type column: the name says it all
+        return params
+
+    def collect_usage_pieces(self, ctx):
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name != "argument":
+                continue
+            name = (param.metavar or param.name or "").upper()
+            pieces.append(name if param.required else f"[{name}]")
+        return pieces
 
 
 def _describe(exc: BaseException) -> str:

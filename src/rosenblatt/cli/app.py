@@ -22,7 +22,7 @@ from . import (
     train,
     warmup,
 )
-from ._common import ErrorHandlingGroup, console
+from ._common import ErrorHandlingGroup, PlainHelpCommand, console
 
 app = typer.Typer(
     name="rosenblatt",
@@ -56,15 +56,15 @@ def _root(
     """Perceptron-family linear classifiers, with the theory made executable."""
 
 
-app.command("demo")(demo.command)
-app.command("train")(train.command)
-app.command("predict")(predict.command)
-app.command("evaluate")(evaluate.command)
-app.command("inspect")(inspection.command)
-app.command("trace")(tracing.command)
-app.command("plot")(plotting.command)
-app.command("warmup")(warmup.command)
-app.command("playground")(playground.command)
-app.command("cross-validate")(crossval.command)
+app.command("demo", cls=PlainHelpCommand)(demo.command)
+app.command("train", cls=PlainHelpCommand)(train.command)
+app.command("predict", cls=PlainHelpCommand)(predict.command)
+app.command("evaluate", cls=PlainHelpCommand)(evaluate.command)
+app.command("inspect", cls=PlainHelpCommand)(inspection.command)
+app.command("trace", cls=PlainHelpCommand)(tracing.command)
+app.command("plot", cls=PlainHelpCommand)(plotting.command)
+app.command("warmup", cls=PlainHelpCommand)(warmup.command)
+app.command("playground", cls=PlainHelpCommand)(playground.command)
+app.command("cross-validate", cls=PlainHelpCommand)(crossval.command)
 
 __all__ = ["app", "console"]
