@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from rosenblatt import load
+from rosenblatt import Perceptron, load
 from rosenblatt.cli import app
 
 
@@ -37,15 +37,20 @@ def test_stream_shows_a_bar_with_rows_per_second(tmp_path, noisy_csv):
     assert "100%" in training
 
 
-def test_stream_defaults_to_five_epochs_and_memory_to_a_hundred(tmp_path, noisy_csv):
+def test_stream_defaults_to_five_epochs_and_memory_to_the_api_max_iter(tmp_path, noisy_csv):
+    """The CLI's defaults are the API's: fit_stream's 5 epochs, the estimators' max_iter."""
     path, X, y = noisy_csv
     streamed = _train(path, "-m", tmp_path / "s.rbl", "--stream", "--chunk-size", "64")
     assert re.search(r"epochs\s+│\s+5\s", streamed)
     assert "the last of epochs=5 epochs" in " ".join(streamed.split())
     memory = _train(path, "-m", tmp_path / "m.rbl")
-    assert re.search(r"epochs\s+│\s+100\s", memory)
-    explicit = _train(path, "-m", tmp_path / "e.rbl", "--stream", "--epochs", "2", "-q")
+    assert re.search(r"epochs\s+│\s+1000\s", memory), memory
+    assert load(tmp_path / "m.rbl").steps[-1][1].max_iter == Perceptron().max_iter == 1000
+    explicit = _train(path, "-m", tmp_path / "e.rbl", "--stream", "--max-iter", "2", "-q")
     assert explicit == "" and load(tmp_path / "e.rbl").n_iter_ == 2
+    # --epochs, the former name, still works
+    former = _train(path, "-m", tmp_path / "f.rbl", "--stream", "--epochs=3", "-q")
+    assert former == "" and load(tmp_path / "f.rbl").n_iter_ == 3
 
 
 def test_stream_keeps_the_cache_where_asked(tmp_path, noisy_csv):

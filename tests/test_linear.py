@@ -96,7 +96,7 @@ def test_non_convergence_advice_fits_the_estimator(estimator, advice):
     with pytest.warns(ConvergenceWarning) as caught:
         estimator(shuffle=False, max_iter=3).fit(OR_X, XOR_Y)
     message = str(caught[0].message)
-    assert advice in message and "raise max_iter (--epochs on the command line)" in message
+    assert advice in message and "raise max_iter (--max-iter on the command line)" in message
     assert (estimator is Perceptron) == ("use AveragedPerceptron" in message)
 
 

@@ -55,12 +55,12 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _INDEX_DTYPE = np.int64
 _ADVICE = (
-    "The data may not be linearly separable; raise {limit} (--epochs on the command line), "
+    "The data may not be linearly separable; raise {limit} (--max-iter on the command line), "
     "or use AveragedPerceptron (--algorithm averaged)."
 )
 # averaged and voted predictions are already the remedy for data that is not separable
 _ADVICE_COMBINED = (
-    "The data may not be linearly separable; raise {limit} (--epochs on the command line), "
+    "The data may not be linearly separable; raise {limit} (--max-iter on the command line), "
     "or keep this model: its {kind} prediction does not need convergence."
 )
 

@@ -1,7 +1,7 @@
 """Read the data files the command line works on: CSV, svmlight/libsvm and labelled text.
 
 The format follows the file's extension (``.gz`` files are decompressed, by the
-extension before it):
+extension before it), or ``format=`` names it (standard input, ``"-"``, needs it):
 
 - ``.csv``: numeric features and a label column (the last, unless ``label_column``
   names another one by header name or 0-based index); a header row is optional
@@ -12,11 +12,12 @@ extension before it):
 
 These are thin wrappers over :mod:`rosenblatt.readers`, which streaming
 (:mod:`rosenblatt.streaming`) and the bundled datasets use too, so a file reads
-the same everywhere. Every reader returns a :class:`Data`. For prediction the
-label may be missing: ``labelled=None`` decides per file (a CSV by its number of
-columns, given the model's ``n_features``; svmlight by whether lines start with
-``index:value``; text by whether lines hold a tab). A malformed file raises
-:class:`~rosenblatt.exceptions.DataFileError` naming the file and the 1-based line.
+the same everywhere. Every reader returns a :class:`~rosenblatt.readers.Data`.
+For prediction the label may be missing: ``labelled=None`` decides per file (a
+CSV by its number of columns, given the model's ``n_features``; svmlight by
+whether lines start with ``index:value``; text by whether lines hold a tab). A
+malformed file raises :class:`~rosenblatt.exceptions.DataFileError` naming the
+file and the 1-based line.
 """
 
 from __future__ import annotations
@@ -27,13 +28,21 @@ __all__ = ["FORMATS", "Data", "data_format", "read_csv", "read_data", "read_svml
 
 
 def read_data(
-    path, *, label_column=None, labelled=True, n_features=None, zero_based="auto", header="auto"
+    path,
+    *,
+    label_column=None,
+    labelled=True,
+    n_features=None,
+    zero_based="auto",
+    header="auto",
+    format=None,
 ):
-    """Read a data file, choosing the reader by its extension.
+    """Read a data file, choosing the reader by its extension (or by ``format``).
 
     Parameters
     ----------
     path : str or path-like
+        The file; ``"-"`` reads standard input (``format`` then says what it holds).
     label_column : str or int, default=None
         CSV only: the label's column, by header name or index (default: the last).
     labelled : bool or None, default=True
@@ -46,6 +55,9 @@ def read_data(
         some index in the file is 0). Give the training file's value when predicting.
     header : bool or "auto", default="auto"
         CSV only: whether the first row is a header ("auto": when it cannot be data).
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The file's format, for standard input and names like ``iris.data`` or
+        ``a9a.txt`` (default: from the extension; "libsvm" is svmlight too).
 
     Returns
     -------
@@ -62,6 +74,7 @@ def read_data(
     """
     return read(
         path,
+        format=format,
         label_column=label_column,
         labelled=labelled,
         n_features=n_features,

@@ -53,7 +53,7 @@ _KERNEL_PARAMS = {
 }
 _MB = 1024 * 1024
 _ADVICE = (
-    "The data may not be separable in the kernel's feature space; raise max_iter (--epochs on "
+    "The data may not be separable in the kernel's feature space; raise max_iter (--max-iter on "
     "the command line), or try another kernel (or gamma)."
 )
 

@@ -60,7 +60,7 @@ from sklearn.utils import check_random_state
 
 from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
 from .readers import Schema as ChunkIndex
-from .readers import data_format, iter_chunks, read_chunk, scan
+from .readers import format_of, iter_chunks, read_chunk, scan
 
 __all__ = [
     "DEFAULT_STREAM_EPOCHS",
@@ -88,6 +88,7 @@ def index_file(
     header="auto",
     cache=True,
     progress=None,
+    format=None,
 ) -> ChunkIndex:
     """Read a data file once and record where every chunk of ``chunk_size`` samples starts.
 
@@ -116,6 +117,8 @@ def index_file(
         options. False: no cache; every chunk read parses the text again.
     progress : callable(bytes_read, records), default=None
         Called as the scan reads the file.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The file's format (default: from its extension).
 
     Returns
     -------
@@ -142,6 +145,7 @@ def index_file(
         header=header,
         cache=cache,
         progress=progress,
+        format=format,
     )
 
 
@@ -234,6 +238,7 @@ def fit_stream(
     on_epoch=None,
     header="auto",
     cache=None,
+    format=None,
     on_progress=None,
 ):
     """Train an online estimator on a data file chunk by chunk, in bounded memory.
@@ -247,7 +252,7 @@ def fit_stream(
     ``fit_batches``: the engine's epoch driver, so training stops after the
     first epoch without a mistake (each one-vs-rest neuron after its own), or
     after ``epochs`` epochs with a ``ConvergenceWarning``, exactly as
-    :meth:`fit` does. The classes come from the scan unless given.
+    its ``fit`` does. The classes come from the scan unless given.
 
     Parameters
     ----------
@@ -293,6 +298,8 @@ def fit_stream(
         the text again.
     on_progress : callable(StreamProgress), default=None
         Called after every parsed block of the file and every trained chunk.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The file's format (default: from its extension).
 
     Returns
     -------
@@ -326,11 +333,12 @@ def fit_stream(
         index = index_file(
             path,
             chunk_size,
-            n_features=None if _is_text(path) else n_features,
+            n_features=None if _is_text(path, format) else n_features,
             zero_based=zero_based,
             label_column=label_column,
             header=header,
             cache=True if cache is None else cache,
+            format=format,
             progress=_parse_progress(path, epochs, on_progress),
         )
     try:
@@ -355,7 +363,9 @@ def fit_stream(
 def _parse_progress(path, epochs, on_progress):
     if on_progress is None:
         return None
-    total, start = os.path.getsize(path), time.perf_counter()
+    # a missing file (or "-") is left to the scan, which says what is wrong
+    total = os.path.getsize(path) if os.path.isfile(path) else 0
+    start = time.perf_counter()
 
     def progress(done, rows):
         on_progress(
@@ -487,8 +497,8 @@ def _read_ahead(chunks):
         reader.join()
 
 
-def _is_text(path) -> bool:
-    return data_format(path) == "text"
+def _is_text(path, format=None) -> bool:
+    return format_of(path, format) == "text"
 
 
 def score_stream(
@@ -501,6 +511,7 @@ def score_stream(
     index=None,
     dtype=np.float64,
     header="auto",
+    format=None,
 ):
     """Accuracy of a fitted model on a data file, read chunk by chunk.
 
@@ -517,7 +528,7 @@ def score_stream(
     1.0
     """
     if index is None:
-        width = None if _is_text(path) else getattr(_final(model), "n_features_in_", None)
+        width = None if _is_text(path, format) else getattr(_final(model), "n_features_in_", None)
         index = index_file(
             path,
             chunk_size,
@@ -526,6 +537,7 @@ def score_stream(
             label_column=label_column,
             header=header,
             cache=False,
+            format=format,
         )
     right = total = 0
     for X, y in iter_chunks(path, index=index, dtype=dtype):
@@ -558,6 +570,7 @@ def train_stream(
     on_epoch=None,
     cache=None,
     on_progress=None,
+    format=None,
 ):
     """Train on a data file too large for memory; what ``rosenblatt train --stream`` runs.
 
@@ -590,6 +603,8 @@ def train_stream(
         there and reuse it while the file and the options stay the same.
     on_progress : callable(StreamProgress), default=None
         Called as the file is parsed and after every trained chunk.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The file's format (default: from its extension).
 
     Returns
     -------
@@ -624,7 +639,7 @@ def train_stream(
     ]
     epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
     estimator = cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
-    text = _is_text(path)
+    text = _is_text(path, format)
     index = index_file(
         path,
         chunk_size,
@@ -634,6 +649,7 @@ def train_stream(
         header=header,
         cache=True if cache is None else cache,
         progress=_parse_progress(path, epochs, on_progress),
+        format=format,
     )
     try:
         start = time.perf_counter()

@@ -27,6 +27,20 @@ err_console = Console(stderr=True, highlight=False, soft_wrap=True)
 # Set to see the traceback of an unexpected error instead of its one-line summary.
 TRACEBACK_ENV = "ROSENBLATT_TRACEBACK"
 
+# Options renamed after the API's names; the former names keep working.
+FORMER_OPTION_NAMES = {"--epochs": "--max-iter"}
+
+
+def _current_names(args):
+    """``args`` with former option names (``--epochs 5``, ``--epochs=5``) renamed."""
+    renamed = []
+    for arg in args:
+        name, equals, value = arg.partition("=")
+        if arg == "--":  # what follows is data, not options
+            return renamed + args[len(renamed) :]
+        renamed.append(FORMER_OPTION_NAMES.get(name, name) + equals + value)
+    return renamed
+
 
 def report_error(message: str) -> None:
     """Print one red line to stderr (newlines in the message are folded)."""
@@ -43,6 +57,7 @@ class ErrorHandlingGroup(TyperGroup):
     """
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        args = _current_names(sys.argv[1:] if args is None else list(args))
         try:
             code = super().main(
                 args=args,
@@ -145,6 +160,18 @@ def header_option():
     )
 
 
+def format_option():
+    """``--format``: the data's format, for standard input and unusual extensions."""
+    return typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="The data's format: csv, svmlight (or libsvm) or tsv (label<TAB>text); default: "
+        "from the extension (.gz decompressed). Needed for standard input (DATA is -) and "
+        "for names like iris.data or a9a.txt.",
+    )
+
+
 def auto(value):
     """An unset ``--zero-based``/``--header`` flag (None) as the readers' "auto"."""
     return "auto" if value is None else value
@@ -193,7 +220,9 @@ def load_model(path, *, predicting=False):
     return model, metadata if isinstance(metadata, dict) else {}
 
 
-def read_model_input(path, model, metadata, *, label_column=None, zero_based=None, header="auto"):
+def read_model_input(
+    path, model, metadata, *, label_column=None, zero_based=None, header="auto", format=None
+):
     """Read a data file for a trained model; the label column may be missing.
 
     Checks that the file's kind suits the model (text for a text model,
@@ -202,12 +231,13 @@ def read_model_input(path, model, metadata, *, label_column=None, zero_based=Non
     was; a file that does not fit is refused with what to pass. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
     """
-    from ..io import data_format, read_data
+    from ..io import read_data
+    from ..readers import format_of
 
     if label_column is None:
         label_column = metadata.get("label_column")
 
-    kind = data_format(path)
+    kind = format_of(path, format)
     if is_text_model(model) != (kind == "text"):
         trained = "text (.tsv)" if is_text_model(model) else "numeric features (.csv/.svm)"
         raise DataFileError(
@@ -215,17 +245,22 @@ def read_model_input(path, model, metadata, *, label_column=None, zero_based=Non
             "give the model data of the same kind"
         )
     if kind == "text":
-        return read_data(path, labelled=None)
+        return read_data(path, labelled=None, format=kind)
     n_features = getattr(final_estimator(model), "n_features_in_", None)
     if kind == "csv":
         return read_data(
-            path, labelled=None, n_features=n_features, label_column=label_column, header=header
+            path,
+            labelled=None,
+            n_features=n_features,
+            label_column=label_column,
+            header=header,
+            format=kind,
         )
     trained = metadata.get("zero_based")
     as_trained = zero_based is None and trained is not None
     base = trained if as_trained else auto(zero_based)
     try:
-        return read_data(path, labelled=None, n_features=n_features, zero_based=base)
+        return read_data(path, labelled=None, n_features=n_features, zero_based=base, format=kind)
     except DataFileError as error:
         raise _not_like_training(error, metadata, n_features, as_trained) from None
 

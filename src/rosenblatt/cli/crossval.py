@@ -14,6 +14,7 @@ from ._common import (
     auto,
     console,
     final_estimator,
+    format_option,
     header_option,
     parse_label_column,
     zero_based_option,
@@ -61,6 +62,7 @@ def cross_validate(
     zero_based="auto",
     header="auto",
     on_algorithm=None,
+    format=None,
 ) -> list[FoldScores]:
     """Score each algorithm on the same stratified, shuffled folds of ``data_path``.
 
@@ -74,7 +76,7 @@ def cross_validate(
         Names as ``--algorithm`` takes them.
     folds : int, default=5
         At least 2, and at most the size of the smallest class.
-    epochs, eta, seed, scale, label_column, zero_based, header
+    epochs, eta, seed, scale, label_column, zero_based, header, format
         As for ``rosenblatt train``; ``seed`` also shuffles the folds.
     on_algorithm : callable(str) or None
         Called before each algorithm (a progress line).
@@ -96,7 +98,13 @@ def cross_validate(
         raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
     # built before reading: a bad --epochs or --eta fails before the file is read
     estimators = [make_estimator(a, epochs=epochs, eta=eta, seed=seed) for a in algorithms]
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
+    data = read_data(
+        data_path,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
+    )
     _, counts = np.unique(data.y, return_counts=True)
     if counts.min() < folds:
         fix = (
@@ -156,7 +164,9 @@ def command(
     ),
     folds: int = typer.Option(5, "--folds", help="Number of folds (stratified, shuffled)."),
     algorithm: list[str] = _ALGORITHM_OPTION,
-    epochs: int = typer.Option(100, "--epochs", help="Most passes over the data."),
+    epochs: int = typer.Option(
+        None, "--max-iter", help="Most passes over the data (default: each estimator's max_iter)."
+    ),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the folds and of the shuffling."),
     scale: bool = typer.Option(
@@ -167,6 +177,7 @@ def command(
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
 ) -> None:
     """Mean and spread of the test accuracy of each algorithm over the same folds of DATA."""
     with console.status("cross-validating...") as status:
@@ -181,6 +192,7 @@ def command(
             label_column=parse_label_column(label_column),
             zero_based=auto(zero_based),
             header=auto(header),
+            format=data_format,
             on_algorithm=lambda name: status.update(f"cross-validating {name} ({folds} folds)..."),
         )
     console.print(score_table(results, folds))

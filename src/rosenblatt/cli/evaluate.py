@@ -14,6 +14,7 @@ from ._common import (
     auto,
     console,
     final_estimator,
+    format_option,
     header_option,
     jsonable,
     labels_like,
@@ -91,7 +92,7 @@ def scores(y_true, y_pred, classes) -> EvaluationResult:
 
 
 def evaluate(
-    model_path, data_path, *, label_column=None, zero_based=None, header="auto"
+    model_path, data_path, *, label_column=None, zero_based=None, header="auto", format=None
 ) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 
@@ -107,6 +108,8 @@ def evaluate(
         model's training file was read).
     header : bool or "auto", default="auto"
         CSV: whether the first row is a header.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The data's format (default: from the extension); needed for standard input (``"-"``).
 
     Returns
     -------
@@ -114,7 +117,13 @@ def evaluate(
     """
     model, metadata = load_model(model_path)
     data = read_model_input(
-        data_path, model, metadata, label_column=label_column, zero_based=zero_based, header=header
+        data_path,
+        model,
+        metadata,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
     )
     if data.y is None:
         raise DataFileError(
@@ -150,7 +159,9 @@ def confusion_table(result: EvaluationResult) -> Table:
 
 def command(
     data: str = typer.Argument(
-        ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
+        ...,
+        metavar="DATA",
+        help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv; - : standard input).",
     ),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     as_json: bool = typer.Option(
@@ -163,6 +174,7 @@ def command(
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix."""
     result = evaluate(
@@ -171,6 +183,7 @@ def command(
         label_column=parse_label_column(label_column),
         zero_based=zero_based,
         header=auto(header),
+        format=data_format,
     )
     if as_json:
         print(json.dumps(result.to_json()))

@@ -10,7 +10,15 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ._common import auto, console, header_option, jsonable, parse_label_column, zero_based_option
+from ._common import (
+    auto,
+    console,
+    format_option,
+    header_option,
+    jsonable,
+    parse_label_column,
+    zero_based_option,
+)
 
 
 @dataclass
@@ -57,7 +65,7 @@ def _problem(name, X, y, theory):
 
 
 def inspect_data(
-    data_path, *, label_column=None, zero_based="auto", header="auto"
+    data_path, *, label_column=None, zero_based="auto", header="auto", format=None
 ) -> InspectResult:
     """Count samples, features and classes; decide separability; give margin, radius, bound.
 
@@ -68,7 +76,8 @@ def inspect_data(
     Novikoff's ``(R / gamma)^2`` for :class:`rosenblatt.Perceptron`'s
     augmented patterns (:func:`rosenblatt.theory.mistake_bound`). Text is
     vectorised first, as ``rosenblatt train`` does. ``zero_based`` (svmlight)
-    and ``header`` (CSV) are passed to the reader; its notes come first in ``notes``.
+    and ``header`` (CSV) are passed to the reader, and ``format`` names the data's
+    format when its extension does not; the reader's notes come first in ``notes``.
 
     Returns
     -------
@@ -78,7 +87,13 @@ def inspect_data(
     from ..io import read_data
     from .train import text_features
 
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
+    data = read_data(
+        data_path,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
+    )
     X, notes = data.X, list(data.notes)
     if data.is_text:
         for _, step in text_features():
@@ -118,6 +133,7 @@ def command(
     as_json: bool = typer.Option(False, "--json", help="Print the facts as a JSON object."),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
 ) -> None:
     """Samples, features, classes, linear separability, max margin, radius, mistake bound."""
     result = inspect_data(
@@ -125,6 +141,7 @@ def command(
         label_column=parse_label_column(label_column),
         zero_based=auto(zero_based),
         header=auto(header),
+        format=data_format,
     )
     if as_json:
         print(json.dumps(jsonable(asdict(result))))

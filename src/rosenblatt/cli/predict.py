@@ -10,6 +10,7 @@ import typer
 from ._common import (
     auto,
     err_console,
+    format_option,
     header_option,
     jsonable,
     load_model,
@@ -31,7 +32,14 @@ class PredictResult:
 
 
 def predict(
-    model_path, data_path, *, label_column=None, zero_based=None, header="auto", scores=False
+    model_path,
+    data_path,
+    *,
+    label_column=None,
+    zero_based=None,
+    header="auto",
+    scores=False,
+    format=None,
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -51,6 +59,8 @@ def predict(
     scores : bool, default=False
         Also return ``decision_function``: one value per sample for two classes
         (positive favours the second class), one per class otherwise.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The data's format (default: from the extension); needed for standard input (``"-"``).
 
     Returns
     -------
@@ -58,7 +68,13 @@ def predict(
     """
     model, metadata = load_model(model_path, predicting=True)
     data = read_model_input(
-        data_path, model, metadata, label_column=label_column, zero_based=zero_based, header=header
+        data_path,
+        model,
+        metadata,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
     )
     result = PredictResult(
         labels=jsonable(model.predict(data.X)), data_path=data.path, model_path=str(model_path)
@@ -82,7 +98,9 @@ def _text(result: PredictResult) -> str:
 
 def command(
     data: str = typer.Argument(
-        ..., metavar="DATA", help="Samples to label (.csv, .svm/.libsvm/.svmlight, .tsv)."
+        ...,
+        metavar="DATA",
+        help="Samples to label (.csv, .svm/.libsvm/.svmlight, .tsv; - : standard input).",
     ),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     output: str | None = typer.Option(
@@ -100,11 +118,18 @@ def command(
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
 ) -> None:
     """Predict a label for every sample of DATA, one per line."""
     label = parse_label_column(label_column)
     result = predict(
-        model, data, label_column=label, zero_based=zero_based, header=auto(header), scores=scores
+        model,
+        data,
+        label_column=label,
+        zero_based=zero_based,
+        header=auto(header),
+        scores=scores,
+        format=data_format,
     )
     if as_json:
         payload = {"predictions": result.labels}

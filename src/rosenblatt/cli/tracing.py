@@ -5,7 +5,14 @@ from __future__ import annotations
 import typer
 
 from .._config import TRACE_MAX_FEATURES, TRACE_MAX_ROWS, TRACE_MAX_SAMPLES
-from ._common import auto, console, header_option, parse_label_column, zero_based_option
+from ._common import (
+    auto,
+    console,
+    format_option,
+    header_option,
+    parse_label_column,
+    zero_based_option,
+)
 
 MAX_SAMPLES, MAX_FEATURES = TRACE_MAX_SAMPLES, TRACE_MAX_FEATURES
 
@@ -23,12 +30,13 @@ def trace_data(
     max_samples=MAX_SAMPLES,
     zero_based="auto",
     header="auto",
+    format=None,
 ):
     """Run :func:`rosenblatt.trace.trace` on a small labelled data file.
 
     The table has one row per pattern presentation, so larger data are refused
-    rather than flooding the terminal. ``zero_based`` (svmlight) and ``header``
-    (CSV) are passed to the reader.
+    rather than flooding the terminal. ``zero_based`` (svmlight), ``header``
+    (CSV) and ``format`` are passed to the reader.
 
     Returns
     -------
@@ -37,7 +45,13 @@ def trace_data(
     from ..io import read_data
     from ..trace import trace
 
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
+    data = read_data(
+        data_path,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
+    )
     if data.is_text:
         raise ValueError(
             f"{data.path}: trace shows numeric patterns; text has thousands of "
@@ -76,7 +90,7 @@ def command(
     bias_input: float = typer.Option(
         1.0, "--bias-input", help="Constant appended to every pattern (seed 003 uses -1)."
     ),
-    epochs: int = typer.Option(100, "--epochs", help="Most epochs."),
+    epochs: int = typer.Option(100, "--max-iter", help="Most epochs (as trace's max_iter)."),
     shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
     label_column: str | None = typer.Option(
@@ -87,6 +101,7 @@ def command(
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
 ) -> None:
     """Print seed 003's table: the weights before and after every pattern presentation."""
     result = trace_data(
@@ -101,6 +116,7 @@ def command(
         max_samples=max_samples,
         zero_based=auto(zero_based),
         header=auto(header),
+        format=data_format,
     )
     console.print(str(result), markup=False, highlight=False, soft_wrap=True)
     if not result.converged and result.n_epochs < epochs:

@@ -17,6 +17,7 @@ from ._common import (
     auto,
     console,
     final_estimator,
+    format_option,
     header_option,
     jsonable,
     parse_label_column,
@@ -83,12 +84,14 @@ def _option_value(name, value, algorithm):
 
 
 def make_estimator(
-    algorithm="perceptron", *, epochs=100, eta=1.0, seed=0, on_epoch=None, options=None
+    algorithm="perceptron", *, epochs=None, eta=1.0, seed=0, on_epoch=None, options=None
 ):
     """The estimator behind ``--algorithm`` (``on_epoch`` goes to the iterative ones).
 
     ``options`` maps estimator parameters to the command line's values (None: not
-    given); each applies to the algorithms :data:`OPTION_USERS` lists.
+    given); each applies to the algorithms :data:`OPTION_USERS` lists. ``epochs``
+    None keeps the estimator's own ``max_iter``, so the command line and the
+    Python API train alike by default.
 
     Examples
     --------
@@ -99,8 +102,8 @@ def make_estimator(
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    if epochs < 1:
-        raise ValueError(f"--epochs must be at least 1; got {epochs}")
+    if epochs is not None and epochs < 1:
+        raise ValueError(f"--max-iter must be at least 1; got {epochs}")
     if not eta > 0:
         raise ValueError(f"--eta must be positive; got {eta}")
     params = {}
@@ -113,6 +116,8 @@ def make_estimator(
                 f"{flag} applies to --algorithm {' or '.join(OPTION_USERS[name])}, not {algorithm}"
             )
         params[name] = _option_value(name, value, algorithm)
+    if epochs is not None:
+        params["max_iter"] = epochs
     if algorithm == "centroid":
         from ..baselines import CentroidClassifier
 
@@ -124,15 +129,13 @@ def make_estimator(
     if algorithm == "kernel":
         from ..kernel import KernelPerceptron
 
-        return KernelPerceptron(
-            max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch, **params
-        )
+        return KernelPerceptron(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
     from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
         algorithm
     ]
-    return cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch, **params)
+    return cls(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
 
 
 def text_features():
@@ -181,6 +184,7 @@ def train_streamed(
     header="auto",
     cache=None,
     on_progress=None,
+    format=None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -215,6 +219,7 @@ def train_streamed(
         header=header,
         cache=cache,
         on_progress=on_progress,
+        format=format,
     )
     seconds = time.perf_counter() - start
     metadata = {
@@ -255,7 +260,7 @@ def train(
     model_path,
     *,
     algorithm="perceptron",
-    epochs=100,
+    epochs=None,
     eta=1.0,
     seed=0,
     label_column=None,
@@ -264,6 +269,7 @@ def train(
     header="auto",
     scale=True,
     options=None,
+    format=None,
 ) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
@@ -277,8 +283,9 @@ def train(
     ----------
     data_path, model_path : str
     algorithm : {"perceptron", "averaged", "voted", "kernel", "centroid", "lp"}
-    epochs : int
-        At most this many passes over the data (iterative algorithms).
+    epochs : int, default=None
+        At most this many passes over the data (iterative algorithms; default:
+        the estimator's ``max_iter``).
     eta : float
         Learning rate (iterative algorithms).
     seed : int
@@ -297,6 +304,8 @@ def train(
         data) before training; the scaler is part of the saved model.
     options : dict, default=None
         More estimator parameters from the command line (see :func:`make_estimator`).
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The data's format (default: from the extension); needed for standard input (``"-"``).
 
     Returns
     -------
@@ -310,7 +319,9 @@ def train(
     estimator = make_estimator(
         algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options
     )
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
+    data = read_data(
+        data_path, label_column=label_column, zero_based=zero_based, header=header, format=format
+    )
     model = model_for(data, estimator, scale=scale)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -388,7 +399,8 @@ def command(
     data: str = typer.Argument(
         ...,
         metavar="DATA",
-        help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv (label<TAB>text).",
+        help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv (label<TAB>text); "
+        "- : standard input (with --format).",
     ),
     model: str = typer.Option(..., "--model", "-m", help="Where to save the trained model."),
     algorithm: str = typer.Option(
@@ -399,11 +411,12 @@ def command(
     ),
     epochs: int | None = typer.Option(
         None,
-        "--epochs",
         "--max-iter",
-        help=f"Most passes over the data (default 100; with --stream {DEFAULT_STREAM_EPOCHS}, each "
-        "after the first reading the binary cache). Training stops earlier after a pass "
-        "without a mistake.",
+        help="Most passes over the data, as the estimators' max_iter (default: theirs, 1000 "
+        f"for the linear perceptrons and 100 for kernel; with --stream {DEFAULT_STREAM_EPOCHS}, "
+        "each after the first reading the binary cache). Training stops earlier after a pass "
+        "without a mistake. The voted perceptron keeps a vector per mistake: on data that are "
+        "not separable, a smaller --max-iter keeps it small.",
     ),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
@@ -414,6 +427,7 @@ def command(
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
     stream: bool = typer.Option(
         False,
@@ -460,13 +474,13 @@ def command(
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)
-    reading = {"zero_based": auto(zero_based), "header": auto(header)}
+    reading = {"zero_based": auto(zero_based), "header": auto(header), "format": data_format}
     if stream and chunk_size < 1:
         raise ValueError(f"--chunk-size must be at least 1; got {chunk_size}")
     if cache is not None and not stream:
         raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
-    if epochs is None:
-        epochs = DEFAULT_STREAM_EPOCHS if stream else 100
+    if epochs is None and stream:
+        epochs = DEFAULT_STREAM_EPOCHS
     options = {
         "class_weight": class_weight,
         "intercept_scaling": intercept_scaling,
@@ -479,7 +493,7 @@ def command(
         "degree": degree,
     }
     if stream and any(v not in (None, False) for v in options.values()):
-        raise ValueError("--stream takes --epochs, --eta and --seed, not the estimator options")
+        raise ValueError("--stream takes --max-iter, --eta and --seed, not the estimator options")
 
     def fit(**kwargs):
         if stream:
@@ -504,7 +518,7 @@ def command(
             console=console,
             transient=False,
         )
-        task = progress.add_task("train", total=epochs, mistakes="-", start=False)
+        task = progress.add_task("train", total=epochs or 1, mistakes="-", start=False)
         started = []
 
         def on_epoch(report):
@@ -512,7 +526,9 @@ def command(
                 started.append(True)
                 progress.start()
                 progress.start_task(task)
-            progress.update(task, completed=report.epoch, mistakes=report.mistakes)
+            progress.update(
+                task, total=report.max_epochs, completed=report.epoch, mistakes=report.mistakes
+            )
 
         try:
             result = fit(
@@ -549,7 +565,7 @@ def _fit_with_stream_progress(fit, data, **kwargs):
         console=console,
         transient=False,
     )
-    size = max(os.path.getsize(data), 1)
+    size = max(os.path.getsize(data) if os.path.isfile(data) else 0, 1)  # else: the scan says why
     parse = progress.add_task("parsing", total=size, where="", speed="")
     train = progress.add_task("training", total=1, where="", speed="", visible=False)
     state = {"started": False, "mistakes": "-"}

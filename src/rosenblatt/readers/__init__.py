@@ -42,13 +42,26 @@ import numpy as np
 from .._config import DEFAULT_CHUNK_SIZE, GZIP_TEMP_PREFIX
 from ..exceptions import DataFileError
 from . import _cache, _csv, _svmlight, _tsv
-from ._common import FORMATS, GzipCopy, check_file, data_format, is_gzip, read_bytes
+from ._common import (
+    FORMAT_NAMES,
+    FORMATS,
+    STDIN,
+    GzipCopy,
+    check_file,
+    data_format,
+    format_of,
+    is_gzip,
+    read_bytes,
+    shown_name,
+)
 from ._schema import Chunker, Data, Schema
 from ._store import MemoryStore, NullStore, assemble
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "FORMATS",
+    "FORMAT_NAMES",
+    "format_of",
     "Data",
     "Schema",
     "compile_parsers",
@@ -88,17 +101,21 @@ def _options(kind, name, chunk_size, zero_based, header, label_column, names):
 
 
 def _scan(name, kind, handle, chunk_size, *, encoding, store=None, progress=None, **options):
-    stat = os.stat(name)
+    if name == STDIN:  # no file to stat: the bytes read give the size
+        size, mtime_ns = len(handle.getbuffer()), 0
+    else:
+        stat = os.stat(name)
+        size, mtime_ns = stat.st_size, stat.st_mtime_ns
     schema = Schema(
-        path=name,
+        path=shown_name(name),
         format=kind,
         chunk_size=chunk_size,
         offsets=np.zeros(1, dtype=np.int64),
         first_lines=np.zeros(0, dtype=np.int64),
         n_rows=np.zeros(0, dtype=np.int64),
         classes=np.zeros(0, dtype=np.int64),
-        size=stat.st_size,
-        mtime_ns=stat.st_mtime_ns,
+        size=size,
+        mtime_ns=mtime_ns,
         source=name,
         encoding=encoding,
     )
@@ -155,13 +172,15 @@ def scan(
     ----------
     path : str or path-like
         A ``.csv``, ``.svm``/``.libsvm``/``.svmlight`` or ``.tsv`` file, or one of
-        them gzipped (``.csv.gz``, ...). Streaming a gzipped file without a cache
-        decompresses it once to a temporary file, removed when the schema goes
-        away (or at exit).
+        them gzipped (``.csv.gz``, ...); any other name with ``format``. ``"-"``
+        reads standard input (with ``format``; not in chunks). Streaming a gzipped
+        file without a cache decompresses it once to a temporary file, removed when
+        the schema goes away (or at exit).
     chunk_size : int, default=None
         Samples per chunk; None: the whole file is one chunk.
-    format : {"csv", "svmlight", "text"}, default=None
-        Default: from the extension.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        Default: from the extension. Also accepted: "libsvm" and "svm" for
+        svmlight, "text" for tsv.
     labelled : bool or None, default=True
         Whether the file has labels; None decides (for prediction): CSV by its
         number of columns against ``n_features``, svmlight by whether lines start
@@ -207,8 +226,13 @@ def scan(
     svmlight feature indices read as one-based: no index 0 in the file (the
     """
     name = check_file(path)
-    kind = format or data_format(name)
-    _options(kind, name, chunk_size, zero_based, header, label_column, names)
+    kind = format_of(name, format)
+    _options(kind, shown_name(name), chunk_size, zero_based, header, label_column, names)
+    if name == STDIN and (chunk_size is not None or cache not in (None, False)):
+        raise DataFileError(
+            f"{shown_name(name)}: standard input can only be read whole, and streaming "
+            "reads its file in chunks, again each epoch; save the data to a file first"
+        )
     options = dict(
         labelled=labelled,
         n_features=n_features,
@@ -223,6 +247,9 @@ def scan(
         store = _cache_store(name, kind, chunk_size, cache, options)
         if isinstance(store, Schema):
             return store  # a kept cache of this file, read with these options
+    if name == STDIN:
+        handle = io.BytesIO(read_bytes(name))
+        return _scan(name, kind, handle, None, store=store, progress=progress, **options)
     if not is_gzip(name):
         with open(name, "rb") as handle:
             return _scan(name, kind, handle, chunk_size, store=store, progress=progress, **options)
@@ -338,8 +365,8 @@ def read(
     ((4, 2), ['no', 'yes', 'yes', 'yes'], ['x1', 'x2'])
     """
     name = check_file(path)
-    kind = format or data_format(name)
-    _options(kind, name, None, zero_based, header, label_column, names)
+    kind = format_of(name, format)
+    _options(kind, shown_name(name), None, zero_based, header, label_column, names)
     store = MemoryStore()
     schema = _scan(
         name,
@@ -360,7 +387,7 @@ def read(
         X=X,
         y=y,
         format=kind,
-        path=name,
+        path=schema.path,
         feature_names=schema.feature_names,
         zero_based=schema.zero_based,
         notes=list(schema.notes),
@@ -439,6 +466,7 @@ def iter_chunks(
     label_column=None,
     labelled=True,
     dtype=np.float64,
+    format=None,
 ):
     """Yield ``(X, y)`` for every chunk of a data file, in file order or in ``order``.
 
@@ -456,7 +484,7 @@ def iter_chunks(
         Chunk numbers to visit (default: all, in file order).
     index : Schema, default=None
         A previous :func:`scan` of this file with chunks (saves the scan).
-    zero_based, header, label_column, labelled
+    zero_based, header, label_column, labelled, format
         As in :func:`scan`.
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
 
@@ -482,6 +510,7 @@ def iter_chunks(
             header=header,
             label_column=label_column,
             labelled=labelled,
+            format=format,
         )
     chunks = range(index.n_chunks) if order is None else order
     if index.cache is not None:  # the cache holds the file as it was scanned

@@ -24,8 +24,21 @@ FORMATS = {
     ".svmlight": "svmlight",
     ".tsv": "text",
 }
+# What ``format=`` (``--format``) accepts: the formats' names and their usual aliases.
+FORMAT_NAMES = {
+    "csv": "csv",
+    "svmlight": "svmlight",
+    "libsvm": "svmlight",
+    "svm": "svmlight",
+    "tsv": "text",
+    "text": "text",
+}
 GZIP_SUFFIX = ".gz"
+GZIP_MAGIC = b"\x1f\x8b"
 BOM = b"\xef\xbb\xbf"
+# The path that means standard input, and how messages name it.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
 
 
 def fail(path, line, what, fix=None, code=None, column=None) -> DataFileError:
@@ -71,9 +84,38 @@ def data_format(path) -> str:
         raise DataFileError(
             f"{name}: unknown data format {ext or '(no extension)'!r}; use "
             f"{', '.join(FORMATS)} (CSV, svmlight/libsvm, or label<TAB>text), optionally "
-            "gzipped (.csv.gz, ...)"
+            "gzipped (.csv.gz, ...), or name the format: --format csv|svmlight|tsv "
+            "(format= in Python)"
         )
     return FORMATS[ext]
+
+
+def format_of(path, format=None) -> str:
+    """The format to read ``path`` in: ``format`` when given, else from the extension.
+
+    Examples
+    --------
+    >>> format_of("iris.data", "csv"), format_of("a9a.txt", "libsvm"), format_of("sms.tsv")
+    ('csv', 'svmlight', 'text')
+    >>> format_of("-")
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: <stdin>: standard input has no extension to tell its \
+format; name it: --format csv|svmlight|tsv (format= in Python)
+    """
+    if format is not None:
+        kind = FORMAT_NAMES.get(str(format).lower())
+        if kind is None:
+            raise ValueError(
+                f"unknown data format {format!r}; use one of {', '.join(FORMAT_NAMES)}"
+            )
+        return kind
+    if os.fspath(path) == STDIN:
+        raise DataFileError(
+            f"{STDIN_NAME}: standard input has no extension to tell its format; name it: "
+            "--format csv|svmlight|tsv (format= in Python)"
+        )
+    return data_format(path)
 
 
 def is_gzip(path) -> bool:
@@ -82,9 +124,17 @@ def is_gzip(path) -> bool:
 
 def check_file(path) -> str:
     name = os.fspath(path)
+    if name == STDIN:
+        return name
     if not os.path.isfile(name):
         raise DataFileError(f"{name}: no such data file")
     return name
+
+
+def shown_name(path) -> str:
+    """How messages name a data file: its path, or ``<stdin>``."""
+    name = os.fspath(path)
+    return STDIN_NAME if name == STDIN else name
 
 
 def _gzip_error(path, exc) -> DataFileError:
@@ -97,14 +147,25 @@ def _gzip_error(path, exc) -> DataFileError:
 
 
 def read_bytes(path) -> bytes:
-    """The whole content of a data file, decompressed when it is gzipped."""
-    with open(path, "rb") as handle:
-        raw = handle.read()
-    if is_gzip(path):
+    """The whole content of a data file, decompressed when it is gzipped.
+
+    ``"-"`` reads standard input to its end (gzipped data is recognised by its
+    first bytes, as there is no extension to go by).
+    """
+    if os.fspath(path) == STDIN:
+        import sys
+
+        raw = sys.stdin.buffer.read()
+        gzipped = raw[:2] == GZIP_MAGIC
+    else:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+        gzipped = is_gzip(path)
+    if gzipped:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise _gzip_error(path, exc) from None
+            raise _gzip_error(shown_name(path), exc) from None
     return raw
 
 
