@@ -95,6 +95,7 @@ REGISTRY = (
     "rosenblatt.kernel.KernelPerceptron",
     "rosenblatt.baselines.CentroidClassifier",
     "rosenblatt.baselines.LinearProgramClassifier",
+    "rosenblatt.calibration.CalibratedClassifier",
     "rosenblatt.text.TfDfTransformer",
     "sklearn.pipeline.Pipeline",
     "sklearn.feature_extraction.text.CountVectorizer",
@@ -296,6 +297,14 @@ PARAMETER_RULES = {
     },
     "sklearn.feature_extraction.text.TfidfTransformer": _IDF_RULES,
     "rosenblatt.text.TfDfTransformer": {"norm": _one_of("l2", None)},
+    "rosenblatt.calibration.CalibratedClassifier": {
+        # the classifier is an estimator node: only registered classes are built
+        "estimator": _rule(lambda value: True, "a classifier"),
+        "method": _one_of("sigmoid", "isotonic"),
+        "cv": _int_in(2, _MAX_INDEX, none=True),
+        "n_jobs": _int_in(-_MAX_INDEX, _MAX_INDEX, none=True),
+        "ensemble": _one_of(True, False, "auto"),
+    },
 }
 
 
@@ -1246,7 +1255,7 @@ def _read(path, build):
 
 
 def load(path):
-    """Load a model saved by :func:`save`.
+    """Load a model saved by :func:`rosenblatt.save`.
 
     Only the classes in :data:`REGISTRY` and :data:`STATE_REGISTRY` are ever
     instantiated (``cls(**params)``, then the fitted attributes are set, and

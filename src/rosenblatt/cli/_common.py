@@ -190,14 +190,21 @@ def jsonable(value):
     return value
 
 
+def _uncalibrated(model):
+    """A calibrated model's (first) fitted classifier or pipeline; any other model itself."""
+    fitted = getattr(model, "estimators_", None) if hasattr(model, "calibrators_") else None
+    return fitted[0] if fitted else model
+
+
 def is_text_model(model) -> bool:
     """A pipeline that starts with a text vectorizer (trained on a .tsv file)."""
-    steps = getattr(model, "steps", None)
+    steps = getattr(_uncalibrated(model), "steps", None)
     return bool(steps) and hasattr(steps[0][1], "build_analyzer")
 
 
 def final_estimator(model):
-    """The classifier itself (the last step of a pipeline)."""
+    """The classifier itself (the last step of a pipeline, calibrated or not)."""
+    model = _uncalibrated(model)
     steps = getattr(model, "steps", None)
     return steps[-1][1] if steps else model
 

@@ -22,13 +22,15 @@ from ._common import (
 
 @dataclass
 class PredictResult:
-    """Predicted labels, one per sample of the data file, and their decision values if asked."""
+    """Predicted labels, one per sample of the data file, and their decision values or
+    probabilities if asked."""
 
     labels: list
     data_path: str
     model_path: str
     scores: list | None = None
     classes: list | None = None
+    proba: list | None = None
 
 
 def predict(
@@ -40,6 +42,7 @@ def predict(
     header="auto",
     scores=False,
     format=None,
+    proba=False,
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -59,6 +62,9 @@ def predict(
     scores : bool, default=False
         Also return ``decision_function``: one value per sample for two classes
         (positive favours the second class), one per class otherwise.
+    proba : bool, default=False
+        Also return ``predict_proba``, one probability per class (a model trained
+        with ``--calibrate``, or :func:`rosenblatt.calibrated`).
     format : {"csv", "svmlight", "tsv"}, default=None
         The data's format (default: from the extension); needed for standard input (``"-"``).
 
@@ -67,6 +73,15 @@ def predict(
     PredictResult
     """
     model, metadata = load_model(model_path, predicting=True)
+    if scores and not hasattr(model, "decision_function"):
+        raise ValueError(
+            f"{model_path}: a calibrated model gives probabilities, not scores; ask for --proba"
+        )
+    if proba and not hasattr(model, "predict_proba"):
+        raise ValueError(
+            f"{model_path}: this model gives scores, not probabilities; train it with "
+            "--calibrate sigmoid (or isotonic) to get probabilities, or ask for --scores"
+        )
     data = read_model_input(
         data_path,
         model,
@@ -79,21 +94,39 @@ def predict(
     result = PredictResult(
         labels=jsonable(model.predict(data.X)), data_path=data.path, model_path=str(model_path)
     )
+    if scores or proba:
+        result.classes = jsonable(model.classes_)
     if scores:
         result.scores = jsonable(model.decision_function(data.X))
-        result.classes = jsonable(model.classes_)
+    if proba:
+        result.proba = jsonable(model.predict_proba(data.X))
     return result
 
 
 def _text(result: PredictResult) -> str:
-    """One line per sample: the label, then its decision value(s), tab-separated."""
-    if result.scores is None:
-        return "\n".join(str(label) for label in result.labels)
-    rows = (row if isinstance(row, list) else [row] for row in result.scores)
-    return "\n".join(
-        "\t".join([str(label), *(f"{value:.10g}" for value in row)])
-        for label, row in zip(result.labels, rows)
-    )
+    """One line per sample: the label, then its decision value(s), then its probabilities,
+    tab-separated."""
+    lines = []
+    for i, label in enumerate(result.labels):
+        values = []
+        if result.scores is not None:
+            score = result.scores[i]
+            values += score if isinstance(score, list) else [score]
+        if result.proba is not None:
+            values += result.proba[i]
+        lines.append("\t".join([str(label), *(f"{value:.10g}" for value in values)]))
+    return "\n".join(lines)
+
+
+def _column_names(result: PredictResult) -> str:
+    """What the columns of the text output hold, in order."""
+    names = ["label"]
+    if result.scores is not None:
+        binary = not isinstance(result.scores[0], list) if result.scores else True
+        names += ["score"] if binary else [f"score({c})" for c in result.classes]
+    if result.proba is not None:
+        names += [f"P({c})" for c in result.classes]
+    return ", ".join(names)
 
 
 def command(
@@ -113,6 +146,12 @@ def command(
         help="Also print the decision values: one per sample for two classes (positive: the "
         "second class), one per class otherwise.",
     ),
+    proba: bool = typer.Option(
+        False,
+        "--proba",
+        help="Also print the probability of every class (a model trained with --calibrate); "
+        "the columns are named on standard error.",
+    ),
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: the label column, if the file has one that is not last."
     ),
@@ -130,14 +169,21 @@ def command(
         header=auto(header),
         scores=scores,
         format=data_format,
+        proba=proba,
     )
     if as_json:
         payload = {"predictions": result.labels}
+        if scores or proba:
+            payload["classes"] = result.classes
         if scores:
-            payload.update(classes=result.classes, scores=result.scores)
+            payload["scores"] = result.scores
+        if proba:
+            payload["probabilities"] = result.proba
         text = json.dumps(payload)
     else:
         text = _text(result)
+        if scores or proba:
+            err_console.print(f"columns: {_column_names(result)}", markup=False)
     if output and output != "-":
         from .._files import write_atomically
 
