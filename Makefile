@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test format clean clean-cache bench browser
+.PHONY: demo test format clean clean-cache bench browser docs
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,12 @@ test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff format --check src tests benchmarks examples
 	$(VENV)/bin/rosenblatt warmup
 	$(PY) -m pytest -n 2 -q
+	$(MAKE) docs
+
+# The API reference, built from the numpydoc docstrings into build/docs (open index.html);
+# -E rereads every docstring and -W fails on any warning, so make test checks the docstrings
+docs: $(VENV)/.installed-dev
+	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html docs/api build/docs
 
 # ruff's fixes and formatting, applied (make test only checks)
 format: $(VENV)/.installed-dev

@@ -1,11 +1,11 @@
 """Handwritten digits (10 classes) with the linear perceptrons and the kernel perceptron.
 
 scikit-learn's 8x8 digits, stratified 75/25 split (``random_state=0``). Ten
-classes are learnt one-vs-rest (seed 004: one neuron per class, the layer of M
-neurons of seed 003) or multinomially (one weight vector per class, a mistake
-moves the true class's vector towards the pattern and the winning rival's away).
-The classes are not linearly separable in pixel space, so the linear
-perceptrons run their 1000 epochs without converging; the RBF kernel
+classes are learnt one-vs-rest (the lecture notes' one neuron per class: a
+single layer of M neurons) or multinomially (one weight vector per class, a
+mistake moves the true class's vector towards the pattern and the winning
+rival's away). The classes are not linearly separable in pixel space, so the
+linear perceptrons run their 1000 epochs without converging; the RBF kernel
 perceptron separates the training set within a few epochs.
 
 The KernelPerceptron runs with its defaults (RBF kernel, ``gamma`` by

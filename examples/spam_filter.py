@@ -1,16 +1,16 @@
 """Spam filtering with every perceptron variant, on the bundled SMS Spam Collection.
 
-Seed 000 motivates linear classifiers with a spam filter over word counts, and
-seed 003 weights the words by ``tf / df``. Here every variant of the library is
-trained on a stratified 80/20 split (``random_state=0``) and scored on the held-out
-messages, spam being the positive class, next to scikit-learn's Perceptron and
-LinearSVC as reference rows. Three representations, all scikit-learn
-vectorizers fitted on the training messages only:
+The lecture notes motivate linear classifiers with a spam filter over word counts,
+and weight the words by ``tf / df``. Here every variant of the library is trained on
+a stratified 80/20 split (``random_state=0``) and scored on the held-out messages,
+spam being the positive class, next to scikit-learn's Perceptron and LinearSVC as
+reference rows. Three representations, all scikit-learn vectorizers fitted on the
+training messages only:
 
 - ``word tf-idf``: ``TfidfVectorizer()`` with its defaults -- the setting of the
   reference figures in the data's README (scikit-learn Perceptron 0.975, LinearSVC
   0.982).
-- ``tf/df (seed 003)``: ``CountVectorizer()`` then the seed's ``tf / df``
+- ``tf/df (lecture notes)``: ``CountVectorizer()`` then the notes' ``tf / df``
   weighting (:class:`rosenblatt.text.TfDfTransformer`, l2-normalised). The plain
   ratio favours rare words far more than tf-idf's logarithm does, and it shows.
 - ``char tf-idf``: tf-idf of character 2- to 5-grams within word boundaries, with
@@ -46,7 +46,7 @@ from rosenblatt.text import TfDfTransformer
 
 FEATURES = {
     "word tf-idf": lambda: TfidfVectorizer(),
-    "tf/df (seed 003)": lambda: make_pipeline(CountVectorizer(), TfDfTransformer()),
+    "tf/df (lecture notes)": lambda: make_pipeline(CountVectorizer(), TfDfTransformer()),
     "char tf-idf": lambda: TfidfVectorizer(
         analyzer="char_wb", ngram_range=(2, 5), sublinear_tf=True
     ),

@@ -1,13 +1,13 @@
-"""XOR and feature maps (seed 000): what a linear perceptron cannot learn, and two fixes.
+"""XOR and feature maps: what a linear perceptron cannot learn, and two fixes.
 
-XOR is the classic pattern set that no line separates, so the perceptron
-cycles through its epochs for ever (seed 000, "Perceptron: limitations"). A
+XOR is the classic pattern set that no line separates, so the perceptron cycles
+through its epochs for ever (the lecture notes' limits of the perceptron). A
 nonlinear feature map fixes it: with the degree-2 monomials the product
 ``x1 * x2`` is a feature, and XOR is linear in it. The map can be explicit,
 scikit-learn's ``PolynomialFeatures(2)`` in front of the linear Perceptron, or
-implicit, a polynomial kernel of degree 2 in the dual form (seed 003, remarks
-3-4): ``(gamma x . z + 1)**2`` is the inner product of (scaled) degree-2
-monomials, computed without ever forming them.
+implicit, a polynomial kernel of degree 2 in the dual form (the lecture notes'
+dual variables): ``(gamma x . z + 1)**2`` is the inner product of (scaled)
+degree-2 monomials, computed without ever forming them.
 
 Run with ``python examples/xor_feature_maps.py``.
 """

@@ -72,19 +72,20 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
 
 
 class CentroidClassifier(_OneVsRestLinear):
-    """Seed 004's centroid method, with the midpoint done right.
+    """The centroid method of the lecture notes, with the midpoint done right.
 
     For two classes with means ``mu_1`` (of ``classes_[1]``) and ``mu_0``,
     ``f(x) = (mu_1 - mu_0) . (x - (mu_1 + mu_0) / 2)``: positive exactly when
     ``x`` is closer to ``mu_1`` than to ``mu_0``, because
-    ``f(x) = (||x - mu_0||^2 - ||x - mu_1||^2) / 2``. (The seed writes the
+    ``f(x) = (||x - mu_0||^2 - ||x - mu_1||^2) / 2``. (The notes write the
     midpoint as ``(mu_C - mu_X) / 2``, a slip.)
 
     With more classes the natural generalisation is the nearest class mean,
     the default: class ``k`` scores ``f_k(x) = mu_k . x - ||mu_k||^2 / 2``, and
     the largest score is the nearest mean (scikit-learn's ``NearestCentroid``).
     ``multi_class="ovr"`` sets each class against the mean of all the others
-    instead (seed 004's one-vs-rest), which is not always the nearest mean.
+    instead (the lecture notes' one-vs-rest for k classes), which is not always the
+    nearest mean.
 
     Parameters
     ----------
@@ -159,7 +160,7 @@ def _mean(X, mask):
 
 
 class LinearProgramClassifier(_OneVsRestLinear):
-    """Seed 001's linear program as a classifier.
+    """The linear program for separability (from the lecture notes) as a classifier.
 
     Each neuron solves ``t_i (w . x_i + b) >= 1 - xi_i``, ``xi_i >= 0``,
     minimising the total slack ``sum_i xi_i`` (HiGHS, through

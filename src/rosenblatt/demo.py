@@ -16,7 +16,7 @@ import numpy as np
 from ._config import DEMO_EPOCHS
 
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
-OR_Y = np.array([-1, 1, 1, 1])  # seed 003's modified OR
+OR_Y = np.array([-1, 1, 1, 1])  # Rosenblatt's modified OR (the lecture notes' worked example)
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 XOR_Y = np.array([0, 1, 1, 0])
 
@@ -44,10 +44,10 @@ def _split(X, y):
 def demo_datasets():
     """Yield ``(name, X_train, X_test, y_train, y_test)`` for the demo's built-in data.
 
-    The seed's modified OR and XOR (trained and tested on their four points),
-    the SMS Spam Collection (tf-idf; ``examples/spam_filter.py`` compares it with
-    seed 003's tf/df weighting, which scores lower), breast
-    cancer (standardised) and digits (pixels scaled to [0, 1]), each split 75/25.
+    The lecture notes' modified OR and XOR (trained and tested on their four
+    points), the SMS Spam Collection (tf-idf; ``examples/spam_filter.py`` compares
+    it with the notes' tf/df weighting, which scores lower), breast cancer
+    (standardised) and digits (pixels scaled to [0, 1]), each split 75/25.
     """
     from sklearn.datasets import load_breast_cancer, load_digits
     from sklearn.feature_extraction.text import TfidfVectorizer
@@ -55,7 +55,7 @@ def demo_datasets():
 
     from .datasets import load_sms_spam
 
-    yield "modified OR (seed 003)", OR_X, OR_X, OR_Y, OR_Y
+    yield "modified OR (lecture notes)", OR_X, OR_X, OR_Y, OR_Y
     yield "XOR", XOR_X, XOR_X, XOR_Y, XOR_Y
 
     sms = load_sms_spam()
@@ -206,7 +206,7 @@ def demo_figures(directory):
         ReportFigure(
             "Modified OR: decision boundary and margin",
             save_figure(ax.figure, path("or_boundary.png")),
-            "The online perceptron (patterns in the seed's order) stops after 3 updates at "
+            "The online perceptron (patterns in the lecture notes' order) stops after 3 updates at "
             "w = (1, 1), b = 1. Dotted: parallel lines through the closest pattern of each "
             "class. Green: the maximum-margin hyperplane with its margin band; circled: its "
             "support patterns.",
@@ -217,7 +217,7 @@ def demo_figures(directory):
         animate_training(OR_X, OR_Y, path(name), mode=mode, bias_input=-1.0)
         figures.append(
             ReportFigure(
-                f"Modified OR: training in {mode} mode (seed 003)",
+                f"Modified OR: training in {mode} mode (the lecture notes' worked example)",
                 path(name),
                 "Successive changes of the separating straight line (threshold input -1, eta = 1); "
                 "the blue arrow points at the pattern responsible for the change"
@@ -249,7 +249,7 @@ def demo_figures(directory):
             "XOR: no line separates it, a kernel does",
             save_figure(fig, path("xor_boundaries.png")),
             "Left: the linear perceptron never converges on XOR. Right: the kernel perceptron "
-            "separates the four points with a curved boundary (the dual form of seed 003).",
+            "separates the four points with a curved boundary (the dual, kernel form).",
         )
     )
 
@@ -331,7 +331,7 @@ def write_demo_report(directory, rows) -> str:
         "rosenblatt demo report",
         [table],
         figures,
-        intro="Perceptron-family classifiers from the lecture notes (seeds 000-004), run on the "
-        "data that ships with rosenblatt and scikit-learn.",
+        intro="Perceptron-family classifiers from the lecture notes on linear classification, "
+        "run on the data that ships with rosenblatt and scikit-learn.",
         footer=f"Made by rosenblatt {__version__} (`rosenblatt demo`).",
     )

@@ -345,7 +345,7 @@ def _averages(estimator) -> bool:
 
 
 def mix_states(states, weights):
-    """Mix the training states of several partitions (see :meth:`PrimalState.mix`).
+    """Mix the training states of several partitions (see ``rosenblatt.engine.PrimalState.mix``).
 
     Parameters
     ----------

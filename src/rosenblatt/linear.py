@@ -41,7 +41,8 @@ _SHARED_PARAMETERS = """
         Seed of the shuffling and of the early-stopping split.
     multi_class : {"ovr", "multinomial"}, default="ovr"
         ``"ovr"``: one independent binary neuron per class (a single layer of M
-        neurons, seed 003); each neuron stops after its first error-free epoch.
+        neurons, as in the lecture notes); each neuron stops after its first
+        error-free epoch.
         ``"multinomial"``: one weight vector per class, prediction by argmax; a
         mistake adds ``eta * x`` to the true class's vector and subtracts it from
         the highest-scoring other class's.
@@ -107,7 +108,7 @@ class Perceptron(BaseLinearPerceptron):
     {_FITTED_ATTRIBUTES}
     Examples
     --------
-    The modified OR problem of seed 003:
+    Rosenblatt's modified OR problem (the lecture notes' worked example):
 
     >>> import numpy as np
     >>> from rosenblatt import Perceptron

@@ -1,4 +1,4 @@
-"""Term weighting for document classification (seed 003): W(i, d) = tf(i, d) / df(i)."""
+"""Term weighting for document classification (the lecture notes): W(i, d) = tf(i, d) / df(i)."""
 
 from __future__ import annotations
 
@@ -12,12 +12,12 @@ from ._validation import Options, validate_params
 
 
 class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
-    """Weight a count matrix by ``W(i, d) = tf(i, d) / df(i)`` (seed 003).
+    """Weight a count matrix by ``W(i, d) = tf(i, d) / df(i)`` (the lecture notes' tf/df).
 
     ``tf(i, d)`` is how often word ``i`` occurs in document ``d`` (the input
     count) and ``df(i)`` the number of training documents that contain it: a
     word that is frequent in one document matters for it, a word that occurs in
-    many documents (a stopword) matters little overall. It is the seed's plain
+    many documents (a stopword) matters little overall. It is the lecture notes' plain
     ratio; scikit-learn's :class:`~sklearn.feature_extraction.text.TfidfTransformer`
     uses the logarithmic ``tf * (1 + log(n / df))`` instead. Use it after
     :class:`~sklearn.feature_extraction.text.CountVectorizer` in a pipeline.

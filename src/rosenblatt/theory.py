@@ -1,8 +1,9 @@
 """The theory of the lecture notes, made executable.
 
-Separability is decided with seed 001's linear program, the largest margin with
-the hard-margin quadratic program, and the Block-Novikoff mistake bound is
-computed for the problem exactly as :class:`rosenblatt.Perceptron` sees it.
+Separability is decided with the linear program for separability, the largest
+margin with the hard-margin quadratic program, and the Block-Novikoff mistake
+bound is computed for the problem exactly as :class:`rosenblatt.Perceptron` sees
+it.
 
 Labels
 ------
@@ -164,10 +165,10 @@ class SeparabilityResult:
 
 
 def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
-    """Solve seed 001's LP, softened by slacks so that it is always feasible.
+    """Solve the separability LP, softened by slacks so that it is always feasible.
 
     ``min sum xi_i  s.t.  t_i (w . x_i + b) >= 1 - xi_i, xi_i >= 0`` with ``w``
-    and ``b`` free. Its optimum is 0 exactly when seed 001's LP (all slacks 0)
+    and ``b`` free. Its optimum is 0 exactly when the plain LP (all slacks 0)
     is feasible, i.e. when the data are linearly separable.
     """
     n_samples, n_features = X.shape
@@ -193,7 +194,7 @@ def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
 def is_linearly_separable(
     X: MatrixLike, y: ArrayLike, fit_intercept: bool = True
 ) -> SeparabilityResult:
-    """Decide linear separability with seed 001's linear program.
+    """Decide linear separability with a linear program (the lecture notes' LP formulation).
 
     Looks for ``w`` and ``b`` with ``t_i (w . x_i + b) >= 1`` for every pattern,
     solved with HiGHS (``scipy.optimize.linprog(method="highs")``). Each slack
@@ -234,7 +235,7 @@ def is_linearly_separable(
 
 # ---------------------------------------------------------------------- margins
 def margin(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
-    """Geometric margin of a hyperplane on a data set (seed 000).
+    """Geometric margin of a hyperplane on a data set (as the lecture notes define it).
 
     ``min_i t_i (w . x_i + b) / ||w||`` when the hyperplane separates the data,
     ``-inf`` when it does not (some ``t_i f(x_i) <= 0``, the perceptron's mistake
@@ -389,7 +390,7 @@ def _not_separable(lp: SeparabilityResult, fit_intercept: bool, owner: str):
     where = "with an intercept" if fit_intercept else "through the origin"
     return NotSeparableError(
         f"{owner}: the data are not linearly separable ({where}), so no hard-margin "
-        f"hyperplane exists. Seed 001's LP needs a total slack of {lp.total_slack:.6g}, "
+        f"hyperplane exists. The separability LP needs a total slack of {lp.total_slack:.6g}, "
         f"spread over patterns {shown}{more}. Use a soft-margin method, remove the "
         "overlapping patterns, or add features (e.g. x1*x2 makes XOR separable)."
     )
@@ -400,7 +401,8 @@ def max_margin(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMa
 
     Solves the hard-margin SVM problem ``min ||w||^2 / 2`` subject to
     ``t_i (w . x_i + b) >= 1`` with the HiGHS QP solver (``highspy``); the
-    margin of the data set (seed 000's ``margin(S)``) is then ``1 / ||w||``.
+    margin of the data set (the largest margin of any hyperplane, ``margin(S)`` in
+    the lecture notes) is then ``1 / ||w||``.
     Separability is checked with :func:`is_linearly_separable` first.
 
     Parameters
@@ -462,9 +464,10 @@ def radius(X: MatrixLike) -> float:
 
 
 def signed_distance(X: MatrixLike, coef: ArrayLike, intercept: float = 0.0) -> np.ndarray:
-    """Signed distance ``f(x) / ||w||`` of each pattern from the hyperplane (seed 004, theorem 1).
+    """Signed distance ``f(x) / ||w||`` of each pattern from the hyperplane.
 
-    Positive on the side ``w`` points to.
+    Positive on the side ``w`` points to (the lecture notes' theorem that
+    ``f(x) / ||w||`` is the signed distance from ``x`` to the decision boundary).
 
     Parameters
     ----------
@@ -496,10 +499,11 @@ def _nonzero_norm(w) -> float:
 
 
 def distance_from_origin(coef: ArrayLike, intercept: float) -> float:
-    """Signed distance ``b / ||w||`` of the origin from the hyperplane (seed 004, theorem 2).
+    """Signed distance ``b / ||w||`` of the origin from the hyperplane.
 
-    It is ``signed_distance`` at ``x = 0``: positive when the origin lies on
-    the side ``w`` points to; its absolute value is the distance.
+    It is ``signed_distance`` at ``x = 0`` (the lecture notes' theorem on the
+    distance from the origin): positive when the origin lies on the side ``w``
+    points to; its absolute value is the distance.
 
     Parameters
     ----------
@@ -521,7 +525,7 @@ def distance_from_origin(coef: ArrayLike, intercept: float) -> float:
 
 
 def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
-    """Seed 004's perceptron risk ``R(w) = sum_{i in V} -t_i f(x_i)``.
+    """The perceptron risk of the lecture notes, ``R(w) = sum_{i in V} -t_i f(x_i)``.
 
     ``V`` is the set of misclassified patterns, ``t_i f(x_i) < 0``. A pattern on
     the boundary (``f(x_i) = 0``) triggers an update in the library's rule

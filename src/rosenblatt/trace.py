@@ -1,4 +1,4 @@
-"""Step-by-step perceptron training traces: the tables of seed 003.
+"""Step-by-step perceptron training traces: the tables of the lecture notes' worked example.
 
 :func:`trace` runs Rosenblatt's rule in plain numpy, one pattern at a time,
 and keeps every intermediate weight vector, so that a small problem can be
@@ -29,7 +29,7 @@ __all__ = ["Trace", "trace"]
 
 
 def _fmt(value: float) -> str:
-    """Integers as integers (the seed's tables), other numbers compactly."""
+    """Integers as integers (the lecture notes' tables), other numbers compactly."""
     value = float(value)
     if value.is_integer() and abs(value) < 1e15:
         return str(int(value))  # also turns -0.0 into "0"
@@ -37,7 +37,7 @@ def _fmt(value: float) -> str:
 
 
 class Trace:
-    """Record of a perceptron training run, as returned by :func:`trace`.
+    """Record of a perceptron training run, as returned by :func:`rosenblatt.trace`.
 
     Rows are pattern presentations, in order; steps are weight changes: one per
     row in online mode, one per epoch in batch mode.
@@ -53,7 +53,7 @@ class Trace:
         Epoch of each row (1-based).
     pattern : ndarray of shape (n_rows,)
         Index into ``X`` of the pattern presented (0-based; the printed ``a/a``
-        column is ``pattern + 1``, as in the seed).
+        column is ``pattern + 1``, as in the lecture notes).
     tx : ndarray of shape (n_rows, n_features + 1)
         ``t * x`` for the augmented pattern ``x = (x_1 .. x_d, bias_input)``.
     activation : ndarray of shape (n_rows,)
@@ -102,10 +102,12 @@ class Trace:
     # ------------------------------------------------------------------ summaries
     @property
     def n_features(self) -> int:
+        """Number of features ``d`` of the patterns (the bias input not counted)."""
         return self.weights.shape[1] - int(self.fit_intercept)
 
     @property
     def n_steps(self) -> int:
+        """Number of steps: rows of ``weights`` after the initial zeros."""
         return self.weights.shape[0] - 1
 
     @property
@@ -115,10 +117,12 @@ class Trace:
 
     @property
     def n_epochs(self) -> int:
+        """Number of epochs run."""
         return int(self.epoch[-1])
 
     @property
     def mistakes_per_epoch(self) -> np.ndarray:
+        """Updates in each epoch run, an array of shape ``(n_epochs,)``."""
         return np.bincount(self.epoch[self.updated], minlength=self.n_epochs + 1)[1:]
 
     @property
@@ -157,7 +161,7 @@ class Trace:
         ``dw_1 .. dw_0``: the row's part of the step's change. In batch mode that
         is ``eta * t * x`` for a misclassified pattern and 0 otherwise, so the
         ``dw`` of an epoch's rows add up to its update (the printed table shows
-        only that total, on the epoch's first row, as the seed does).
+        only that total, on the epoch's first row, as the lecture notes do).
 
         Returns
         -------
@@ -175,7 +179,7 @@ class Trace:
         return pd.DataFrame(columns)
 
     def table(self) -> str:
-        """The seed 003 table: ``a/a``, ``w``, ``tx``, ``t w.x``, ``Update``, ``Δw``.
+        """The lecture notes' table: ``a/a``, ``w``, ``tx``, ``t w.x``, ``Update``, ``Δw``.
 
         In batch mode the weights and the epoch's ``Δw`` are printed on its
         first row only.
@@ -248,10 +252,11 @@ def trace(
 
     Starting from zero weights, each pattern ``x`` (augmented with the constant
     input ``bias_input``) with target ``t`` triggers an update when
-    ``t * (w . x) <= 0`` (seed 003, remark 1): ``w += eta * t * x``. In online
-    (incremental) mode the update follows each such pattern; in batch mode the
+    ``t * (w . x) <= 0`` (the lecture notes' update condition, the same as a
+    wrong output): ``w += eta * t * x``. In online (incremental) mode the update
+    follows each such pattern; in batch mode (the lecture notes' variant) the
     epoch's updates are added up with the weights held fixed and applied at its
-    end (remark 2). Training stops after the first epoch without an update, or
+    end. Training stops after the first epoch without an update, or
     after ``max_iter`` epochs.
 
     Parameters
@@ -262,9 +267,10 @@ def trace(
         Two class labels; ``np.unique(y)[1]`` gets target ``t = +1``.
     mode : {"online", "batch"}, default="online"
     eta : float, default=1.0
-        Learning rate (seed 003's epsilon), positive.
+        Learning rate (the lecture notes' epsilon), positive.
     bias_input : float, default=1.0
-        Constant appended to every pattern; seed 003 uses -1. The intercept is
+        Constant appended to every pattern; the lecture notes use -1 (the
+        threshold as the weight of a constant input). The intercept is
         ``w_0 * bias_input``. Must be nonzero.
     shuffle : bool, default=False
         Present the patterns in a fresh random order each epoch
@@ -282,7 +288,8 @@ def trace(
 
     Examples
     --------
-    Seed 003's modified OR problem, threshold input -1:
+    Rosenblatt's modified OR problem, the lecture notes' worked example, with
+    threshold input -1:
 
     >>> from rosenblatt.trace import trace
     >>> X = [[-1, -1], [1, -1], [-1, 1], [1, 1]]

@@ -1,10 +1,11 @@
 """Training epochs of the dual (kernel) perceptron, and its voted score.
 
-Seed 003, remarks 3-4: the weight vector is a combination of the training
-patterns, ``w = sum_j alpha_j y_j phi(x_j)``, so the perceptron can be run on the
-dual variables ``alpha`` with the patterns entering only through a kernel
-``K(x_j, x_i) = phi(x_j) . phi(x_i)``. Every function here is a pure function of
-arrays and scalars; :mod:`rosenblatt.engine.dual` allocates the state and
+The dual form of the perceptron (the lecture notes' remarks on dual variables): the
+weight vector is a combination of the training patterns, ``w = sum_j alpha_j y_j
+phi(x_j)``, so the perceptron can be run on the dual variables ``alpha`` with the
+patterns entering only through a kernel ``K(x_j, x_i) = phi(x_j) . phi(x_i)``. Every
+function here is a pure function of arrays and scalars;
+:mod:`rosenblatt.engine.dual` allocates the state and
 :func:`rosenblatt.engine.run_epochs` drives the epochs.
 
 Conventions
@@ -21,9 +22,9 @@ Conventions
   problem per class). ``f(x_i) = sum_r coef[p, sv_r] K'(x_{sv_r}, x_i)`` is summed
   over the support vectors in the order they became support vectors, so the
   cached and on-the-fly paths add the same numbers in the same order.
-- An update happens when ``y_i f(x_i) <= 0`` (seed 003, remark 1) and adds
-  ``eta * sample_weight_i`` to ``alpha_i``. Zero-weight samples are skipped: not
-  presented, not counted.
+- An update happens when ``y_i f(x_i) <= 0`` (the lecture notes' update condition)
+  and adds ``eta * sample_weight_i`` to ``alpha_i``. Zero-weight samples are
+  skipped: not presented, not counted.
 - ``n_seen[p]`` counts presentations. ``coef_acc[p, i] += t * delta`` with ``t``
   the count before the presentation, so ``coef - coef_acc / n_seen`` is the
   average of the dual coefficients after every presentation (the averaged

@@ -36,15 +36,15 @@ name and two arrays of the same type cannot be swapped by position:
     entries each). Allocated by the caller: numba compiles its own ``np.zeros``
     for every call signature, which made up a third of the first compile.
 
-The rule (seed 003, remarks 1-2): a pattern with target ``y`` triggers an update
-when ``y * (w . x + w0 * bias_input) <= 0``, which adds ``eta * sample_weight *
-y`` times the augmented pattern to the weights (online) or to the epoch's sum,
-applied at its end (batch). Averaging also adds ``t * delta`` to ``U``, ``t`` the
-presentations before this one, so ``W - U / counts`` is the average of the
-weights after every presentation (CIML Algorithm 7). The multinomial model (one
-vector per class) errs when another class scores at least as high as the true
-one; the true class then gets ``+eta * sample_weight * x`` and the strongest
-rival (lowest index on ties) ``-eta * sample_weight * x``.
+Rosenblatt's rule (the lecture notes' update condition and batch mode): a pattern
+with target ``y`` triggers an update when ``y * (w . x + w0 * bias_input) <= 0``,
+which adds ``eta * sample_weight * y`` times the augmented pattern to the weights
+(online) or to the epoch's sum, applied at its end (batch). Averaging also adds
+``t * delta`` to ``U``, ``t`` the presentations before this one, so ``W - U /
+counts`` is the average of the weights after every presentation (CIML Algorithm
+7). The multinomial model (one vector per class) errs when another class scores at
+least as high as the true one; the true class then gets ``+eta * sample_weight *
+x`` and the strongest rival (lowest index on ties) ``-eta * sample_weight * x``.
 
 ``layout`` is a compile-time constant: ``SINGLE`` (one neuron, every binary
 problem: its rows are taken once per epoch rather than per pattern, which is
@@ -139,8 +139,8 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
     them, ``0 .. n_rows - 1``). ``mistakes`` (one entry per state row; one in all
     for MULTINOMIAL) must come in zeroed and gets each trained row's mistakes.
     Returns the number of patterns presented. In batch mode the epoch's updates
-    are summed with the weights held fixed and applied at its end (seed 003,
-    remark 2).
+    are summed with the weights held fixed and applied at its end (the lecture
+    notes' batch mode).
     """
     X, csr = rows.X, rows.csr
     target, positive, sample_weight = targets.target, targets.positive, targets.sample_weight

@@ -1,4 +1,4 @@
-"""``rosenblatt trace``: seed 003's step-by-step table for a small data file."""
+"""``rosenblatt trace``: the lecture notes' step-by-step table for a small data file."""
 
 from __future__ import annotations
 
@@ -88,7 +88,7 @@ def command(
     mode: str = typer.Option("online", "--mode", help="online (incremental) or batch."),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     bias_input: float = typer.Option(
-        1.0, "--bias-input", help="Constant appended to every pattern (seed 003 uses -1)."
+        1.0, "--bias-input", help="Constant appended to every pattern (the lecture notes use -1)."
     ),
     epochs: int = typer.Option(100, "--max-iter", help="Most epochs (as trace's max_iter)."),
     shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),
@@ -103,7 +103,7 @@ def command(
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
 ) -> None:
-    """Print seed 003's table: the weights before and after every pattern presentation."""
+    """Print the lecture notes' table: the weights before and after every pattern presentation."""
     result = trace_data(
         data,
         mode=mode,

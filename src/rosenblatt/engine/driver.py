@@ -7,10 +7,11 @@ Dask (an epoch there is a round over the partitions) and the step-by-step
 trace. So the stop rule, the ``ConvergenceWarning``, the ``verbose`` lines and
 the ``on_epoch`` callback are the same everywhere.
 
-The stop rule (seed 003): a model made of several independent units (the
-one-vs-rest neurons, the dual problems) trains each unit until its first epoch
-without a mistake; training ends when every unit has had one (``converged``),
-when ``stop_early`` says so, or after ``max_epochs`` epochs with a
+The stop rule (the lecture notes' termination: after a round of presentations
+without a mistake): a model made of several independent units (the one-vs-rest
+neurons, the dual problems) trains each unit until its first epoch without a
+mistake; training ends when every unit has had one (``converged``), when
+``stop_early`` says so, or after ``max_epochs`` epochs with a
 ``ConvergenceWarning``.
 
 After convergence nothing changes any more: a unit that makes no mistake keeps

@@ -1,9 +1,9 @@
 """The training state of the kernel (dual) perceptron, its kernel values, and one epoch.
 
-Seed 003, remarks 3-4: the weight vector of a perceptron started at zero is a
-combination of the training patterns, ``w = sum_j alpha_j y_j phi(x_j)``, so the
-perceptron can learn the counts ``alpha`` and see the patterns only through a
-kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
+The dual form (the lecture notes' remarks on dual variables): the weight vector of a
+perceptron started at zero is a combination of the training patterns, ``w = sum_j
+alpha_j y_j phi(x_j)``, so the perceptron can learn the counts ``alpha`` and see the
+patterns only through a kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
 
 - :class:`Kernel`: the kernel values, one pair at a time, identical in training
   and prediction (see :mod:`rosenblatt._kernels.gram`);

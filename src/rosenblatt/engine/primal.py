@@ -61,9 +61,10 @@ class PrimalRule:
         Learning rate.
     bias_input : float
         The constant input appended to every pattern (0 without an intercept;
-        seed 003 uses -1).
+        the lecture notes' worked example uses -1).
     batch : bool
-        One summed update per epoch (seed 003, remark 2) instead of one per mistake.
+        One summed update per epoch (the lecture notes' batch mode) instead of one
+        per mistake.
     threads : int
         Threads training one-vs-rest neurons side by side.
     """
