@@ -726,9 +726,6 @@ def test_train_options_reach_the_estimator(tmp_path):
     )
 
 
-OR_CSV = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
-
-
 def test_standard_input_with_format(tmp_path):
     """DATA '-' reads standard input; --format says what it holds (gzipped too)."""
     model = tmp_path / "or.rbm"
@@ -756,7 +753,7 @@ def test_format_names_the_format_of_unusual_extensions(tmp_path):
     data = tmp_path / "or.data"
     data.write_text(OR_CSV, encoding="utf-8")
     svm = tmp_path / "or.txt"
-    svm.write_text("-1 1:-1 2:-1\n1 1:1 2:-1\n1 1:-1 2:1\n1 1:1 2:1\n", encoding="utf-8")
+    svm.write_text(OR_SVM, encoding="utf-8")
     refused = run("train", data, "-m", tmp_path / "a.rbm")
     assert refused.exit_code == 2 and "unknown data format '.data'" in refused.output
     assert "--format csv|svmlight|tsv" in " ".join(refused.output.split())
@@ -800,3 +797,25 @@ def test_read_data_reads_standard_input(monkeypatch):
     data = read_data("-", format="csv")
     assert data.path == "<stdin>" and data.X.shape == (4, 2)
     assert data.y.tolist() == ["no", "yes", "yes", "yes"]
+
+
+@pytest.mark.parametrize("command", ["train", "predict"])
+def test_write_errors_name_the_file_asked_for_not_a_temporary_file(files, tmp_path, command):
+    """Outputs go through a temporary file beside the target; errors never name it."""
+    out = tmp_path / "out"
+    folder = out / "a-folder"
+    folder.mkdir(parents=True)
+    model = out / "m.rbm"
+    assert run("train", files["or.csv"], "-m", model, "-q").exit_code == 0
+    for target, words in (
+        (folder, "a folder has that name; give a file name"),
+        (out / "missing" / "out", f"cannot write there: no folder {out / 'missing'}"),
+    ):
+        if command == "train":
+            result = run("train", files["or.csv"], "-m", target, "-q")
+        else:
+            result = run("predict", files["or.csv"], "-m", model, "-o", target)
+        assert result.exit_code == 2, result.output
+        message = " ".join(result.output.split())
+        assert f"{target}: {words}" in message and ".tmp" not in message
+    assert os.listdir(folder) == [] and sorted(os.listdir(out)) == ["a-folder", "m.rbm"]

@@ -184,6 +184,14 @@ def test_text_labels_stay_strings(tmp_path):
 
 
 # ---------------------------------------------------------------------- CSV
+def test_the_header_note_of_a_wide_file_names_a_few_columns(tmp_path):
+    names = [f"feature_{j}" for j in range(58)] + ["class"]
+    path = write(tmp_path, "d.csv", ",".join(names) + "\n" + ",".join(["1"] * 59) + "\n")
+    note = read_data(path).notes[0]
+    assert "(feature_0, feature_1, feature_2, feature_3, feature_4, feature_5, ..." in note
+    assert "59 names in all)" in note and "feature_57" not in note
+
+
 def test_a_numeric_looking_header_over_numeric_labels_is_a_header(tmp_path):
     path = write(tmp_path, "d.csv", "1,2,label\n3,4,0\n5,6,1\n7,8,1\n")
     data = read_data(path)

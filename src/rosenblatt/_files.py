@@ -30,7 +30,12 @@ def write_atomically(path, data: bytes) -> None:
     """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        fd, tmp = tempfile.mkstemp(
+            dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp"
+        )
+    except OSError as exc:
+        raise _about(exc, path) from None
     try:
         os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
@@ -38,13 +43,25 @@ def write_atomically(path, data: bytes) -> None:
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(exc, OSError):
+            raise _about(exc, path) from None
         raise
     _fsync_directory(directory)
+
+
+def _about(exc: OSError, path) -> OSError:
+    """The error of a write, naming the file asked for, not the temporary file behind it."""
+    why = exc.strerror or str(exc)
+    if isinstance(exc, FileNotFoundError):
+        why = f"cannot write there: no folder {os.path.dirname(os.path.abspath(path))}"
+    elif isinstance(exc, IsADirectoryError) or os.path.isdir(path):
+        why = "a folder has that name; give a file name"
+    return type(exc)(exc.errno, why, path)
 
 
 def _umask() -> int:

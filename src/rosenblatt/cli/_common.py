@@ -124,7 +124,8 @@ class PlainHelpCommand(TyperCommand):
 
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, FileNotFoundError) and exc.filename:
-        return f"{exc.filename}: no such file"
+        plain = not exc.strerror or exc.strerror == os.strerror(exc.errno or 0)
+        return f"{exc.filename}: {'no such file' if plain else exc.strerror}"
     if isinstance(exc, OSError) and exc.filename:
         return f"{exc.filename}: {exc.strerror or exc}"
     return str(exc) or type(exc).__name__

@@ -398,7 +398,7 @@ class _Scan:
                 else "it holds names, not numbers"
             )
             self.schema.notes.append(
-                f"line {line} read as a header ({', '.join(cells)}): {why}; pass header=False "
+                f"line {line} read as a header ({_names(cells)}): {why}; pass header=False "
                 "(--no-header) to read it as data"
             )
             return True
@@ -641,3 +641,10 @@ def _locate(schema, text, first_line):
         "the file changed; read it again",
         code="changed",
     )
+
+
+def _names(cells, shown=6):
+    """Header names for a note: the first few and how many in all (a wide file has hundreds)."""
+    if len(cells) <= shown:
+        return ", ".join(cells)
+    return f"{', '.join(cells[:shown])}, ... {len(cells)} names in all"
