@@ -59,3 +59,58 @@ def test_every_python_block_runs_and_shows_what_it_says(tmp_path, monkeypatch):
                     f"README block {number}, line {line}: {source} is {shown}, "
                     f"the README says {claim}"
                 )
+
+
+# ---------------------------------------------------------------------- shell commands
+def shell_commands():
+    """Every ``rosenblatt ...`` command of README: sh blocks (continuation lines joined,
+    comments dropped) and inline code spans."""
+    text = README.read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```sh\n(.*?)```", text, re.S):
+        for line in block.splitlines():
+            code = line.split("  #")[0].rstrip()
+            if code.startswith((" ", "\t")) and commands and commands[-1][0] == "block":
+                commands[-1] = ("block", commands[-1][1] + " " + code.strip())
+            elif code:
+                commands.append(("block", code))
+    spans = re.findall(r"`([^`\n]*\brosenblatt [a-z][^`]*)`", text)
+    commands += [("inline", span) for span in spans]
+    return [code.split("rosenblatt ", 1)[1] for _, code in commands if "rosenblatt " in code]
+
+
+def _help(command):
+    from typer.testing import CliRunner
+
+    from rosenblatt.cli import app
+
+    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, f"README runs `rosenblatt {command}`, which does not exist"
+    return result.output
+
+
+def test_readme_shell_commands_use_options_that_exist():
+    """Each README command names a real subcommand, and every --option it shows is one of
+    that subcommand's (a renamed or removed option fails here)."""
+    commands = shell_commands()
+    assert len(commands) >= 12
+    helps = {}
+    for command in commands:
+        name = command.split()[0]
+        helps.setdefault(name, _help(name))
+        for option in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", command):
+            assert re.search(rf"(?<![\w-]){option}(?![\w-])", helps[name]), (
+                f"README: `rosenblatt {command}` uses {option}, which `rosenblatt {name}` "
+                "does not have"
+            )
+
+
+def test_readme_make_targets_and_scripts_exist():
+    text = README.read_text(encoding="utf-8")
+    root = README.parent
+    makefile = (root / "Makefile").read_text(encoding="utf-8")
+    for target in set(re.findall(r"`make ([a-z-]+)`|^make ([a-z-]+)", text, re.M)):
+        name = target[0] or target[1]
+        assert re.search(rf"^{name}:", makefile, re.M), f"README names `make {name}`"
+    for script in set(re.findall(r"(benchmarks/\w+\.py|examples/\w+\.py)", text)):
+        assert (root / script).is_file(), f"README names {script}"
