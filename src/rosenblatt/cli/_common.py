@@ -42,6 +42,12 @@ def _current_names(args):
     return renamed
 
 
+def working(message: str):
+    """A spinner with ``message`` on standard error while a long step runs (nothing when
+    standard error is not a terminal), so results on standard output stay clean."""
+    return err_console.status(message)
+
+
 def report_error(message: str) -> None:
     """Print one red line to stderr (newlines in the message are folded)."""
     line = " ".join(str(message).split())

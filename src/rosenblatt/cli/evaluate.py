@@ -21,6 +21,7 @@ from ._common import (
     load_model,
     parse_label_column,
     read_model_input,
+    working,
     zero_based_option,
 )
 
@@ -177,14 +178,15 @@ def command(
     data_format: str | None = format_option(),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix."""
-    result = evaluate(
-        model,
-        data,
-        label_column=parse_label_column(label_column),
-        zero_based=zero_based,
-        header=auto(header),
-        format=data_format,
-    )
+    with working(f"evaluating {model} on {data}..."):
+        result = evaluate(
+            model,
+            data,
+            label_column=parse_label_column(label_column),
+            zero_based=zero_based,
+            header=auto(header),
+            format=data_format,
+        )
     if as_json:
         print(json.dumps(result.to_json()))
         return

@@ -17,6 +17,7 @@ from ._common import (
     header_option,
     jsonable,
     parse_label_column,
+    working,
     zero_based_option,
 )
 
@@ -136,13 +137,14 @@ def command(
     data_format: str | None = format_option(),
 ) -> None:
     """Samples, features, classes, linear separability, max margin, radius, mistake bound."""
-    result = inspect_data(
-        data,
-        label_column=parse_label_column(label_column),
-        zero_based=auto(zero_based),
-        header=auto(header),
-        format=data_format,
-    )
+    with working(f"inspecting {data}: separability (LP), margin, radius..."):
+        result = inspect_data(
+            data,
+            label_column=parse_label_column(label_column),
+            zero_based=auto(zero_based),
+            header=auto(header),
+            format=data_format,
+        )
     if as_json:
         print(json.dumps(jsonable(asdict(result))))
         return

@@ -16,6 +16,7 @@ from ._common import (
     load_model,
     parse_label_column,
     read_model_input,
+    working,
     zero_based_option,
 )
 
@@ -161,16 +162,17 @@ def command(
 ) -> None:
     """Predict a label for every sample of DATA, one per line."""
     label = parse_label_column(label_column)
-    result = predict(
-        model,
-        data,
-        label_column=label,
-        zero_based=zero_based,
-        header=auto(header),
-        scores=scores,
-        format=data_format,
-        proba=proba,
-    )
+    with working(f"predicting {data}..."):
+        result = predict(
+            model,
+            data,
+            label_column=label,
+            zero_based=zero_based,
+            header=auto(header),
+            scores=scores,
+            format=data_format,
+            proba=proba,
+        )
     if as_json:
         payload = {"predictions": result.labels}
         if scores or proba:
