@@ -5,6 +5,9 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
 from reference import dual_averaged, dual_decision, dual_one_vs_rest, dual_voted_decision
 from sklearn.exceptions import ConvergenceWarning
@@ -14,9 +17,10 @@ from sklearn.preprocessing import PolynomialFeatures
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rosenblatt.engine.dual as dual_module
-from rosenblatt.engine.dual import Kernel, KernelTable
+from rosenblatt.engine.dual import DualState, Kernel, KernelTable
 from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+from rosenblatt.persistence import load, save
 
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 XOR_Y = np.array([0, 1, 1, 0])
@@ -58,8 +62,8 @@ def fit_quietly(model, X, y, **kwargs):
 @pytest.mark.parametrize("shuffle", [False, True])
 @pytest.mark.parametrize("n_classes", [2, 3])
 def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classes):
-    # seed 003, remarks 3-4: w = sum_j alpha_j y_j x_j, so the dual run with the
-    # linear kernel makes the same mistakes and the same decision function
+    # the dual form: w = sum_j alpha_j y_j x_j, so the dual run with the linear
+    # kernel makes the same mistakes and the same decision function
     X, y = integer_data(n_classes=n_classes)
     common = dict(
         shuffle=shuffle,
@@ -409,3 +413,313 @@ def test_class_weight_multiplies_the_update_steps():
     np.testing.assert_array_equal(balanced.dual_coef_, expected.dual_coef_)
     with pytest.raises(ValueError, match="class_weight of KernelPerceptron for class 1"):
         KernelPerceptron(class_weight={0: 1.0, 1: -2.0}).fit(X, y)
+
+
+# --------------------------------------------------------------------------- partial_fit
+# what a model is: every fitted attribute that prediction or further training reads
+MODEL_ATTRIBUTES = (
+    "support_",
+    "dual_coef_",
+    "intercept_",
+    "n_presented_",
+    "update_ptr_",
+    "update_support_",
+    "update_coef_",
+    "update_time_",
+)
+
+
+def assert_same_model(got, expected, X):
+    for name in MODEL_ATTRIBUTES:
+        assert_array_equal(getattr(got, name), getattr(expected, name), err_msg=name)
+    if sp.issparse(expected.support_vectors_):
+        assert_array_equal(got.support_vectors_.toarray(), expected.support_vectors_.toarray())
+    else:
+        assert_array_equal(got.support_vectors_, expected.support_vectors_)
+    assert_array_equal(got.decision_function(X), expected.decision_function(X))
+
+
+def learnt_in_batches(clf, X, y, bounds, sample_weight=None):
+    """``partial_fit`` on the consecutive batches ``X[bounds[k]:bounds[k + 1]]``."""
+    classes = np.unique(y)
+    for a, b in zip(bounds, bounds[1:]):
+        weights = None if sample_weight is None else sample_weight[a:b]
+        clf.partial_fit(X[a:b], y[a:b], classes=classes, sample_weight=weights)
+    return clf
+
+
+@pytest.mark.parametrize("prediction", ["last", "averaged", "voted"])
+@pytest.mark.parametrize("n_classes", [2, 3])
+@pytest.mark.parametrize("variant", ["cached", "on the fly", "sparse, weighted"])
+def test_partial_fit_on_batches_is_one_fit_epoch(prediction, n_classes, variant):
+    """Batches given in order, unshuffled, are one epoch of fit over their concatenation:
+    each batch is learnt against the support vectors of the earlier ones, and the
+    averages and the vote record count presentations across calls. With max_iter=1
+    every dual problem trains the one epoch, so fit credits no skipped epochs and the
+    averaged comparison holds as it is. gamma is a number: "scale" would be resolved
+    on the first batch alone."""
+    X, y = float_data(n=45, n_classes=n_classes, seed=8)
+    sample_weight = None
+    if variant == "sparse, weighted":
+        X[np.abs(X) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+        sample_weight = np.random.RandomState(1).choice([0.0, 0.5, 2.0], size=45)
+    params = dict(kernel="rbf", gamma=0.7, prediction=prediction, shuffle=False, eta=0.5)
+    if variant == "on the fly":  # the earlier support vectors need their columns at once
+        params["cache_size"] = 1e-6
+    bounds = [0, 7, 20, 45]
+    stepped = learnt_in_batches(KernelPerceptron(**params), X, y, bounds, sample_weight)
+    fitted = fit_quietly(KernelPerceptron(max_iter=1, **params), X, y, sample_weight=sample_weight)
+    assert_same_model(stepped, fitted, X)
+    assert stepped.n_iter_ == 3 and len(stepped.mistakes_per_epoch_) == 3
+    assert sum(stepped.mistakes_per_epoch_) == stepped.n_mistakes_ == fitted.n_mistakes_
+    # later batches kept only the support vectors of the earlier ones
+    n_kept = np.count_nonzero(stepped.support_ < bounds[2])
+    assert stepped.training_state_.coef.shape[1] == (bounds[3] - bounds[2]) + n_kept
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    arrays(np.float64, (12, 2), elements=st.sampled_from([-2.0, -1.0, -0.5, 0.0, 1.0, 2.0])),
+    st.lists(st.integers(0, 2), min_size=12, max_size=12),
+    st.lists(st.integers(1, 11), min_size=0, max_size=4, unique=True),
+    st.sampled_from([("rbf", 0.5), ("poly", 0.5), ("linear", None), ("sigmoid", 0.3)]),
+    st.sampled_from(["last", "averaged", "voted"]),
+    st.booleans(),
+)
+def test_partial_fit_on_any_batches_is_one_fit_epoch(
+    X, labels, cuts, kernel, prediction, fit_intercept
+):
+    y = np.array(labels)
+    assume(np.unique(y).shape[0] >= 2)
+    params = dict(
+        kernel=kernel[0],
+        gamma=kernel[1],
+        prediction=prediction,
+        fit_intercept=fit_intercept,
+        shuffle=False,
+    )
+    bounds = [0, *sorted(cuts), 12]
+    stepped = learnt_in_batches(KernelPerceptron(**params), X, y, bounds)
+    fitted = fit_quietly(KernelPerceptron(max_iter=1, **params), X, y)
+    assert_same_model(stepped, fitted, X)
+
+
+@pytest.mark.parametrize("prediction", ["last", "averaged", "voted"])
+def test_shuffled_partial_fit_matches_the_reference(prediction):
+    """Each batch is presented in its own permutation drawn from random_state's stream.
+    A batch is new data even when its patterns were seen before (the third batch
+    repeats the first two): the reference run over the stream of every batch, one
+    epoch in those orders, gives the same model."""
+    X, y = float_data(n=30, seed=12)
+    bounds = [0, 10, 30, 60]
+    stream_X, stream_y = np.concatenate((X, X)), np.concatenate((y, y))
+    clf = KernelPerceptron(gamma=0.8, prediction=prediction, random_state=4)
+    learnt_in_batches(clf, stream_X, stream_y, bounds)
+    rng = np.random.RandomState(4)
+    order = np.concatenate([a + rng.permutation(b - a) for a, b in zip(bounds, bounds[1:])])
+    K = pairwise_kernels(stream_X, stream_X, metric="rbf", gamma=0.8)
+    y_pm = np.where(stream_y == clf.classes_[1], 1.0, -1.0)
+    run = dual_averaged(K, y_pm, [order])
+    assert clf.n_mistakes_ == sum(run["mistakes"])
+    assert_array_equal(clf.support_, np.flatnonzero(run["alpha"]))
+    if prediction == "voted":
+        expected = dual_voted_decision(run["history"], y_pm, K)
+    else:
+        expected = dual_decision(run["alpha" if prediction == "last" else "average"], y_pm, K)
+    assert_allclose(clf.decision_function(stream_X), expected, rtol=1e-9, atol=1e-9)
+
+
+def test_partial_fit_resolves_gamma_on_the_first_batch():
+    X, y = float_data(n=40, seed=13)
+    clf = KernelPerceptron(max_iter=1).partial_fit(X[:10], y[:10], classes=np.unique(y))
+    first = 1.0 / (X.shape[1] * X[:10].var())
+    assert clf.gamma_ == pytest.approx(first)
+    clf.partial_fit(X[10:], y[10:])
+    assert clf.gamma_ == pytest.approx(first)
+    clf.set_params(gamma=0.5)
+    with pytest.raises(ValueError, match=r"gamma=0.5 differs from gamma_=.*warm_start=False"):
+        clf.partial_fit(X[10:], y[10:])
+
+
+def test_partial_fit_refuses_what_does_not_fit_the_model():
+    X, y = float_data(n=20, seed=14)
+    clf = KernelPerceptron(gamma=1.0)
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        clf.partial_fit(X, y)
+    clf.partial_fit(X, y, classes=["neg", "pos"])
+    with pytest.raises(ValueError, match=r"labels \['odd'\] that are not in classes_"):
+        clf.partial_fit(X[:2], ["neg", "odd"])
+    with pytest.raises(ValueError, match="differs from the classes of the first partial_fit"):
+        clf.partial_fit(X, y, classes=["neg", "odd", "pos"])
+    with pytest.raises(ValueError, match="X has 3 features, but KernelPerceptron is expecting 4"):
+        clf.partial_fit(X[:, :3], y)
+    with pytest.raises(ValueError, match="class_weight='balanced' needs the whole class"):
+        clf.set_params(class_weight="balanced").partial_fit(X, y)
+    # a refused batch leaves the model as it was
+    assert clf.n_iter_ == 1 and clf.support_.max() < X.shape[0]
+
+
+def test_partial_fit_is_not_offered_with_a_precomputed_kernel():
+    clf = KernelPerceptron(kernel="precomputed")
+    assert not hasattr(clf, "partial_fit")  # what scikit-learn's tools look for
+    with pytest.raises(AttributeError, match="has no attribute 'partial_fit'") as refused:
+        clf.partial_fit(np.eye(4), XOR_Y, classes=[0, 1])
+    assert isinstance(refused.value.__cause__, ValueError)
+    assert "needs a named or callable kernel" in str(refused.value.__cause__)
+    assert hasattr(KernelPerceptron(kernel="linear"), "partial_fit")
+
+
+def test_partial_fit_goes_on_identically_after_save_and_load(tmp_path):
+    """The seed's order stream and the samples' numbering live in the training state."""
+    X, y = float_data(n=60, n_classes=3, seed=15)
+    classes = np.unique(y)
+    clf = KernelPerceptron(gamma=0.5, prediction="voted", random_state=7)
+    clf.partial_fit(X[:20], y[:20], classes=classes).partial_fit(X[20:40], y[20:40])
+    save(clf, tmp_path / "model.rbm")
+    loaded = load(tmp_path / "model.rbm")
+    for model in (clf, loaded):
+        model.partial_fit(X[40:], y[40:])
+    assert_same_model(loaded, clf, X)
+    assert clf.support_.max() >= 40  # the third batch is numbered after the others
+
+
+def test_extended_state_keeps_the_support_vectors_only():
+    X, y = float_data(n=30, n_classes=3, seed=16)
+    state = fit_quietly(KernelPerceptron(gamma=0.5, max_iter=3, random_state=0), X, y)
+    state = state.training_state_
+    grown = state.extended(5)
+    old, new = state.support(), grown.support()
+    assert grown.coef.shape == (3, 5 + old.shape[0])
+    assert_array_equal(grown.index, np.r_[30:35, old])
+    assert_array_equal(new, np.arange(5, 5 + old.shape[0]))
+    for name in ("coef", "coef_acc"):
+        assert_array_equal(getattr(grown, name)[:, new], getattr(state, name)[:, old])
+        assert not getattr(grown, name)[:, :5].any()
+    assert_array_equal(grown.n_seen, state.n_seen)
+    (s_old, d_old, t_old, c_old), (s_new, d_new, t_new, c_new) = state.updates(), grown.updates()
+    assert_array_equal(grown.index[s_new], state.index[s_old])  # the same samples
+    assert_array_equal(d_new, d_old) and assert_array_equal(t_new, t_old)
+    assert c_new == c_old
+    for p in range(3):  # the summation order of every problem
+        joined = grown.index[grown.sv[p, : grown.n_sv[p]]]
+        assert_array_equal(joined, state.index[state.sv[p, : state.n_sv[p]]])
+
+
+def test_kernel_table_of_a_batch_holds_its_rows_only(monkeypatch):
+    """After extended(), an epoch presents the first n_rows samples only; support
+    vectors carried over get their columns at once, a run of samples at a time."""
+    monkeypatch.setattr(dual_module, "KERNEL_BLOCK_VALUES", 1)  # runs of 16 samples
+    X = np.random.RandomState(2).randn(60, 8)
+    rows = Kernel("rbf", gamma=0.2).training_rows(X, n_rows=20)
+    cached = KernelTable(rows, 60, cache_bytes=8 * 20 * 60, n_rows=20)
+    support = np.r_[3, 25:45, 50]  # a run longer than a block, and single samples
+    fly = KernelTable(rows, 60, cache_bytes=1, n_rows=20, support=support)
+    assert cached.cached and not fly.cached
+    assert cached.table.shape == (20, 60) and fly.table.shape[0] == 20
+    assert_array_equal(cached.table, Kernel("rbf", gamma=0.2).values(X[:20], X))
+    assert_array_equal(fly.table[:, fly.slot_of[support]], cached.table[:, support])
+    assert np.all(np.delete(fly.slot_of, support) == -1)
+
+
+def test_dual_state_reads_states_saved_before_the_index():
+    X, y = float_data(n=20, seed=17)
+    state = fit_quietly(KernelPerceptron(max_iter=2, random_state=0), X, y).training_state_
+    meta, arrays = state.to_state()
+    del arrays["index"]  # what files written before partial_fit hold
+    assert_array_equal(DualState.from_state(meta, arrays).index, np.arange(20))
+    arrays["index"] = np.zeros(20, dtype=np.int64)
+    with pytest.raises(ValueError, match="index must be 20 distinct counts"):
+        DualState.from_state(meta, arrays)
+
+
+# --------------------------------------------------------------------------- warm_start
+@pytest.mark.parametrize("prediction", ["last", "averaged", "voted"])
+@pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
+def test_warm_start_on_the_same_data_goes_on_epoch_for_epoch(prediction, kernel):
+    """fit(max_iter=3) then fit(max_iter=2) is fit(max_iter=5) when the epochs see the
+    same orders: shuffle=False here (a seed would start its stream again, as in the
+    linear perceptrons; the next test shares one RandomState instead). A problem that
+    converged in the first fit is credited its skipped epochs up to 3, then trains
+    one error-free epoch and is credited one more: 5 epochs of presentations either way."""
+    X, y = float_data(n=40, n_classes=3, seed=18)
+    data = pairwise_kernels(X, X, metric="rbf", gamma=0.6) if kernel == "precomputed" else X
+    params = dict(kernel=kernel, prediction=prediction, shuffle=False)
+    if kernel == "rbf":
+        params["gamma"] = 0.6
+    warm = fit_quietly(KernelPerceptron(warm_start=True, max_iter=3, **params), data, y)
+    first_epochs = list(warm.mistakes_per_epoch_)
+    fit_quietly(warm.set_params(max_iter=2), data, y)
+    full = fit_quietly(KernelPerceptron(max_iter=5, **params), data, y)
+    assert_same_model(warm, full, data)
+    assert warm.n_iter_ == 2  # this fit's epochs, as in the linear perceptrons
+    assert first_epochs + warm.mistakes_per_epoch_ == full.mistakes_per_epoch_
+
+
+def test_warm_start_with_a_shared_random_state_sees_the_orders_of_one_fit():
+    X, y = float_data(n=40, seed=19)
+    params = dict(gamma=0.6, prediction="averaged")
+    warm = KernelPerceptron(warm_start=True, max_iter=3, random_state=np.random.RandomState(2))
+    fit_quietly(warm.set_params(**params), X, y)
+    fit_quietly(warm.set_params(max_iter=2), X, y)
+    full = KernelPerceptron(max_iter=5, random_state=np.random.RandomState(2), **params)
+    assert_same_model(warm, fit_quietly(full, X, y), X)
+
+
+def test_warm_start_on_other_data_goes_on_like_partial_fit():
+    X, y = float_data(n=50, seed=20)
+    params = dict(gamma=0.6, prediction="voted", shuffle=False)
+    warm = fit_quietly(KernelPerceptron(warm_start=True, max_iter=1, **params), X[:30], y[:30])
+    fit_quietly(warm, X[30:], y[30:])
+    stepped = learnt_in_batches(KernelPerceptron(**params), X, y, [0, 30, 50])
+    assert_same_model(warm, stepped, X)
+    # the same number of rows is not the same data: the reversed rows are new samples
+    before = warm.support_.shape[0]
+    fit_quietly(warm, X[30:][::-1], y[30:][::-1])
+    assert warm.training_state_.coef.shape[1] == 20 + before
+    assert_array_equal(warm.training_state_.index[:20], np.arange(50, 70))
+    # a precomputed kernel has no patterns for new samples: same samples only
+    precomputed = KernelPerceptron(kernel="precomputed", warm_start=True, max_iter=2)
+    fit_quietly(precomputed, pairwise_kernels(X[:30], X[:30]), y[:30])
+    with pytest.raises(ValueError, match="X has 20 features, but KernelPerceptron is expecting 30"):
+        precomputed.fit(pairwise_kernels(X[30:], X[30:]), y[30:])
+
+
+# --------------------------------------------------------------------------- float32
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize(
+    "params",
+    [
+        dict(kernel="rbf"),  # gamma "scale", from the float64 numbers of the data
+        dict(kernel="poly", degree=2, gamma=0.3),
+        dict(kernel=lambda x, z: float((x @ z.T).sum()) ** 2),  # dense or CSR rows
+    ],
+)
+def test_float32_patterns_stay_float32_and_give_the_float64_model(params, sparse):
+    X, y = float_data(n=40, n_classes=3, seed=21)
+    X32 = X.astype(np.float32)
+    X64 = X32.astype(np.float64)  # the very numbers float32 holds
+    if sparse:
+        X32, X64 = sp.csr_matrix(X32), sp.csr_matrix(X64)
+    common = dict(max_iter=4, random_state=0, **params)
+    single = fit_quietly(KernelPerceptron(**common), X32, y)
+    double = fit_quietly(KernelPerceptron(**common), X64, y)
+    assert single.support_vectors_.dtype == np.float32
+    assert double.support_vectors_.dtype == np.float64
+    assert single.gamma_ == double.gamma_
+    for name in MODEL_ATTRIBUTES:
+        assert_array_equal(getattr(single, name), getattr(double, name), err_msg=name)
+    assert_array_equal(single.decision_function(X32), double.decision_function(X64))
+    assert_array_equal(single.predict(X32), double.predict(X64))
+
+
+def test_partial_fit_keeps_the_first_batch_dtype():
+    X, y = float_data(n=30, seed=22)
+    params = dict(gamma=0.5, prediction="last", shuffle=False)
+    clf = KernelPerceptron(**params)
+    clf.partial_fit(X[:15].astype(np.float32), y[:15], classes=np.unique(y))
+    clf.partial_fit(X[15:], y[15:])  # float64 input joins the float32 model as float32
+    assert clf.support_vectors_.dtype == np.float32
+    reference = KernelPerceptron(**params)
+    learnt_in_batches(reference, X.astype(np.float32).astype(np.float64), y, [0, 15, 30])
+    assert_array_equal(clf.dual_coef_, reference.dual_coef_)

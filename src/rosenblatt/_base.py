@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import SPARSE_INTERCEPT_SCALING
 from ._decision import labels_from_scores
+from ._online import OnlineLearnerMixin
 from ._validation import (
     BOOL,
     CALLABLE,
@@ -34,9 +35,6 @@ from ._validation import (
     check_class_weight,
     check_classes,
     check_not_empty,
-    check_sample_weight,
-    class_weighted,
-    label_indices,
     validate_params,
 )
 from .engine.driver import run_epochs
@@ -53,7 +51,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
     from .engine.driver import History
 
-_INDEX_DTYPE = np.int64
 _ADVICE = (
     "The data may not be linearly separable; raise {limit} (--max-iter on the command line), "
     "or use AveragedPerceptron (--algorithm averaged)."
@@ -65,7 +62,7 @@ _ADVICE_COMBINED = (
 )
 
 
-class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
+class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     """Machinery shared by :class:`Perceptron`, :class:`AveragedPerceptron` and
     :class:`VotedPerceptron`; not meant to be used directly."""
 
@@ -188,29 +185,6 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             X = X.astype(self.training_state_.dtype)
         return X, y
 
-    def _encode(self, y):
-        """Map labels to class indices, refusing labels outside ``classes_``."""
-        target = label_indices(self.classes_, y)
-        if np.any(target < 0):
-            unknown = np.unique(np.asarray(y)[target < 0])
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes_ "
-                f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
-                "partial_fit call, or refit."
-            )
-        return target.astype(_INDEX_DTYPE)
-
-    def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
-        sample_weight = check_sample_weight(sample_weight, n_samples, np.float64)
-        if self.class_weight is None:
-            return sample_weight
-        if self.class_weight == "balanced" and not allow_balanced:
-            raise ValueError(
-                "class_weight='balanced' needs the whole class distribution, which "
-                "partial_fit does not see; pass a dict of class weights instead."
-            )
-        return class_weighted(sample_weight, self.class_weight, self.classes_, target)
-
     def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True):
         target = self._encode(y)
         weights = self._sample_weight(
@@ -232,12 +206,6 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             multinomial=self._multinomial,
         )
         self._forget_history()
-
-    def _forget_history(self):
-        self.n_iter_ = 0
-        self.n_mistakes_ = 0
-        self.mistakes_per_epoch_ = []
-        self.converged_ = False
 
     def set_training_state(
         self,
@@ -385,14 +353,6 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
                     orders.close()
         return history
 
-    def _keep_history(self, history, append=False):
-        if not append:
-            self._forget_history()
-        self.n_iter_ += history.n_iter
-        self.n_mistakes_ += history.n_mistakes
-        self.mistakes_per_epoch_ = list(self.mistakes_per_epoch_) + history.mistakes_per_epoch
-        self.converged_ = bool(history.converged)
-
     def _warn_if_sorted(self, batch):
         if resolve_mode(self.shuffle, batch.n_samples) == "block" and labels_look_sorted(
             batch.target
@@ -471,31 +431,12 @@ class BaseLinearPerceptron(ClassifierMixin, BaseEstimator):
             )
         first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
+        classes = self._partial_fit_classes(classes, first_call)
         if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit: give every "
-                    "label the model will see, e.g. classes=np.unique(y_all)."
-                )
-            self._start(
-                check_classes(np.asarray(classes), type(self).__name__),
-                X.shape[1],
-                X.dtype,
-                sp.issparse(X),
-            )
-        elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
-                f"first partial_fit call {self.classes_.tolist()!r}."
-            )
+            self._start(classes, X.shape[1], X.dtype, sp.issparse(X))
         batch = self._batch_of(X, y, sample_weight, allow_balanced=False)
         state = self.training_state_
-        if isinstance(self.random_state, (np.random.RandomState, np.random.Generator)):
-            rng = self.random_state  # the caller's generator, kept with the parameters
-        else:  # a seed: the stream it started lives in the state, so it survives a save
-            if state.rng is None:  # the first partial_fit since fit (or ever)
-                state.rng = random_source(self.random_state)
-            rng = state.rng
+        rng = self._order_source(state)
         history = self._train(None, rng, 1, single=batch, warn=False, credit=False)
         self._keep_history(history, append=True)
         self._set_public_weights()

@@ -1,4 +1,4 @@
-"""KernelPerceptron: the perceptron in its dual form (seed 003, remarks 3-4).
+"""KernelPerceptron: the perceptron's dual form (lecture notes, remarks 3-4 on the perceptron).
 
 The estimator validates its input and parameters; the training state, the
 kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`,
@@ -15,10 +15,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import gen_batches
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import PREDICT_BLOCK_ELEMENTS
 from ._decision import labels_from_scores
+from ._online import OnlineLearnerMixin
 from ._validation import (
     BOOL,
     CALLABLE,
@@ -30,13 +32,17 @@ from ._validation import (
     check_class_weight,
     check_classes,
     check_not_empty,
-    check_sample_weight,
-    class_weighted,
-    label_indices,
     validate_params,
 )
 from .engine.driver import run_epochs
-from .engine.dual import DualState, Kernel, KernelTable, decision_scores, vote_scores
+from .engine.dual import (
+    DualState,
+    Kernel,
+    KernelTable,
+    as_float64,
+    decision_scores,
+    vote_scores,
+)
 from .engine.orders import epoch_order, random_source
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,14 +64,44 @@ _ADVICE = (
 )
 
 
-class KernelPerceptron(ClassifierMixin, BaseEstimator):
+def _kernel_can_grow(estimator):
+    """Whether ``partial_fit`` is available: a new batch needs its kernel values
+    against the support vectors so far, which a precomputed matrix cannot give."""
+    if estimator.kernel == "precomputed":
+        raise ValueError(
+            "partial_fit needs a named or callable kernel: with kernel='precomputed' a "
+            "new batch would need its kernel values against every earlier support vector. "
+            "Use a named kernel ('linear', 'poly', 'rbf', 'sigmoid') or a callable, or fit "
+            "once on the kernel matrix of all the data."
+        )
+    return True
+
+
+def _stacked(first, second):
+    """The rows of ``first`` then those of ``second`` (CSR when either is sparse)."""
+    if sp.issparse(first) or sp.issparse(second):
+        return sp.vstack([first, second], format="csr")
+    return np.concatenate((first, second))
+
+
+def _same_rows(a, b):
+    """Whether two dense or sparse matrices hold the same numbers."""
+    if a.shape != b.shape:
+        return False
+    if sp.issparse(a) or sp.issparse(b):
+        return (sp.csr_matrix(a) != sp.csr_matrix(b)).nnz == 0
+    return np.array_equal(a, b)
+
+
+class KernelPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     """The kernel perceptron: Rosenblatt's rule run on the dual variables.
 
     The weight vector of a perceptron started at zero is always a combination
-    of the training patterns, ``w = sum_j alpha_j y_j phi(x_j)`` (seed 003,
-    remark 3). Learning the counts ``alpha_j`` instead of ``w`` needs the patterns
-    only through inner products ``K(x_j, x) = phi(x_j) . phi(x)``, so a kernel
-    gives the perceptron a nonlinear decision boundary (remark 4):
+    of the training patterns, ``w = sum_j alpha_j y_j phi(x_j)``: the perceptron's
+    dual form (lecture notes, remarks 3-4 on the perceptron). Learning the counts
+    ``alpha_j`` instead of ``w`` needs the patterns only through inner products
+    ``K(x_j, x) = phi(x_j) . phi(x)``, so a kernel gives the perceptron a
+    nonlinear decision boundary:
     ``f(x) = sum_j alpha_j y_j K'(x_j, x)``. On a mistake, ``y_i f(x_i) <= 0``,
     ``alpha_i += eta * sample_weight_i``. The intercept is the weight of a constant
     input ``s = intercept_scaling`` appended to ``phi(x)``, as in the linear
@@ -75,7 +111,7 @@ class KernelPerceptron(ClassifierMixin, BaseEstimator):
 
     Multi-class problems are learnt one-vs-rest: one dual problem per class,
     all presented the same sequence of orders; each stops after its first
-    error-free epoch.
+    error-free epoch. ``partial_fit`` learns online, a batch at a time.
 
     Parameters
     ----------
@@ -87,7 +123,8 @@ default="rbf"
         rows and returns a float (scikit-learn's ``pairwise_kernels``
         convention), with ``kernel_params`` as keyword arguments. With
         ``"precomputed"``, ``X`` is the kernel matrix: (n_samples, n_samples) in
-        ``fit``, (n_test, n_samples) against the training samples later.
+        ``fit``, (n_test, n_samples) against the training samples later
+        (``partial_fit`` needs a named or callable kernel).
     degree : int, default=3
         Degree of the ``"poly"`` kernel ``(gamma x.z + coef0) ** degree``.
     gamma : float, {"scale", "auto"} or None, default=None
@@ -96,6 +133,8 @@ default="rbf"
         ``1 / (n_features * X.var())`` over the training data (1 when the variance
         is 0), scikit-learn's ``"scale"``: it makes ``gamma |x - z|**2`` of order 1
         whatever the units of the features. ``"auto"`` means ``1 / n_features``.
+        The value is resolved once (``gamma_``), on the data of the first ``fit``
+        or the first ``partial_fit`` batch, and kept while training goes on.
     coef0 : float, default=1.0
         Constant of the ``"poly"`` and ``"sigmoid"`` kernels. The default 1 keeps
         the lower-degree monomials in the polynomial feature map.
@@ -135,7 +174,21 @@ default="rbf"
         not stored in model files.
     class_weight : dict, "balanced" or None, default=None
         Multiplies each sample's update step by its class's weight, as in the
-        linear perceptrons; "balanced" weighs classes inversely to their size.
+        linear perceptrons; "balanced" weighs classes inversely to their size
+        (not with ``partial_fit``, which never sees the whole distribution).
+    warm_start : bool, default=False
+        Let ``fit`` go on from the previous fit's dual coefficients, their
+        averages and update record (the linear perceptrons' warm start). On the
+        same training data (the support vectors are the same rows of ``X``) the
+        samples keep their coefficients, and ``fit(max_iter=3)`` then
+        ``fit(max_iter=2)`` is ``fit(max_iter=5)`` when the epochs see the same
+        orders (``shuffle=False``, or one ``RandomState`` passed as
+        ``random_state``; a seed starts its orders again, as in the linear
+        perceptrons). On other data the earlier support vectors keep their
+        coefficients and the new samples are learnt against them, as
+        ``partial_fit`` does, for up to ``max_iter`` epochs over the new samples.
+        With ``kernel="precomputed"``, ``X`` must be the kernel matrix of the same
+        training samples.
 
     Attributes
     ----------
@@ -148,17 +201,22 @@ default="rbf"
         ``s**2 * dual_coef_.sum(axis=1)``: the part of ``f`` due to the constant
         input, so ``f(x) = K(x, support_vectors_) @ dual_coef_.T + intercept_``.
     support_ : ndarray of shape (n_support,)
-        Indices of the training samples that were updated on, in any problem.
+        Indices of the training samples that were updated on, in any problem:
+        rows of ``fit``'s ``X``. When training went on with new samples
+        (``partial_fit``, a warm-started ``fit`` on other data), the samples are
+        numbered through every batch, in the order given (the second batch's
+        first sample comes after the first batch's last).
     support_vectors_ : ndarray or sparse matrix of shape (n_support, n_features)
-        Those samples (empty for a precomputed kernel).
+        Those samples (empty for a precomputed kernel), float32 when the training
+        data was.
     gamma_ : float or None
         The gamma used (None for kernels without one).
     n_iter_ : int
-        Epochs run.
+        Epochs run by the last ``fit``, plus one per ``partial_fit`` call since.
     n_mistakes_ : int
-        Total number of updates, over all problems.
+        Total number of updates in those epochs, over all problems.
     mistakes_per_epoch_ : list of int
-        Updates in each epoch run, over all problems.
+        Updates in each of those epochs, over all problems.
     converged_ : bool
         Whether every problem had an error-free epoch (training stops there).
         The averaged and voted predictions then count the presentations of the
@@ -174,7 +232,8 @@ default="rbf"
     n_features_in_ : int
     training_state_ : rosenblatt.engine.DualState
         The coefficients of every training sample, their accumulators and every
-        update, per problem.
+        update, per problem; ``partial_fit``, ``warm_start`` and model files go on
+        from it.
 
     See Also
     --------
@@ -187,7 +246,12 @@ default="rbf"
     epoch is ``O(n_samples * n_support)`` once the kernel values are known.
     ``decision_function`` sums over the support vectors in the order training
     did, so a model that converged classifies every training point correctly.
-    Patterns are converted to float64 and kernel values are held in float64.
+    Float32 patterns stay float32 (``support_vectors_``, half the memory of
+    float64); kernel values are computed in float64 from them, converting a
+    block of rows at a time, and held in float64, so float32 data gives the
+    model its float64 copy would give. Other patterns are converted to float64.
+    Continued training (``partial_fit``, ``warm_start``) keeps the first data's
+    dtype and must keep the kernel parameters.
     Sample weights multiply the update step; they are not equivalent to
     repeating samples, which would be presented (and could err) several times.
 
@@ -204,6 +268,13 @@ default="rbf"
     array([0, 1, 1, 0])
     >>> clf.converged_, clf.support_
     (True, array([0, 1, 2, 3]))
+
+    With ``warm_start=True`` a second ``fit`` goes on from the first one's
+    coefficients, which already separate the data:
+
+    >>> warm = KernelPerceptron(kernel="poly", degree=2, random_state=0, warm_start=True)
+    >>> warm.fit(X, y).n_iter_, warm.fit(X, y).n_iter_
+    (7, 1)
     """
 
     _parameter_constraints = {
@@ -222,6 +293,7 @@ default="rbf"
         "cache_size": [Interval(numbers.Real, 0, None, "neither")],
         "on_epoch": [NONE, CALLABLE],
         "class_weight": [NONE, Options(("balanced",)), InstanceOf((dict,))],
+        "warm_start": [BOOL],
     }
 
     def __init__(
@@ -242,6 +314,7 @@ default="rbf"
         cache_size: float = 512,
         on_epoch: Callable | None = None,
         class_weight: dict | str | None = None,
+        warm_start: bool = False,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -258,6 +331,7 @@ default="rbf"
         self.cache_size = cache_size
         self.on_epoch = on_epoch
         self.class_weight = class_weight
+        self.warm_start = warm_start
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -278,9 +352,24 @@ default="rbf"
                 "kernel_params=None."
             )
 
+    def _check_gamma_kept(self):
+        """Training that goes on keeps the kernel its coefficients were learnt with."""
+        if isinstance(self.gamma, numbers.Real) and self.gamma_ is not None:
+            if float(self.gamma) != self.gamma_:
+                raise ValueError(
+                    f"gamma={self.gamma!r} differs from gamma_={self.gamma_!r}, the gamma "
+                    "this model was trained with; continued training (partial_fit, "
+                    "warm_start=True) keeps the kernel of its support vectors. Set gamma "
+                    "back, or fit from scratch with warm_start=False."
+                )
+
     @property
     def _s2(self):
         return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
+
+    @property
+    def _n_problems(self):
+        return 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
 
     def _resolve_gamma(self, X):
         if callable(self.kernel) or "gamma" not in _KERNEL_PARAMS[self.kernel]:
@@ -288,6 +377,7 @@ default="rbf"
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
         if self.gamma is None or self.gamma == "scale":
+            X = as_float64(X)  # float32 data: the gamma of the float64 numbers it holds
             if sp.issparse(X):
                 variance = X.multiply(X).mean() - X.mean() ** 2
             else:
@@ -300,17 +390,106 @@ default="rbf"
             return Kernel(self.kernel, params=self.kernel_params)
         return Kernel(self.kernel, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
 
+    # ------------------------------------------------------------------ input
+    def _validate_input(self, X, y, reset):
+        X, y = validate_data(
+            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
+        )
+        check_not_empty(X)
+        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"With kernel='precomputed', X must be the square kernel matrix of the "
+                f"training samples; got a matrix of shape {X.shape}."
+            )
+        if not reset and self.kernel != "precomputed":
+            X = X.astype(self.support_vectors_.dtype, copy=False)  # one dtype per model
+        return X, y
+
+    def _targets(self, target):
+        """±1 targets, one row per dual problem (``target``: class indices)."""
+        if self.classes_.shape[0] == 2:
+            return np.where(target == 1, 1.0, -1.0)[np.newaxis, :]
+        problems = np.arange(self.classes_.shape[0])[:, np.newaxis]
+        return np.where(target[np.newaxis, :] == problems, 1.0, -1.0)
+
+    # ------------------------------------------------------------------ state
+    def _grown(self, X):
+        """The state and its samples' patterns when training goes on with new samples
+        ``X``: ``X`` first, then the support vectors learnt so far."""
+        state = self.training_state_.extended(X.shape[0])
+        return state, _stacked(X, self.support_vectors_)
+
+    def _continued(self, X):
+        """What a warm-started ``fit`` trains: the previous state on the data it was
+        trained on, else (as ``partial_fit``) the new samples before its support vectors."""
+        if self._trained_on(X):
+            return self.training_state_, X
+        if self.kernel == "precomputed":  # no patterns to compute new kernel values from
+            raise ValueError(
+                "With kernel='precomputed', warm_start=True goes on training on the same "
+                "samples: pass their kernel matrix again, or fit with warm_start=False."
+            )
+        return self._grown(X)
+
+    def _trained_on(self, X):
+        """Whether ``X`` holds the samples of the state, in its order (a fit's data)."""
+        state = self.training_state_
+        n = X.shape[0]
+        if state.n_samples != n or not np.array_equal(state.index, np.arange(n)):
+            return False
+        # the model depends on the support vectors alone: the other rows may differ
+        return self.kernel == "precomputed" or _same_rows(X[state.support()], self.support_vectors_)
+
+    # ------------------------------------------------------------------ training
+    def _train(self, state, patterns, Y, sample_weight, rng, max_epochs, *, partial=False):
+        """Run epochs through the engine's driver; return its History.
+
+        An epoch presents the first ``Y.shape[1]`` samples of ``state`` (the new
+        ones; ``patterns`` holds every sample's pattern, or the kernel matrix).
+        ``partial``: a single ``partial_fit`` epoch, which neither warns nor
+        credits the epochs a converged ``fit`` skips.
+        """
+        n = Y.shape[1]
+        table = KernelTable(
+            self._kernel_function().training_rows(patterns, n),
+            state.n_samples,
+            float(self.cache_size) * _MB,
+            n_rows=n,
+            support=state.support(),
+        )
+        eta, s2 = float(self.eta), self._s2
+        mode = "full" if self.shuffle else "none"
+
+        def epoch(active):
+            order = epoch_order(rng, n, mode)[0]
+            return state.epoch(table, order, Y, sample_weight, eta, s2, active)
+
+        return run_epochs(
+            epoch,
+            n_units=Y.shape[0],
+            max_epochs=max_epochs,
+            owner=type(self).__name__,
+            advice=_ADVICE,
+            credit=None if partial else state.credit,
+            on_epoch=self.on_epoch,
+            warn=not partial,
+            model=self,
+        )
+
     # ------------------------------------------------------------------ fit
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
     ) -> KernelPerceptron:
         """Run the dual perceptron until an epoch makes no mistake, or ``max_iter`` epochs.
 
+        With ``warm_start=True`` and a fitted model, training goes on from its
+        coefficients (see ``warm_start``).
+
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Training patterns, or the (n_samples, n_samples) kernel matrix when
-            ``kernel="precomputed"``.
+            Training patterns (float32 input is kept in float32), or the
+            (n_samples, n_samples) kernel matrix when ``kernel="precomputed"``.
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
         sample_weight : array-like of shape (n_samples,), default=None
@@ -321,73 +500,132 @@ default="rbf"
         self
         """
         self._check_params()
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
-        check_not_empty(X)
-        if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"With kernel='precomputed', X must be the square kernel matrix of the "
-                f"training samples; got a matrix of shape {X.shape}."
-            )
-        name = type(self).__name__
-        self.classes_ = check_classes(y, name)
-        n = X.shape[0]
-        sample_weight = check_sample_weight(sample_weight, n, np.float64)
-        target = label_indices(self.classes_, y)
-        sample_weight = class_weighted(sample_weight, self.class_weight, self.classes_, target)
-        if np.unique(y[sample_weight > 0]).shape[0] < 2:
-            raise ValueError(
-                f"{name} needs samples of at least two classes with a positive "
-                "sample_weight; the weights leave only one class."
-            )
-        self.gamma_ = self._resolve_gamma(X)
-        Y = self._targets(y)
-        state = DualState.allocate(Y.shape[0], n)
-        table = KernelTable(
-            self._kernel_function().training_rows(X), n, float(self.cache_size) * _MB
+        continuing = self.warm_start and hasattr(self, "training_state_")
+        X, y = self._validate_input(X, y, reset=not continuing)
+        if continuing:
+            self._check_gamma_kept()
+        else:
+            self.classes_ = check_classes(y, type(self).__name__)
+        target = self._encode(y)
+        sample_weight = self._sample_weight(sample_weight, target, X.shape[0])
+        if continuing:
+            state, patterns = self._continued(X)
+        else:
+            self._check_two_classes_weighted(target, sample_weight)
+            self.gamma_ = self._resolve_gamma(X)
+            state, patterns = DualState.allocate(self._n_problems, X.shape[0]), X
+        history = self._train(
+            state,
+            patterns,
+            self._targets(target),
+            sample_weight,
+            random_source(self.random_state),
+            self.max_iter,
         )
-        rng = random_source(self.random_state)
-        eta, s2 = float(self.eta), self._s2
-
-        def epoch(active):
-            order = epoch_order(rng, n, "full" if self.shuffle else "none")[0]
-            return state.epoch(table, order, Y, sample_weight, eta, s2, active)
-
-        history = run_epochs(
-            epoch,
-            n_units=Y.shape[0],
-            max_epochs=self.max_iter,
-            owner=name,
-            advice=_ADVICE,
-            credit=state.credit,
-            on_epoch=self.on_epoch,
-            model=self,
-        )
-        self.mistakes_per_epoch_ = history.mistakes_per_epoch
-        self.n_iter_ = history.n_iter
-        self.n_mistakes_ = history.n_mistakes
-        self.converged_ = history.converged
-        self._set_fitted(X, state)
+        self._keep_history(history)
+        self._set_fitted(patterns, state)
         return self
 
-    def _targets(self, y):
-        """±1 targets, one row per dual problem."""
-        if self.classes_.shape[0] == 2:
-            return np.where(y == self.classes_[1], 1.0, -1.0)[np.newaxis, :]
-        return np.where(y[np.newaxis, :] == self.classes_[:, np.newaxis], 1.0, -1.0)
+    def _check_two_classes_weighted(self, target, sample_weight):
+        if np.unique(target[sample_weight > 0]).shape[0] < 2:
+            raise ValueError(
+                f"{type(self).__name__} needs samples of at least two classes with a "
+                "positive sample_weight; the weights leave only one class."
+            )
 
-    def _set_fitted(self, X, state):
+    @available_if(_kernel_can_grow)
+    def partial_fit(
+        self,
+        X: MatrixLike,
+        y: ArrayLike,
+        classes: ArrayLike | None = None,
+        sample_weight: ArrayLike | None = None,
+    ) -> KernelPerceptron:
+        """Run one epoch over the given batch, continuing from the current model (online).
+
+        The model is a kernel expansion over its support vectors, so the batch
+        is learnt against the support vectors so far plus the batch itself: only
+        the batch is presented (in a fresh order when ``shuffle``), and its
+        samples that are updated on join the support vectors; the averages and
+        the vote record go on counting presentations. Calls on the batches of a
+        data set, in order, with ``shuffle=False``, give the model of one ``fit``
+        epoch over the whole data set (``max_iter=1``), for every
+        ``prediction``, when gamma is a number: ``gamma`` is resolved on the
+        first batch (``"scale"``: its variance) and kept. Not available with
+        ``kernel="precomputed"``: ``X`` would have to hold the new batch's kernel
+        values against every earlier support vector.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Float32 input is kept in float32 (later batches take the first one's dtype).
+        y : array-like of shape (n_samples,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label that will ever be seen; required on the first call.
+        sample_weight : array-like of shape (n_samples,), default=None
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        XOR in two batches:
+
+        >>> import numpy as np
+        >>> from rosenblatt.kernel import KernelPerceptron
+        >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+        >>> y = np.array([0, 1, 1, 0])
+        >>> clf = KernelPerceptron(gamma=1.0, prediction="last", shuffle=False)
+        >>> clf = clf.partial_fit(X[:2], y[:2], classes=[0, 1]).partial_fit(X[2:], y[2:])
+        >>> clf.predict(X), clf.support_, clf.mistakes_per_epoch_
+        (array([0, 1, 1, 0]), array([0, 1, 2, 3]), [2, 2])
+
+        A batch is always new data: presented again, the four patterns are
+        samples 4 to 7, and would become support vectors of their own if they
+        were misclassified (they are not). To run epochs over the same data,
+        use ``fit`` with ``warm_start=True``.
+
+        >>> clf.partial_fit(X, y).support_, clf.mistakes_per_epoch_
+        (array([0, 1, 2, 3]), [2, 2, 0])
+        """
+        self._check_params()
+        first_call = not hasattr(self, "training_state_")
+        X, y = self._validate_input(X, y, reset=first_call)
+        self.classes_ = self._partial_fit_classes(classes, first_call)
+        if first_call:
+            self._forget_history()
+        else:
+            self._check_gamma_kept()
+        target = self._encode(y)
+        sample_weight = self._sample_weight(sample_weight, target, X.shape[0], allow_balanced=False)
+        if first_call:
+            self.gamma_ = self._resolve_gamma(X)
+            state, patterns = DualState.allocate(self._n_problems, X.shape[0]), X
+        else:
+            state, patterns = self._grown(X)
+        rng = self._order_source(state)
+        history = self._train(
+            state, patterns, self._targets(target), sample_weight, rng, 1, partial=True
+        )
+        self._keep_history(history, append=True)
+        self._set_fitted(patterns, state)
+        return self
+
+    def _set_fitted(self, patterns, state):
         self.training_state_ = state
-        self.support_ = state.support()
+        slots = state.support()  # the state's samples that are support vectors, in data order
+        self.support_ = state.index[slots]
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
-            self.support_vectors_ = X[self.support_]
+            self.support_vectors_ = patterns[slots]
         coef = state.coefficients(averaged=self.prediction == "averaged")
-        self.dual_coef_ = coef[:, self.support_]
+        self.dual_coef_ = coef[:, slots]
         self.intercept_ = self._s2 * self.dual_coef_.sum(axis=1)
         self.n_presented_ = state.n_seen.copy()
-        position = np.full(X.shape[0], -1, dtype=np.int64)
-        position[self.support_] = np.arange(self.support_.shape[0])
+        position = np.full(state.n_samples, -1, dtype=np.int64)
+        position[slots] = np.arange(slots.shape[0])
         samples, self.update_coef_, self.update_time_, counts = state.updates()
         self.update_support_ = position[samples]
         self.update_ptr_ = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
@@ -411,8 +649,8 @@ default="rbf"
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Patterns, or for ``kernel="precomputed"`` their (n_samples,
-            n_training_samples) kernel values against the training samples.
+            Patterns (float32 or float64), or for ``kernel="precomputed"`` their
+            (n_samples, n_training_samples) kernel values against the training samples.
 
         Returns
         -------
@@ -421,7 +659,7 @@ default="rbf"
             ``prediction="voted"`` the survival-weighted vote normalised to ``[-1, 1]``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         n_problems = self.dual_coef_.shape[0]
         scores = np.empty((X.shape[0], n_problems))
         kernel = self._kernel_function()

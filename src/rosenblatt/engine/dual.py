@@ -13,6 +13,12 @@ patterns only through a kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
 - :class:`DualState`: the coefficients, their averaging accumulators, the
   support vectors in the order they joined, the presentation counts and every
   update, per dual problem (one per one-vs-rest class).
+
+Training can go on with new samples (``partial_fit``): :meth:`DualState.extended`
+lays the new samples out first and the support vectors learnt so far after
+them, and only the new samples are presented. So the kernel values an epoch
+reads are ``K(x_j, x_i)`` for every sample ``j`` and the presented ``i`` only,
+and the table holds just those rows.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import scipy.sparse as sp
 
 from .._config import KERNEL_BLOCK_VALUES
 from .._kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
+from .orders import rng_from_state, rng_to_state
 from .primal import readonly
 from .votes import survival_counts
 
@@ -32,6 +39,11 @@ def block_rows(n_samples):
     """Training rows whose kernel values are computed per call (about
     ``KERNEL_BLOCK_VALUES`` values)."""
     return int(min(max(KERNEL_BLOCK_VALUES // max(n_samples, 1), 16), 1024))
+
+
+def as_float64(rows):
+    """``rows`` (dense or sparse) in float64: a copy only when they are not already."""
+    return rows if rows.dtype == np.float64 else rows.astype(np.float64)
 
 
 class Kernel:
@@ -63,6 +75,8 @@ class Kernel:
         if callable(self.kernel):
             from sklearn.metrics.pairwise import pairwise_kernels
 
+            # float32 patterns reach the callable as the float64 numbers they stand for
+            first, second = as_float64(first), as_float64(second)
             return np.asarray(
                 pairwise_kernels(first, second, metric=self.kernel, **self.params), dtype=np.float64
             )
@@ -94,9 +108,10 @@ class Kernel:
                 out,
             )
         else:
+            # one copy each, converting float32 on the way (the block, and second transposed)
             dense_block(
                 readonly(np.ascontiguousarray(first, dtype=np.float64)),
-                readonly(np.ascontiguousarray(np.asarray(second, dtype=np.float64).T)),
+                readonly(np.ascontiguousarray(np.asarray(second).T, dtype=np.float64)),
                 kind,
                 gamma,
                 float(self.coef0),
@@ -105,13 +120,16 @@ class Kernel:
             )
         return out
 
-    def training_rows(self, X):
-        """rows(a, b): ``K(x_j, x_i)`` for training samples ``a <= j < b`` against all ``i``."""
+    def training_rows(self, X, n_rows=None):
+        """rows(a, b): ``K(x_j, x_i)`` for training samples ``a <= j < b`` against the
+        first ``n_rows`` samples ``i`` (default: all), the ones an epoch presents."""
+        n_rows = X.shape[0] if n_rows is None else n_rows
         if self.precomputed:
             if sp.issparse(X):
-                return lambda a, b: X[a:b].toarray().astype(np.float64, copy=False)
-            return lambda a, b: np.asarray(X[a:b], dtype=np.float64)
-        return lambda a, b: self.values(X[a:b], X)
+                return lambda a, b: X[a:b, :n_rows].toarray().astype(np.float64, copy=False)
+            return lambda a, b: np.asarray(X[a:b, :n_rows], dtype=np.float64)
+        presented = X if n_rows == X.shape[0] else X[:n_rows]  # CSR rows: copied once
+        return lambda a, b: self.values(X[a:b], presented)
 
     def against(self, X, support_vectors, support):
         """Kernel values of test rows ``X`` against the support vectors, (n_test, n_support),
@@ -127,40 +145,73 @@ class Kernel:
 class KernelTable:
     """Kernel values between training samples, laid out for the compiled epoch.
 
-    ``table[i, slot_of[j]] = K(x_j, x_i)``. When the whole Gram matrix fits in
-    ``cache_bytes`` every sample owns a slot from the start (slot ``j``, filled a
-    block of rows at a time); otherwise a sample gets a slot (a column) when it
-    first becomes a support vector, and only its own values are computed then.
-    Every value is computed pair by pair (:class:`Kernel`), so both ways give the
-    same numbers.
+    ``table[i, slot_of[j]] = K(x_j, x_i)`` for the samples ``i < n_rows`` that an
+    epoch presents (all of them in ``fit``; the new batch, which a
+    :meth:`DualState.extended` state lays out first, in ``partial_fit``). When
+    those values for every ``j`` fit in ``cache_bytes``, every sample owns a
+    slot from the start (slot ``j``, filled a block of samples at a time);
+    otherwise a sample gets a slot (a column) when it first becomes a support
+    vector, and only its own values are computed then. Every value is computed
+    pair by pair (:class:`Kernel`), so both ways give the same numbers.
+
+    Parameters
+    ----------
+    rows : callable(a, b) -> ndarray of shape (b - a, n_rows)
+        ``K(x_j, x_i)`` for ``a <= j < b`` and ``i < n_rows``
+        (:meth:`Kernel.training_rows`).
+    n_samples : int
+    cache_bytes : float
+    n_rows : int, default=None
+        Samples an epoch presents: the first ``n_rows`` (default: all).
+    support : array-like of int, default=()
+        Samples that are support vectors already (training goes on from an
+        earlier state): they get their slots at once.
     """
 
-    def __init__(self, rows, n_samples, cache_bytes):
-        self._rows = rows  # rows(a, b) -> (b - a, n_samples) float64 array
+    def __init__(self, rows, n_samples, cache_bytes, n_rows=None, support=()):
+        self._rows = rows
         self._n = n_samples
-        self.cached = 8 * n_samples * n_samples <= cache_bytes
+        n_rows = n_samples if n_rows is None else n_rows
+        self.cached = 8 * n_rows * n_samples <= cache_bytes
         if self.cached:
-            self.table = np.empty((n_samples, n_samples))
-            step = block_rows(n_samples)
+            self.table = np.empty((n_rows, n_samples))
+            step = block_rows(n_rows)
             for a in range(0, n_samples, step):
                 b = min(a + step, n_samples)
                 self.table[:, a:b] = rows(a, b).T
             self.slot_of = np.arange(n_samples, dtype=np.int64)
             self.n_slots = n_samples
         else:
-            self.table = np.empty((n_samples, min(16, n_samples)))
+            self.table = np.empty((n_rows, min(16, n_samples)))
             self.slot_of = np.full(n_samples, -1, dtype=np.int64)
             self.n_slots = 0
+            self._add_runs(np.sort(np.asarray(support, dtype=np.int64)))
 
     def add(self, j):
-        """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every ``i``."""
-        if self.n_slots == self.table.shape[1]:
-            grown = np.empty((self._n, min(2 * self.table.shape[1], self._n)))
-            grown[:, : self.n_slots] = self.table
+        """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every presented ``i``."""
+        self._add_range(j, j + 1)
+
+    def _add_runs(self, samples):
+        """Slots for the sorted ``samples`` (the epoch sums over them from its first
+        presentation), computed a run of consecutive samples at a time: an extended
+        state's support vectors are one run."""
+        step = block_rows(self.table.shape[0])
+        breaks = np.flatnonzero(np.diff(samples) != 1) + 1
+        for run in np.split(samples, breaks):
+            for a in range(0, run.shape[0], step):
+                self._add_range(int(run[a]), int(run[min(a + step, run.shape[0]) - 1]) + 1)
+
+    def _add_range(self, a, b):
+        """Slots for samples ``a <= j < b``."""
+        needed = self.n_slots + (b - a)
+        if needed > self.table.shape[1]:
+            width = min(max(2 * self.table.shape[1], needed), self._n)
+            grown = np.empty((self.table.shape[0], width))
+            grown[:, : self.n_slots] = self.table[:, : self.n_slots]
             self.table = grown
-        self.table[:, self.n_slots] = self._rows(j, j + 1)[0]
-        self.slot_of[j] = self.n_slots
-        self.n_slots += 1
+        self.table[:, self.n_slots : needed] = self._rows(a, b).T
+        self.slot_of[a:b] = np.arange(self.n_slots, needed)
+        self.n_slots = needed
 
 
 class DualState:
@@ -177,11 +228,37 @@ class DualState:
         ``sv[p, :n_sv[p]]``: problem ``p``'s support vectors in the order they
         joined, which is the order its scores are summed in.
     n_sv, n_seen : ndarray of int64, shape (n_problems,)
+    updates : list, default=None
+        Per problem, the ``(samples, deltas, times)`` blocks of its updates.
+    index : ndarray of int64, shape (n_samples,), default=None
+        Where each sample stands in the data trained on, every batch in the order
+        given: the sample ``i`` of ``fit``'s data is ``i`` (the default,
+        ``arange(n_samples)``); a state :meth:`extended` with new samples numbers
+        them on from the highest index.
+
+    Attributes
+    ----------
+    rng : RandomState, Generator or None
+        Where ``partial_fit`` draws its orders from when ``random_state`` is a
+        seed, so that training continued after saving and loading sees the
+        orders it would have seen (None until the first ``partial_fit``;
+        ``fit`` always starts from ``random_state``).
+
+    Examples
+    --------
+    Two samples, one of them updated on, then three new samples:
+
+    >>> state = DualState.allocate(1, 2)
+    >>> state.coef[0, 1] = 1.0
+    >>> state.sv[0, 0], state.n_sv[0] = 1, 1
+    >>> grown = state.extended(3)
+    >>> grown.index, grown.support(), grown.coef
+    (array([2, 3, 4, 1]), array([3]), array([[0., 0., 0., 1.]]))
     """
 
     VERSION = 1
 
-    def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None):
+    def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None, index=None):
         self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen = (
             coef,
             coef_acc,
@@ -191,6 +268,8 @@ class DualState:
         )
         # every update so far, per problem: (samples, deltas, times) blocks
         self._kept = updates if updates is not None else [[] for _ in range(coef.shape[0])]
+        self.index = np.arange(coef.shape[1], dtype=np.int64) if index is None else index
+        self.rng = None
         shape = coef.shape
         # one epoch's updates per problem (at most one per sample)
         self._upd_sample = np.zeros(shape, dtype=np.int64)
@@ -208,6 +287,41 @@ class DualState:
             np.zeros(n_problems, dtype=np.int64),
             np.zeros(n_problems, dtype=np.int64),
         )
+
+    def extended(self, n_new):
+        """A state over ``n_new`` new samples followed by this state's support vectors.
+
+        The support vectors keep their coefficients, accumulators, presentation
+        counts and update records (renumbered to their new places); the other
+        samples, which the model does not depend on, are dropped, and the new
+        samples start at zero. The new samples come first, so an epoch that
+        presents only them reads kernel values for the first ``n_new`` rows only
+        (see :class:`KernelTable`).
+        """
+        kept = self.support()
+        n = n_new + kept.shape[0]
+        place = np.full(self.n_samples, -1, dtype=np.int64)
+        place[kept] = np.arange(n_new, n)
+        coef, coef_acc = np.zeros((self.n_units, n)), np.zeros((self.n_units, n))
+        coef[:, n_new:], coef_acc[:, n_new:] = self.coef[:, kept], self.coef_acc[:, kept]
+        sv = np.zeros((self.n_units, n), dtype=np.int64)
+        for p, count in enumerate(self.n_sv):
+            sv[p, :count] = place[self.sv[p, :count]]
+        samples, deltas, times, counts = self.updates()
+        bounds = np.concatenate(([0], np.cumsum(counts)))
+        updates = [
+            [(place[samples[a:b]], deltas[a:b], times[a:b])] if b > a else []
+            for a, b in zip(bounds, bounds[1:])
+        ]
+        start = int(self.index.max()) + 1 if self.n_samples else 0
+        index = np.concatenate((np.arange(start, start + n_new), self.index[kept]))
+        state = type(self)(coef, coef_acc, sv, self.n_sv.copy(), self.n_seen.copy(), updates, index)
+        state.rng = self.rng
+        return state
+
+    @property
+    def n_samples(self) -> int:
+        return self.coef.shape[1]
 
     @property
     def n_units(self) -> int:
@@ -250,8 +364,10 @@ class DualState:
 
     # ------------------------------------------------------------------ read-off
     def support(self):
-        """Training samples updated on in any problem, sorted."""
-        return np.flatnonzero(np.any(self.coef != 0.0, axis=0))
+        """Training samples updated on in any problem, in the order of ``index``
+        (their order in the data)."""
+        updated = np.flatnonzero(np.any(self.coef != 0.0, axis=0))
+        return updated[np.argsort(self.index[updated], kind="stable")]
 
     def coefficients(self, averaged=False):
         """The last coefficients, or their average over every presentation."""
@@ -284,7 +400,11 @@ class DualState:
             "update_delta": deltas,
             "update_time": times,
             "update_count": np.asarray(counts, dtype=np.int64),
+            "index": self.index,
         }
+        if self.rng is not None:
+            meta["rng"], rng_arrays = rng_to_state(self.rng)
+            arrays.update(rng_arrays)
         return meta, arrays
 
     @classmethod
@@ -340,6 +460,7 @@ class DualState:
             or len(n_updates) != 1
         ):
             raise ValueError("the support vectors or the update record do not fit the samples")
+        index = cls._index_from(arrays, n_samples)
         bounds = np.concatenate(([0], np.cumsum(parts["update_count"])))
         kept = [
             [
@@ -353,14 +474,36 @@ class DualState:
             else []
             for a, b in zip(bounds, bounds[1:])
         ]
-        return cls(
+        state = cls(
             coef,
             parts["coef_acc"].astype(np.float64),
             parts["sv"].astype(np.int64),
             parts["n_sv"].astype(np.int64),
             parts["n_seen"].astype(np.int64),
             kept,
+            index,
         )
+        if meta.get("rng") is not None:
+            state.rng = rng_from_state(meta["rng"], arrays)
+        return state
+
+    @staticmethod
+    def _index_from(arrays, n_samples):
+        """The saved ``index``, or for a state saved before it existed (always by
+        ``fit``) the samples' own numbers."""
+        if "index" not in arrays:
+            return np.arange(n_samples, dtype=np.int64)
+        index = np.asarray(arrays["index"])
+        if (
+            index.shape != (n_samples,)
+            or index.dtype.kind != "i"
+            or np.any(index < 0)
+            or np.unique(index).shape[0] != n_samples
+        ):
+            raise ValueError(
+                f"index must be {n_samples} distinct counts; got {index.dtype} {index.shape}"
+            )
+        return index.astype(np.int64)
 
 
 def decision_scores(K, dual_coef, order_ptr, order_columns, s2):

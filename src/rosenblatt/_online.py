@@ -1,0 +1,89 @@
+"""What every perceptron that learns online shares: labels, weights, classes, history.
+
+The linear perceptrons (:mod:`rosenblatt._base`) and the kernel perceptron
+(:mod:`rosenblatt.kernel`) keep different training states (primal, dual) but
+check their batches, weigh their samples, draw their ``partial_fit`` orders and
+keep their epoch record the same way; this mixin is that one way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._validation import check_classes, check_sample_weight, class_weighted, label_indices
+from .engine.orders import random_source
+
+INDEX_DTYPE = np.int64
+
+
+class OnlineLearnerMixin:
+    """Label encoding, sample weights, ``partial_fit`` classes and orders, history.
+
+    Used by estimators with ``classes_``, ``class_weight``, ``random_state`` and a
+    ``training_state_`` whose ``rng`` keeps the order stream of ``partial_fit``.
+    """
+
+    def _encode(self, y):
+        """Map labels to class indices, refusing labels outside ``classes_``."""
+        target = label_indices(self.classes_, y)
+        if np.any(target < 0):
+            unknown = np.unique(np.asarray(y)[target < 0])
+            raise ValueError(
+                f"y contains labels {unknown.tolist()!r} that are not in classes_ "
+                f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
+                "partial_fit call, or refit."
+            )
+        return target.astype(INDEX_DTYPE)
+
+    def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
+        """Per-sample update steps: ``sample_weight`` times the class weights."""
+        sample_weight = check_sample_weight(sample_weight, n_samples, np.float64)
+        if self.class_weight is None:
+            return sample_weight
+        if self.class_weight == "balanced" and not allow_balanced:
+            raise ValueError(
+                "class_weight='balanced' needs the whole class distribution, which "
+                "partial_fit does not see; pass a dict of class weights instead."
+            )
+        return class_weighted(sample_weight, self.class_weight, self.classes_, target)
+
+    def _partial_fit_classes(self, classes, first_call):
+        """The classes ``partial_fit`` learns: required and checked on the first call,
+        and, when given later, the same as then."""
+        if first_call:
+            if classes is None:
+                raise ValueError(
+                    "classes must be passed on the first call to partial_fit: give every "
+                    "label the model will see, e.g. classes=np.unique(y_all)."
+                )
+            return check_classes(np.asarray(classes), type(self).__name__)
+        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
+            raise ValueError(
+                f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
+                f"first partial_fit call {self.classes_.tolist()!r}."
+            )
+        return self.classes_
+
+    def _order_source(self, state):
+        """Where ``partial_fit`` draws its orders from: the caller's generator, else the
+        stream a seed started, kept in the state so that it survives a save."""
+        if isinstance(self.random_state, (np.random.RandomState, np.random.Generator)):
+            return self.random_state
+        if state.rng is None:  # the first partial_fit since fit (or ever)
+            state.rng = random_source(self.random_state)
+        return state.rng
+
+    def _forget_history(self):
+        self.n_iter_ = 0
+        self.n_mistakes_ = 0
+        self.mistakes_per_epoch_ = []
+        self.converged_ = False
+
+    def _keep_history(self, history, append=False):
+        """Record the epochs of ``history``: instead of the record so far, or after it."""
+        if not append:
+            self._forget_history()
+        self.n_iter_ += history.n_iter
+        self.n_mistakes_ += history.n_mistakes
+        self.mistakes_per_epoch_ = list(self.mistakes_per_epoch_) + history.mistakes_per_epoch
+        self.converged_ = bool(history.converged)
