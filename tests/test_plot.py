@@ -6,20 +6,28 @@ import re
 import matplotlib.image
 import numpy as np
 import pytest
-from PIL import Image
+from matplotlib.text import Text
+from PIL import Image, ImageSequence
+from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
 from rosenblatt.baselines import CentroidClassifier
+from rosenblatt.cli import app
 from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.plot import (
+    ANIMATION_SIZE,
     animate_training,
     new_figure,
+    pixel_figure_size,
     plot_decision_boundary,
     plot_mistakes,
     plot_scores,
+    plot_training_step,
     save_figure,
 )
 from rosenblatt.report import ReportFigure, ReportTable, render_report, write_report
+from rosenblatt.theory import max_margin
+from rosenblatt.trace import trace
 
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
 OR_Y = np.array([-1, 1, 1, 1])
@@ -129,3 +137,210 @@ def test_report_embeds_every_image_as_a_data_uri(tmp_path):
     assert "&lt;Perceptron&gt;" in page and "x &lt; y" in page and "GIF &amp; co" in page
     with pytest.raises(ValueError, match="Cannot embed"):
         render_report("bad", figures=[ReportFigure("pdf", str(tmp_path / "x.pdf"))])
+
+
+# ---------------------------------------------------------------------- issue: plots
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def assert_one_line_error(result, *fragments):
+    """Exit status 2, one line on stderr that says what is wrong, and no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    assert all(fragment in lines[0] for fragment in fragments), lines[0]
+    assert "Traceback" not in result.output
+
+
+def assert_legend_outside(ax):
+    """The legend overlaps neither the data area nor the x axis' ticks and label."""
+    fig = ax.figure
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    legend = ax.get_legend().get_window_extent(renderer)
+    assert not legend.overlaps(ax.get_window_extent(renderer))
+    assert not legend.overlaps(ax.xaxis.get_tightbbox(renderer))
+    assert fig.bbox.x0 <= legend.x0 and legend.x1 <= fig.bbox.x1  # inside the image
+    assert fig.bbox.y0 <= legend.y0 and legend.y1 <= fig.bbox.y1
+    return legend
+
+
+def or_trace(**kwargs):
+    return trace(OR_X, OR_Y, bias_input=-1.0, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "draw",
+    [
+        lambda: plot_decision_boundary(Perceptron(shuffle=False).fit(OR_X, OR_Y), OR_X, OR_Y),
+        lambda: plot_mistakes(Perceptron(shuffle=False).fit(OR_X, OR_Y)),
+        lambda: plot_scores(["OR", "breast cancer"], list("abcdef"), np.full((2, 6), 0.9)),
+        lambda: plot_training_step(or_trace(), OR_X, OR_Y, 2),
+    ],
+    ids=["boundary", "mistakes", "scores", "animation frame"],
+)
+def test_legends_do_not_cover_the_data(draw):
+    ax = draw()
+    assert_legend_outside(ax)
+    points = [c for c in ax.collections if len(c.get_offsets())]  # the scattered patterns
+    for collection in points:
+        for x, y in ax.transData.transform(collection.get_offsets()):
+            assert not ax.get_legend().get_window_extent().contains(x, y)
+
+
+def test_the_legend_fits_the_smallest_image():
+    figsize, dpi = pixel_figure_size(300, 300)
+    fig, ax = new_figure(*figsize)
+    fig.set_dpi(dpi)
+    plot_decision_boundary(Perceptron(shuffle=False).fit(OR_X, OR_Y), OR_X, OR_Y, ax=ax)
+    assert_legend_outside(ax)  # all of it inside the 300 x 300 image
+
+
+def test_legends_of_side_by_side_boundaries_stay_apart():
+    fig, axes = new_figure(11.0, 4.5, ncols=2)
+    kernel = KernelPerceptron(random_state=0).fit(XOR_X, XOR_Y)
+    for ax in axes:
+        plot_decision_boundary(kernel, XOR_X, XOR_Y, ax=ax)
+    left, right = (assert_legend_outside(ax) for ax in axes)
+    assert not left.overlaps(right)
+    assert not left.overlaps(axes[1].get_window_extent())
+
+
+def test_the_perceptron_line_is_drawn_over_the_maximum_margin_line():
+    model = Perceptron(shuffle=False).fit(OR_X, OR_Y)
+    best = max_margin(OR_X, OR_Y)
+    # the modified OR problem: the perceptron stops on the maximum-margin line itself
+    w, b = model.coef_.ravel(), model.intercept_[0]
+    scale = np.linalg.norm(w) / np.linalg.norm(best.coef)
+    np.testing.assert_allclose([*w, b], scale * np.array([*best.coef, best.intercept]))
+    ax = plot_decision_boundary(model, OR_X, OR_Y)
+    by_id = {c.get_gid(): c for c in ax.collections if c.get_gid()}
+    boundary, widest = by_id["decision boundary"], by_id["maximum margin"]
+    assert boundary.get_zorder() > widest.get_zorder()
+    # and the maximum-margin line is wider, so it still shows on both sides
+    assert max(widest.get_linewidths()) > max(boundary.get_linewidths())
+
+
+def test_animation_frames_all_have_the_requested_size(tmp_path):
+    path = tmp_path / "or.gif"
+    animate_training(OR_X, OR_Y, path, bias_input=-1.0, size=(480, 320))
+    with Image.open(path) as gif:
+        sizes = [frame.size for frame in ImageSequence.Iterator(gif)]
+    assert len(sizes) == 4 and set(sizes) == {(480, 320)}
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".tmp"]  # written atomically
+
+
+def spines(frame):
+    """The pixel columns and rows of the axes' frame: the outermost long dark lines."""
+    dark = np.asarray(frame.convert("L")) < 100
+    columns = np.flatnonzero(dark.mean(axis=0) > 0.5)
+    rows = np.flatnonzero(dark.mean(axis=1) > 0.4)
+    return columns.min(), columns.max(), rows.min(), rows.max()
+
+
+def test_animation_layout_does_not_move_between_frames(tmp_path):
+    path = tmp_path / "or.gif"
+    animate_training(OR_X, OR_Y, path, bias_input=-1.0)  # the start has no line and title
+    with Image.open(path) as gif:
+        frames = {spines(frame) for frame in ImageSequence.Iterator(gif)}
+    assert len(frames) == 1, frames
+
+
+@pytest.mark.parametrize("size", [(300, 300), (520, 360), (1600, 900)])
+def test_animation_titles_are_readable_and_fit_the_frame(size):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 2))
+    y = np.where(X[:, 0] - 0.5 * X[:, 1] > 0.3, 1, -1)
+    y[:6] *= -1  # not separable: batch epochs with many misclassified patterns
+    tr = trace(X, y, mode="batch", eta=0.37, max_iter=5)
+    figsize, dpi = pixel_figure_size(*size, design=ANIMATION_SIZE)
+    fig, ax = new_figure(*figsize)
+    fig.set_dpi(dpi)
+    titles = []
+    for step in range(1, tr.weights.shape[0]):
+        plot_training_step(tr, X, y, step, ax=ax)
+        fig.canvas.draw()
+        text = ax.get_title(loc="left")
+        title = next(t for t in ax.get_children() if isinstance(t, Text) and t.get_text() == text)
+        titles.append(text)
+        height_px = title.get_fontsize() * dpi / 72
+        assert height_px >= max(12, size[1] / 32)  # tall enough to read at the frame's size
+        box = title.get_window_extent()
+        assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1  # not clipped
+        assert box.y1 <= fig.bbox.y1
+    assert titles[0].startswith("epoch 1: 40 patterns: 1, 2, 3, ...\n")  # cut short
+
+
+def test_axes_are_named_after_the_csv_columns(tmp_path):
+    data = tmp_path / "people.csv"
+    data.write_text("height,weight,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")
+    svg = tmp_path / "b.svg"
+    assert run("plot", data, "-o", svg).exit_code == 0
+    texts = re.findall(r"<!-- (.*?) -->", svg.read_text(encoding="utf-8"))  # text, as drawn
+    assert "height" in texts and "weight" in texts and "$x_1$" not in texts
+    plain = tmp_path / "plain.csv"
+    plain.write_text("-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n")
+    assert run("plot", plain, "-o", svg).exit_code == 0
+    assert {"$x_1$", "$x_2$"} <= set(re.findall(r"<!-- (.*?) -->", svg.read_text()))
+    ax = plot_training_step(or_trace(), OR_X, OR_Y, 1, feature_names=["cost ($)", "t"])
+    assert (ax.get_xlabel(), ax.get_ylabel()) == (r"cost (\$)", "t")  # a dollar, not math
+
+
+def test_pdf_and_jpg_figures(tmp_path):
+    fig, ax = new_figure(4, 3)
+    plot_mistakes(Perceptron(shuffle=False).fit(OR_X, OR_Y), ax=ax)
+    pdf = save_figure(fig, tmp_path / "m.pdf")
+    jpg = save_figure(fig, tmp_path / "m.JPG", dpi=50)
+    assert open(pdf, "rb").read(5) == b"%PDF-"
+    with Image.open(jpg) as image:
+        assert (image.format, image.size) == ("JPEG", (200, 150))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m.JPG", "m.pdf"]  # no temp files
+
+
+def test_size_option_sets_the_pixels_of_every_kind(tmp_path):
+    data = tmp_path / "or.csv"
+    data.write_text("x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")
+    for name, kind, size in (
+        ("b.png", "boundary", (800, 600)),
+        ("m.jpg", "mistakes", (1000, 400)),
+        ("a.gif", "animation", (300, 300)),
+    ):
+        out = tmp_path / name
+        result = run("plot", data, "-o", out, "--kind", kind, "--size", "{}x{}".format(*size))
+        assert result.exit_code == 0, result.output
+        with Image.open(out) as image:
+            assert {frame.size for frame in ImageSequence.Iterator(image)} == {size}
+    pdf = tmp_path / "b.pdf"
+    assert run("plot", data, "-o", pdf, "--size", "1200x600").exit_code == 0
+    box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)", pdf.read_bytes())
+    assert float(box[1]) / float(box[2]) == pytest.approx(2.0, rel=1e-3)  # the proportions
+
+
+@pytest.mark.parametrize("bad", ["abc", "0x3", "800x", "800x600x2", "299x600", "20000x600"])
+def test_a_bad_size_is_one_line_and_exit_2(tmp_path, bad):
+    data = tmp_path / "or.csv"
+    data.write_text("x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")
+    out = tmp_path / "b.png"
+    result = run("plot", data, "-o", out, "--size", bad)
+    assert_one_line_error(result, "--size takes WIDTHxHEIGHT in pixels", repr(bad))
+    assert not out.exists()
+    with pytest.raises(ValueError, match="from 300 to 10000 pixels"):
+        pixel_figure_size(0, 3)
+
+
+def test_plot_reads_standard_input_and_takes_the_train_options_names(tmp_path):
+    """``plot -`` with ``--format`` like every command; ``--max-iter`` as in train."""
+    out = tmp_path / "m.png"
+    text = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
+    result = CliRunner().invoke(
+        app,
+        ["plot", "-", "-o", str(out), "--kind", "mistakes", "--format", "csv", "--max-iter", "2"],
+        input=text,
+    )
+    assert result.exit_code == 0, result.output
+    with Image.open(out) as image:
+        assert image.size == (600, 450)
+    (tmp_path / "or.data").write_text(text)
+    unknown = run("plot", tmp_path / "or.data", "-o", out)
+    assert unknown.exit_code == 2 and "--format" in unknown.stderr

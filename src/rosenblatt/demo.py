@@ -320,6 +320,7 @@ def write_demo_report(directory, rows) -> str:
         columns,
         cells,
         text_columns=("dataset", "algorithm", "converged"),
+        group_by="dataset",
         caption="Mistakes are the updates made in training (over all one-vs-rest "
         "neurons); epochs are passes over the training data (at most 100); fit is the "
         "seconds of a second fit of each model, after a warm-up fit (the first fit of a "

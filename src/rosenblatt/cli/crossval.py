@@ -96,7 +96,7 @@ def cross_validate(
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown:
         raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
-    # built before reading: a bad --epochs or --eta fails before the file is read
+    # built before reading: a bad --max-iter or --eta fails before the file is read
     estimators = [make_estimator(a, epochs=epochs, eta=eta, seed=seed) for a in algorithms]
     data = read_data(
         data_path,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -12,6 +13,7 @@ from ._common import (
     auto,
     console,
     final_estimator,
+    format_option,
     header_option,
     is_text_model,
     load_model,
@@ -20,6 +22,7 @@ from ._common import (
 )
 
 KINDS = ("boundary", "mistakes", "animation")
+_SIZE = re.compile(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*")
 _STILL = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
 _EXTENSIONS = {"boundary": _STILL, "mistakes": _STILL, "animation": (".gif",)}
 
@@ -43,6 +46,37 @@ def _kind(kind, output):
             f"{' or '.join(_EXTENSIONS[kind])}, not {ext or 'no extension'!r}"
         )
     return kind
+
+
+def parse_size(text):
+    """``--size WIDTHxHEIGHT``: the image's width and height in pixels, or None.
+
+    Examples
+    --------
+    >>> parse_size("800x600"), parse_size(None)
+    ((800, 600), None)
+    """
+    if text is None:
+        return None
+    from ..plot import PIXEL_RANGE
+
+    low, high = PIXEL_RANGE
+    match = _SIZE.fullmatch(text)
+    if match is None or not all(low <= int(side) <= high for side in match.groups()):
+        raise ValueError(
+            f"--size takes WIDTHxHEIGHT in pixels, each from {low} to {high}, "
+            f"such as 800x600; got {text!r}"
+        )
+    return int(match[1]), int(match[2])
+
+
+def _still_figure(size):
+    """A figure for a still image and the dpi to save it at (``size``: pixels or None)."""
+    from ..plot import STILL_SIZE, new_figure, pixel_figure_size
+
+    figsize, dpi = (STILL_SIZE, 100) if size is None else pixel_figure_size(*size)
+    fig, ax = new_figure(*figsize)
+    return fig, ax, dpi
 
 
 def _model(model_path, data, algorithm, epochs, eta, seed):
@@ -69,7 +103,7 @@ def make_plot(
     kind=None,
     model_path=None,
     algorithm="perceptron",
-    epochs=100,
+    max_iter=None,
     eta=1.0,
     seed=0,
     mode="online",
@@ -77,8 +111,13 @@ def make_plot(
     label_column=None,
     zero_based="auto",
     header="auto",
+    format=None,
+    size=None,
 ) -> PlotResult:
-    """Draw one figure of ``data_path`` into ``output`` (PNG or SVG; GIF for the animation).
+    """Draw one figure of ``data_path`` into ``output`` (PNG, SVG, PDF, JPEG; GIF animation).
+
+    The axes of the boundary and the animation are named after the data's
+    columns when the CSV file has a header.
 
     Parameters
     ----------
@@ -90,15 +129,24 @@ def make_plot(
         None: "animation" for a ``.gif`` output, else "boundary".
     model_path : str, default=None
         Draw this saved model; otherwise train ``algorithm`` on the data.
-    algorithm, epochs, eta, seed
-        The model trained when there is no ``model_path``.
+    algorithm, max_iter, eta, seed
+        The model trained when there is no ``model_path`` (``max_iter=None``: the
+        estimator's own default; the animation then runs at most 100 epochs).
     mode, bias_input
-        The animation's training mode and constant input (seed 003 uses -1).
+        The animation's training mode and constant input (the perceptron's worked
+        example in the lecture notes, the modified OR problem, uses -1).
     label_column : str or int, default=None
     zero_based : bool or "auto", default="auto"
         svmlight: whether feature indices start at 0.
     header : bool or "auto", default="auto"
         CSV: whether the first row is a header.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The data's format when its name does not say it (standard input, ``.txt``).
+    size : (int, int), default=None
+        The image's width and height in pixels (see
+        :func:`rosenblatt.plot.pixel_figure_size`); default 600 x 450 for a
+        still image, 520 x 360 for the animation. A ``.svg`` or ``.pdf`` gets
+        the same size in inches at the dpi that pixel size implies.
 
     Returns
     -------
@@ -109,7 +157,13 @@ def make_plot(
 
     output = os.fspath(output)
     kind = _kind(kind, output)
-    data = read_data(data_path, label_column=label_column, zero_based=zero_based, header=header)
+    data = read_data(
+        data_path,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
+    )
     if data.is_text:
         raise ValueError(f"{data.path}: plots draw numeric data, not text")
     X = data.X.toarray() if hasattr(data.X, "toarray") else data.X
@@ -120,23 +174,32 @@ def make_plot(
         )
     if kind == "animation":
         animate_training(
-            X, data.y, output, mode=mode, eta=eta, bias_input=bias_input, max_iter=epochs
+            X,
+            data.y,
+            output,
+            mode=mode,
+            eta=eta,
+            bias_input=bias_input,
+            max_iter=100 if max_iter is None else max_iter,
+            size=size,
+            feature_names=data.feature_names,
         )
         return PlotResult(output, kind, "trace")
     data.X = X
-    model = _model(model_path, data, algorithm, epochs, eta, seed)
+    model = _model(model_path, data, algorithm, max_iter, eta, seed)
     name = type(final_estimator(model)).__name__
+    if kind == "mistakes" and not hasattr(final_estimator(model), "mistakes_per_epoch_"):
+        raise ValueError(
+            f"{name} does not learn epoch by epoch, so it has no mistakes per "
+            "epoch; use a perceptron (--algorithm perceptron, averaged, voted, "
+            "kernel)"
+        )
+    fig, ax, dpi = _still_figure(size)
     if kind == "boundary":
-        ax = plot_decision_boundary(model, X, data.y)
+        plot_decision_boundary(model, X, data.y, ax=ax, feature_names=data.feature_names)
     else:
-        if not hasattr(final_estimator(model), "mistakes_per_epoch_"):
-            raise ValueError(
-                f"{name} does not learn epoch by epoch, so it has no mistakes per "
-                "epoch; use a perceptron (--algorithm perceptron, averaged, voted, "
-                "kernel)"
-            )
-        ax = plot_mistakes(final_estimator(model))
-    save_figure(ax.figure, output)
+        plot_mistakes(final_estimator(model), ax=ax)
+    save_figure(fig, output, dpi=dpi)
     return PlotResult(output, kind, name)
 
 
@@ -161,27 +224,45 @@ def command(
     algorithm: str = typer.Option(
         "perceptron", "--algorithm", "-a", help="Algorithm trained when no --model is given."
     ),
-    epochs: int = typer.Option(100, "--epochs", help="Most epochs of training."),
+    max_iter: int | None = typer.Option(
+        None,
+        "--max-iter",
+        help="Most passes over the data (default: the estimator's max_iter; 100 for the "
+        "animation).",
+    ),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
     mode: str = typer.Option("online", "--mode", help="Animation: online or batch."),
     bias_input: float = typer.Option(
-        1.0, "--bias-input", help="Animation: the constant input (seed 003 uses -1)."
+        1.0,
+        "--bias-input",
+        help="Animation: the constant input (the lecture notes' worked example, the "
+        "modified OR problem, uses -1).",
+    ),
+    size: str | None = typer.Option(
+        None,
+        "--size",
+        metavar="WIDTHxHEIGHT",
+        help="Image size in pixels, e.g. 800x600, each side from 300 to 10000 (default "
+        "600x450; 520x360 for a .gif). The text keeps its share of the image; .svg and .pdf "
+        "get the same proportions.",
     ),
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
+    data_format: str | None = format_option(),
 ) -> None:
     """Plot the decision boundary with its margin, mistakes per epoch, or a training GIF."""
+    pixels = parse_size(size)  # a bad --size fails before the data are read
     result = make_plot(
         data,
         output,
         kind=kind,
         model_path=model,
         algorithm=algorithm,
-        epochs=epochs,
+        max_iter=max_iter,
         eta=eta,
         seed=seed,
         mode=mode,
@@ -189,5 +270,7 @@ def command(
         label_column=parse_label_column(label_column),
         zero_based=auto(zero_based),
         header=auto(header),
+        format=data_format,
+        size=pixels,
     )
     console.print(f"wrote the {result.kind} plot ({result.model}) to {result.path}")
