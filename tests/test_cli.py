@@ -819,3 +819,28 @@ def test_write_errors_name_the_file_asked_for_not_a_temporary_file(files, tmp_pa
         message = " ".join(result.output.split())
         assert f"{target}: {words}" in message and ".tmp" not in message
     assert os.listdir(folder) == [] and sorted(os.listdir(out)) == ["a-folder", "m.rbm"]
+
+
+def test_long_commands_show_a_spinner_on_a_terminal(files, tmp_path, monkeypatch):
+    """predict, evaluate, inspect and the non-iterative train show what they are doing
+    on standard error when it is a terminal (epochs get a bar; these get a spinner)."""
+    import io
+
+    from rich.console import Console
+
+    from rosenblatt.cli import _common
+
+    model = tmp_path / "or.rbm"
+    assert run("train", files["or.csv"], "-m", model, "-q").exit_code == 0
+    for args, words in (
+        (("predict", "--model", model, files["or.csv"]), "predicting"),
+        (("evaluate", "--model", model, files["or.csv"]), "evaluating"),
+        (("inspect", files["or.csv"]), "inspecting"),
+        (("train", files["or.csv"], "-m", tmp_path / "lp.rbm", "-a", "lp"), "training lp"),
+    ):
+        terminal = io.StringIO()
+        monkeypatch.setattr(_common, "err_console", Console(file=terminal, force_terminal=True))
+        result = run(*args)
+        assert result.exit_code == 0, result.output
+        assert words in terminal.getvalue(), (args, terminal.getvalue())
+        assert words not in result.stdout  # results on standard output stay clean

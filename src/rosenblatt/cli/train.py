@@ -21,6 +21,7 @@ from ._common import (
     header_option,
     jsonable,
     parse_label_column,
+    working,
     zero_based_option,
 )
 
@@ -535,8 +536,11 @@ def command(
         result = _fit_with_stream_progress(
             fit, data, algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label
         )
-    elif quiet or algorithm not in ITERATIVE:
+    elif quiet:
         result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label)
+    elif algorithm not in ITERATIVE:  # no epochs to count: a spinner while it solves
+        with working(f"training {algorithm} on {data}..."):
+            result = fit(algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label)
     else:
         progress = Progress(
             TextColumn("[bold]training[/]"),
