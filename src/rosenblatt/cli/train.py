@@ -142,8 +142,9 @@ def make_estimator(
 def text_features():
     """The vectorizer steps of a text model: tf-idf word weights.
 
-    tf-idf rather than seed 003's tf/df: on the SMS spam corpus it scores about four
-    points higher (``examples/spam_filter.py`` compares both).
+    tf-idf rather than the lecture notes' tf/df weights (term frequency over document
+    frequency): on the SMS spam corpus it scores about four points higher
+    (``examples/spam_filter.py`` compares both).
     """
     from sklearn.feature_extraction.text import TfidfVectorizer
 
