@@ -329,3 +329,19 @@ def test_max_margin_on_text_beyond_the_active_set_solver(monkeypatch):
     assert functional.min() == pytest.approx(1.0, abs=1e-7)
     assert result.margin == pytest.approx(1.0 / np.linalg.norm(result.coef), rel=1e-9)
     assert margin(X, y, result.coef, result.intercept) == pytest.approx(result.margin, rel=1e-9)
+
+
+def test_the_margin_solver_prints_nothing():
+    """HiGHS prints its banner when a solver is built; the demo, the report and
+    ``inspect`` must not show it (it came out between the demo's table and report)."""
+    import subprocess
+    import sys
+
+    program = (
+        "import numpy as np; from rosenblatt import theory; "
+        "print(round(theory.max_margin(np.array([[0, 0], [0, 1], [1, 0], [1, 1.0]]), "
+        "np.array([0, 1, 1, 1])).margin, 4))"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0.3536\n" and "HiGHS" not in done.stderr

@@ -298,6 +298,22 @@ class MaxMarginResult:
     support: np.ndarray
 
 
+def _quiet_highs(highspy):
+    """A HiGHS solver that prints nothing, its banner included.
+
+    ``highspy.Highs()`` (1.8 and later) prints HiGHS's copyright banner as it is
+    built, before any option can be set, so the demo, the report and the
+    ``inspect`` command would print it; its C++ base class, built with
+    ``output_flag`` off before anything else, stays silent and solves the same.
+    """
+    solver_class = next(
+        (base for base in highspy.Highs.__mro__ if base.__name__ == "_Highs"), highspy.Highs
+    )
+    solver = solver_class()
+    solver.setOptionValue("output_flag", False)
+    return solver
+
+
 def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
     """Solve ``min ||w||^2 / 2  s.t.  t_i (w . x_i + b) >= 1`` with HiGHS.
 
@@ -334,8 +350,7 @@ def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
     hessian.index_ = np.arange(n_features, dtype=np.int32)
     hessian.value_ = np.ones(n_features)
 
-    solver = highspy.Highs()
-    solver.setOptionValue("output_flag", False)
+    solver = _quiet_highs(highspy)
     solver.passModel(lp)
     solver.passHessian(hessian)
     solver.run()
