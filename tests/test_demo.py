@@ -45,6 +45,9 @@ def test_demo_command_prints_the_table_and_writes_a_self_contained_report(tmp_pa
     assert len(sources) == 6 and all(s.startswith("data:image/") for s in sources)
     assert sum(s.startswith("data:image/gif") for s in sources) == 2
     assert page.count("<tr>") == 1 + len(DATASETS) * len(ALGORITHMS)
+    # grouped by dataset: each name once, over its rows; the footer's code is code
+    assert page.count('<tr class="group">') == len(DATASETS)
+    assert "`" not in page and "<code>rosenblatt demo</code>" in page
     files = sorted(p.name for p in (tmp_path / "report").iterdir())
     assert files == [
         "index.html",
