@@ -3,6 +3,7 @@
 import gzip
 import json
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -844,3 +845,11 @@ def test_long_commands_show_a_spinner_on_a_terminal(files, tmp_path, monkeypatch
         assert result.exit_code == 0, result.output
         assert words in terminal.getvalue(), (args, terminal.getvalue())
         assert words not in result.stdout  # results on standard output stay clean
+
+
+def test_kernel_training_shows_the_epoch_bar(files, tmp_path):
+    """KernelPerceptron reports its epochs to the command line's bar like the linear ones."""
+    result = run("train", files["or.csv"], "--model", tmp_path / "k.rbm", "-a", "kernel")
+    assert result.exit_code == 0, result.output
+    assert re.search(r"(\d+)/\1 epochs, last epoch: 0 mistakes", result.output), result.output
+    assert "Trained KernelPerceptron" in result.output
