@@ -100,6 +100,10 @@ CACHE_TEMP_PREFIX = "rosenblatt-cache-"
 #: Write buffer of each cache file.
 CACHE_WRITE_BYTES = 1 << 20
 
+# ---------------------------------------------------------------------- probabilities
+#: The calibrations of ``calibrated``, ``train --calibrate`` and the model files' rule.
+CALIBRATION_METHODS = ("sigmoid", "isotonic")
+
 # ---------------------------------------------------------------------- model files
 # Loading reads these when it runs: raise one (``rosenblatt._config.MODEL_MAX_... = n``)
 # before ``load`` to read a larger model you trust.

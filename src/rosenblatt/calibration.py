@@ -14,6 +14,8 @@ import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils.validation import check_is_fitted
 
+from ._config import CALIBRATION_METHODS
+
 __all__ = ["CalibratedClassifier", "calibrated"]
 
 
@@ -178,6 +180,6 @@ def calibrated(estimator, method="sigmoid", cv=5, ensemble=True):
     >>> proba.shape, bool(abs(proba.sum(axis=1) - 1).max() < 1e-12)
     ((3, 2), True)
     """
-    if method not in ("sigmoid", "isotonic"):
+    if method not in CALIBRATION_METHODS:
         raise ValueError(f"method must be 'sigmoid' or 'isotonic'; got {method!r}")
     return CalibratedClassifier(estimator, method=method, cv=cv, ensemble=ensemble)

@@ -61,6 +61,7 @@ from importlib import import_module
 
 import numpy as np
 
+from ._config import CALIBRATION_METHODS
 from ._files import write_atomically
 from .exceptions import ModelFileError
 
@@ -300,7 +301,7 @@ PARAMETER_RULES = {
     "rosenblatt.calibration.CalibratedClassifier": {
         # the classifier is an estimator node: only registered classes are built
         "estimator": _rule(lambda value: True, "a classifier"),
-        "method": _one_of("sigmoid", "isotonic"),
+        "method": _one_of(*CALIBRATION_METHODS),
         "cv": _int_in(2, _MAX_INDEX, none=True),
         "n_jobs": _int_in(-_MAX_INDEX, _MAX_INDEX, none=True),
         "ensemble": _one_of(True, False, "auto"),

@@ -56,15 +56,19 @@ def _root(
     """Perceptron-family linear classifiers, with the theory made executable."""
 
 
-app.command("demo", cls=PlainHelpCommand)(demo.command)
-app.command("train", cls=PlainHelpCommand)(train.command)
-app.command("predict", cls=PlainHelpCommand)(predict.command)
-app.command("evaluate", cls=PlainHelpCommand)(evaluate.command)
-app.command("inspect", cls=PlainHelpCommand)(inspection.command)
-app.command("trace", cls=PlainHelpCommand)(tracing.command)
-app.command("plot", cls=PlainHelpCommand)(plotting.command)
-app.command("warmup", cls=PlainHelpCommand)(warmup.command)
-app.command("playground", cls=PlainHelpCommand)(playground.command)
-app.command("cross-validate", cls=PlainHelpCommand)(crossval.command)
+COMMANDS = {
+    "demo": demo,
+    "train": train,
+    "predict": predict,
+    "evaluate": evaluate,
+    "inspect": inspection,
+    "trace": tracing,
+    "plot": plotting,
+    "warmup": warmup,
+    "playground": playground,
+    "cross-validate": crossval,
+}
+for _name, _module in COMMANDS.items():  # every command's help reads like a Unix tool's
+    app.command(_name, cls=PlainHelpCommand)(_module.command)
 
 __all__ = ["app", "console"]

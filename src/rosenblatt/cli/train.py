@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .._config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from .._config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
 from ._common import (
     auto,
     console,
@@ -517,7 +517,7 @@ def command(
         "gamma": gamma,
         "degree": degree,
     }
-    if calibrate is not None and calibrate not in ("sigmoid", "isotonic"):
+    if calibrate is not None and calibrate not in CALIBRATION_METHODS:
         raise ValueError(f"--calibrate takes sigmoid or isotonic; got {calibrate!r}")
     if stream and calibrate is not None:
         raise ValueError("--calibrate needs the data in memory (its folds); drop --stream")
