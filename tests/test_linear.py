@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
+from rosenblatt.kernel import KernelPerceptron
 
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
 OR_Y = np.array([-1, 1, 1, 1])
@@ -535,3 +536,42 @@ def test_one_class_message_shows_the_label_as_people_write_it(label):
     with pytest.raises(ValueError, match="only one class") as caught:
         Perceptron().fit(OR_X, y)
     assert "np." not in str(caught.value) and repr(label.item()) in str(caught.value)
+
+
+# ---------------------------------------------------------------- scalar sample_weight
+SAMPLE_WEIGHT_ESTIMATORS = [Perceptron, AveragedPerceptron, VotedPerceptron, KernelPerceptron]
+
+
+def _train(estimator, method, X, y, sample_weight):
+    if method == "partial_fit":
+        return estimator.partial_fit(X, y, classes=np.unique(y), sample_weight=sample_weight)
+    return fit_quiet(estimator, X, y, sample_weight=sample_weight)
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+@pytest.mark.parametrize("cls", SAMPLE_WEIGHT_ESTIMATORS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize(
+    "weight, problem",
+    [
+        (float("nan"), "NaN or infinity"),
+        (float("inf"), "NaN or infinity"),
+        (-1.0, "negative"),
+        (0, "non-zero"),
+    ],
+    ids=["nan", "inf", "negative", "zero"],
+)
+def test_invalid_scalar_sample_weight_is_rejected(weight, problem, cls, method):
+    """A scalar weight gets the checks an array gets: NaN, infinity, negative and
+    all-zero weights are refused (a scalar -1 used to train against the labels)."""
+    with pytest.raises(ValueError, match=problem) as raised:
+        _train(cls(random_state=0), method, OR_X, OR_Y, weight)
+    assert "weight" in str(raised.value).lower()
+
+
+@pytest.mark.parametrize("method", ["fit", "partial_fit"])
+@pytest.mark.parametrize("cls", SAMPLE_WEIGHT_ESTIMATORS, ids=lambda c: c.__name__)
+def test_valid_scalar_sample_weight_equals_array(cls, method):
+    scalar = _train(cls(random_state=0), method, OR_X, OR_Y, 2.0)
+    array = _train(cls(random_state=0), method, OR_X, OR_Y, np.full(OR_X.shape[0], 2.0))
+    np.testing.assert_array_equal(scalar.decision_function(OR_X), array.decision_function(OR_X))
+    np.testing.assert_array_equal(scalar.predict(OR_X), array.predict(OR_X))

@@ -378,6 +378,32 @@ def test_reading_many_lines_across_scan_blocks(tmp_path, monkeypatch):
     np.testing.assert_array_equal(streamed(path, 64)[0], X)
 
 
+@pytest.mark.parametrize("n_features", [150_000, 60_000])
+def test_a_few_very_wide_rows_take_memory_by_their_bytes(tmp_path, n_features):
+    """4 rows of 150,000 columns (1.2 MB) once made the block reader allocate its buffer
+    for ~28,000 rows (a row estimate times the columns: 31 GiB) and fail with a
+    MemoryError. Lines of 60,000 columns are short enough for the compiled parser to
+    keep what it read; the 150,000-column ones go to Python after it."""
+    import tracemalloc
+
+    X = (np.arange(4)[:, None] * 7 + np.arange(n_features)) % 10
+    y = np.array([0, 1, 1, 0])
+    text = "".join(",".join(map(str, row)) + f",{label}\n" for row, label in zip(X, y))
+    path = write(tmp_path, "wide.csv", text)
+    tracemalloc.start()
+    try:
+        data = read_data(path)
+        streamed_X, streamed_y = streamed(path, 2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 200 * 2**20, f"peak {peak / 2**20:.0f} MiB"
+    np.testing.assert_array_equal(data.X, X)
+    np.testing.assert_array_equal(data.y, y)
+    np.testing.assert_array_equal(streamed_X, X)
+    np.testing.assert_array_equal(streamed_y, y)
+
+
 # ---------------------------------------------------------------------- hostile bytes
 @pytest.mark.parametrize(
     "name, text, line, what",

@@ -145,12 +145,15 @@ def class_weighted(sample_weight, class_weight, classes, target):
 
 
 def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:
-    """Return sample weights as a 1-D array of ``dtype``, ones when None."""
+    """Return sample weights as a 1-D array of ``dtype``, ones when None.
+
+    A scalar is the same weight for every sample: it becomes the full array first and
+    then goes through the same checks as an array (finite, >= 0, not all zero)."""
     if sample_weight is None:
         return np.ones(n_samples, dtype=dtype)
-    if isinstance(sample_weight, numbers.Number):
-        return np.full(n_samples, sample_weight, dtype=dtype)
     sample_weight = np.asarray(sample_weight, dtype=dtype)
+    if sample_weight.ndim == 0:
+        sample_weight = np.full(n_samples, sample_weight, dtype=dtype)
     if sample_weight.ndim != 1:
         raise ValueError(
             f"Sample weights must be a 1D array or scalar; got an array of shape "

@@ -453,10 +453,16 @@ def _csv_block(buf, width, label, n_features, sizes):
     from .._kernels.textparse import FULL, csv_block
 
     size = buf.shape[0]
-    # first what earlier blocks suggest, then the worst case: each record takes width - 1
-    # commas and a line break (or a character and a line break), every cell left to float()
-    worst = (size + 1) // max(width, 2) + 1
-    for rows, cells in (sizes.guess(size), (worst, worst * max(n_features, 1) + width)):
+    # the worst case: each record takes width - 1 commas and a line break (or a character
+    # and a line break), every cell left to float(); the parser needs a free row (and
+    # room for a record's cells) to start on a line, hence the + 1 and the + width
+    records = (size + 1) // max(width, 2) + 1
+    worst = (records, records * max(n_features, 1) + width)
+    # first what earlier blocks suggest, but never more than the block can hold: the guess
+    # counts records by bytes alone, and times the columns of a wide file it could ask
+    # for gigabytes for a block of a few long rows
+    guess = tuple(min(g, w) for g, w in zip(sizes.guess(size), worst))
+    for rows, cells in (guess, worst) if guess != worst else (worst,):
         X = np.empty((rows, n_features))
         spans = np.empty((4, rows), dtype=np.int64)
         deferred = np.empty((cells, 5), dtype=np.int64)
