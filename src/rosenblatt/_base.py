@@ -45,7 +45,15 @@ from .engine.orders import (
     resolve_mode,
     splitter_seed,
 )
-from .engine.primal import Batch, PrimalRule, PrimalState, scores, thread_count, worker_pool
+from .engine.primal import (
+    Batch,
+    PrimalRule,
+    PrimalState,
+    constant_input,
+    scores,
+    thread_count,
+    worker_pool,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -162,7 +170,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         return float(self.intercept_scaling)
 
     def _rule(self) -> PrimalRule:
-        bias_input = self._scaling() if self.fit_intercept else 0.0
+        bias_input = constant_input(self.fit_intercept, self._scaling())
         threads = (
             1 if self._multinomial else thread_count(self.n_jobs, self.training_state_.n_units)
         )
@@ -555,13 +563,9 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ fitted weights
     def _set_public_weights(self):
-        W, w0 = self.training_state_.weights(averaged=self._averaged)
-        intercept = (w0 * self._rule().bias_input).astype(W.dtype)
-        if self._multinomial and self.classes_.shape[0] == 2:
-            W = W[1:] - W[:1]  # the binary decision function of the two class vectors
-            intercept = intercept[1:] - intercept[:1]
-        self.coef_ = np.array(W, copy=True)
-        self.intercept_ = np.array(intercept, copy=True)
+        self.coef_, self.intercept_ = self.training_state_.public_weights(
+            self._averaged, self._rule().bias_input
+        )
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Signed score of each sample: ``X @ coef_.T + intercept_``, each summed as

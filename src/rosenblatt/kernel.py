@@ -44,6 +44,7 @@ from .engine.dual import (
     vote_scores,
 )
 from .engine.orders import epoch_order, random_source
+from .engine.primal import constant_input
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -365,7 +366,7 @@ default="rbf"
 
     @property
     def _s2(self):
-        return float(self.intercept_scaling) ** 2 if self.fit_intercept else 0.0
+        return constant_input(self.fit_intercept, self.intercept_scaling) ** 2
 
     @property
     def _n_problems(self):
@@ -614,21 +615,14 @@ default="rbf"
 
     def _set_fitted(self, patterns, state):
         self.training_state_ = state
-        slots = state.support()  # the state's samples that are support vectors, in data order
-        self.support_ = state.index[slots]
+        # slots: the state's samples that are support vectors, in data order
+        slots, attributes = state.fitted(self.prediction == "averaged", self._s2)
+        for name, value in attributes.items():
+            setattr(self, name, value)
         if self.kernel == "precomputed":
             self.support_vectors_ = np.empty((0, 0))
         else:
             self.support_vectors_ = patterns[slots]
-        coef = state.coefficients(averaged=self.prediction == "averaged")
-        self.dual_coef_ = coef[:, slots]
-        self.intercept_ = self._s2 * self.dual_coef_.sum(axis=1)
-        self.n_presented_ = state.n_seen.copy()
-        position = np.full(state.n_samples, -1, dtype=np.int64)
-        position[slots] = np.arange(slots.shape[0])
-        samples, self.update_coef_, self.update_time_, counts = state.updates()
-        self.update_support_ = position[samples]
-        self.update_ptr_ = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
     # ------------------------------------------------------------------ predict
     def _summation_order(self):

@@ -63,6 +63,15 @@ import numpy as np
 
 from ._config import CALIBRATION_METHODS
 from ._files import write_atomically
+from ._invariants import (
+    FITTED,
+    PARAMETERS,
+    BrokenInvariant,
+    Plain,
+    check_model,
+    checked_csr,
+    is_sparse,
+)
 from .exceptions import ModelFileError
 
 __all__ = [
@@ -383,12 +392,6 @@ def _resolve(key, registry=REGISTRY):
         return None
 
 
-def _is_sparse(value) -> bool:
-    """A scipy sparse matrix or array (without importing scipy: none exists before it is)."""
-    sparse = sys.modules.get("scipy.sparse")
-    return sparse is not None and sparse.issparse(value)
-
-
 def _key_of(cls, registry=REGISTRY):
     """The registry key of exactly ``cls`` (not of a subclass), or None."""
     for key in registry:
@@ -528,7 +531,7 @@ class _Writer:
             return {"$": "dtype", "name": self._dtype_name(value, where)}
         if isinstance(value, type) and issubclass(value, np.generic):
             return {"$": "dtype_type", "name": self._dtype_name(np.dtype(value), where)}
-        if _is_sparse(value):
+        if is_sparse(value):
             return self._sparse(value, where)
         if isinstance(value, np.random.RandomState):
             return {
@@ -631,42 +634,81 @@ def _check_fitted_parts(obj, key, where):
 
 # ---------------------------------------------------------------------- decoding
 class _Reader:
-    """Rebuild a model from a tree of JSON nodes and the archive's arrays."""
+    """Rebuild a model from a tree of JSON nodes and the archive's arrays.
+
+    Two steps: :meth:`plain` decodes the tree (only allow-listed classes, parameter and
+    attribute names, values) and checks every estimator in it against its class's
+    declared invariants (:mod:`rosenblatt._invariants`), building nothing; then
+    :meth:`build` makes the estimators. The command line's predictor takes the checked
+    tree of a linear model as it is, so every file :func:`load` refuses, it refuses.
+    """
 
     def __init__(self, read_array):
         self._read_array = read_array
 
-    def estimator(self, node):
+    def plain(self, node) -> Plain:
+        """The estimator ``node`` decoded and checked, not built."""
         if not isinstance(node, dict) or node.get("$") != "estimator":
             raise ValueError("the model is not an estimator node")
-        key = node["class"]
-        cls = _resolve(key)
-        if cls is None:
+        key = node.get("class")
+        if not isinstance(key, str) or key not in REGISTRY:
             raise _ForeignClass(key)
-        params, fitted = node["params"], node["fitted"]
+        params, fitted = node.get("params"), node.get("fitted")
         properties = node.get("properties", {})
         if not all(isinstance(part, dict) for part in (params, fitted, properties)):
             raise ValueError(f"the parameters or fitted state of a {key} are not JSON objects")
-        accepted = set(inspect.signature(cls).parameters)
-        unknown = sorted(set(params) - accepted)
+        unknown = sorted(set(params) - PARAMETERS[key])
         if unknown:
             raise _Incompatible(f"the {key} installed here has no parameters {unknown!r:.200}")
-        values = {name: self.value(value) for name, value in params.items()}
-        unsafe = _unsafe_parameter(key, cls, values)
-        if unsafe is not None:
-            name, allowed = unsafe
-            raise _UnsafeParameter(f"{key} parameter {name}={values[name]!r:.100}", allowed)
-        model = cls(**values)
-        for name, value in fitted.items():
-            if not _is_fitted_name(name) or hasattr(cls, name):
+        for name in fitted:
+            if not _is_fitted_name(name) or name not in FITTED[key]:
                 raise ValueError(f"{name!r:.60} is not a fitted attribute of {key}")
-            setattr(model, name, self.value(value))
-        allowed = FITTED_PROPERTIES.get(key, ())
-        for name, value in properties.items():
-            if name not in allowed:
+        for name in properties:
+            if name not in FITTED_PROPERTIES.get(key, ()):
                 raise ValueError(f"{name!r:.60} is not a fitted property of {key}")
-            setattr(model, name, self.value(value))
+        values = {name: self.value(value) for name, value in params.items()}
+        if key in PARAMETER_RULES:  # the classes that read text: their class is imported
+            unsafe = _unsafe_parameter(key, _resolve(key), values)
+            if unsafe is not None:
+                name, allowed = unsafe
+                raise _UnsafeParameter(f"{key} parameter {name}={values[name]!r:.100}", allowed)
+        model = Plain(
+            key,
+            values,
+            {name: self.value(value) for name, value in fitted.items()},
+            {name: self.value(value) for name, value in properties.items()},
+        )
+        check_model(model)  # before any estimator, broadcast or compiled loop sees it
         return model
+
+    def build(self, model: Plain):
+        """The estimator a checked :meth:`plain` tree describes (the ones it holds too)."""
+        cls = _resolve(model.key)
+        if cls is None:
+            raise _ForeignClass(model.key)
+        unknown = sorted(set(model.params) - set(inspect.signature(cls).parameters))
+        if unknown:
+            raise _Incompatible(
+                f"the {model.key} installed here has no parameters {unknown!r:.200}"
+            )
+        built = cls(**{name: self._built(value) for name, value in model.params.items()})
+        for name, value in model.fitted.items():
+            if hasattr(cls, name):
+                raise ValueError(f"{name!r:.60} is not a fitted attribute of {model.key}")
+            setattr(built, name, self._built(value))
+        for name, value in model.properties.items():
+            setattr(built, name, self._built(value))
+        return built
+
+    def _built(self, value):
+        """``value`` with every :class:`Plain` estimator in it built."""
+        if isinstance(value, Plain):
+            return self.build(value)
+        if type(value) in (list, tuple):
+            return type(value)(self._built(v) for v in value)
+        if type(value) is dict:
+            return {k: self._built(v) for k, v in value.items()}
+        return value
 
     def value(self, node):
         if node is None or isinstance(node, (bool, int, float, str)):
@@ -711,7 +753,7 @@ class _Reader:
         if kind == "state":
             return self._state(node)
         if kind == "estimator":
-            return self.estimator(node)
+            return self.plain(node)
         raise ValueError(f"unknown node kind {kind!r:.40}")
 
     def array(self, node):
@@ -745,33 +787,38 @@ class _Reader:
 
         fmt = _choose(node["format"], _SPARSE_FORMATS)
         shape = node["shape"]
-        if not (
-            isinstance(shape, list)
-            and len(shape) == 2
-            and all(_is_int(n) and 0 <= n <= _MAX_INDEX for n in shape)
-        ):
-            raise ValueError(
-                f"a sparse matrix of shape {shape!r:.80}: a shape must be two ints from 0 "
-                f"to {_MAX_INDEX}"
-            )
-        shape = tuple(shape)
+        if not isinstance(shape, list):
+            raise ValueError(f"a sparse matrix of shape {shape!r:.80}: not a list of two ints")
         parts = [self.array(node[p]) for p in ("data", "indices", "indptr")]
-        if not all(part.ndim == 1 for part in parts):
-            raise ValueError("a sparse matrix whose parts are not 1-d arrays")
-        data, indices, indptr = parts
-        if len(indptr) != shape[0] + 1 or len(indices) != len(data):
-            raise ValueError(
-                f"a sparse matrix of shape {shape} with {len(indptr)} row pointers (not "
-                f"{shape[0] + 1}), {len(indices)} column indices and {len(data)} values"
-            )
-        csr = sp.csr_matrix(tuple(parts), shape=shape)
-        csr.check_format(full_check=True)  # indices in range: compiled loops trust them
-        if csr.indices.dtype != parts[1].dtype or csr.indptr.dtype != parts[2].dtype:
-            csr.indices, csr.indptr = parts[1], parts[2]  # scipy narrowed them: keep the saved
+        csr = checked_csr(*parts, shape)
+        _check_conversion(csr, fmt)
         value = csr if fmt == "csr" else csr.asformat(fmt)
         if node.get("array") is True:
             value = getattr(sp, f"{fmt}_array")(value)
         return value
+
+
+def _check_conversion(csr, fmt):
+    """Refuse a sparse matrix whose stored format would take more memory than a model
+    may (a 1 x 2**31 row is a few bytes in CSR and 16 GiB of column pointers in CSC)."""
+    from . import _config
+
+    rows, columns = csr.shape
+    if fmt == "csc":
+        needed = 8 * (columns + 1)
+    elif fmt == "dia":
+        offsets = csr.indices - np.repeat(np.arange(rows), np.diff(csr.indptr))
+        needed = 8 * np.unique(offsets).shape[0] * columns
+    elif fmt == "lil":
+        needed = 128 * rows  # two lists per row
+    else:  # coo, dok, bsr: about the entries themselves
+        needed = 32 * csr.nnz
+    limit = _config.MODEL_MAX_TOTAL_BYTES
+    if needed > limit:
+        raise ValueError(
+            f"a {rows} x {columns} sparse matrix stored as {fmt} would take {needed} bytes, "
+            f"more than the {limit} a model may (rosenblatt._config.MODEL_MAX_TOTAL_BYTES)"
+        )
 
 
 class _Incompatible(Exception):
@@ -851,6 +898,24 @@ def _versions() -> dict:
     }
 
 
+def _check_written(model, tree, arrays):
+    """Decode what is about to be written with load()'s checks: no file is written that
+    would not load back."""
+
+    def read_array(member):
+        return arrays[int(member.removeprefix("arrays/").removesuffix(".npy"))]
+
+    try:
+        _Reader(read_array).plain(tree)
+    except BrokenInvariant as exc:
+        raise ValueError(
+            f"Cannot save {type(model).__name__}: {exc}, and load() refuses a model file "
+            "whose values break what its class declares (rosenblatt._invariants). Save a "
+            "model as fit left it (a classifier of rosenblatt, or a pipeline of transformers "
+            "ending in one), without setting its fitted attributes by hand."
+        ) from None
+
+
 def _archive_bytes(model, metadata) -> bytes:
     from . import __version__
 
@@ -859,6 +924,7 @@ def _archive_bytes(model, metadata) -> bytes:
         _refuse(model, type(model).__name__, "(the model itself) ")
     writer = _Writer()
     state = writer.estimator(model, key, type(model).__name__)
+    _check_written(model, state, writer.arrays)
     members = {_STATE: json.dumps(state, allow_nan=False, separators=(",", ":")).encode()}
     for k, array in enumerate(writer.arrays):
         members[f"arrays/{k}.npy"] = _npy_bytes(array)
@@ -962,27 +1028,32 @@ def _writers(manifest) -> str:
     return f"rosenblatt {manifest.get('library_version', '?')}"
 
 
+def _read_bytes(path, limit):
+    """``(size, data)``: the file's size and its bytes (none past ``limit + 1``)."""
+    with open(path, "rb") as handle:
+        status = os.fstat(handle.fileno())
+        size = status.st_size
+        if size > limit:
+            return size, b""
+        if stat.S_ISREG(status.st_mode):
+            return size, handle.read(size + 1)  # +1: a file that grew since is caught
+        # a pipe or a device (/dev/zero): its size says nothing, read it in pieces
+        pieces, got = [], 0
+        while got <= limit:
+            piece = handle.read(min(_READ_PIECE, limit + 1 - got))
+            if not piece:
+                break
+            pieces.append(piece)
+            got += len(piece)
+        return size, b"".join(pieces)
+
+
 def _open(path):
     """Read and check a model file; return (manifest, archive)."""
     from . import _config
 
     limit = _config.MODEL_MAX_TOTAL_BYTES
-    with open(path, "rb") as handle:
-        status = os.fstat(handle.fileno())
-        size = status.st_size
-        if size > limit:
-            data = b""
-        elif stat.S_ISREG(status.st_mode):
-            data = handle.read(size + 1)  # +1: a file that grew since is caught below
-        else:  # a pipe or a device (/dev/zero): its size says nothing, read it in pieces
-            pieces, got = [], 0
-            while got <= limit:
-                piece = handle.read(min(_READ_PIECE, limit + 1 - got))
-                if not piece:
-                    break
-                pieces.append(piece)
-                got += len(piece)
-            data = b"".join(pieces)
+    size, data = _read_bytes(path, limit)
     if size > limit or len(data) > limit:
         raise _fail(
             path,
@@ -1164,8 +1235,9 @@ def read_manifest(path) -> dict:
 
 
 def _read(path, build):
-    """Open and check a model file; return its manifest and ``build(tree, reader)``, what
-    a builder makes of the JSON tree (arrays are read, checked, only when asked for)."""
+    """Open and check a model file, decode its tree and check every estimator in it
+    against its class's invariants; return the manifest and ``build(plain, reader)``,
+    what a builder makes of the checked tree (:class:`~rosenblatt._invariants.Plain`)."""
     manifest, archive = _open(path)
     with archive:
         if manifest["format_version"] < _OLDEST_READABLE:
@@ -1218,9 +1290,22 @@ def _read(path, build):
 
         try:
             tree = json.loads(read(_STATE))
-            built = build(tree, _Reader(read_array))
+            reader = _Reader(read_array)
+            plain = reader.plain(tree)
+            if plain.key != manifest.get("class"):
+                raise _fail(
+                    path,
+                    f"the manifest names class {manifest.get('class')!r:.120} but the state "
+                    f"holds a {plain.key}",
+                    _RESAVE,
+                )
+            built = build(plain, reader)
         except ModelFileError:
             raise
+        except BrokenInvariant as exc:
+            raise _fail(
+                path, f"the model file is damaged or crafted: {exc!s:.300}", _RESAVE
+            ) from None
         except _Incompatible as exc:
             raise _fail(
                 path,
@@ -1295,14 +1380,7 @@ def load(path):
     ...
     rosenblatt.exceptions.ModelFileError: ...not a rosenblatt model file (it is not a zip...
     """
-    manifest, model = _read(path, lambda tree, reader: reader.estimator(tree))
-    if _key_of(type(model)) != manifest.get("class"):
-        raise _fail(
-            path,
-            f"the manifest names class {manifest.get('class')!r} but the state "
-            f"holds a {_key_of(type(model))}",
-            _RESAVE,
-        )
+    _, model = _read(path, lambda plain, reader: reader.build(plain))
     return model
 
 
@@ -1346,57 +1424,42 @@ def load_predictor(path):
     >>> type(predictor).__name__, predictor.predict(X)
     ('LinearPredictor', array([-1,  1,  1,  1]))
     """
-    _, predictor = _read(path, _linear_predictor)
-    return predictor if predictor is not None else load(path)
+    _, predictor = _read(path, _predictor)
+    return predictor
 
 
-def _linear_predictor(tree, reader):
-    """A LinearPredictor for a linear model's tree, or None for any other model."""
+def _predictor(model, reader):
+    """A LinearPredictor for a checked linear model (alone or after a StandardScaler),
+    else the estimator itself, built."""
     from ._decision import LinearPredictor
 
-    if not isinstance(tree, dict) or tree.get("$") != "estimator":
-        raise ValueError("the model is not an estimator node")
-    steps = [tree]
-    if tree.get("class") == "sklearn.pipeline.Pipeline":
-        listed = tree["params"].get("steps")
-        if not isinstance(listed, list):
-            return None
-        steps = []
-        for step in listed:
-            items = step.get("items") if isinstance(step, dict) else None
-            if not (isinstance(items, list) and len(items) == 2 and isinstance(items[1], dict)):
-                return None
-            steps.append(items[1])
+    steps = [model]
+    if model.key == "sklearn.pipeline.Pipeline":
+        steps = [step for _, step in model.params["steps"]]
     *before, final = steps
-    if final.get("$") != "estimator" or final.get("class") not in LINEAR_CLASSES:
-        return None
-    if len(before) > 1 or any(step.get("class") != _SCALER for step in before):
-        return None
-    fitted = final["fitted"]
-    if not all(name in fitted for name in ("coef_", "intercept_", "classes_", "n_features_in_")):
-        return None  # not fitted: load() says so in the estimator's own words
-    coef, intercept, classes = (
-        reader.value(fitted[name]) for name in ("coef_", "intercept_", "classes_")
-    )
-    first = before[0]["fitted"] if before else fitted
-    names = first.get("feature_names_in_")
+    if (
+        final.key not in LINEAR_CLASSES
+        or len(before) > 1
+        or any(step.key != _SCALER for step in before)
+        or "coef_" not in final.fitted  # not fitted: the estimator says so in its words
+    ):
+        return reader.build(model)
+    fitted = final.fitted
+    first = before[0].fitted if before else fitted
     mean = scale = None
     if before:
         scaler = before[0]
-        params, scaled = scaler["params"], scaler["fitted"]
-        if params.get("with_mean") is True:
-            mean = reader.value(scaled["mean_"])
-        if params.get("with_std") is True:
-            scale = reader.value(scaled["scale_"])
-    if not all(isinstance(part, np.ndarray) for part in (coef, intercept, classes)):
-        raise ValueError("the coefficients of a linear model are not arrays")
+        if scaler.params.get("with_mean") is True:
+            mean = scaler.fitted["mean_"]
+        if scaler.params.get("with_std") is True:
+            scale = scaler.fitted["scale_"]
     return LinearPredictor(
-        coef,
-        intercept,
-        classes,
-        reader.value(first["n_features_in_"]),
-        None if names is None else reader.value(names),
+        fitted["coef_"],
+        fitted["intercept_"],
+        fitted["classes_"],
+        first["n_features_in_"],
+        first.get("feature_names_in_"),
         mean,
         scale,
-        final["class"].rpartition(".")[2],
+        final.name,
     )

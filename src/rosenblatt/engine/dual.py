@@ -332,6 +332,19 @@ class DualState:
         """Present ``order`` once to every active problem; return (mistakes, presented)."""
         from .._kernels.dual import dual_epoch
 
+        # what the compiled epoch indexes by, checked once per epoch: presented rows i
+        # (the table's first rows) index Y, sample_weight and the table; samples j < n
+        n, presented = self.n_samples, table.table.shape[0]
+        if (
+            presented > n
+            or Y.ndim != 2
+            or Y.shape[0] != self.n_units
+            or Y.shape[1] < presented
+            or sample_weight.shape[0] < presented
+            or table.slot_of.shape != (n,)
+            or (order.size and (order.min() < 0 or order.max() >= presented))
+        ):
+            raise ValueError(f"targets, weights, kernel table or order do not fit {n} samples")
         mistakes = np.zeros(self.n_units, dtype=np.int64)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
@@ -375,6 +388,28 @@ class DualState:
             return self.coef
         presented = np.maximum(self.n_seen, 1).astype(np.float64)
         return self.coef - self.coef_acc / presented[:, np.newaxis]
+
+    def fitted(self, averaged, s2):
+        """What a kernel perceptron trained on this state shows: ``(slots, attributes)``,
+        ``slots`` the state's samples that are support vectors (in data order) and
+        ``attributes`` its public fitted arrays but the support vectors' patterns
+        (``support_``, ``dual_coef_``, ``intercept_``, ``n_presented_`` and the update
+        record ``update_support_``, ``update_coef_``, ``update_time_``, ``update_ptr_``)."""
+        slots = self.support()
+        dual_coef = self.coefficients(averaged=averaged)[:, slots]
+        position = np.full(self.n_samples, -1, dtype=np.int64)
+        position[slots] = np.arange(slots.shape[0])
+        samples, update_coef, update_time, counts = self.updates()
+        return slots, {
+            "support_": self.index[slots],
+            "dual_coef_": dual_coef,
+            "intercept_": s2 * dual_coef.sum(axis=1),
+            "n_presented_": self.n_seen.copy(),
+            "update_support_": position[samples],
+            "update_coef_": update_coef,
+            "update_time_": update_time,
+            "update_ptr_": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        }
 
     def updates(self):
         """All updates, problem after problem: samples, deltas, times, and counts."""
@@ -462,6 +497,7 @@ class DualState:
             raise ValueError("the support vectors or the update record do not fit the samples")
         index = cls._index_from(arrays, n_samples)
         bounds = np.concatenate(([0], np.cumsum(parts["update_count"])))
+        cls._check_consistent(parts, bounds)
         kept = [
             [
                 (
@@ -488,6 +524,31 @@ class DualState:
         return state
 
     @staticmethod
+    def _check_consistent(parts, bounds):
+        """The facts the compiled epoch and the read-off rely on: finite coefficients;
+        ``sv[p, :n_sv[p]]`` exactly problem ``p``'s samples of non-zero coefficient (the
+        epoch appends a new one at ``n_sv[p]``); updates on support vectors only, at
+        times in order and within the presentations counted."""
+        coef, sv, n_sv = parts["coef"], parts["sv"], parts["n_sv"]
+        for name in ("coef", "coef_acc", "update_delta"):
+            if not np.all(np.isfinite(parts[name])):
+                raise ValueError(f"{name} must hold finite floats")
+        for p in range(coef.shape[0]):
+            joined = sv[p, : n_sv[p]]
+            support = np.flatnonzero(coef[p])
+            if joined.shape != support.shape or not np.array_equal(np.sort(joined), support):
+                raise ValueError(
+                    f"problem {p}: its support vectors (sv, n_sv) are not the samples of "
+                    "non-zero coefficient"
+                )
+            a, b = bounds[p], bounds[p + 1]
+            times = parts["update_time"][a:b]
+            if b > a and (np.any(np.diff(times) < 0) or times[-1] > parts["n_seen"][p]):
+                raise ValueError(f"problem {p}: update times out of order")
+            if np.any(coef[p, parts["update_sample"][a:b]] == 0.0):
+                raise ValueError(f"problem {p}: an update on a sample that is not a support vector")
+
+    @staticmethod
     def _index_from(arrays, n_samples):
         """The saved ``index``, or for a state saved before it existed (always by
         ``fit``) the samples' own numbers."""
@@ -512,6 +573,17 @@ def decision_scores(K, dual_coef, order_ptr, order_columns, s2):
     which is how training summed it: a training point gets the very score it had."""
     from .._kernels.dual import ordered_scores
 
+    n_support = K.shape[1]  # what the compiled loop indexes by
+    if (
+        dual_coef.ndim != 2
+        or dual_coef.shape[1] != n_support
+        or order_ptr.shape != (dual_coef.shape[0] + 1,)
+        or np.any(np.diff(order_ptr) < 0)
+        or order_ptr[0] < 0
+        or order_ptr[-1] > order_columns.shape[0]
+        or (order_columns.size and (order_columns.min() < 0 or order_columns.max() >= n_support))
+    ):
+        raise ValueError(f"dual coefficients or their order do not fit {n_support} support vectors")
     out = np.empty((K.shape[0], dual_coef.shape[0]))
     ordered_scores(np.ascontiguousarray(K), dual_coef, order_ptr, order_columns, s2, out)
     return out
@@ -522,6 +594,17 @@ def vote_scores(K, update_ptr, update_support, update_coef, update_time, n_prese
     from .._kernels.dual import voted_scores
 
     K = np.ascontiguousarray(K)  # one compiled signature for every kernel
+    n_updates = update_support.shape[0]  # what the compiled loop indexes by
+    if (
+        update_ptr.shape != (n_presented.shape[0] + 1,)
+        or np.any(np.diff(update_ptr) < 0)
+        or update_ptr[0] < 0
+        or update_ptr[-1] > n_updates
+        or update_coef.shape != (n_updates,)
+        or update_time.shape != (n_updates,)
+        or (n_updates and (update_support.min() < 0 or update_support.max() >= K.shape[1]))
+    ):
+        raise ValueError(f"an update record that does not fit {K.shape[1]} support vectors")
     votes = np.empty((K.shape[0], n_presented.shape[0]))
     out = np.empty(K.shape[0])
     for p in range(votes.shape[1]):

@@ -25,7 +25,6 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
-from sklearn.utils import check_random_state
 
 from .._config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
 
@@ -70,6 +69,9 @@ def random_source(random_state):
     """
     if isinstance(random_state, np.random.Generator):
         return random_state
+    # imported here: reading a saved state (the command line's predictor) needs no sklearn
+    from sklearn.utils import check_random_state
+
     return check_random_state(random_state)
 
 

@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
 
+from .._invariants import is_sparse
 from .._kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
@@ -37,6 +37,7 @@ from .votes import VoteRecord
 
 __all__ = [
     "Batch",
+    "constant_input",
     "PrimalRule",
     "PrimalState",
     "readonly",
@@ -97,9 +98,15 @@ class Batch:
         return self.X.shape[0]
 
 
+def constant_input(fit_intercept, scaling) -> float:
+    """The constant input appended to every pattern: the resolved ``intercept_scaling``
+    with an intercept, 0 without one (the intercept is ``w0`` times it)."""
+    return float(scaling) if fit_intercept else 0.0
+
+
 def rows_of(X):
     """The ``Rows`` bundle of dense rows or of a CSR matrix (sorted indices), read-only."""
-    if sp.issparse(X):
+    if is_sparse(X):
         index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
         csr = (X.data, X.indices.astype(index, copy=False), X.indptr.astype(index, copy=False))
         return Rows(readonly(np.empty((0, 0), dtype=X.dtype)), tuple(readonly(p) for p in csr))
@@ -114,8 +121,14 @@ def scores(X, coef, intercept):
     """
     from .._kernels.scores import linear_scores
 
+    coef, intercept = np.asarray(coef), np.asarray(intercept)
+    if coef.ndim != 2 or coef.shape[1] != X.shape[1] or intercept.shape != coef.shape[:1]:
+        raise ValueError(
+            f"weights of shape {coef.shape} and intercepts of shape {intercept.shape} do not "
+            f"score rows of {X.shape[1]} features"
+        )
     dtype = np.result_type(X.dtype, coef.dtype)
-    if sp.issparse(X):
+    if is_sparse(X):
         X = X.astype(dtype, copy=False).tocsr()
         X = X if X.has_sorted_indices else X.sorted_indices()
     else:
@@ -264,6 +277,17 @@ class PrimalState:
         w0 = self.w0 - self.U0 / presented
         return W.astype(self.dtype), w0
 
+    def public_weights(self, averaged, bias_input):
+        """``(coef_, intercept_)`` of an estimator trained on this state: the last or
+        averaged weights, the intercept ``w0 * bias_input``, and for a multinomial
+        model of two classes the one binary row ``class 1 - class 0``."""
+        W, w0 = self.weights(averaged=averaged)
+        intercept = (w0 * bias_input).astype(W.dtype)
+        if self.multinomial and self.n_rows == 2:
+            W = W[1:] - W[:1]  # the binary decision function of the two class vectors
+            intercept = intercept[1:] - intercept[:1]
+        return np.array(W, copy=True), np.array(intercept, copy=True)
+
     def vote(self, X, n_classes):
         """The survival-weighted vote of every weight vector passed through
         (:meth:`VoteRecord.decision`)."""
@@ -298,6 +322,7 @@ class PrimalState:
         presented : int
         """
         schedule = Schedule(*schedule)
+        self._check_batch(batch, schedule)
         if self.multinomial:
             mistakes, updates, presented = self._train_rows(
                 batch, rule, schedule, np.arange(self.n_rows), shared=True
@@ -325,6 +350,24 @@ class PrimalState:
             for k, samples, *columns in updates:
                 self.votes.add(k, batch.X[samples], *columns)
         return mistakes, presented
+
+    def _check_batch(self, batch, schedule):
+        """What the compiled epoch relies on and cannot check itself: the rows have this
+        state's features, the class indices and the order stay inside their arrays."""
+        n = batch.n_samples
+        if batch.X.shape[1] != self.n_features or batch.target.shape != (n,):
+            raise ValueError(
+                f"a batch of {n} rows of {batch.X.shape[1]} features does not fit a state of "
+                f"{self.n_features} features"
+            )
+        classes = max(self.n_rows, 2)
+        order = np.asarray(schedule.order)
+        if n and (batch.target.min() < 0 or batch.target.max() >= classes):
+            raise ValueError(f"class indices outside 0..{classes - 1}")
+        if order.size and (order.min() < 0 or order.max() >= n):
+            raise ValueError(f"an epoch order outside the batch's {n} rows")
+        if batch.sample_weight.shape != (n,):
+            raise ValueError(f"{batch.sample_weight.shape[0]} sample weights for {n} rows")
 
     def _train_rows(self, batch, rule, schedule, rows, shared, activation=None):
         """One epoch of the state ``rows``: their mistakes (per unit), recorded updates
@@ -470,9 +513,21 @@ class PrimalState:
                 raise ValueError(f"{name} has shape {part.shape}, expected {shape}")
         if U.shape[1] not in (0, n_features) or counts.dtype.kind not in "iu" or np.any(counts < 0):
             raise ValueError("the averaging accumulators or the counts do not fit the weights")
+        if multinomial and n_rows < 2:
+            raise ValueError(f"a multinomial state has one row per class; got {n_rows} row")
+        for name, part in (("W", W), ("w0", w0), ("U", U), ("U0", U0)):
+            if part.dtype.kind != "f" or not np.all(np.isfinite(part)):
+                raise ValueError(f"{name} must hold finite floats; got {part.dtype}")
         votes = None
         if meta.get("votes") is not None:
-            votes = VoteRecord.from_state(meta["votes"], arrays, 1 if multinomial else n_rows)
+            votes = VoteRecord.from_state(
+                meta["votes"],
+                arrays,
+                1 if multinomial else n_rows,
+                n_features=n_features,
+                n_classes=n_rows if multinomial else 2,
+                counts=counts,
+            )
         state = cls(
             W,
             w0.astype(W.dtype),

@@ -12,9 +12,9 @@ mistakes, not with the number of presentations.
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._config import VOTE_BLOCK_ELEMENTS
+from .._invariants import checked_csr, is_sparse
 
 __all__ = ["VoteRecord", "survival_counts"]
 
@@ -35,7 +35,9 @@ def survival_counts(times, n_presented):
 
 
 def _stack(blocks):
-    if sp.issparse(blocks[0]):
+    if is_sparse(blocks[0]):
+        import scipy.sparse as sp
+
         return sp.vstack(blocks, format="csr")
     return np.vstack(blocks)
 
@@ -72,7 +74,7 @@ class _Voter:
     def to_arrays(self, prefix):
         arrays = {f"{prefix}{name}": self.column(name) for name in self._COLUMNS}
         rows = self.rows
-        if sp.issparse(rows):
+        if is_sparse(rows):
             csr = rows.tocsr()
             arrays.update(
                 {
@@ -87,37 +89,55 @@ class _Voter:
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays, prefix):
+    def from_arrays(cls, arrays, prefix, *, n_features, n_classes, presented, multinomial):
+        """The voter :meth:`to_arrays` describes, checked against the model it votes in:
+        rows of ``n_features`` features, classes below ``n_classes``, update times in
+        order and at most ``presented`` (``ValueError`` naming what does not fit)."""
         voter = cls()
         columns = [np.asarray(arrays[f"{prefix}{name}"]) for name in cls._COLUMNS]
         n = columns[0].shape[0]
+        where = f"vote record {prefix!r}"
         if (
             any(c.ndim != 1 for c in columns)
             or columns[0].dtype.kind != "f"
             or any(c.dtype.kind not in "iu" for c in columns[1:])
         ):
-            raise ValueError(f"vote record {prefix!r}: the update columns are not 1-D numbers")
-        if any(c.shape[0] not in (0, n) for c in columns[2:]):
-            raise ValueError(f"vote record {prefix!r}: the columns have different lengths")
+            raise ValueError(f"{where}: the update columns are not 1-D numbers")
+        coef, time, true, pred = columns
+        labelled = n if multinomial else 0
+        if time.shape[0] != n or true.shape[0] != labelled or pred.shape[0] != labelled:
+            raise ValueError(f"{where}: the columns do not have one entry per update")
+        if not np.all(np.isfinite(coef)):
+            raise ValueError(f"{where}: update coefficients that are not finite")
+        if n and (time[0] < 0 or np.any(np.diff(time) < 0) or time[-1] > presented):
+            raise ValueError(f"{where}: update times out of order or beyond {presented}")
+        for name, labels in (("true", true), ("pred", pred)):
+            if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+                raise ValueError(f"{where}: {name} classes outside 0..{n_classes - 1}")
         if f"{prefix}rows.data" in arrays:
-            shape = tuple(int(v) for v in arrays[f"{prefix}rows.shape"])
-            rows = sp.csr_matrix(
-                (
-                    arrays[f"{prefix}rows.data"],
-                    arrays[f"{prefix}rows.indices"],
-                    arrays[f"{prefix}rows.indptr"],
-                ),
-                shape=shape,
+            shape = np.asarray(arrays[f"{prefix}rows.shape"])
+            if shape.shape != (2,) or shape.dtype.kind not in "iu":
+                raise ValueError(f"{where}: the rows' shape is not two ints")
+            rows = checked_csr(
+                arrays[f"{prefix}rows.data"],
+                arrays[f"{prefix}rows.indices"],
+                arrays[f"{prefix}rows.indptr"],
+                tuple(int(v) for v in shape),
             )
         else:
             rows = arrays.get(f"{prefix}rows")
+            if rows is not None:
+                rows = np.asarray(rows)
+                if rows.ndim != 2 or rows.dtype.kind != "f" or not np.all(np.isfinite(rows)):
+                    raise ValueError(f"{where}: the rows are not a 2-D array of finite floats")
+        if rows is not None and rows.shape != (n, n_features):
+            raise ValueError(
+                f"{where}: rows of shape {rows.shape} for {n} updates of {n_features} features"
+            )
         if n:
-            if rows is None or rows.shape[0] != n or columns[1].shape[0] != n:
-                raise ValueError(
-                    f"vote record {prefix!r}: {n} updates but the rows or times do not match"
-                )
-            true, pred = (c if c.shape[0] else None for c in columns[2:])
-            voter.add(rows, columns[0], columns[1], true, pred)
+            if rows is None:
+                raise ValueError(f"{where}: {n} updates without their rows")
+            voter.add(rows, coef, time, true if labelled else None, pred if labelled else None)
         return voter
 
 
@@ -152,7 +172,7 @@ class VoteRecord:
                 yield start, stop, np.zeros((stop - start, 0))
                 continue
             inner = X[start:stop] @ rows.T
-            inner = inner.toarray() if sp.issparse(inner) else np.asarray(inner)
+            inner = inner.toarray() if is_sparse(inner) else np.asarray(inner)
             yield start, stop, np.ascontiguousarray(inner, dtype=np.float64)
 
     def decision(self, X, counts, n_classes):
@@ -161,6 +181,15 @@ class VoteRecord:
         voter has seen, so the last vector survives until the end."""
         from .._kernels.votes import binary_vote, multinomial_vote
 
+        if len(counts) != len(self.voters) or (self.multinomial and n_classes < 2):
+            raise ValueError(f"{len(counts)} counts for {len(self.voters)} voters")
+        for voter in self.voters:  # what the compiled votes index by
+            rows = voter.rows
+            if rows is not None and rows.shape[1] != X.shape[1]:
+                raise ValueError(f"rows of {X.shape[1]} features; the votes have {rows.shape[1]}")
+            labels = np.concatenate((voter.column("true"), voter.column("pred")))
+            if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+                raise ValueError(f"vote record classes outside 0..{n_classes - 1}")
         s2 = self.bias_input**2
         if self.multinomial:
             voter = self.voters[0]
@@ -195,14 +224,32 @@ class VoteRecord:
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays, n_voters):
-        """The record :meth:`to_state` describes, for a model with ``n_voters`` voters
-        (``ValueError`` if it does not add up)."""
-        multinomial = bool(meta["multinomial"])
-        if int(meta["n_voters"]) != n_voters or (multinomial and n_voters != 1):
+    def from_state(cls, meta, arrays, n_voters, *, n_features, n_classes, counts):
+        """The record :meth:`to_state` describes, for a model with ``n_voters`` voters of
+        ``n_features`` features and ``n_classes`` classes that has seen ``counts``
+        presentations per voter (``ValueError`` if it does not add up)."""
+        multinomial = meta["multinomial"]
+        if type(multinomial) is not bool or meta["n_voters"] != n_voters:
             raise ValueError(
-                f"the vote record has {meta['n_voters']!r} voters; the model has {n_voters}"
+                f"the vote record has {meta['n_voters']!r:.20} voters; the model has {n_voters}"
             )
-        record = cls(n_voters, multinomial, float(meta["bias_input"]))
-        record.voters = [_Voter.from_arrays(arrays, f"votes.{k}.") for k in range(n_voters)]
+        if multinomial and n_voters != 1:
+            raise ValueError("a multinomial vote record has one voter")
+        bias_input = meta["bias_input"]
+        if not isinstance(bias_input, (int, float)) or not np.isfinite(bias_input):
+            raise ValueError(f"the vote record's bias_input {bias_input!r:.20} is not finite")
+        if counts.shape != (n_voters,):
+            raise ValueError(f"{counts.shape[0]} presentation counts for {n_voters} voters")
+        record = cls(n_voters, multinomial, float(bias_input))
+        record.voters = [
+            _Voter.from_arrays(
+                arrays,
+                f"votes.{k}.",
+                n_features=n_features,
+                n_classes=n_classes,
+                presented=int(counts[k]),
+                multinomial=multinomial,
+            )
+            for k in range(n_voters)
+        ]
         return record

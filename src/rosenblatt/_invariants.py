@@ -1,0 +1,750 @@
+"""What a valid fitted model is: the invariants of every class a model file may hold.
+
+A model file is a trust boundary. Its checksums catch damage, and its decoder builds
+only allow-listed values, but a crafted file can still give a class values that do
+not agree with each other (weights narrower than the features, a training state of
+another kind, class indices past the end of an array) and the compiled loops trust
+the shapes they are given. So every class that :func:`rosenblatt.load` can build
+declares here what its fitted state must satisfy: shapes that agree with each other
+and with ``n_features_in_`` and ``classes_``, dtypes, finite values, index ranges,
+sorted breakpoints, flags that match the arrays, and, where the public attributes are
+read off a training state of the engine, that they are exactly what the state gives.
+
+The checks run on the decoded file (:class:`Plain`), before any estimator is built, so
+no estimator method, numpy broadcast or compiled loop sees a value that breaks them;
+the command line's numpy-only predictor runs the very same checks. A violation is a
+:class:`BrokenInvariant` naming the class, the attribute and what is wrong, which the
+loader reports as a :class:`~rosenblatt.exceptions.ModelFileError`.
+
+This module imports numpy alone (scipy only to check a sparse matrix), so that
+reading a model for prediction imports neither scikit-learn nor numba.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = [
+    "FITTED",
+    "INVARIANTS",
+    "PARAMETERS",
+    "BrokenInvariant",
+    "Plain",
+    "check_model",
+    "checked_csr",
+    "is_sparse",
+    "output_width",
+]
+
+_MAX_INDEX = 2**31 - 1
+
+
+class BrokenInvariant(ValueError):
+    """A value of a model that breaks an invariant its class declares."""
+
+
+@dataclass
+class Plain:
+    """An estimator as a model file describes it, decoded but not built.
+
+    Attributes
+    ----------
+    key : str
+        The class, as ``rosenblatt.persistence.REGISTRY`` names it.
+    params : dict
+        Constructor parameters (nested estimators are :class:`Plain` too).
+    fitted : dict
+        Fitted attributes (names ending in ``_``).
+    properties : dict
+        Fitted properties set through a setter (``TfidfVectorizer.idf_``).
+    """
+
+    key: str
+    params: dict
+    fitted: dict
+    properties: dict = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        return self.key.rpartition(".")[2]
+
+
+def is_sparse(value) -> bool:
+    """A scipy sparse matrix or array, without importing scipy (none exists before it is)."""
+    sparse = sys.modules.get("scipy.sparse")
+    return sparse is not None and sparse.issparse(value)
+
+
+def checked_csr(data, indices, indptr, shape):
+    """A CSR matrix from parts read from outside, after the full format check.
+
+    Every index in range, row pointers in order and consistent with the parts'
+    lengths, numbers finite: the compiled loops and scipy index by them without
+    checking. The index arrays keep their saved integer types (scipy may narrow them).
+
+    Raises
+    ------
+    ValueError
+        Naming what does not fit.
+    """
+    import scipy.sparse as sp
+
+    parts = [np.asarray(part) for part in (data, indices, indptr)]
+    if not all(part.ndim == 1 for part in parts):
+        raise ValueError("a sparse matrix whose parts are not 1-d arrays")
+    data, indices, indptr = parts
+    if not (
+        isinstance(shape, (tuple, list))
+        and len(shape) == 2
+        and all(
+            isinstance(n, (int, np.integer)) and not isinstance(n, bool) and 0 <= n <= _MAX_INDEX
+            for n in shape
+        )
+    ):
+        raise ValueError(
+            f"a sparse matrix of shape {shape!r:.80}: a shape must be two ints from 0 "
+            f"to {_MAX_INDEX}"
+        )
+    shape = tuple(int(n) for n in shape)
+    if indices.dtype.kind not in "iu" or indptr.dtype.kind not in "iu":
+        raise ValueError("a sparse matrix whose indices are not integers")
+    if data.dtype.kind not in "biuf":
+        raise ValueError(f"a sparse matrix of {data.dtype} values")
+    if data.dtype.kind == "f" and not np.all(np.isfinite(data)):
+        raise ValueError("a sparse matrix with values that are not finite")
+    if len(indptr) != shape[0] + 1 or len(indices) != len(data):
+        raise ValueError(
+            f"a sparse matrix of shape {shape} with {len(indptr)} row pointers (not "
+            f"{shape[0] + 1}), {len(indices)} column indices and {len(data)} values"
+        )
+    if len(indptr) and (indptr[0] != 0 or indptr[-1] != len(indices)):
+        raise ValueError("a sparse matrix whose row pointers do not span its indices")
+    csr = sp.csr_matrix((data, indices, indptr), shape=shape)
+    csr.check_format(full_check=True)  # indices in range: compiled loops trust them
+    if csr.indices.dtype != indices.dtype or csr.indptr.dtype != indptr.dtype:
+        csr.indices, csr.indptr = indices, indptr  # scipy narrowed them: keep the saved
+    return csr
+
+
+# ---------------------------------------------------------------------- what a file may name
+_LINEAR_PARAMETERS = (
+    "class_weight early_stopping eta fit_intercept intercept_scaling max_iter multi_class "
+    "n_iter_no_change n_jobs on_epoch random_state shuffle validation_fraction verbose warm_start"
+)
+_COUNT_PARAMETERS = (
+    "analyzer binary decode_error dtype encoding input lowercase max_df max_features min_df "
+    "ngram_range preprocessor stop_words strip_accents token_pattern tokenizer vocabulary"
+)
+_IDF_PARAMETERS = "norm smooth_idf sublinear_tf use_idf"
+# The constructor parameters of each class, as this rosenblatt and the scikit-learn it
+# supports name them: a file naming another is refused before anything is built, by
+# load() and by the command line's predictor alike (tests/test_invariants.py checks
+# these against the installed signatures).
+PARAMETERS = {
+    key: frozenset(names.split())
+    for key, names in {
+        "rosenblatt.linear.Perceptron": _LINEAR_PARAMETERS + " mode",
+        "rosenblatt.linear.AveragedPerceptron": _LINEAR_PARAMETERS,
+        "rosenblatt.linear.VotedPerceptron": _LINEAR_PARAMETERS,
+        "rosenblatt.kernel.KernelPerceptron": (
+            "cache_size class_weight coef0 degree eta fit_intercept gamma intercept_scaling "
+            "kernel kernel_params max_iter on_epoch prediction random_state shuffle warm_start"
+        ),
+        "rosenblatt.baselines.CentroidClassifier": "multi_class",
+        "rosenblatt.baselines.LinearProgramClassifier": "fit_intercept",
+        "rosenblatt.calibration.CalibratedClassifier": "cv ensemble estimator method n_jobs",
+        "rosenblatt.text.TfDfTransformer": "norm",
+        "sklearn.pipeline.Pipeline": "memory steps transform_input verbose",
+        "sklearn.feature_extraction.text.CountVectorizer": _COUNT_PARAMETERS,
+        "sklearn.feature_extraction.text.TfidfVectorizer": (
+            _COUNT_PARAMETERS + " " + _IDF_PARAMETERS
+        ),
+        "sklearn.feature_extraction.text.TfidfTransformer": _IDF_PARAMETERS,
+        "sklearn.feature_extraction.text.HashingVectorizer": (
+            "alternate_sign analyzer binary decode_error dtype encoding input lowercase "
+            "n_features ngram_range norm preprocessor stop_words strip_accents token_pattern "
+            "tokenizer"
+        ),
+        "sklearn.preprocessing.StandardScaler": "copy with_mean with_std",
+        "sklearn.preprocessing.MinMaxScaler": "clip copy feature_range",
+        "sklearn.preprocessing.MaxAbsScaler": "clip copy",
+        "sklearn.preprocessing.Normalizer": "copy norm",
+    }.items()
+}
+
+_EPOCHS = "n_iter_ n_mistakes_ mistakes_per_epoch_ converged_"
+_INPUT = "n_features_in_ feature_names_in_"
+_LINEAR_FITTED = f"{_INPUT} classes_ intercept_scaling_ training_state_ coef_ intercept_ {_EPOCHS}"
+# The fitted attributes each class may have (those it sets in fit; a fitted model has
+# all that its invariants require): any other name is refused, as above.
+FITTED = {
+    key: frozenset(names.split())
+    for key, names in {
+        "rosenblatt.linear.Perceptron": _LINEAR_FITTED,
+        "rosenblatt.linear.AveragedPerceptron": _LINEAR_FITTED,
+        "rosenblatt.linear.VotedPerceptron": _LINEAR_FITTED + " n_vectors_",
+        "rosenblatt.kernel.KernelPerceptron": (
+            f"{_INPUT} classes_ gamma_ training_state_ support_ support_vectors_ dual_coef_ "
+            "intercept_ n_presented_ update_support_ update_coef_ update_time_ update_ptr_ "
+            + _EPOCHS
+        ),
+        "rosenblatt.baselines.CentroidClassifier": f"{_INPUT} classes_ centroids_ coef_ intercept_",
+        "rosenblatt.baselines.LinearProgramClassifier": (
+            f"{_INPUT} classes_ coef_ intercept_ total_slack_ separable_"
+        ),
+        "rosenblatt.calibration.CalibratedClassifier": (
+            f"{_INPUT} classes_ estimators_ calibrators_"
+        ),
+        "rosenblatt.text.TfDfTransformer": f"{_INPUT} df_",
+        "sklearn.pipeline.Pipeline": "",
+        "sklearn.feature_extraction.text.CountVectorizer": "vocabulary_ fixed_vocabulary_",
+        "sklearn.feature_extraction.text.TfidfVectorizer": "vocabulary_ fixed_vocabulary_ idf_",
+        "sklearn.feature_extraction.text.TfidfTransformer": f"{_INPUT} idf_",
+        "sklearn.feature_extraction.text.HashingVectorizer": "",
+        "sklearn.preprocessing.StandardScaler": f"{_INPUT} n_samples_seen_ mean_ var_ scale_",
+        "sklearn.preprocessing.MinMaxScaler": (
+            f"{_INPUT} n_samples_seen_ scale_ min_ data_min_ data_max_ data_range_"
+        ),
+        "sklearn.preprocessing.MaxAbsScaler": f"{_INPUT} n_samples_seen_ max_abs_ scale_",
+        "sklearn.preprocessing.Normalizer": _INPUT,
+    }.items()
+}
+
+
+# ---------------------------------------------------------------------- vocabulary
+class _Checker:
+    """The fitted values of one model under check, and the words of the checks; every
+    failure names the class and the attribute."""
+
+    def __init__(self, model: Plain):
+        self.model = model
+        self.values = {**model.fitted, **model.properties}
+
+    def fail(self, name, what):
+        raise BrokenInvariant(f"{self.model.name}.{name} {what}")
+
+    def param(self, name, default=None):
+        return self.model.params.get(name, default)
+
+    def fitted(self, *required) -> bool:
+        """Whether the model is fitted: all of ``required`` present (True) or none of the
+        fitted attributes at all (False, an unfitted model); anything between fails."""
+        if not self.values:
+            return False
+        for name in required:
+            if name not in self.values:
+                self.fail(name, "is missing, though the model holds other fitted attributes")
+        return True
+
+    def array(
+        self,
+        name,
+        *,
+        value=None,
+        ndim=None,
+        shape=None,
+        kinds="f",
+        finite=True,
+        low=None,
+        positive=False,
+        increasing=False,
+    ):
+        """The array ``name`` (or ``value``), checked: dimensions, shape (None entries
+        free), dtype kinds, finite, ``>= low``, ``> 0``, non-decreasing."""
+        array = self.values.get(name) if value is None else value
+        if not isinstance(array, np.ndarray):
+            self.fail(name, f"must be an array; it is a {type(array).__name__}")
+        if array.dtype.kind not in kinds:
+            self.fail(name, f"must be an array of kind {kinds!r}; it is {array.dtype}")
+        if ndim is not None and array.ndim != ndim:
+            self.fail(name, f"must have {ndim} dimension(s); it has shape {array.shape}")
+        if shape is not None and (
+            array.ndim != len(shape)
+            or any(want is not None and have != want for have, want in zip(array.shape, shape))
+        ):
+            wanted = tuple("any" if n is None else n for n in shape)
+            self.fail(name, f"must have shape {wanted}; it has shape {array.shape}")
+        if array.dtype.kind in "fiu" and array.size:
+            if finite and array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+                self.fail(name, "holds values that are not finite (NaN or infinity)")
+            if low is not None and np.min(array) < low:
+                self.fail(name, f"holds values below {low}")
+            if positive and np.min(array) <= 0:
+                self.fail(name, "holds values that are not positive")
+            if increasing and np.any(np.diff(array) < 0):
+                self.fail(name, "is not sorted in increasing order")
+        return array
+
+    def integer(self, name, low=0, high=_MAX_INDEX) -> int:
+        value = self.values.get(name)
+        if (
+            not isinstance(value, (int, np.integer))
+            or isinstance(value, (bool, np.bool_))
+            or not low <= value <= high
+        ):
+            self.fail(name, f"must be an int from {low} to {high}; it is {value!r:.40}")
+        return int(value)
+
+    def number(self, name, *, nonzero=False) -> float:
+        value = self.values.get(name)
+        if (
+            not isinstance(value, (int, float, np.integer, np.floating))
+            or isinstance(value, (bool, np.bool_))
+            or not math.isfinite(value)
+            or (nonzero and value == 0)
+        ):
+            kind = "a finite non-zero number" if nonzero else "a finite number"
+            self.fail(name, f"must be {kind}; it is {value!r:.40}")
+        return float(value)
+
+    def boolean(self, name) -> bool:
+        value = self.values.get(name)
+        if not isinstance(value, (bool, np.bool_)):
+            self.fail(name, f"must be True or False; it is {value!r:.40}")
+        return bool(value)
+
+    def counts(self, name):
+        """A list of ints >= 0 (epoch records)."""
+        value = self.values.get(name)
+        if not isinstance(value, list) or not all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in value
+        ):
+            self.fail(name, "must be a list of counts (ints >= 0)")
+        return value
+
+    def classes(self, name="classes_"):
+        """Class labels: 1-D, at least two, sorted and distinct (as ``np.unique`` gives)."""
+        classes = self.array(name, ndim=1, kinds="biufUO")
+        if classes.dtype.kind == "O" and not all(isinstance(c, str) for c in classes):
+            self.fail(name, "holds objects that are not str")
+        if classes.shape[0] < 2:
+            self.fail(name, f"must hold at least two classes; it holds {classes.shape[0]}")
+        ordered = np.all(classes[1:] > classes[:-1])
+        if not ordered:
+            self.fail(name, "must hold distinct labels in sorted order")
+        return classes
+
+    def n_features(self) -> int:
+        """``n_features_in_``, and ``feature_names_in_`` (if any) of that length."""
+        n = self.integer("n_features_in_", 1)
+        if self.values.get("feature_names_in_") is not None:
+            names = self.array("feature_names_in_", shape=(n,), kinds="O")
+            if not all(isinstance(v, str) for v in names):
+                self.fail("feature_names_in_", "holds objects that are not str")
+        return n
+
+    def same(self, name, expected):
+        """The attribute is exactly ``expected`` (the value its training state gives)."""
+        value = self.values.get(name)
+        if isinstance(expected, np.ndarray):
+            agrees = (
+                isinstance(value, np.ndarray)
+                and value.dtype == expected.dtype
+                and value.shape == expected.shape
+                and np.array_equal(value, expected, equal_nan=False)
+            )
+        else:
+            agrees = type(value) is type(expected) and value == expected
+        if not agrees:
+            self.fail(name, "differs from what the model's training state gives")
+
+    def estimator(self, value, name, keys=None) -> Plain:
+        if not isinstance(value, Plain) or (keys is not None and value.key not in keys):
+            self.fail(name, f"must be {'an estimator' if keys is None else ' or '.join(keys)}")
+        return value
+
+
+def _rows_for(n_classes, multinomial=False):
+    """One neuron for two classes (unless multinomial), else one per class."""
+    return n_classes if (multinomial or n_classes > 2) else 1
+
+
+# ---------------------------------------------------------------------- classifiers
+_EPOCH_RECORD = ("n_iter_", "n_mistakes_", "mistakes_per_epoch_", "converged_")
+
+
+def _epoch_record(c):
+    c.integer("n_iter_")
+    c.integer("n_mistakes_", high=2**63 - 1)
+    c.counts("mistakes_per_epoch_")
+    c.boolean("converged_")
+
+
+def _linear_perceptron(c, *, averaged, voted):
+    # intercept_scaling_ may be missing: files written before it existed use the parameter
+    required = ("classes_", "n_features_in_", "training_state_", "coef_", "intercept_")
+    required += _EPOCH_RECORD
+    if not c.fitted(*required, *(("n_vectors_",) if voted else ())):
+        return
+    from .engine.primal import PrimalState, constant_input
+
+    classes = c.classes()
+    n_features = c.n_features()
+    state = c.values["training_state_"]
+    if type(state) is not PrimalState:
+        c.fail("training_state_", f"must be a PrimalState; it is a {type(state).__name__}")
+    multinomial = c.param("multi_class") == "multinomial"
+    if state.multinomial != multinomial:
+        c.fail("training_state_", f"is {'not ' * multinomial}multinomial, unlike multi_class")
+    rows = _rows_for(classes.shape[0], multinomial)
+    if state.n_rows != rows or state.n_features != n_features:
+        c.fail(
+            "training_state_",
+            f"has {state.n_rows} rows of {state.n_features} features; {classes.shape[0]} "
+            f"classes of {n_features} features need {rows} rows",
+        )
+    if state.averaged != averaged or (state.votes is not None) != voted:
+        c.fail("training_state_", "is not the state of this kind of perceptron")
+    if "intercept_scaling_" in c.values:
+        scaling = c.number("intercept_scaling_", nonzero=True)
+    else:
+        scaling = c.param("intercept_scaling")
+        if isinstance(scaling, bool) or not isinstance(scaling, (int, float)):
+            c.fail("intercept_scaling_", "is missing and intercept_scaling is not a number")
+        scaling = float(scaling)
+        if not math.isfinite(scaling) or scaling == 0:
+            c.fail("intercept_scaling", "must be a finite non-zero number")
+    fit_intercept = c.param("fit_intercept")
+    if not isinstance(fit_intercept, bool):
+        c.fail("fit_intercept", "must be True or False")
+    coef, intercept = state.public_weights(averaged, constant_input(fit_intercept, scaling))
+    c.same("coef_", coef)
+    c.same("intercept_", intercept)
+    _epoch_record(c)
+    if voted:
+        c.same("n_vectors_", state.votes.n_vectors())
+
+
+def _kernel_perceptron(c):
+    required = (
+        "classes_",
+        "n_features_in_",
+        "training_state_",
+        "gamma_",
+        "support_",
+        "support_vectors_",
+        "dual_coef_",
+        "intercept_",
+        "n_presented_",
+        "update_support_",
+        "update_coef_",
+        "update_time_",
+        "update_ptr_",
+        *_EPOCH_RECORD,
+    )
+    if not c.fitted(*required):
+        return
+    from .engine.dual import DualState
+    from .engine.primal import constant_input
+
+    classes = c.classes()
+    n_features = c.n_features()
+    state = c.values["training_state_"]
+    if type(state) is not DualState:
+        c.fail("training_state_", f"must be a DualState; it is a {type(state).__name__}")
+    problems = _rows_for(classes.shape[0])
+    if state.n_units != problems:
+        c.fail("training_state_", f"has {state.n_units} problems; {classes.shape[0]} classes")
+    if c.values["gamma_"] is not None:
+        c.number("gamma_")
+    prediction = c.param("prediction")
+    fit_intercept = c.param("fit_intercept")
+    if prediction not in ("last", "averaged", "voted") or not isinstance(fit_intercept, bool):
+        c.fail("prediction", "or fit_intercept is not one of the values the class takes")
+    scaling = c.param("intercept_scaling")
+    if fit_intercept and (not isinstance(scaling, (int, float)) or not math.isfinite(scaling)):
+        c.fail("intercept_scaling", "must be a finite number")
+    s2 = constant_input(fit_intercept, scaling) ** 2
+    slots, derived = state.fitted(prediction == "averaged", s2)
+    if np.any(derived["update_support_"] < 0):
+        c.fail("training_state_", "records updates on samples that are not support vectors")
+    for name, value in derived.items():
+        c.same(name, value)
+    support = derived["support_"]
+    vectors = c.values["support_vectors_"]
+    if c.param("kernel") == "precomputed":
+        c.array("support_vectors_", shape=(0, 0))
+        if support.size and support.max() >= n_features:
+            c.fail("support_", f"indexes kernel columns beyond the {n_features} training samples")
+    elif is_sparse(vectors):
+        if vectors.format != "csr" or vectors.shape != (support.shape[0], n_features):
+            c.fail("support_vectors_", f"must be CSR of shape ({support.shape[0]}, {n_features})")
+        c.array("support_vectors_", value=vectors.data)
+    else:
+        c.array("support_vectors_", shape=(support.shape[0], n_features))
+    _epoch_record(c)
+
+
+def _one_vs_rest_linear(c, rows):
+    """``coef_`` (rows, n_features) and ``intercept_`` (rows,), finite floats."""
+    n_features = c.n_features()
+    c.array("coef_", shape=(rows, n_features))
+    c.array("intercept_", shape=(rows,))
+
+
+def _centroid(c):
+    if not c.fitted("classes_", "n_features_in_", "centroids_", "coef_", "intercept_"):
+        return
+    classes = c.classes()
+    n_features = c.n_features()
+    centroids = c.array("centroids_", shape=(classes.shape[0], n_features))
+    nearest = c.param("multi_class") == "nearest" and classes.shape[0] > 2
+    _one_vs_rest_linear(c, classes.shape[0] if nearest else _rows_for(classes.shape[0]))
+    if nearest:  # the nearest class mean, written as linear scores
+        c.same("coef_", centroids.copy())
+        c.same("intercept_", -0.5 * np.einsum("kj,kj->k", centroids, centroids))
+
+
+def _linear_program(c):
+    required = ("classes_", "n_features_in_", "coef_", "intercept_", "total_slack_")
+    if not c.fitted(*required, "separable_"):
+        return
+    rows = _rows_for(c.classes().shape[0])
+    _one_vs_rest_linear(c, rows)
+    c.array("total_slack_", shape=(rows,), low=0.0)
+    c.boolean("separable_")
+
+
+_FINAL_STEPS = (
+    "rosenblatt.linear.Perceptron",
+    "rosenblatt.linear.AveragedPerceptron",
+    "rosenblatt.linear.VotedPerceptron",
+    "rosenblatt.kernel.KernelPerceptron",
+    "rosenblatt.baselines.CentroidClassifier",
+    "rosenblatt.baselines.LinearProgramClassifier",
+    "rosenblatt.calibration.CalibratedClassifier",
+)
+# what a calibrated model's folds may be: a classifier, or a pipeline ending in one
+_CLASSIFIERS = _FINAL_STEPS[:-1] + ("sklearn.pipeline.Pipeline",)
+
+
+def _calibrated(c):
+    if not c.fitted("classes_", "estimators_", "calibrators_"):
+        return
+    classes = c.classes()
+    # documents in (a text pipeline calibrated) have no feature count
+    n_features = c.n_features() if "n_features_in_" in c.values else None
+    folds, maps = c.values["estimators_"], c.values["calibrators_"]
+    if not isinstance(folds, list) or not folds:
+        c.fail("estimators_", "must be a non-empty list of fitted classifiers")
+    if not isinstance(maps, list) or len(maps) != len(folds):
+        c.fail("calibrators_", f"must hold one list of maps per fold ({len(folds)})")
+    method = c.param("method")
+    for k, (fold, fold_maps) in enumerate(zip(folds, maps)):
+        where = f"estimators_[{k}]"
+        fold = c.estimator(fold, where, _CLASSIFIERS)
+        fold_classes = _final(fold).fitted.get("classes_")
+        if not isinstance(fold_classes, np.ndarray) or not np.isin(fold_classes, classes).all():
+            c.fail(where, "is not fitted on the model's classes")
+        if n_features is not None and output_width(fold, inputs=True) != n_features:
+            c.fail(where, f"does not take the model's {n_features} features")
+        expected = 1 if classes.shape[0] == 2 else fold_classes.shape[0]
+        if not isinstance(fold_maps, list) or len(fold_maps) != expected:
+            c.fail(f"calibrators_[{k}]", f"must hold {expected} calibration map(s)")
+        for j, mapping in enumerate(fold_maps):
+            _calibration_map(c, f"calibrators_[{k}][{j}]", mapping, method)
+
+
+def _calibration_map(c, name, mapping, method):
+    if method == "sigmoid" and isinstance(mapping, dict) and set(mapping) == {"a", "b"}:
+        for part in ("a", "b"):
+            value = mapping[part]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                c.fail(f"{name}[{part!r}]", "must be a number")
+            if not math.isfinite(value):
+                c.fail(f"{name}[{part!r}]", "must be finite")
+        return
+    if method == "isotonic" and isinstance(mapping, dict) and set(mapping) == {"x", "y"}:
+        x = c.array(f"{name}['x']", value=mapping["x"], ndim=1, increasing=True)
+        c.array(f"{name}['y']", value=mapping["y"], shape=(max(x.shape[0], 1),), low=0.0)
+        if mapping["y"].max() > 1.0:
+            c.fail(f"{name}['y']", "holds probabilities above 1")
+        return
+    wanted = "{'a', 'b'} (sigmoid)" if method == "sigmoid" else "{'x', 'y'} (isotonic)"
+    c.fail(name, f"must be a calibration map {wanted} for method={method!r}")
+
+
+# ---------------------------------------------------------------------- scikit-learn steps
+def _per_feature(c, *names, positive=()):
+    """Scaler statistics: one finite value per feature (None allowed where the
+    parameter turned that part off)."""
+    if not c.fitted("n_features_in_", *names):
+        return None
+    n = c.n_features()
+    for name in names:
+        if c.values[name] is not None:
+            c.array(name, shape=(n,), positive=name in positive)
+    return n
+
+
+def _standard_scaler(c):
+    n = _per_feature(c, "mean_", "var_", "scale_", positive=("scale_",))
+    if n is None:
+        return
+    for name, flag in (("mean_", "with_mean"), ("scale_", "with_std")):
+        if c.param(flag) is True and c.values[name] is None:
+            c.fail(name, f"is missing although {flag}=True")
+    if isinstance(c.values.get("n_samples_seen_"), np.ndarray):  # per feature, with NaNs
+        c.array("n_samples_seen_", shape=(n,), kinds="iuf", low=0)
+    elif "n_samples_seen_" in c.values:  # a count, or a sum of sample weights
+        c.number("n_samples_seen_")
+
+
+def _min_max_scaler(c):
+    _per_feature(c, "min_", "scale_", "data_min_", "data_max_", "data_range_")
+
+
+def _max_abs_scaler(c):
+    _per_feature(c, "max_abs_", "scale_", positive=("scale_",))
+
+
+def _normalizer(c):
+    if c.fitted("n_features_in_"):
+        c.n_features()
+
+
+def _vocabulary(c):
+    """A fitted vocabulary maps distinct words to the columns 0 .. n - 1."""
+    if not c.fitted("vocabulary_"):
+        return None
+    vocabulary = c.values["vocabulary_"]
+    if not isinstance(vocabulary, dict) or not vocabulary:
+        c.fail("vocabulary_", "must be a non-empty dict of words to columns")
+    columns = sorted(vocabulary.values())
+    if columns != list(range(len(vocabulary))):
+        c.fail("vocabulary_", f"must number its {len(vocabulary)} words 0 to {len(vocabulary) - 1}")
+    if "fixed_vocabulary_" in c.values:
+        c.boolean("fixed_vocabulary_")
+    return len(vocabulary)
+
+
+def _count_vectorizer(c):
+    _vocabulary(c)
+
+
+def _tfidf_vectorizer(c):
+    n = _vocabulary(c)
+    if n is not None and c.param("use_idf") is not False:
+        if "idf_" not in c.values:
+            c.fail("idf_", "is missing although use_idf=True")
+        c.array("idf_", shape=(n,), positive=True)
+
+
+def _tfidf_transformer(c):
+    if not c.fitted("n_features_in_"):
+        return
+    n = c.n_features()
+    if c.param("use_idf") is not False:
+        if "idf_" not in c.values:
+            c.fail("idf_", "is missing although use_idf=True")
+        c.array("idf_", shape=(n,), positive=True)
+
+
+def _tfdf_transformer(c):
+    if c.fitted("n_features_in_", "df_"):
+        c.array("df_", shape=(c.n_features(),), low=0.0)
+
+
+def _hashing_vectorizer(c):
+    pass  # stateless: its parameters are checked by persistence.PARAMETER_RULES
+
+
+def _pipeline(c):
+    steps = c.param("steps")
+    if not isinstance(steps, list) or not steps:
+        c.fail("steps", "must be a non-empty list of (name, estimator) pairs")
+    names = []
+    for k, step in enumerate(steps):
+        if not (isinstance(step, tuple) and len(step) == 2 and isinstance(step[0], str)):
+            c.fail(f"steps[{k}]", "must be a (name, estimator) pair")
+        c.estimator(step[1], f"steps[{k}]")
+        names.append(step[0])
+    if len(set(names)) != len(names) or any("__" in name or not name for name in names):
+        c.fail("steps", "must have distinct, non-empty names without '__'")
+    if not all(step.key in _TRANSFORMERS for _, step in steps[:-1]):
+        c.fail("steps", "must be transformers followed by one final estimator")
+    if steps[-1][1].key not in _FINAL_STEPS:
+        c.fail("steps", "must end with a classifier of rosenblatt")
+    width = None  # what the step before gives: the next one must take that many features
+    for k, (_, step) in enumerate(steps):
+        takes = output_width(step, inputs=True)
+        if width is not None and takes is not None and takes != width:
+            c.fail(f"steps[{k}]", f"takes {takes} features but the step before gives {width}")
+        width = output_width(step)
+
+
+def _final(model: Plain) -> Plain:
+    """A pipeline's last step (the classifier), else the model itself."""
+    if model.key == "sklearn.pipeline.Pipeline":
+        return model.params["steps"][-1][1]
+    return model
+
+
+def output_width(model: Plain, inputs=False):
+    """The features a checked, fitted model takes (``inputs=True``) or gives; None when it
+    does not say (text in, or a stateless step)."""
+    if model.key == "sklearn.pipeline.Pipeline":
+        steps = [step for _, step in model.params["steps"]]
+        return output_width(steps[0], inputs=True) if inputs else None
+    values = model.fitted
+    if not inputs and "vocabulary_" in values:
+        return len(values["vocabulary_"])
+    if not inputs and model.key.endswith("HashingVectorizer"):
+        return model.params.get("n_features", 2**20)
+    if model.key.rpartition(".")[0] == "sklearn.feature_extraction.text" and inputs:
+        if "TfidfTransformer" not in model.key:
+            return None  # documents in
+    return values.get("n_features_in_")
+
+
+# Each class a model file may hold, by its registry key, and what its fitted state must be.
+INVARIANTS = {
+    "rosenblatt.linear.Perceptron": lambda c: _linear_perceptron(c, averaged=False, voted=False),
+    "rosenblatt.linear.AveragedPerceptron": lambda c: _linear_perceptron(
+        c, averaged=True, voted=False
+    ),
+    "rosenblatt.linear.VotedPerceptron": lambda c: _linear_perceptron(
+        c, averaged=False, voted=True
+    ),
+    "rosenblatt.kernel.KernelPerceptron": _kernel_perceptron,
+    "rosenblatt.baselines.CentroidClassifier": _centroid,
+    "rosenblatt.baselines.LinearProgramClassifier": _linear_program,
+    "rosenblatt.calibration.CalibratedClassifier": _calibrated,
+    "rosenblatt.text.TfDfTransformer": _tfdf_transformer,
+    "sklearn.pipeline.Pipeline": _pipeline,
+    "sklearn.feature_extraction.text.CountVectorizer": _count_vectorizer,
+    "sklearn.feature_extraction.text.TfidfVectorizer": _tfidf_vectorizer,
+    "sklearn.feature_extraction.text.TfidfTransformer": _tfidf_transformer,
+    "sklearn.feature_extraction.text.HashingVectorizer": _hashing_vectorizer,
+    "sklearn.preprocessing.StandardScaler": _standard_scaler,
+    "sklearn.preprocessing.MinMaxScaler": _min_max_scaler,
+    "sklearn.preprocessing.MaxAbsScaler": _max_abs_scaler,
+    "sklearn.preprocessing.Normalizer": _normalizer,
+}
+_TRANSFORMERS = (
+    "rosenblatt.text.TfDfTransformer",
+    "sklearn.feature_extraction.text.CountVectorizer",
+    "sklearn.feature_extraction.text.TfidfVectorizer",
+    "sklearn.feature_extraction.text.TfidfTransformer",
+    "sklearn.feature_extraction.text.HashingVectorizer",
+    "sklearn.preprocessing.StandardScaler",
+    "sklearn.preprocessing.MinMaxScaler",
+    "sklearn.preprocessing.MaxAbsScaler",
+    "sklearn.preprocessing.Normalizer",
+)
+
+
+def check_model(model: Plain) -> None:
+    """Check ``model`` against its class's declared invariants (the estimators it holds
+    have been checked as they were read).
+
+    Raises
+    ------
+    BrokenInvariant
+        Naming the class, the attribute and what is wrong.
+    """
+    INVARIANTS[model.key](_Checker(model))
