@@ -62,3 +62,9 @@ clean-cache:
 
 clean: clean-cache
 	rm -rf $(VENV) build src/*.egg-info .pytest_cache
+
+# The long run of the model-file fuzzer (10,000 mutated files through load, load_predictor
+# and `rosenblatt predict`; see benchmarks/fuzz_model_files.py --help); exits 1 on a failure
+.PHONY: fuzz
+fuzz: $(VENV)/.installed-dev
+	$(PY) benchmarks/fuzz_model_files.py

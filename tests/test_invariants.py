@@ -485,3 +485,133 @@ def test_a_broken_invariant_names_the_class_and_the_attribute():
     model = Plain("rosenblatt.baselines.LinearProgramClassifier", {}, {"coef_": np.ones(2)})
     with pytest.raises(BrokenInvariant, match=r"LinearProgramClassifier.classes_ is missing"):
         check_model(model)
+
+
+# ---------------------------------------------------------------------- found by the fuzzer
+def _kernel_fitted(name, node):
+    def change(tree, crafted):
+        tree["fitted"][name] = node
+
+    return change
+
+
+def _kernel_param(name, value):
+    def change(tree, crafted):
+        tree["params"][name] = value
+
+    return change
+
+
+@pytest.mark.parametrize(
+    ("change", "match"),
+    [
+        (_kernel_fitted("gamma_", None), r"gamma_ must be the finite float gamma"),
+        (
+            _kernel_fitted("gamma_", {"$": "scalar", "dtype": "|u1", "value": 0}),
+            r"gamma_ must be the finite float gamma",
+        ),
+        (_kernel_param("degree", [3]), r"'degree' parameter of KernelPerceptron must be"),
+        (
+            _kernel_param("coef0", {"$": "float", "value": "inf"}),
+            r"'coef0' parameter of KernelPerceptron must be",
+        ),
+        (
+            _kernel_param("kernel", {"$": "dtype_type", "name": "<f8"}),
+            r"kernel must name a kernel",
+        ),
+    ],
+    ids=["gamma_ null", "gamma_ an int", "degree a list", "coef0 infinite", "kernel callable"],
+)
+def test_kernel_parameters_prediction_depends_on_are_checked(tmp_path, change, match):
+    model = KernelPerceptron(kernel="poly", max_iter=3, random_state=0).fit(X2, Y2)
+    refused(craft(saved(model, tmp_path), change), match)
+
+
+def test_vote_rows_of_another_dtype_or_out_of_order_are_refused(tmp_path):
+    model = VotedPerceptron(max_iter=5, random_state=0).fit(sp.csr_matrix(X2), Y2)
+    as_int = craft(saved(model, tmp_path, "a.rbm"), _state_array("votes.0.rows.data", np.int64))
+    refused(as_int, r"rows of int64, not the model's float64")
+    unsorted = craft(
+        saved(model, tmp_path, "b.rbm"), _state_array("votes.0.rows.indices", lambda i: i[::-1])
+    )
+    refused(unsorted, r"column indices are not sorted and unique")
+
+
+def test_votes_with_another_constant_input_than_the_model_are_refused(tmp_path):
+    path = saved(VotedPerceptron(max_iter=5, random_state=0).fit(X2, Y2), tmp_path)
+
+    def change(tree, crafted):
+        tree["fitted"]["training_state_"]["meta"]["votes"]["bias_input"] = 2.0
+
+    refused(craft(path, change), r"votes with another constant input")
+
+
+def test_text_steps_in_the_wrong_order_are_refused(tmp_path):
+    from rosenblatt.text import TfDfTransformer
+
+    docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"]
+    model = make_pipeline(CountVectorizer(), TfDfTransformer(), Perceptron(random_state=0))
+    path = saved(model.fit(docs, [1, 0, 1, 0]), tmp_path)
+
+    def change(tree, crafted):
+        steps = tree["params"]["steps"]
+        steps[0], steps[1] = steps[1], steps[0]
+
+    refused(craft(path, change), r"documents into features only in the first step")
+
+
+def test_a_vocabulary_entry_that_is_not_a_column_is_refused_quietly(tmp_path, recwarn):
+    docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"]
+    model = make_pipeline(CountVectorizer(), Perceptron(random_state=0)).fit(docs, [1, 0, 1, 0])
+
+    def change(tree, crafted):
+        vocabulary = tree["params"]["steps"][0]["items"][1]["fitted"]["vocabulary_"]
+        vocabulary["items"][0][1] = tree["params"]["steps"][1]["items"][1]["fitted"]["coef_"]
+
+    refused(craft(saved(model, tmp_path), change), r"vocabulary_ must be a non-empty dict")
+    assert not [w for w in recwarn if "Sparse" in type(w.message).__name__]
+
+
+def test_a_word_analyzer_without_a_token_pattern_is_refused(tmp_path):
+    from rosenblatt.streaming import hashing_vectorizer
+
+    docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"]
+    model = make_pipeline(hashing_vectorizer(2**8), Perceptron(random_state=0))
+    path = saved(model.fit(docs, [1, 0, 1, 0]), tmp_path)
+
+    def change(tree, crafted):
+        tree["params"]["steps"][0]["items"][1]["params"]["token_pattern"] = None
+
+    refused(craft(path, change), r"token_pattern must be a pattern when analyzer='word'")
+
+
+def test_both_loaders_read_a_scaler_the_same_way(tmp_path):
+    path = saved(scaled_pipeline(), tmp_path)
+
+    def change(tree, crafted):  # a parameter left out: both use the class's default
+        tree["params"]["steps"][0]["items"][1]["params"].pop("with_mean")
+
+    craft(path, change)
+    X = X2 + 3.0
+    assert np.array_equal(load(path).predict(X), load_predictor(path).predict(X))
+    assert np.array_equal(load(path).predict(X), scaled_pipeline().predict(X))
+
+    def flag(tree, crafted):
+        tree["params"]["steps"][0]["items"][1]["params"]["with_std"] = [True]
+
+    refused(craft(path, flag), r"StandardScaler.with_std must be True or False")
+
+
+def test_duplicated_feature_names_are_refused_and_names_are_checked_by_both(tmp_path):
+    import pandas as pd
+
+    frame = pd.DataFrame(X2, columns=["a", "b"])
+    path = saved(Perceptron(max_iter=5, random_state=0).fit(frame, Y2), tmp_path)
+    reordered = frame[["b", "a"]]
+    for model in (load(path), load_predictor(path)):
+        with pytest.raises(ValueError, match="feature names should match"):
+            model.predict(reordered)
+    twice = craft(
+        path, _fitted_array("feature_names_in_", lambda names: np.array(["a", "a"], dtype=str))
+    )
+    refused(twice, r"feature_names_in_ holds a name twice")

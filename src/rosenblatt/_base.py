@@ -32,6 +32,7 @@ from ._validation import (
     InstanceOf,
     Interval,
     Options,
+    canonical_rows,
     check_class_weight,
     check_classes,
     check_not_empty,
@@ -187,8 +188,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C", reset=reset
         )
         check_not_empty(X)
-        if sp.issparse(X) and not X.has_sorted_indices:
-            X = X.sorted_indices()
+        X = canonical_rows(X)
         if not reset and X.dtype != self.training_state_.dtype:
             X = X.astype(self.training_state_.dtype)
         return X, y

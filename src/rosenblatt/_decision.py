@@ -116,6 +116,15 @@ class LinearPredictor:
         self.estimator = estimator
 
     def _check(self, X):
+        columns = getattr(X, "columns", None)  # a DataFrame: its names, as scikit-learn checks
+        if self.feature_names_in_ is not None and columns is not None:
+            names = [str(name) for name in columns]
+            if names != list(self.feature_names_in_):
+                raise ValueError(
+                    f"The feature names should match those that were passed during fit: "
+                    f"{self.estimator} was fitted on {list(self.feature_names_in_)[:6]} "
+                    f"and X has {names[:6]}; give the columns in the order of training."
+                )
         sparse = hasattr(X, "tocsr")
         if not sparse:
             X = np.asarray(X)

@@ -335,6 +335,8 @@ class _Checker:
             names = self.array("feature_names_in_", shape=(n,), kinds="O")
             if not all(isinstance(v, str) for v in names):
                 self.fail("feature_names_in_", "holds objects that are not str")
+            if len(set(names)) != n:
+                self.fail("feature_names_in_", "holds a name twice")
         return n
 
     def same(self, name, expected):
@@ -354,8 +356,14 @@ class _Checker:
 
     def estimator(self, value, name, keys=None) -> Plain:
         if not isinstance(value, Plain) or (keys is not None and value.key not in keys):
-            self.fail(name, f"must be {'an estimator' if keys is None else ' or '.join(keys)}")
+            what = "an estimator" if keys is None else "a classifier of rosenblatt or a pipeline"
+            self.fail(name, f"must be {what}; it is {_what(value)}")
         return value
+
+
+def _what(value) -> str:
+    """What a value is, for messages (a class name, never a repr)."""
+    return value.name if isinstance(value, Plain) else f"a {type(value).__name__}"
 
 
 def _rows_for(n_classes, multinomial=False):
@@ -417,6 +425,8 @@ def _linear_perceptron(c, *, averaged, voted):
     _epoch_record(c)
     if voted:
         c.same("n_vectors_", state.votes.n_vectors())
+        if state.votes.bias_input != constant_input(fit_intercept, scaling):
+            c.fail("training_state_", "votes with another constant input than the model's")
 
 
 def _kernel_perceptron(c):
@@ -449,8 +459,7 @@ def _kernel_perceptron(c):
     problems = _rows_for(classes.shape[0])
     if state.n_units != problems:
         c.fail("training_state_", f"has {state.n_units} problems; {classes.shape[0]} classes")
-    if c.values["gamma_"] is not None:
-        c.number("gamma_")
+    _kernel_parameters(c)
     prediction = c.param("prediction")
     fit_intercept = c.param("fit_intercept")
     if prediction not in ("last", "averaged", "voted") or not isinstance(fit_intercept, bool):
@@ -473,10 +482,35 @@ def _kernel_perceptron(c):
     elif is_sparse(vectors):
         if vectors.format != "csr" or vectors.shape != (support.shape[0], n_features):
             c.fail("support_vectors_", f"must be CSR of shape ({support.shape[0]}, {n_features})")
+        if not vectors.has_canonical_format:  # as fit keeps them: sorted, no duplicates
+            c.fail("support_vectors_", "must have sorted column indices, each once per row")
         c.array("support_vectors_", value=vectors.data)
     else:
         c.array("support_vectors_", shape=(support.shape[0], n_features))
     _epoch_record(c)
+
+
+def _kernel_parameters(c):
+    """The class's own parameter constraints (prediction computes the kernel from them),
+    a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
+    from ._validation import check_args
+    from .kernel import _KERNEL_PARAMS, KernelPerceptron
+
+    constraints = KernelPerceptron._parameter_constraints
+    params = {name: value for name, value in c.model.params.items() if name in constraints}
+    try:
+        check_args("KernelPerceptron", {n: constraints[n] for n in params}, params, "parameter")
+    except ValueError as exc:
+        raise BrokenInvariant(str(exc)) from None
+    kernel = c.param("kernel", "rbf")
+    if not isinstance(kernel, str):
+        c.fail("kernel", "must name a kernel: a model file holds no functions")
+    gamma = c.values["gamma_"]
+    if "gamma" in _KERNEL_PARAMS[kernel]:
+        if not isinstance(gamma, (float, np.floating)) or not math.isfinite(gamma):
+            c.fail("gamma_", f"must be the finite float gamma of the {kernel} kernel")
+    elif gamma is not None:
+        c.fail("gamma_", f"must be None: the {kernel} kernel has no gamma")
 
 
 def _one_vs_rest_linear(c, rows):
@@ -534,6 +568,8 @@ def _calibrated(c):
     if not isinstance(maps, list) or len(maps) != len(folds):
         c.fail("calibrators_", f"must hold one list of maps per fold ({len(folds)})")
     method = c.param("method")
+    if "estimator" in c.model.params and c.param("estimator") is not None:
+        c.estimator(c.param("estimator"), "estimator", _CLASSIFIERS)
     for k, (fold, fold_maps) in enumerate(zip(folds, maps)):
         where = f"estimators_[{k}]"
         fold = c.estimator(fold, where, _CLASSIFIERS)
@@ -581,12 +617,20 @@ def _per_feature(c, *names, positive=()):
     return n
 
 
+def _flags(c, *names):
+    """Parameters that must be True or False where the file gives them."""
+    for name in names:
+        if name in c.model.params and not isinstance(c.param(name), bool):
+            c.fail(name, "must be True or False")
+
+
 def _standard_scaler(c):
+    _flags(c, "with_mean", "with_std", "copy")
     n = _per_feature(c, "mean_", "var_", "scale_", positive=("scale_",))
     if n is None:
         return
     for name, flag in (("mean_", "with_mean"), ("scale_", "with_std")):
-        if c.param(flag) is True and c.values[name] is None:
+        if c.param(flag, True) and c.values[name] is None:
             c.fail(name, f"is missing although {flag}=True")
     if isinstance(c.values.get("n_samples_seen_"), np.ndarray):  # per feature, with NaNs
         c.array("n_samples_seen_", shape=(n,), kinds="iuf", low=0)
@@ -595,14 +639,27 @@ def _standard_scaler(c):
 
 
 def _min_max_scaler(c):
+    _flags(c, "clip", "copy")
+    bounds = c.param("feature_range", (0, 1))
+    if not (
+        isinstance(bounds, (tuple, list))
+        and len(bounds) == 2
+        and all(type(v) in (int, float) and math.isfinite(v) for v in bounds)
+        and bounds[0] < bounds[1]
+    ):
+        c.fail("feature_range", "must be two finite numbers (low, high) with low < high")
     _per_feature(c, "min_", "scale_", "data_min_", "data_max_", "data_range_")
 
 
 def _max_abs_scaler(c):
+    _flags(c, "clip", "copy")
     _per_feature(c, "max_abs_", "scale_", positive=("scale_",))
 
 
 def _normalizer(c):
+    _flags(c, "copy")
+    if c.param("norm", "l2") not in ("l1", "l2", "max"):
+        c.fail("norm", "must be 'l1', 'l2' or 'max'")
     if c.fitted("n_features_in_"):
         c.n_features()
 
@@ -612,9 +669,14 @@ def _vocabulary(c):
     if not c.fitted("vocabulary_"):
         return None
     vocabulary = c.values["vocabulary_"]
-    if not isinstance(vocabulary, dict) or not vocabulary:
-        c.fail("vocabulary_", "must be a non-empty dict of words to columns")
-    columns = sorted(vocabulary.values())
+    if (
+        not isinstance(vocabulary, dict)
+        or not vocabulary
+        or not all(isinstance(word, str) for word in vocabulary)
+        or not all(type(column) in (int, np.int64, np.int32) for column in vocabulary.values())
+    ):
+        c.fail("vocabulary_", "must be a non-empty dict of words (str) to columns (int)")
+    columns = sorted(int(column) for column in vocabulary.values())
     if columns != list(range(len(vocabulary))):
         c.fail("vocabulary_", f"must number its {len(vocabulary)} words 0 to {len(vocabulary) - 1}")
     if "fixed_vocabulary_" in c.values:
@@ -622,11 +684,20 @@ def _vocabulary(c):
     return len(vocabulary)
 
 
+def _analyzer(c):
+    """Words are cut by the token pattern: without one, the analyzer has none to cut by."""
+    if c.param("analyzer", "word") == "word" and "token_pattern" in c.model.params:
+        if c.param("token_pattern") is None:
+            c.fail("token_pattern", "must be a pattern when analyzer='word'")
+
+
 def _count_vectorizer(c):
+    _analyzer(c)
     _vocabulary(c)
 
 
 def _tfidf_vectorizer(c):
+    _analyzer(c)
     n = _vocabulary(c)
     if n is not None and c.param("use_idf") is not False:
         if "idf_" not in c.values:
@@ -650,7 +721,7 @@ def _tfdf_transformer(c):
 
 
 def _hashing_vectorizer(c):
-    pass  # stateless: its parameters are checked by persistence.PARAMETER_RULES
+    _analyzer(c)  # stateless: its other parameters are persistence.PARAMETER_RULES's
 
 
 def _pipeline(c):
@@ -667,6 +738,8 @@ def _pipeline(c):
         c.fail("steps", "must have distinct, non-empty names without '__'")
     if not all(step.key in _TRANSFORMERS for _, step in steps[:-1]):
         c.fail("steps", "must be transformers followed by one final estimator")
+    if any(step.key in _VECTORIZERS for _, step in steps[1:]):
+        c.fail("steps", "may turn documents into features only in the first step")
     if steps[-1][1].key not in _FINAL_STEPS:
         c.fail("steps", "must end with a classifier of rosenblatt")
     width = None  # what the step before gives: the next one must take that many features
@@ -725,6 +798,11 @@ INVARIANTS = {
     "sklearn.preprocessing.MaxAbsScaler": _max_abs_scaler,
     "sklearn.preprocessing.Normalizer": _normalizer,
 }
+_VECTORIZERS = (
+    "sklearn.feature_extraction.text.CountVectorizer",
+    "sklearn.feature_extraction.text.TfidfVectorizer",
+    "sklearn.feature_extraction.text.HashingVectorizer",
+)
 _TRANSFORMERS = (
     "rosenblatt.text.TfDfTransformer",
     "sklearn.feature_extraction.text.CountVectorizer",

@@ -241,3 +241,12 @@ def check_not_empty(X) -> None:
             f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is "
             "required: pass at least one feature."
         )
+
+
+def canonical_rows(X):
+    """CSR rows with sorted column indices, each at most once per row (duplicates summed),
+    as the compiled loops read them and model files keep them; dense rows as they are."""
+    if hasattr(X, "has_canonical_format") and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    return X

@@ -29,6 +29,7 @@ from ._validation import (
     InstanceOf,
     Interval,
     Options,
+    canonical_rows,
     check_class_weight,
     check_classes,
     check_not_empty,
@@ -397,6 +398,7 @@ default="rbf"
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
         )
         check_not_empty(X)
+        X = canonical_rows(X)
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(
                 f"With kernel='precomputed', X must be the square kernel matrix of the "

@@ -1006,7 +1006,8 @@ def save(model, path, *, metadata=None) -> None:
 
 # ---------------------------------------------------------------------- load
 def _fail(path, what, todo):
-    return ModelFileError(f"{path}: {what}; {todo}")
+    # one line, whatever a crafted value's repr spans (an array's has line breaks)
+    return ModelFileError(f"{path}: {' '.join(str(what).split())}; {todo}")
 
 
 _RESAVE = "re-save the model with rosenblatt.save (or `rosenblatt train`) and try again"
@@ -1449,9 +1450,9 @@ def _predictor(model, reader):
     mean = scale = None
     if before:
         scaler = before[0]
-        if scaler.params.get("with_mean") is True:
+        if scaler.params.get("with_mean", True):  # the defaults, as load() builds it
             mean = scaler.fitted["mean_"]
-        if scaler.params.get("with_std") is True:
+        if scaler.params.get("with_std", True):
             scale = scaler.fitted["scale_"]
     return LinearPredictor(
         fitted["coef_"],

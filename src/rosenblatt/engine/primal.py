@@ -527,6 +527,7 @@ class PrimalState:
                 n_features=n_features,
                 n_classes=n_rows if multinomial else 2,
                 counts=counts,
+                dtype=W.dtype,
             )
         state = cls(
             W,

@@ -89,10 +89,11 @@ class _Voter:
         return arrays
 
     @classmethod
-    def from_arrays(cls, arrays, prefix, *, n_features, n_classes, presented, multinomial):
+    def from_arrays(cls, arrays, prefix, *, n_features, n_classes, presented, multinomial, dtype):
         """The voter :meth:`to_arrays` describes, checked against the model it votes in:
-        rows of ``n_features`` features, classes below ``n_classes``, update times in
-        order and at most ``presented`` (``ValueError`` naming what does not fit)."""
+        rows of ``n_features`` features and of the model's ``dtype``, classes below
+        ``n_classes``, update times in order and at most ``presented`` (``ValueError``
+        naming what does not fit)."""
         voter = cls()
         columns = [np.asarray(arrays[f"{prefix}{name}"]) for name in cls._COLUMNS]
         n = columns[0].shape[0]
@@ -124,12 +125,16 @@ class _Voter:
                 arrays[f"{prefix}rows.indptr"],
                 tuple(int(v) for v in shape),
             )
+            if not rows.has_canonical_format:  # training rows: sorted, each column once
+                raise ValueError(f"{where}: rows whose column indices are not sorted and unique")
         else:
             rows = arrays.get(f"{prefix}rows")
             if rows is not None:
                 rows = np.asarray(rows)
-                if rows.ndim != 2 or rows.dtype.kind != "f" or not np.all(np.isfinite(rows)):
+                if rows.ndim != 2 or not np.all(np.isfinite(rows)):
                     raise ValueError(f"{where}: the rows are not a 2-D array of finite floats")
+        if rows is not None and rows.dtype != dtype:
+            raise ValueError(f"{where}: rows of {rows.dtype}, not the model's {dtype}")
         if rows is not None and rows.shape != (n, n_features):
             raise ValueError(
                 f"{where}: rows of shape {rows.shape} for {n} updates of {n_features} features"
@@ -224,10 +229,10 @@ class VoteRecord:
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays, n_voters, *, n_features, n_classes, counts):
+    def from_state(cls, meta, arrays, n_voters, *, n_features, n_classes, counts, dtype):
         """The record :meth:`to_state` describes, for a model with ``n_voters`` voters of
-        ``n_features`` features and ``n_classes`` classes that has seen ``counts``
-        presentations per voter (``ValueError`` if it does not add up)."""
+        ``n_features`` features (rows of ``dtype``) and ``n_classes`` classes that has
+        seen ``counts`` presentations per voter (``ValueError`` if it does not add up)."""
         multinomial = meta["multinomial"]
         if type(multinomial) is not bool or meta["n_voters"] != n_voters:
             raise ValueError(
@@ -249,6 +254,7 @@ class VoteRecord:
                 n_classes=n_classes,
                 presented=int(counts[k]),
                 multinomial=multinomial,
+                dtype=dtype,
             )
             for k in range(n_voters)
         ]
