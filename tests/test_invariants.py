@@ -615,3 +615,20 @@ def test_duplicated_feature_names_are_refused_and_names_are_checked_by_both(tmp_
         path, _fitted_array("feature_names_in_", lambda names: np.array(["a", "a"], dtype=str))
     )
     refused(twice, r"feature_names_in_ holds a name twice")
+
+
+@pytest.mark.parametrize(
+    ("with_mean", "with_std"), [(True, True), (False, True), (True, False), (False, False)]
+)
+def test_scalers_with_parts_turned_off_save_and_load(tmp_path, with_mean, with_std):
+    scaler = StandardScaler(with_mean=with_mean, with_std=with_std)
+    model = make_pipeline(scaler, Perceptron(random_state=0)).fit(X2, Y2)
+    path = saved(model, tmp_path)
+    for loaded in (load(path), load_predictor(path)):
+        assert np.array_equal(loaded.predict(X2), model.predict(X2))
+
+    def no_scale(tree, crafted):  # the scale a fitted with_std=True scaler needs
+        tree["params"]["steps"][0]["items"][1]["fitted"]["scale_"] = None
+
+    if with_std:
+        refused(craft(path, no_scale), r"StandardScaler.scale_ must be an array")

@@ -605,14 +605,14 @@ def _calibration_map(c, name, mapping, method):
 
 
 # ---------------------------------------------------------------------- scikit-learn steps
-def _per_feature(c, *names, positive=()):
-    """Scaler statistics: one finite value per feature (None allowed where the
-    parameter turned that part off)."""
+def _per_feature(c, *names, positive=(), optional=()):
+    """Scaler statistics: one finite value per feature (None allowed for the ``optional``
+    ones, where a parameter turned that part off)."""
     if not c.fitted("n_features_in_", *names):
         return None
     n = c.n_features()
     for name in names:
-        if c.values[name] is not None:
+        if c.values[name] is not None or name not in optional:
             c.array(name, shape=(n,), positive=name in positive)
     return n
 
@@ -626,12 +626,12 @@ def _flags(c, *names):
 
 def _standard_scaler(c):
     _flags(c, "with_mean", "with_std", "copy")
-    n = _per_feature(c, "mean_", "var_", "scale_", positive=("scale_",))
+    with_mean, with_std = c.param("with_mean", True), c.param("with_std", True)
+    # as scikit-learn fits it: no variance or scale without std, no mean without either
+    optional = ("scale_", "var_") * (not with_std) + ("mean_",) * (not (with_mean or with_std))
+    n = _per_feature(c, "mean_", "var_", "scale_", positive=("scale_",), optional=optional)
     if n is None:
         return
-    for name, flag in (("mean_", "with_mean"), ("scale_", "with_std")):
-        if c.param(flag, True) and c.values[name] is None:
-            c.fail(name, f"is missing although {flag}=True")
     if isinstance(c.values.get("n_samples_seen_"), np.ndarray):  # per feature, with NaNs
         c.array("n_samples_seen_", shape=(n,), kinds="iuf", low=0)
     elif "n_samples_seen_" in c.values:  # a count, or a sum of sample weights
