@@ -412,23 +412,30 @@ def test_manifest_and_state_must_name_the_same_class(tmp_path):
     )
 
 
-def test_a_huge_sparse_matrix_stored_in_another_format_is_refused_cheaply(tmp_path):
+@pytest.mark.parametrize("stored", ["csc", "dia"])
+def test_a_huge_sparse_matrix_stored_in_another_format_is_refused_cheaply(tmp_path, stored):
     model = KernelPerceptron(max_iter=3, random_state=0).fit(sp.csr_matrix(X2), Y2)
     path = saved(model, tmp_path)
 
     def change(tree, crafted):
         node = tree["fitted"]["support_vectors_"]
-        node["format"] = "csc"
+        node["format"] = stored
         node["shape"] = [1, 2**31 - 1]
         crafted.put(node["indptr"], np.array([0, 1]))
         crafted.put(node["indices"], np.array([5], dtype=np.int32))
         crafted.put(node["data"], np.array([1.0]))
 
     craft(path, change)
-    refused(path, r"stored as csc would take \d+ bytes, more than")
+    refused(path, rf"stored as {stored} would take \d+ bytes, more than")
 
 
 # ---------------------------------------------------------------------- the declarations
+def test_every_class_a_file_may_hold_declares_its_invariants():
+    from rosenblatt._invariants import FITTED, INVARIANTS, PARAMETERS
+
+    assert set(REGISTRY) == set(INVARIANTS) == set(PARAMETERS) == set(FITTED)
+
+
 @pytest.mark.parametrize("key", REGISTRY)
 def test_declared_parameters_are_the_installed_ones(key):
     from rosenblatt._invariants import PARAMETERS

@@ -803,16 +803,9 @@ _VECTORIZERS = (
     "sklearn.feature_extraction.text.TfidfVectorizer",
     "sklearn.feature_extraction.text.HashingVectorizer",
 )
-_TRANSFORMERS = (
-    "rosenblatt.text.TfDfTransformer",
-    "sklearn.feature_extraction.text.CountVectorizer",
-    "sklearn.feature_extraction.text.TfidfVectorizer",
-    "sklearn.feature_extraction.text.TfidfTransformer",
-    "sklearn.feature_extraction.text.HashingVectorizer",
-    "sklearn.preprocessing.StandardScaler",
-    "sklearn.preprocessing.MinMaxScaler",
-    "sklearn.preprocessing.MaxAbsScaler",
-    "sklearn.preprocessing.Normalizer",
+# every other class a file may hold turns features (or documents) into features
+_TRANSFORMERS = tuple(
+    key for key in INVARIANTS if key not in _FINAL_STEPS and key != "sklearn.pipeline.Pipeline"
 )
 
 
