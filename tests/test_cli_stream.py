@@ -44,7 +44,9 @@ def test_stream_defaults_to_five_epochs_and_memory_to_the_api_max_iter(tmp_path,
     assert re.search(r"epochs\s+│\s+5\s", streamed)
     assert "the last of epochs=5 epochs" in " ".join(streamed.split())
     memory = _train(path, "-m", tmp_path / "m.rbl")
-    assert re.search(r"epochs\s+│\s+1000\s", memory), memory
+    # noisy data: the API's stop rule (tol) ends training well before max_iter, silently
+    epochs = int(re.search(r"epochs\s+│\s+(\d+)\s", memory).group(1))
+    assert 10 < epochs < 1000 and "did not converge" not in memory, memory
     assert load(tmp_path / "m.rbl").steps[-1][1].max_iter == Perceptron().max_iter == 1000
     explicit = _train(path, "-m", tmp_path / "e.rbl", "--stream", "--max-iter", "2", "-q")
     assert explicit == "" and load(tmp_path / "e.rbl").n_iter_ == 2

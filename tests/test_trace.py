@@ -210,7 +210,7 @@ def test_bad_input_gives_clear_errors():
 def fit_perceptron(X, y, **params):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        return Perceptron(**params).fit(X, y)
+        return Perceptron(**{"tol": None, **params}).fit(X, y)
 
 
 @pytest.mark.parametrize("mode", ["online", "batch"])

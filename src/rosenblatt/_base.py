@@ -31,6 +31,7 @@ from ._validation import (
     RANDOM_STATE,
     InstanceOf,
     Interval,
+    NonZero,
     Options,
     canonical_rows,
     check_class_weight,
@@ -38,7 +39,7 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
-from .engine.driver import run_epochs
+from .engine.driver import Plateau, run_epochs
 from .engine.orders import (
     EpochOrders,
     labels_look_sorted,
@@ -81,10 +82,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     _parameter_constraints = {
         "eta": [Interval(numbers.Real, 0, None, closed="neither")],
         "fit_intercept": [BOOL],
-        "intercept_scaling": [
-            Interval(numbers.Real, 0, None, closed="neither"),
-            Options(("auto",)),
-        ],
+        "intercept_scaling": [NonZero(), Options(("auto",))],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "shuffle": [BOOL, Options(("full", "block"))],
         "random_state": [RANDOM_STATE],
@@ -92,6 +90,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         "early_stopping": [BOOL],
         "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
         "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
+        "tol": [NONE, Interval(numbers.Real, 0, None, closed="left")],
         "class_weight": [Options(("balanced", None)), InstanceOf((dict,))],
         "warm_start": [BOOL],
         "verbose": [Interval(numbers.Integral, 0, None, closed="left")],
@@ -104,14 +103,15 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         *,
         eta: float = 1.0,
         fit_intercept: bool = True,
-        intercept_scaling: float | str = "auto",
+        intercept_scaling: float | str = 1.0,
         max_iter: int = 1000,
         shuffle: bool | str = True,
         random_state: RandomStateLike = None,
         multi_class: str = "ovr",
         early_stopping: bool = False,
         validation_fraction: float = 0.1,
-        n_iter_no_change: int = 5,
+        n_iter_no_change: int = 10,
+        tol: float | None = 1e-3,
         class_weight: dict | str | None = None,
         warm_start: bool = False,
         verbose: int = 0,
@@ -128,6 +128,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         self.early_stopping = early_stopping
         self.validation_fraction = validation_fraction
         self.n_iter_no_change = n_iter_no_change
+        self.tol = tol
         self.class_weight = class_weight
         self.warm_start = warm_start
         self.verbose = verbose
@@ -355,6 +356,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
                     warn=warn,
                     model=self,
                     unit_stops=not self._multinomial,
+                    plateau=Plateau.of(self) if stop_early is None else None,
                 )
             finally:
                 if orders is not None:
@@ -547,16 +549,12 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             ) from None
         train = np.sort(train)
         X_val, y_val = batch.X[val], self.classes_[batch.target[val]]
-        best = {"score": -np.inf, "stale": 0}
+        # the validation error, by the same rule as the training mistakes (tol=None: 0)
+        plateau = Plateau(self.tol or 0.0, self.n_iter_no_change)
 
         def stop_early(_epoch):
             self._set_public_weights()
-            score = self.score(X_val, y_val)
-            if score > best["score"]:
-                best["score"], best["stale"] = score, 0
-            else:
-                best["stale"] += 1
-            return best["stale"] >= self.n_iter_no_change
+            return plateau.update(1.0 - self.score(X_val, y_val))
 
         kept = Batch(batch.X[train], batch.target[train], batch.sample_weight[train])
         return kept, stop_early

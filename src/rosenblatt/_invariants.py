@@ -133,7 +133,8 @@ def checked_csr(data, indices, indptr, shape):
 # ---------------------------------------------------------------------- what a file may name
 _LINEAR_PARAMETERS = (
     "class_weight early_stopping eta fit_intercept intercept_scaling max_iter multi_class "
-    "n_iter_no_change n_jobs on_epoch random_state shuffle validation_fraction verbose warm_start"
+    "n_iter_no_change n_jobs on_epoch random_state shuffle tol validation_fraction verbose "
+    "warm_start"
 )
 _COUNT_PARAMETERS = (
     "analyzer binary decode_error dtype encoding input lowercase max_df max_features min_df "
@@ -152,7 +153,8 @@ PARAMETERS = {
         "rosenblatt.linear.VotedPerceptron": _LINEAR_PARAMETERS,
         "rosenblatt.kernel.KernelPerceptron": (
             "cache_size class_weight coef0 degree eta fit_intercept gamma intercept_scaling "
-            "kernel kernel_params max_iter on_epoch prediction random_state shuffle warm_start"
+            "kernel kernel_params max_iter n_iter_no_change on_epoch prediction random_state "
+            "shuffle tol warm_start"
         ),
         "rosenblatt.baselines.CentroidClassifier": "multi_class",
         "rosenblatt.baselines.LinearProgramClassifier": "fit_intercept",

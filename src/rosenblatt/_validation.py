@@ -52,6 +52,17 @@ class Interval:
 
 
 @dataclass(frozen=True)
+class NonZero:
+    """Any finite number but zero (a constant input of either sign)."""
+
+    def accepts(self, value) -> bool:
+        return Interval(numbers.Real, None, None).accepts(value) and value != 0
+
+    def __str__(self) -> str:
+        return "a finite non-zero number"
+
+
+@dataclass(frozen=True)
 class Options:
     """One of a fixed set of values (strings, usually)."""
 

@@ -48,7 +48,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._config import INLINE_STATE_BYTES
 from ._validation import Interval, Options, check_args
-from .engine.driver import run_epochs
+from .engine.driver import Plateau, run_epochs
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
 
@@ -247,6 +247,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             unit_stops=False,
             limit="max_rounds",
             unit="Round",
+            plateau=Plateau.of(template),  # the estimator's tol, over the rounds' mistakes
         )
         self.estimator_ = clone(template).set_training_state(
             mixed, classes, history=history, sparse=sparse

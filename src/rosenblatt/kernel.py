@@ -28,6 +28,7 @@ from ._validation import (
     RANDOM_STATE,
     InstanceOf,
     Interval,
+    NonZero,
     Options,
     canonical_rows,
     check_class_weight,
@@ -35,7 +36,7 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
-from .engine.driver import run_epochs
+from .engine.driver import Plateau, run_epochs
 from .engine.dual import (
     DualState,
     Kernel,
@@ -156,6 +157,13 @@ default="rbf"
         presentation, ``O(n_samples * n_support)``, far more than a linear epoch;
         the averaged and voted predictions settle well before 100 epochs on
         data that is not separable in the kernel's feature space.
+    tol : float or None, default=1e-3
+        Training ends, without a warning, when the fraction of presentations that
+        made a mistake has not fallen by more than ``tol`` below its best for
+        ``n_iter_no_change`` epochs in a row (the linear perceptrons' rule); an
+        error-free epoch ends it first. ``None``: run to the first error-free epoch
+        or ``max_iter``.
+    n_iter_no_change : int, default=10
     shuffle : bool, default=True
         Present the samples in a fresh random order every epoch,
         ``rng.permutation(n_samples)`` with ``rng`` from ``random_state``.
@@ -288,10 +296,12 @@ default="rbf"
         "prediction": [Options(("last", "averaged", "voted"))],
         "eta": [Interval(numbers.Real, 0, None, "neither")],
         "max_iter": [Interval(numbers.Integral, 1, None)],
+        "tol": [NONE, Interval(numbers.Real, 0, None, closed="left")],
+        "n_iter_no_change": [Interval(numbers.Integral, 1, None, closed="left")],
         "shuffle": [BOOL],
         "random_state": [RANDOM_STATE],
         "fit_intercept": [BOOL],
-        "intercept_scaling": [Interval(numbers.Real, 0, None, "neither")],
+        "intercept_scaling": [NonZero()],
         "cache_size": [Interval(numbers.Real, 0, None, "neither")],
         "on_epoch": [NONE, CALLABLE],
         "class_weight": [NONE, Options(("balanced",)), InstanceOf((dict,))],
@@ -309,6 +319,8 @@ default="rbf"
         prediction: str = "averaged",
         eta: float = 1.0,
         max_iter: int = 100,
+        tol: float | None = 1e-3,
+        n_iter_no_change: int = 10,
         shuffle: bool = True,
         random_state: RandomStateLike = None,
         fit_intercept: bool = True,
@@ -326,6 +338,8 @@ default="rbf"
         self.prediction = prediction
         self.eta = eta
         self.max_iter = max_iter
+        self.tol = tol
+        self.n_iter_no_change = n_iter_no_change
         self.shuffle = shuffle
         self.random_state = random_state
         self.fit_intercept = fit_intercept
@@ -477,6 +491,7 @@ default="rbf"
             on_epoch=self.on_epoch,
             warn=not partial,
             model=self,
+            plateau=Plateau.of(self),
         )
 
     # ------------------------------------------------------------------ fit

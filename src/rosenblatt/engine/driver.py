@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-__all__ = ["EpochReport", "History", "run_epochs"]
+__all__ = ["EpochReport", "History", "Plateau", "run_epochs"]
 
 
 @dataclass(frozen=True)
@@ -70,11 +70,14 @@ class EpochReport:
 
 @dataclass
 class History:
-    """What a run did: one entry of ``mistakes_per_epoch`` per epoch run."""
+    """What a run did: one entry of ``mistakes_per_epoch`` per epoch run; how it ended
+    (``converged``: an epoch without a mistake; ``stopped_early``: the validation score
+    or, with ``plateaued``, the training mistakes stopped improving)."""
 
     mistakes_per_epoch: list = field(default_factory=list)
     converged: bool = False
     stopped_early: bool = False
+    plateaued: bool = False
 
     @property
     def n_iter(self) -> int:
@@ -83,6 +86,37 @@ class History:
     @property
     def n_mistakes(self) -> int:
         return int(sum(self.mistakes_per_epoch))
+
+
+class Plateau:
+    """The one rule for "no longer improving": ``update(value)`` says whether ``value``
+    (lower is better) has failed to beat the best so far by more than ``tol`` for
+    ``patience`` updates in a row (scikit-learn's ``tol`` and ``n_iter_no_change``).
+
+    Examples
+    --------
+    >>> plateau = Plateau(tol=0.01, patience=2)
+    >>> [plateau.update(v) for v in (0.5, 0.3, 0.295, 0.31, 0.2)]
+    [False, False, False, True, False]
+    """
+
+    def __init__(self, tol, patience):
+        self.tol, self.patience = float(tol), int(patience)
+        self.best, self.stale = np.inf, 0
+
+    @classmethod
+    def of(cls, estimator):
+        """The rule an estimator's ``tol`` and ``n_iter_no_change`` set (None: ``tol=None``)."""
+        tol = getattr(estimator, "tol", None)
+        return None if tol is None else cls(tol, estimator.n_iter_no_change)
+
+    def update(self, value) -> bool:
+        if value > self.best - self.tol:
+            self.stale += 1
+        else:
+            self.stale = 0
+        self.best = min(self.best, value)
+        return self.stale >= self.patience
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -113,6 +147,7 @@ def run_epochs(
     unit_stops=True,
     limit="max_iter",
     unit="Epoch",
+    plateau=None,
 ) -> History:
     """Run ``epoch`` until every unit has had an error-free epoch, or ``max_epochs``.
 
@@ -151,6 +186,12 @@ def run_epochs(
         The name of ``max_epochs`` where the user set it (``"max_iter"``,
         ``"epochs"``, ``"max_rounds"``) and of an epoch (``"Epoch"``, ``"Round"``),
         for the warning and the ``verbose`` lines.
+    plateau : Plateau or None
+        The stop rule for data that are not separable: after every epoch that made
+        mistakes (and where ``stop_early`` did not stop), its fraction of mistakes
+        per presentation is given to the plateau, and the run ends, without a
+        warning, when the plateau says it has stopped improving. None: run to the
+        first error-free epoch or ``max_epochs``, as the lecture notes' algorithm does.
 
     Returns
     -------
@@ -190,6 +231,9 @@ def run_epochs(
             break
         if stop_early is not None and stop_early(number):
             history.stopped_early = True
+            break
+        if plateau is not None and plateau.update(total / max(int(presented), 1)):
+            history.stopped_early = history.plateaued = True
             break
     end = max_epochs if history.converged else history.n_iter
     if credit is not None and np.any(trained < end):
