@@ -215,6 +215,100 @@ class VoteRecord:
             out[:, k] = part / max(weights.sum(), 1.0)
         return out
 
+    # ------------------------------------------------------------------ the table
+    def vectors(self, k, n_features, counts, dtype=np.float64, *, n_classes=None, coef=True):
+        """Voter ``k``'s table of hypotheses ``(coef, intercept, votes)``, in order.
+
+        Vector 0 is the initial zero vector, vector ``j + 1`` the one after update
+        ``j``: the cumulative sums of the updates (of their dense or CSR rows).
+
+        Parameters
+        ----------
+        k : int
+            The voter: a one-vs-rest neuron, or 0 for the multinomial model.
+        n_features : int
+            The model's features (the width of a voter without updates).
+        counts : array of int
+            Presentations seen by each voter, as :meth:`decision` takes them.
+        dtype : dtype, default=float64
+            Of ``coef`` and ``intercept`` (the sums run in float64).
+        n_classes : int or None
+            Classes of a multinomial record (needed there, else unused).
+        coef : bool, default=True
+            False: skip the weight vectors (``coef`` comes back None).
+
+        Returns
+        -------
+        coef : ndarray of shape (K, n_features), or (K, n_classes, n_features) multinomial
+        intercept : ndarray of shape (K,), or (K, n_classes) multinomial
+            ``w0 * bias_input``: the constant input's weight times that input, as a
+            model's ``intercept_`` is.
+        votes : ndarray of float64, shape (K,)
+            Survival counts (:func:`survival_counts`), summing to ``counts[k]``.
+
+        Notes
+        -----
+        :meth:`decision` sums each score update by update instead, so a vector's
+        score from this table may differ from the vote's in the last bits.
+
+        Examples
+        --------
+        >>> record = VoteRecord(1, multinomial=False, bias_input=1.0)
+        >>> record.add(0, np.array([[-1.0, -1.0], [1.0, -1.0]]), np.array([-1.0, 1.0]),
+        ...            np.array([0, 1]))
+        >>> W, b, c = record.vectors(0, 2, np.array([4]))
+        >>> W.tolist(), b.tolist(), c.tolist()
+        ([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]], [0.0, -1.0, 0.0], [0.0, 1.0, 3.0])
+        """
+        voter = self.voters[k]
+        step = voter.column("coef")
+        votes = survival_counts(voter.column("time"), int(counts[k]))
+        n = step.shape[0]
+        if self.multinomial:
+            if n_classes is None or n_classes < 2:
+                raise ValueError(f"a multinomial vote table needs its classes; got {n_classes}")
+            true, pred = voter.column("true"), voter.column("pred")
+            # each update moves the true class by +step and its rival by -step (two
+            # writes that add up; neither touches an entry twice)
+            targets = ((true, 1.0), (pred, -1.0))
+            shape = (n + 1, n_classes)
+        else:
+            targets = ((None, 1.0),)
+            shape = (n + 1,)
+        after = np.arange(1, n + 1)
+        w0 = np.zeros(shape)
+        for rows_class, sign in targets:
+            where = (after,) if rows_class is None else (after, rows_class)
+            w0[where] += sign * step * self.bias_input
+        np.cumsum(w0, axis=0, out=w0)
+        intercept = (w0 * self.bias_input).astype(dtype, copy=False)
+        if not coef:
+            return None, intercept, votes
+        W = np.zeros((*shape, n_features))
+        rows = voter.rows
+        if n:
+            if is_sparse(rows):
+                csr = rows.tocsr()
+                if not csr.has_canonical_format:  # the writes below take each column once
+                    csr = csr.copy()
+                    csr.sum_duplicates()
+                update = np.repeat(np.arange(n), np.diff(csr.indptr))
+                values = csr.data.astype(np.float64) * step[update]
+                for rows_class, sign in targets:
+                    where = (
+                        (after[update],)
+                        if rows_class is None
+                        else (after[update], rows_class[update])
+                    )
+                    W[(*where, csr.indices)] += sign * values
+            else:
+                values = np.asarray(rows, dtype=np.float64) * step[:, None]
+                for rows_class, sign in targets:
+                    where = (after,) if rows_class is None else (after, rows_class)
+                    W[where] += sign * values
+        np.cumsum(W, axis=0, out=W)
+        return W.astype(dtype, copy=False), intercept, votes
+
     # ------------------------------------------------------------------ plain form
     def to_state(self):
         """``(meta, arrays)``: JSON-ready facts and the arrays of every voter."""
