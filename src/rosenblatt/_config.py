@@ -114,3 +114,8 @@ MODEL_MAX_TOTAL_BYTES = 2 << 30
 #: Largest ``n_features`` of a HashingVectorizer a model file may hold (rosenblatt's
 #: default for streamed text is DEFAULT_HASH_FEATURES, 2**20).
 MODEL_MAX_HASH_FEATURES = 2**26
+
+#: The constant input of the teaching commands (``rosenblatt trace``, ``plot``'s animation,
+#: the playground): the lecture notes' threshold input, so that their worked example comes out
+#: with the defaults. (The API's ``rosenblatt.trace`` keeps its documented 1.0.)
+TEACHING_BIAS_INPUT = -1.0

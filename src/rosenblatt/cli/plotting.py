@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import typer
 
+from .._config import TEACHING_BIAS_INPUT
 from ._common import (
     auto,
     console,
@@ -107,7 +108,7 @@ def make_plot(
     eta=1.0,
     seed=0,
     mode="online",
-    bias_input=1.0,
+    bias_input=TEACHING_BIAS_INPUT,
     label_column=None,
     zero_based="auto",
     header="auto",
@@ -234,10 +235,10 @@ def command(
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
     mode: str = typer.Option("online", "--mode", help="Animation: online or batch."),
     bias_input: float = typer.Option(
-        1.0,
+        TEACHING_BIAS_INPUT,
         "--bias-input",
-        help="Animation: the constant input (the lecture notes' worked example, the "
-        "modified OR problem, uses -1).",
+        help="Animation: the constant input (the lecture notes' -1 by default, as in their "
+        "worked example, the modified OR problem).",
     ),
     size: str | None = typer.Option(
         None,

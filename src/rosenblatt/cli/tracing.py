@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import typer
 
-from .._config import TRACE_MAX_FEATURES, TRACE_MAX_ROWS, TRACE_MAX_SAMPLES
+from .._config import (
+    TEACHING_BIAS_INPUT,
+    TRACE_MAX_FEATURES,
+    TRACE_MAX_ROWS,
+    TRACE_MAX_SAMPLES,
+)
 from ._common import (
     auto,
     console,
@@ -22,7 +27,7 @@ def trace_data(
     *,
     mode="online",
     eta=1.0,
-    bias_input=1.0,
+    bias_input=TEACHING_BIAS_INPUT,
     epochs=100,
     shuffle=False,
     seed=0,
@@ -88,7 +93,9 @@ def command(
     mode: str = typer.Option("online", "--mode", help="online (incremental) or batch."),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     bias_input: float = typer.Option(
-        1.0, "--bias-input", help="Constant appended to every pattern (the lecture notes use -1)."
+        TEACHING_BIAS_INPUT,
+        "--bias-input",
+        help="Constant appended to every pattern (the lecture notes' -1 by default).",
     ),
     epochs: int = typer.Option(100, "--max-iter", help="Most epochs (as trace's max_iter)."),
     shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._config import TEACHING_BIAS_INPUT
 from .presets import VIEW
 
 __all__ = [
@@ -63,7 +64,7 @@ class Settings:
 
     algorithm: str = "online"
     eta: float = 1.0
-    bias: float = -1.0
+    bias: float = TEACHING_BIAS_INPUT
     shuffle: bool = False
     seed: int = 0
     feature_map: bool = False
@@ -147,7 +148,7 @@ def parse_request(payload) -> tuple[np.ndarray, np.ndarray, Settings]:
     settings = Settings(
         algorithm=_choice(payload, "algorithm", "online", ALGORITHMS),
         eta=_number(payload, "eta", 1.0),
-        bias=_number(payload, "bias", -1.0),
+        bias=_number(payload, "bias", TEACHING_BIAS_INPUT),
         shuffle=bool(payload.get("shuffle", False)),
         seed=_number(payload, "seed", 0, low=0, integer=True),
         feature_map=bool(payload.get("feature_map", False)),
