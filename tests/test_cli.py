@@ -853,3 +853,22 @@ def test_kernel_training_shows_the_epoch_bar(files, tmp_path):
     assert result.exit_code == 0, result.output
     assert re.search(r"(\d+)/\1 epochs, last epoch: 0 mistakes", result.output), result.output
     assert "Trained KernelPerceptron" in result.output
+
+
+def test_tol_reaches_the_estimator_and_none_is_the_notes_rule(tmp_path):
+    from sklearn.datasets import make_classification
+
+    from rosenblatt import load
+
+    X, y = make_classification(200, 4, flip_y=0.3, random_state=0)
+    data = tmp_path / "noisy.csv"
+    np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt="%g")
+    epochs = {}
+    for value in ("none", "0.5"):
+        model = tmp_path / f"{value}.rbm"
+        result = run("train", data, "-m", model, "-q", "--tol", value, "--max-iter", 50)
+        assert result.exit_code == 0, result.output
+        classifier = load(model).named_steps["classifier"]
+        epochs[value] = (classifier.tol, classifier.n_iter_)
+    assert epochs == {"none": (None, 50), "0.5": (0.5, 11)}
+    assert_one_line_error(run("train", data, "-m", tmp_path / "x.rbm", "--tol", "x"), "--tol")

@@ -73,6 +73,7 @@ OPTION_USERS = {
     "multi_class": _LINEAR,
     "n_jobs": _LINEAR,
     "early_stopping": _LINEAR,
+    "tol": (*_LINEAR, "kernel"),
     "kernel": ("kernel",),
     "gamma": ("kernel",),
     "degree": ("kernel",),
@@ -91,7 +92,9 @@ def _option_value(name, value, algorithm):
                 raise ValueError("the kernel perceptron shuffles fully or not at all: full, none")
             return value == "full"
         return False if value == "none" else value
-    if name in ("intercept_scaling", "gamma") and value not in ("auto", "scale"):
+    if name == "tol" and value == "none":
+        return None  # the notes' rule: to the first error-free epoch or --max-iter
+    if name in ("intercept_scaling", "gamma", "tol") and value not in ("auto", "scale"):
         try:
             return float(value)
         except ValueError:
@@ -573,6 +576,12 @@ def command(
     early_stopping: bool = typer.Option(
         False, "--early-stopping", help="Stop when a held-out tenth stops improving."
     ),
+    tol: str | None = typer.Option(
+        None,
+        "--tol",
+        help="Stop when the epochs' mistakes stop improving by this much (default: the "
+        "estimator's 1e-3); none: to the first error-free epoch or --max-iter.",
+    ),
     kernel: str | None = typer.Option(None, "--kernel", help="rbf, poly, linear or sigmoid."),
     gamma: str | None = typer.Option(None, "--gamma", help="Kernel coefficient, scale or auto."),
     degree: int | None = typer.Option(None, "--degree", help="Degree of the poly kernel."),
@@ -612,6 +621,7 @@ def command(
         "multi_class": multi_class,
         "n_jobs": n_jobs,
         "early_stopping": early_stopping,
+        "tol": tol,
         "kernel": kernel,
         "gamma": gamma,
         "degree": degree,
