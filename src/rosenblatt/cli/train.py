@@ -642,31 +642,22 @@ def command(
             data, model, scale=scale, options=options, calibrate=calibrate, **reading, **kwargs
         )
 
+    run_options = {
+        "algorithm": algorithm,
+        "epochs": epochs,
+        "eta": eta,
+        "seed": seed,
+        "label_column": label,
+    }
     if stream and not quiet:
-        result = _fit_with_stream_progress(
-            fit, data, algorithm=algorithm, epochs=epochs, eta=eta, seed=seed, label_column=label
-        )
+        result = _fit_with_stream_progress(fit, data, **run_options)
     elif quiet:  # nothing shown: no training accuracy to measure
-        result = fit(
-            algorithm=algorithm,
-            epochs=epochs,
-            eta=eta,
-            seed=seed,
-            label_column=label,
-            evaluate=False,
-        )
+        result = fit(**run_options, evaluate=False)
     elif algorithm not in ITERATIVE:  # no epochs to count: a spinner while it solves
         spinner = working(f"training {algorithm} on {data}...")
         spinner.start()
         try:
-            result = fit(
-                algorithm=algorithm,
-                epochs=epochs,
-                eta=eta,
-                seed=seed,
-                label_column=label,
-                stage=_steps_after(spinner.stop),
-            )
+            result = fit(**run_options, stage=_steps_after(spinner.stop))
         finally:
             spinner.stop()  # a second stop does nothing
     else:
@@ -703,11 +694,7 @@ def command(
 
         try:
             result = fit(
-                algorithm=algorithm,
-                epochs=epochs,
-                eta=eta,
-                seed=seed,
-                label_column=label,
+                **run_options,
                 on_epoch=on_epoch,
                 stage=_steps_after(lambda: stop_bar(trained=True)),
             )
