@@ -306,3 +306,15 @@ def test_converged_mixing_counts_the_rounds_it_skips(client):
         short.estimator_.training_state_.W, exact.estimator_.training_state_.W
     )
     assert short.score(X, y) == 1.0
+
+
+def test_rounds_follow_the_estimators_stop_rule(client):
+    """ParameterMixing's rounds stop by the estimator's tol through the one driver."""
+    X, y = _noisy(2000)
+    Xd, yd = _dask(X, y, 500)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)  # a stop by tol does not warn
+        mixed = ParameterMixing(
+            Perceptron(tol=0.5, n_iter_no_change=2, random_state=0), max_rounds=30, client=client
+        ).fit(Xd, yd)
+    assert mixed.n_iter_ == 1 + 2 and not mixed.converged_

@@ -468,3 +468,14 @@ def test_an_error_while_training_stops_the_read_ahead(tmp_path, monkeypatch):
         fit_stream(Perceptron(random_state=0), path, chunk_size=20, epochs=3, on_epoch=on_epoch)
     assert not any(t.name == "rosenblatt-read-ahead" for t in threading.enumerate())
     assert not os.path.exists(folders[0])
+
+
+def test_stream_follows_the_estimators_stop_rule(tmp_path):
+    """tol reaches fit_stream through the one driver: noisy data stop once the epochs'
+    mistakes stop improving, silently; tol=None runs every epoch asked for, with a warning."""
+    path, X, y = _noisy_file(tmp_path)
+    stopped = fit_stream(Perceptron(tol=0.5, n_iter_no_change=2), path, epochs=30, random_state=0)
+    assert stopped.n_iter_ == 1 + 2 and not stopped.converged_
+    with pytest.warns(ConvergenceWarning):
+        full = fit_stream(Perceptron(tol=None), path, epochs=30, random_state=0)
+    assert full.n_iter_ == 30
