@@ -545,17 +545,7 @@ def _linear_program(c):
     c.boolean("separable_")
 
 
-_FINAL_STEPS = (
-    "rosenblatt.linear.Perceptron",
-    "rosenblatt.linear.AveragedPerceptron",
-    "rosenblatt.linear.VotedPerceptron",
-    "rosenblatt.kernel.KernelPerceptron",
-    "rosenblatt.baselines.CentroidClassifier",
-    "rosenblatt.baselines.LinearProgramClassifier",
-    "rosenblatt.calibration.CalibratedClassifier",
-)
-# what a calibrated model's folds may be: a classifier, or a pipeline ending in one
-_CLASSIFIERS = _FINAL_STEPS[:-1] + ("sklearn.pipeline.Pipeline",)
+# (the roles of the classes, _FINAL_STEPS and _CLASSIFIERS, are set with INVARIANTS below)
 
 
 def _calibrated(c):
@@ -754,7 +744,7 @@ def _pipeline(c):
 
 def _final(model: Plain) -> Plain:
     """A pipeline's last step (the classifier), else the model itself."""
-    if model.key == "sklearn.pipeline.Pipeline":
+    if model.key == _PIPELINE:
         return model.params["steps"][-1][1]
     return model
 
@@ -762,22 +752,23 @@ def _final(model: Plain) -> Plain:
 def output_width(model: Plain, inputs=False):
     """The features a checked, fitted model takes (``inputs=True``) or gives; None when it
     does not say (text in, or a stateless step)."""
-    if model.key == "sklearn.pipeline.Pipeline":
+    if model.key == _PIPELINE:
         steps = [step for _, step in model.params["steps"]]
         return output_width(steps[0], inputs=True) if inputs else None
     values = model.fitted
     if not inputs and "vocabulary_" in values:
         return len(values["vocabulary_"])
     if not inputs and model.key.endswith("HashingVectorizer"):
-        return model.params.get("n_features", 2**20)
+        return model.params.get("n_features", 2**20)  # HashingVectorizer's default
     if model.key.rpartition(".")[0] == "sklearn.feature_extraction.text" and inputs:
         if "TfidfTransformer" not in model.key:
             return None  # documents in
     return values.get("n_features_in_")
 
 
-# Each class a model file may hold, by its registry key, and what its fitted state must be.
-INVARIANTS = {
+# Each class a model file may hold, by its registry key and its role in a model, and what
+# its fitted state must be. persistence.REGISTRY is these keys.
+_CLASSIFIER_INVARIANTS = {
     "rosenblatt.linear.Perceptron": lambda c: _linear_perceptron(c, averaged=False, voted=False),
     "rosenblatt.linear.AveragedPerceptron": lambda c: _linear_perceptron(
         c, averaged=True, voted=False
@@ -789,26 +780,34 @@ INVARIANTS = {
     "rosenblatt.baselines.CentroidClassifier": _centroid,
     "rosenblatt.baselines.LinearProgramClassifier": _linear_program,
     "rosenblatt.calibration.CalibratedClassifier": _calibrated,
-    "rosenblatt.text.TfDfTransformer": _tfdf_transformer,
-    "sklearn.pipeline.Pipeline": _pipeline,
+}
+_VECTORIZER_INVARIANTS = {  # documents in, features out: only a pipeline's first step
     "sklearn.feature_extraction.text.CountVectorizer": _count_vectorizer,
     "sklearn.feature_extraction.text.TfidfVectorizer": _tfidf_vectorizer,
-    "sklearn.feature_extraction.text.TfidfTransformer": _tfidf_transformer,
     "sklearn.feature_extraction.text.HashingVectorizer": _hashing_vectorizer,
+}
+_TRANSFORMER_INVARIANTS = {  # features in, features out
+    "rosenblatt.text.TfDfTransformer": _tfdf_transformer,
+    "sklearn.feature_extraction.text.TfidfTransformer": _tfidf_transformer,
     "sklearn.preprocessing.StandardScaler": _standard_scaler,
     "sklearn.preprocessing.MinMaxScaler": _min_max_scaler,
     "sklearn.preprocessing.MaxAbsScaler": _max_abs_scaler,
     "sklearn.preprocessing.Normalizer": _normalizer,
 }
-_VECTORIZERS = (
-    "sklearn.feature_extraction.text.CountVectorizer",
-    "sklearn.feature_extraction.text.TfidfVectorizer",
-    "sklearn.feature_extraction.text.HashingVectorizer",
+_PIPELINE = "sklearn.pipeline.Pipeline"
+INVARIANTS = {
+    **_CLASSIFIER_INVARIANTS,
+    _PIPELINE: _pipeline,
+    **_VECTORIZER_INVARIANTS,
+    **_TRANSFORMER_INVARIANTS,
+}
+_FINAL_STEPS = tuple(_CLASSIFIER_INVARIANTS)  # what a pipeline may end with
+# what a calibrated model's folds may be: a classifier, or a pipeline ending in one
+_CLASSIFIERS = tuple(k for k in _FINAL_STEPS if not k.endswith("CalibratedClassifier")) + (
+    _PIPELINE,
 )
-# every other class a file may hold turns features (or documents) into features
-_TRANSFORMERS = tuple(
-    key for key in INVARIANTS if key not in _FINAL_STEPS and key != "sklearn.pipeline.Pipeline"
-)
+_VECTORIZERS = tuple(_VECTORIZER_INVARIANTS)
+_TRANSFORMERS = _VECTORIZERS + tuple(_TRANSFORMER_INVARIANTS)
 
 
 def check_model(model: Plain) -> None:

@@ -65,6 +65,7 @@ from ._config import CALIBRATION_METHODS
 from ._files import write_atomically
 from ._invariants import (
     FITTED,
+    INVARIANTS,
     PARAMETERS,
     BrokenInvariant,
     Plain,
@@ -98,25 +99,7 @@ _OLDEST_READABLE = 2
 # Estimator classes a model file may contain, by "public.module.Name". Loading
 # resolves a name only through this table, so a file cannot make rosenblatt
 # import anything else.
-REGISTRY = (
-    "rosenblatt.linear.Perceptron",
-    "rosenblatt.linear.AveragedPerceptron",
-    "rosenblatt.linear.VotedPerceptron",
-    "rosenblatt.kernel.KernelPerceptron",
-    "rosenblatt.baselines.CentroidClassifier",
-    "rosenblatt.baselines.LinearProgramClassifier",
-    "rosenblatt.calibration.CalibratedClassifier",
-    "rosenblatt.text.TfDfTransformer",
-    "sklearn.pipeline.Pipeline",
-    "sklearn.feature_extraction.text.CountVectorizer",
-    "sklearn.feature_extraction.text.TfidfVectorizer",
-    "sklearn.feature_extraction.text.TfidfTransformer",
-    "sklearn.feature_extraction.text.HashingVectorizer",
-    "sklearn.preprocessing.StandardScaler",
-    "sklearn.preprocessing.MinMaxScaler",
-    "sklearn.preprocessing.MaxAbsScaler",
-    "sklearn.preprocessing.Normalizer",
-)
+REGISTRY = tuple(INVARIANTS)  # each declares what its fitted state must be (_invariants)
 
 # Training-state classes (``to_state()`` / ``from_state(meta, arrays)``) a file may contain.
 STATE_REGISTRY = (
@@ -686,6 +669,8 @@ class _Reader:
         cls = _resolve(model.key)
         if cls is None:
             raise _ForeignClass(model.key)
+        # plain() checked the names against the declared table; this catches an installed
+        # scikit-learn whose class has lost one of them (a version skew, not a crafted file)
         unknown = sorted(set(model.params) - set(inspect.signature(cls).parameters))
         if unknown:
             raise _Incompatible(

@@ -440,15 +440,12 @@ def _no_stage(message):
 
 def vote_updates(model) -> int:
     """The stored updates a voted model scores each row against, over every voter
-    (and every calibration fold); 0 for a model that does not vote."""
-    from ..engine.votes import VoteRecord
-
+    (and every calibration fold): its ``n_vectors_`` less the zero vectors; 0 for a
+    model that does not vote."""
     parts = getattr(model, "estimators_", None) if hasattr(model, "calibrators_") else None
     total = 0
     for part in parts or [model]:
-        votes = getattr(getattr(final_estimator(part), "training_state_", None), "votes", None)
-        if isinstance(votes, VoteRecord):
-            total += sum(n - 1 for n in votes.n_vectors())
+        total += sum(n - 1 for n in getattr(final_estimator(part), "n_vectors_", []))
     return total
 
 

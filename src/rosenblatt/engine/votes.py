@@ -34,6 +34,12 @@ def survival_counts(times, n_presented):
     return np.diff(np.concatenate(([0], times, [n_presented]))).astype(np.float64)
 
 
+def _check_classes(labels, n_classes, where):
+    """The class indices of multinomial updates, which the compiled vote indexes by."""
+    if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
+        raise ValueError(f"{where}: classes outside 0..{n_classes - 1}")
+
+
 def _stack(blocks):
     if is_sparse(blocks[0]):
         import scipy.sparse as sp
@@ -112,9 +118,7 @@ class _Voter:
             raise ValueError(f"{where}: update coefficients that are not finite")
         if n and (time[0] < 0 or np.any(np.diff(time) < 0) or time[-1] > presented):
             raise ValueError(f"{where}: update times out of order or beyond {presented}")
-        for name, labels in (("true", true), ("pred", pred)):
-            if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
-                raise ValueError(f"{where}: {name} classes outside 0..{n_classes - 1}")
+        _check_classes(np.concatenate((true, pred)), n_classes, where)
         if f"{prefix}rows.data" in arrays:
             shape = np.asarray(arrays[f"{prefix}rows.shape"])
             if shape.shape != (2,) or shape.dtype.kind not in "iu":
@@ -186,15 +190,14 @@ class VoteRecord:
         voter has seen, so the last vector survives until the end."""
         from .._kernels.votes import binary_vote, multinomial_vote
 
-        if len(counts) != len(self.voters) or (self.multinomial and n_classes < 2):
+        if len(counts) != len(self.voters):
             raise ValueError(f"{len(counts)} counts for {len(self.voters)} voters")
         for voter in self.voters:  # what the compiled votes index by
             rows = voter.rows
             if rows is not None and rows.shape[1] != X.shape[1]:
                 raise ValueError(f"rows of {X.shape[1]} features; the votes have {rows.shape[1]}")
             labels = np.concatenate((voter.column("true"), voter.column("pred")))
-            if labels.size and (labels.min() < 0 or labels.max() >= n_classes):
-                raise ValueError(f"vote record classes outside 0..{n_classes - 1}")
+            _check_classes(labels, n_classes, "vote record")
         s2 = self.bias_input**2
         if self.multinomial:
             voter = self.voters[0]
