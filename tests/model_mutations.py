@@ -544,9 +544,10 @@ def _increasing_rows(edit, site, before, after):
 
 def _order_category(site, array):
     """Reordering or repeating entries: a value change for float arrays and for class
-    indices in any order (a vote record's ``true`` and ``pred``); strict for other
-    integer arrays, which are indices, counts or times that other parts must match."""
-    if array.dtype.kind == "f" or str(site.name).endswith((".true", ".pred")):
+    indices in any order (a vote record's ``true`` and ``pred``, and its ``pattern``:
+    which of the kept patterns each update added); strict for other integer arrays,
+    which are indices, counts or times that other parts must match."""
+    if array.dtype.kind == "f" or str(site.name).endswith((".true", ".pred", ".pattern")):
         return VALUE
     return STRICT
 

@@ -116,7 +116,7 @@ def test_vote_rows_with_column_indices_out_of_range_are_refused(tmp_path):
     path = saved(model, tmp_path)
 
     def change(tree, crafted):
-        node = tree["fitted"]["training_state_"]["arrays"]["votes.0.rows.indices"]
+        node = tree["fitted"]["training_state_"]["arrays"]["votes.patterns.indices"]
         indices = crafted.array(node)
         indices[0] = 1_000_000
         crafted.put(node, indices)
@@ -536,12 +536,25 @@ def test_kernel_parameters_prediction_depends_on_are_checked(tmp_path, change, m
 
 def test_vote_rows_of_another_dtype_or_out_of_order_are_refused(tmp_path):
     model = VotedPerceptron(max_iter=5, random_state=0).fit(sp.csr_matrix(X2), Y2)
-    as_int = craft(saved(model, tmp_path, "a.rbm"), _state_array("votes.0.rows.data", np.int64))
+    as_int = craft(saved(model, tmp_path, "a.rbm"), _state_array("votes.patterns.data", np.int64))
     refused(as_int, r"rows of int64, not the model's float64")
     unsorted = craft(
-        saved(model, tmp_path, "b.rbm"), _state_array("votes.0.rows.indices", lambda i: i[::-1])
+        saved(model, tmp_path, "b.rbm"), _state_array("votes.patterns.indices", lambda i: i[::-1])
     )
     refused(unsorted, r"column indices are not sorted and unique")
+
+
+def test_votes_adding_patterns_that_were_never_kept_are_refused(tmp_path):
+    """The compiled vote indexes the kept patterns by each update's ``pattern``."""
+    model = VotedPerceptron(max_iter=5, random_state=0).fit(X2, Y2)
+    beyond = craft(
+        saved(model, tmp_path, "a.rbm"), _state_array("votes.0.pattern", lambda p: p + 10**6)
+    )
+    refused(beyond, r"damaged or crafted.*patterns outside")
+    negative = craft(
+        saved(model, tmp_path, "b.rbm"), _state_array("votes.0.pattern", lambda p: -p - 1)
+    )
+    refused(negative, r"damaged or crafted.*patterns outside")
 
 
 def test_votes_with_another_constant_input_than_the_model_are_refused(tmp_path):

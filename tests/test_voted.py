@@ -350,3 +350,72 @@ def test_steps_after_training_show_a_spinner_on_a_terminal_only(noisy_csv, tmp_p
     assert result.exit_code == 0, result.output
     assert "training centroid" in terminal.getvalue()
     assert "scoring all 200" in terminal.getvalue()
+
+
+# ---------------------------------------------------------------- the kept patterns
+def test_each_training_row_is_kept_once_however_many_epochs_run():
+    """Updates refer to the rows they added: after 60 epochs on data no line separates,
+    the record holds at most one pattern per training row, and the vote is unchanged."""
+    rng = np.random.RandomState(0)
+    X = rng.randn(120, 5)
+    y = (X[:, 0] + 0.8 * rng.randn(120) > 0).astype(int)
+    for rows in (X, sp.csr_matrix(X)):
+        clf = fit_quiet(VotedPerceptron(max_iter=60, tol=None, random_state=0), rows, y)
+        record = clf.training_state_.votes
+        assert clf.n_vectors_[0] - 1 > 10 * X.shape[0]  # many more updates than rows
+        assert record.patterns.n <= X.shape[0]
+        kept = record.patterns.rows
+        kept = kept.toarray() if sp.issparse(kept) else kept
+        # each kept pattern is a training row, and no row is kept twice
+        assert np.unique(kept, axis=0).shape[0] == kept.shape[0]
+        assert all(np.any(np.all(X == row, axis=1)) for row in kept)
+        check_identity(clf, X[:30])
+
+
+def test_each_partial_fit_batch_keeps_its_own_patterns():
+    """Rows are known by their batch, never compared: the same rows given to two
+    partial_fit calls are kept twice, and the vote is still the table's."""
+    X, y = _data(2, sparse=False)
+    clf = VotedPerceptron(random_state=0)
+    clf.partial_fit(X, y, classes=np.unique(y))
+    first = clf.training_state_.votes.patterns.n
+    clf.partial_fit(X, y)
+    record = clf.training_state_.votes
+    updates = clf.n_vectors_[0] - 1
+    assert first <= record.patterns.n <= min(2 * X.shape[0], updates)
+    check_identity(clf, X)
+
+
+def test_a_model_file_with_one_row_per_update_still_loads(tmp_path):
+    """Files written before the patterns were kept once hold each voter's rows, one
+    per update: they load into the same vote."""
+    import json
+    import shutil
+
+    from forging import forge
+
+    from rosenblatt import load, save
+
+    X, y = _data(3, sparse=False)
+    clf = fit_quiet(VotedPerceptron(max_iter=5, tol=None, random_state=0), X, y)
+    path = tmp_path / "new.rbl"
+    save(clf, path)
+    old = tmp_path / "old.rbl"
+    shutil.copy(path, old)
+
+    def one_row_per_update(manifest, members):
+        tree = json.loads(members["state.json"])
+        arrays = tree["fitted"]["training_state_"]["arrays"]
+        patterns = np.load(io.BytesIO(members[arrays.pop("votes.patterns")["member"]]))
+        for k in range(3):
+            pattern = np.load(io.BytesIO(members[arrays.pop(f"votes.{k}.pattern")["member"]]))
+            buffer = io.BytesIO()
+            np.save(buffer, patterns[pattern], allow_pickle=False)
+            members[f"arrays/old-{k}.npy"] = buffer.getvalue()
+            arrays[f"votes.{k}.rows"] = {"$": "ndarray", "member": f"arrays/old-{k}.npy"}
+        members["state.json"] = json.dumps(tree).encode()
+
+    forge(old, one_row_per_update)
+    loaded = load(old)
+    assert loaded.training_state_.votes.patterns.n == sum(n - 1 for n in clf.n_vectors_)
+    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))

@@ -348,7 +348,7 @@ class PrimalState:
         if self.votes is not None:
             self.votes.bias_input = rule.bias_input
             for k, samples, *columns in updates:
-                self.votes.add(k, batch.X[samples], *columns)
+                self.votes.add(k, batch, samples, *columns)
         return mistakes, presented
 
     def _check_batch(self, batch, schedule):

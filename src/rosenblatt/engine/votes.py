@@ -11,6 +11,8 @@ mistakes, not with the number of presentations.
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from .._config import VOTE_BLOCK_ELEMENTS
@@ -48,18 +50,100 @@ def _stack(blocks):
     return np.vstack(blocks)
 
 
-class _Voter:
-    """The updates of one voter: a one-vs-rest neuron, or the multinomial model."""
+def _checked_rows(arrays, key, *, n_features, dtype, where):
+    """The dense or CSR rows stored under ``key`` (None when absent), checked: finite,
+    canonical CSR, ``n_features`` wide, of the model's ``dtype``."""
+    if f"{key}.data" in arrays:
+        shape = np.asarray(arrays[f"{key}.shape"])
+        if shape.shape != (2,) or shape.dtype.kind not in "iu":
+            raise ValueError(f"{where}: the rows' shape is not two ints")
+        rows = checked_csr(
+            arrays[f"{key}.data"],
+            arrays[f"{key}.indices"],
+            arrays[f"{key}.indptr"],
+            tuple(int(v) for v in shape),
+        )
+        if not rows.has_canonical_format:  # training rows: sorted, each column once
+            raise ValueError(f"{where}: rows whose column indices are not sorted and unique")
+    else:
+        rows = arrays.get(key)
+        if rows is None:
+            return None
+        rows = np.asarray(rows)
+        if rows.ndim != 2 or rows.dtype.kind != "f" or not np.all(np.isfinite(rows)):
+            raise ValueError(f"{where}: the rows are not a 2-D array of finite floats")
+    if rows.dtype != dtype:
+        raise ValueError(f"{where}: rows of {rows.dtype}, not the model's {dtype}")
+    if rows.shape[1] != n_features:
+        raise ValueError(f"{where}: rows of {rows.shape[1]} features; the model has {n_features}")
+    return rows
 
-    _COLUMNS = ("coef", "time", "true", "pred")
+
+def _rows_to_arrays(rows, key):
+    if is_sparse(rows):
+        csr = rows.tocsr()
+        return {
+            f"{key}.data": csr.data,
+            f"{key}.indices": csr.indices,
+            f"{key}.indptr": csr.indptr,
+            f"{key}.shape": np.array(csr.shape, dtype=np.int64),
+        }
+    return {key: rows}
+
+
+class _Patterns:
+    """The distinct patterns the updates were made with, each kept once.
+
+    Every update is the pattern of a training row, and the same rows come back epoch
+    after epoch: keeping each once (an update refers to it by index) bounds the
+    record's rows, and the cost of a vote per test point, by the training rows,
+    however many epochs ran. A row is known by its batch and its index there, so two
+    equal rows of different batches (``partial_fit`` calls, stream chunks) are kept
+    twice: equality is never tested, only identity.
+    """
 
     def __init__(self):
         self._blocks = []
+        self.n = 0
+        # per batch (while it lives): the pattern index of each of its rows, -1 if none
+        self._index = weakref.WeakKeyDictionary()
+
+    def of(self, batch, samples):
+        """The pattern index of rows ``samples`` of ``batch``, keeping the new ones."""
+        index = self._index.get(batch)
+        if index is None:
+            index = self._index[batch] = np.full(batch.n_samples, -1, dtype=np.int64)
+        new = np.unique(samples[index[samples] < 0])
+        if new.size:
+            index[new] = np.arange(self.n, self.n + new.size)
+            self.add(batch.X[new])
+        return index[samples]
+
+    def add(self, rows):
+        self._blocks.append(rows)
+        self.n += rows.shape[0]
+
+    @property
+    def rows(self):
+        """Every pattern, stacked (None before the first update)."""
+        if not self._blocks:
+            return None
+        if len(self._blocks) > 1:
+            self._blocks = [_stack(self._blocks)]
+        return self._blocks[0]
+
+
+class _Voter:
+    """The updates of one voter: a one-vs-rest neuron, or the multinomial model. Update
+    ``j`` added ``coef[j]`` times pattern ``pattern[j]`` of the record's patterns."""
+
+    _COLUMNS = ("coef", "time", "true", "pred", "pattern")
+
+    def __init__(self):
         self._columns = {name: [] for name in self._COLUMNS}
 
-    def add(self, rows, coef, time, true=None, pred=None):
-        self._blocks.append(rows)
-        for name, values in zip(self._COLUMNS, (coef, time, true, pred)):
+    def add(self, pattern, coef, time, true=None, pred=None):
+        for name, values in zip(self._COLUMNS, (coef, time, true, pred, pattern)):
             if values is not None:
                 self._columns[name].append(np.array(values, copy=True))
 
@@ -68,38 +152,14 @@ class _Voter:
         dtype = np.float64 if name == "coef" else np.int64
         return np.concatenate(parts).astype(dtype, copy=False) if parts else np.empty(0, dtype)
 
-    @property
-    def rows(self):
-        """The patterns of every update, stacked (None before the first update)."""
-        if not self._blocks:
-            return None
-        if len(self._blocks) > 1:
-            self._blocks = [_stack(self._blocks)]
-        return self._blocks[0]
-
     def to_arrays(self, prefix):
-        arrays = {f"{prefix}{name}": self.column(name) for name in self._COLUMNS}
-        rows = self.rows
-        if is_sparse(rows):
-            csr = rows.tocsr()
-            arrays.update(
-                {
-                    f"{prefix}rows.data": csr.data,
-                    f"{prefix}rows.indices": csr.indices,
-                    f"{prefix}rows.indptr": csr.indptr,
-                    f"{prefix}rows.shape": np.array(csr.shape, dtype=np.int64),
-                }
-            )
-        elif rows is not None:
-            arrays[f"{prefix}rows"] = rows
-        return arrays
+        return {f"{prefix}{name}": self.column(name) for name in self._COLUMNS}
 
     @classmethod
-    def from_arrays(cls, arrays, prefix, *, n_features, n_classes, presented, multinomial, dtype):
+    def from_arrays(cls, arrays, prefix, *, n_patterns, n_classes, presented, multinomial):
         """The voter :meth:`to_arrays` describes, checked against the model it votes in:
-        rows of ``n_features`` features and of the model's ``dtype``, classes below
-        ``n_classes``, update times in order and at most ``presented`` (``ValueError``
-        naming what does not fit)."""
+        patterns below ``n_patterns``, classes below ``n_classes``, update times in
+        order and at most ``presented`` (``ValueError`` naming what does not fit)."""
         voter = cls()
         columns = [np.asarray(arrays[f"{prefix}{name}"]) for name in cls._COLUMNS]
         n = columns[0].shape[0]
@@ -110,74 +170,68 @@ class _Voter:
             or any(c.dtype.kind not in "iu" for c in columns[1:])
         ):
             raise ValueError(f"{where}: the update columns are not 1-D numbers")
-        coef, time, true, pred = columns
+        coef, time, true, pred, pattern = columns
         labelled = n if multinomial else 0
-        if time.shape[0] != n or true.shape[0] != labelled or pred.shape[0] != labelled:
+        if (
+            time.shape[0] != n
+            or pattern.shape[0] != n
+            or true.shape[0] != labelled
+            or pred.shape[0] != labelled
+        ):
             raise ValueError(f"{where}: the columns do not have one entry per update")
         if not np.all(np.isfinite(coef)):
             raise ValueError(f"{where}: update coefficients that are not finite")
         if n and (time[0] < 0 or np.any(np.diff(time) < 0) or time[-1] > presented):
             raise ValueError(f"{where}: update times out of order or beyond {presented}")
         _check_classes(np.concatenate((true, pred)), n_classes, where)
-        if f"{prefix}rows.data" in arrays:
-            shape = np.asarray(arrays[f"{prefix}rows.shape"])
-            if shape.shape != (2,) or shape.dtype.kind not in "iu":
-                raise ValueError(f"{where}: the rows' shape is not two ints")
-            rows = checked_csr(
-                arrays[f"{prefix}rows.data"],
-                arrays[f"{prefix}rows.indices"],
-                arrays[f"{prefix}rows.indptr"],
-                tuple(int(v) for v in shape),
-            )
-            if not rows.has_canonical_format:  # training rows: sorted, each column once
-                raise ValueError(f"{where}: rows whose column indices are not sorted and unique")
-        else:
-            rows = arrays.get(f"{prefix}rows")
-            if rows is not None:
-                rows = np.asarray(rows)
-                if rows.ndim != 2 or not np.all(np.isfinite(rows)):
-                    raise ValueError(f"{where}: the rows are not a 2-D array of finite floats")
-        if rows is not None and rows.dtype != dtype:
-            raise ValueError(f"{where}: rows of {rows.dtype}, not the model's {dtype}")
-        if rows is not None and rows.shape != (n, n_features):
-            raise ValueError(
-                f"{where}: rows of shape {rows.shape} for {n} updates of {n_features} features"
-            )
+        _check_patterns(pattern, n_patterns, where)
         if n:
-            if rows is None:
-                raise ValueError(f"{where}: {n} updates without their rows")
-            voter.add(rows, coef, time, true if labelled else None, pred if labelled else None)
+            voter.add(pattern, coef, time, true if labelled else None, pred if labelled else None)
         return voter
+
+
+def _check_patterns(pattern, n_patterns, where):
+    """The pattern indices of updates, which the compiled vote indexes by."""
+    if pattern.size and (pattern.min() < 0 or pattern.max() >= n_patterns):
+        raise ValueError(f"{where}: patterns outside 0..{n_patterns - 1}")
 
 
 class VoteRecord:
     """Every update of a voted perceptron, per one-vs-rest neuron or for the
     multinomial model (one shared voter), with the constant input ``bias_input``
-    the updates were made with."""
+    the updates were made with; the patterns they added are kept once, shared by
+    the voters."""
 
     def __init__(self, n_voters, multinomial, bias_input=0.0):
         self.multinomial = bool(multinomial)
         self.bias_input = float(bias_input)
         self.voters = [_Voter() for _ in range(1 if multinomial else n_voters)]
+        self.patterns = _Patterns()
 
-    def add(self, k, rows, coef, time, true=None, pred=None):
-        """Keep voter ``k``'s updates: their patterns (rows), coefficients and times."""
+    def add(self, k, batch, samples, coef, time, true=None, pred=None):
+        """Keep voter ``k``'s updates: rows ``samples`` of ``batch``, with their
+        coefficients and times."""
         if coef.shape[0]:
-            self.voters[k].add(rows, coef, time, true, pred)
+            self.voters[k].add(self.patterns.of(batch, samples), coef, time, true, pred)
+
+    def rows(self, k):
+        """Voter ``k``'s update patterns, one row per update (None before any)."""
+        pattern = self.voters[k].column("pattern")
+        return None if pattern.size == 0 else self.patterns.rows[pattern]
 
     def n_vectors(self):
         """Number of distinct weight vectors of each voter (updates + 1)."""
         return [v.column("coef").shape[0] + 1 for v in self.voters]
 
-    def _inner_products(self, voter, X):
-        """Blocks of test points with their inner products against every update's
-        pattern: ``(start, stop, inner)``, ``inner`` (stop - start, n_updates)."""
-        rows = voter.rows
-        n_updates = 0 if rows is None else rows.shape[0]
-        step = max(1, VOTE_BLOCK_ELEMENTS // max(n_updates, 1))
+    def _inner_products(self, X):
+        """Blocks of test points with their inner products against every pattern:
+        ``(start, stop, inner)``, ``inner`` (stop - start, n_patterns)."""
+        rows = self.patterns.rows
+        n_patterns = 0 if rows is None else rows.shape[0]
+        step = max(1, VOTE_BLOCK_ELEMENTS // max(n_patterns, 1))
         for start in range(0, X.shape[0], step):
             stop = min(start + step, X.shape[0])
-            if n_updates == 0:
+            if n_patterns == 0:
                 yield start, stop, np.zeros((stop - start, 0))
                 continue
             inner = X[start:stop] @ rows.T
@@ -187,35 +241,47 @@ class VoteRecord:
     def decision(self, X, counts, n_classes):
         """Normalised vote: (n_samples, n_voters) in [-1, 1], or (n_samples, n_classes)
         vote shares for the multinomial model. ``counts`` are the presentations each
-        voter has seen, so the last vector survives until the end."""
+        voter has seen, so the last vector survives until the end.
+
+        The inner products of each test point with the distinct patterns come from one
+        matrix product per block; each voter's running scores then cost one addition
+        per update: O(n_patterns * n_features + n_updates) per test point, with at
+        most one pattern per training row however many epochs ran.
+        """
         from .._kernels.votes import binary_vote, multinomial_vote
 
         if len(counts) != len(self.voters):
             raise ValueError(f"{len(counts)} counts for {len(self.voters)} voters")
-        for voter in self.voters:  # what the compiled votes index by
-            rows = voter.rows
-            if rows is not None and rows.shape[1] != X.shape[1]:
-                raise ValueError(f"rows of {X.shape[1]} features; the votes have {rows.shape[1]}")
+        rows = self.patterns.rows
+        if rows is not None and rows.shape[1] != X.shape[1]:
+            raise ValueError(f"rows of {X.shape[1]} features; the votes have {rows.shape[1]}")
+        # what the compiled votes index by
+        for voter in self.voters:
             labels = np.concatenate((voter.column("true"), voter.column("pred")))
             _check_classes(labels, n_classes, "vote record")
+            _check_patterns(voter.column("pattern"), self.patterns.n, "vote record")
         s2 = self.bias_input**2
+        columns = [
+            (v.column("pattern"), v.column("coef"), survival_counts(v.column("time"), c))
+            for v, c in zip(self.voters, counts)
+        ]
         if self.multinomial:
-            voter = self.voters[0]
-            weights = survival_counts(voter.column("time"), counts[0])
-            coef = voter.column("coef")
+            (pattern, coef, weights), voter = columns[0], self.voters[0]
             true, pred = voter.column("true"), voter.column("pred")
             votes = np.zeros((X.shape[0], n_classes))
-            for start, stop, inner in self._inner_products(voter, X):
-                multinomial_vote(inner, coef, coef * s2, true, pred, weights, votes[start:stop])
+            for start, stop, inner in self._inner_products(X):
+                multinomial_vote(
+                    inner, pattern, coef, coef * s2, true, pred, weights, votes[start:stop]
+                )
             return votes / max(weights.sum(), 1.0)
         out = np.zeros((X.shape[0], len(self.voters)))
-        for k, voter in enumerate(self.voters):
-            weights = survival_counts(voter.column("time"), counts[k])
-            coef = voter.column("coef")
-            part = np.empty(X.shape[0])
-            for start, stop, inner in self._inner_products(voter, X):
-                binary_vote(inner, coef, coef * s2, weights, part[start:stop])
-            out[:, k] = part / max(weights.sum(), 1.0)
+        part = np.empty(X.shape[0])
+        for start, stop, inner in self._inner_products(X):
+            for k, (pattern, coef, weights) in enumerate(columns):
+                binary_vote(inner, pattern, coef, coef * s2, weights, part[start:stop])
+                out[start:stop, k] = part[start:stop]
+        for k, (_, _, weights) in enumerate(columns):
+            out[:, k] /= max(weights.sum(), 1.0)
         return out
 
     # ------------------------------------------------------------------ the table
@@ -288,7 +354,7 @@ class VoteRecord:
         if not coef:
             return None, intercept, votes
         W = np.zeros((*shape, n_features))
-        rows = voter.rows
+        rows = self.rows(k)
         if n:
             if is_sparse(rows):
                 csr = rows.tocsr()
@@ -314,13 +380,15 @@ class VoteRecord:
 
     # ------------------------------------------------------------------ plain form
     def to_state(self):
-        """``(meta, arrays)``: JSON-ready facts and the arrays of every voter."""
+        """``(meta, arrays)``: JSON-ready facts, the patterns and every voter's updates."""
         meta = {
             "multinomial": self.multinomial,
             "bias_input": self.bias_input,
             "n_voters": len(self.voters),
         }
         arrays = {}
+        if self.patterns.rows is not None:
+            arrays.update(_rows_to_arrays(self.patterns.rows, "votes.patterns"))
         for k, voter in enumerate(self.voters):
             arrays.update(voter.to_arrays(f"votes.{k}."))
         return meta, arrays
@@ -329,7 +397,11 @@ class VoteRecord:
     def from_state(cls, meta, arrays, n_voters, *, n_features, n_classes, counts, dtype):
         """The record :meth:`to_state` describes, for a model with ``n_voters`` voters of
         ``n_features`` features (rows of ``dtype``) and ``n_classes`` classes that has
-        seen ``counts`` presentations per voter (``ValueError`` if it does not add up)."""
+        seen ``counts`` presentations per voter (``ValueError`` if it does not add up).
+
+        Records written before the patterns were kept once (one row per update, under
+        each voter) read as patterns used once each.
+        """
         multinomial = meta["multinomial"]
         if type(multinomial) is not bool or meta["n_voters"] != n_voters:
             raise ValueError(
@@ -343,15 +415,30 @@ class VoteRecord:
         if counts.shape != (n_voters,):
             raise ValueError(f"{counts.shape[0]} presentation counts for {n_voters} voters")
         record = cls(n_voters, multinomial, float(bias_input))
+        checked = {"n_features": n_features, "dtype": dtype}
+        if any(f"votes.{k}.pattern" not in arrays for k in range(n_voters)):
+            arrays = dict(arrays)  # the former layout: each voter's rows, one per update
+            for k in range(n_voters):
+                where = f"vote record 'votes.{k}.'"
+                rows = _checked_rows(arrays, f"votes.{k}.rows", where=where, **checked)
+                n = np.asarray(arrays[f"votes.{k}.coef"]).shape[0]
+                if (0 if rows is None else rows.shape[0]) != n:
+                    raise ValueError(f"{where}: {n} updates without one row each")
+                arrays[f"votes.{k}.pattern"] = np.arange(record.patterns.n, record.patterns.n + n)
+                if n:
+                    record.patterns.add(rows)
+        else:
+            rows = _checked_rows(arrays, "votes.patterns", where="vote record", **checked)
+            if rows is not None:
+                record.patterns.add(rows)
         record.voters = [
             _Voter.from_arrays(
                 arrays,
                 f"votes.{k}.",
-                n_features=n_features,
+                n_patterns=record.patterns.n,
                 n_classes=n_classes,
                 presented=int(counts[k]),
                 multinomial=multinomial,
-                dtype=dtype,
             )
             for k in range(n_voters)
         ]
