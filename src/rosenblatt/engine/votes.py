@@ -119,6 +119,13 @@ class _Patterns:
             self.add(batch.X[new])
         return index[samples]
 
+    def __getstate__(self):  # which rows of a live batch are kept only matters in training
+        return {"_blocks": self._blocks, "n": self.n}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._index = weakref.WeakKeyDictionary()
+
     def add(self, rows):
         self._blocks.append(rows)
         self.n += rows.shape[0]
