@@ -103,14 +103,25 @@ def _builders():
     """``{kind: build() -> (unfitted model, X, y)}``: small data, fixed seeds."""
     import pandas as pd
     import scipy.sparse as sp
+    from sklearn.compose import ColumnTransformer
+    from sklearn.decomposition import PCA, TruncatedSVD
     from sklearn.feature_extraction.text import (
         CountVectorizer,
         HashingVectorizer,
         TfidfTransformer,
         TfidfVectorizer,
     )
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import FeatureUnion, make_pipeline
+    from sklearn.preprocessing import (
+        MaxAbsScaler,
+        MinMaxScaler,
+        Normalizer,
+        OneHotEncoder,
+        PolynomialFeatures,
+        RobustScaler,
+        StandardScaler,
+    )
 
     from rosenblatt import (
         AveragedPerceptron,
@@ -126,6 +137,19 @@ def _builders():
     X2, y2, X3, y3 = _datasets()
     docs, target, names = _texts()
     fast = {"max_iter": 10, "random_state": 0}
+    frame = pd.DataFrame(X2, columns=["alpha", "beta", "gamma", "delta"])
+    frame["colour"] = np.array(["red", "green", "blue"])[np.arange(len(frame)) % 3]
+    gaps = X2.copy()
+    gaps[::6, 1] = np.nan
+    columns = ColumnTransformer(
+        [
+            ("colour", OneHotEncoder(handle_unknown="ignore"), ["colour"]),
+            ("scaled", make_pipeline(SimpleImputer(), StandardScaler()), ["alpha", "beta"]),
+            ("robust", RobustScaler(), [2]),
+        ],
+        remainder="passthrough",
+    )
+    union = FeatureUnion([("pca", PCA(2)), ("robust", RobustScaler()), ("same", "passthrough")])
 
     def kernel(prediction, X, y):
         return lambda: (KernelPerceptron(prediction=prediction, max_iter=3, random_state=0), X, y)
@@ -196,6 +220,20 @@ def _builders():
             y2,
         ),
         "string-labels": lambda: (Perceptron(**fast), X2, np.array(["ham", "spam"])[y2]),
+        # the scikit-learn preprocessing before a classifier (persistence._PREPROCESSING_RULES)
+        "polynomial": lambda: (make_pipeline(PolynomialFeatures(2), Perceptron(**fast)), X2, y2),
+        "columns-frame": lambda: (make_pipeline(columns, Perceptron(**fast)), frame, y2),
+        "imputer-pca": lambda: (
+            make_pipeline(SimpleImputer(strategy="median"), PCA(3), Perceptron(**fast)),
+            gaps,
+            y2,
+        ),
+        "text-svd": lambda: (
+            make_pipeline(TfidfVectorizer(), TruncatedSVD(5, random_state=0), Perceptron(**fast)),
+            docs,
+            target,
+        ),
+        "union": lambda: (make_pipeline(union, AveragedPerceptron(**fast)), X2, y2),
     }
 
 
@@ -285,8 +323,11 @@ def _encode_data(X, expected):
         arrays["csr_shape"] = np.array(X.shape)
     elif isinstance(X, list):
         arrays["texts"] = np.array(X, dtype=str)
-    elif hasattr(X, "columns"):
-        arrays["frame"], arrays["columns"] = X.to_numpy(), np.array(X.columns, dtype=str)
+    elif hasattr(X, "columns"):  # column by column: a column of str is no object array
+        arrays["columns"] = np.array(X.columns, dtype=str)
+        for k, name in enumerate(X.columns):
+            column = X[name].to_numpy()
+            arrays[f"column{k}"] = column.astype(str) if column.dtype == object else column
     else:
         arrays["X"] = np.asarray(X)
     expected = np.asarray(expected)
@@ -303,10 +344,13 @@ def _decode_data(npz):
         return sp.csr_matrix(parts, shape=tuple(npz["csr_shape"])), npz["expected"]
     if "texts" in npz:
         return npz["texts"].tolist(), npz["expected"]
-    if "frame" in npz:
+    if "columns" in npz:
         import pandas as pd
 
-        return pd.DataFrame(npz["frame"], columns=npz["columns"].tolist()), npz["expected"]
+        names = npz["columns"].tolist()
+        columns = [npz[f"column{k}"] for k in range(len(names))]
+        columns = [c.astype(object) if c.dtype.kind == "U" else c for c in columns]
+        return pd.DataFrame(dict(zip(names, columns))), npz["expected"]
     return npz["X"], npz["expected"]
 
 
@@ -797,8 +841,10 @@ def _options(owner, name):
 
 @operator("param-choice", VALUE, lambda s: s.kind == "string" and s.role == "param")
 def _param_choice(edit, site, rng):
-    owner = _node_at(edit.tree, site.path[:-2]).get("class")
-    choices = [v for v in _options(owner, site.name) if v != site.node]
+    owner = _node_at(edit.tree, site.path[:-2])
+    if not isinstance(owner, dict) or owner.get("$") != "estimator":
+        return None  # a str inside a parameter's value (a column name), not the value
+    choices = [v for v in _options(owner["class"], site.name) if v != site.node]
     if not choices:
         return None
     value = rng.choice(choices)
@@ -987,6 +1033,8 @@ def _list_duplicate(edit, site, rng):
 # lists whose items may come in any order as long as they stay paired: a calibrated
 # classifier's folds (each fold's classifier with its calibrator)
 _FOLDS = ("estimators_", "calibrators_")
+# and a FeatureUnion's transformers: in another order, another valid union of the same data
+_UNION_PARTS = ("transformer_list",)
 
 
 @operator("list-swap-items", STRICT, _listing(2))
@@ -996,7 +1044,8 @@ def _list_swap(edit, site, rng):
     if items[i] == items[j]:
         return None
     items[i], items[j] = items[j], items[i]
-    return f"swapped items {i} and {j}", VALUE if site.path[-1] in _FOLDS else STRICT
+    valid = site.path[-1] in (*_FOLDS, *_UNION_PARTS)
+    return f"swapped items {i} and {j}", VALUE if valid else STRICT
 
 
 # the steps that take numbers and give as many (any number of them, in any order, is a
@@ -1005,6 +1054,7 @@ _PREPROCESSING = (
     "StandardScaler",
     "MinMaxScaler",
     "MaxAbsScaler",
+    "RobustScaler",
     "Normalizer",
     "TfidfTransformer",
     "TfDfTransformer",

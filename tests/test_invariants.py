@@ -17,6 +17,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from forging import forge
@@ -448,15 +449,35 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
 
     docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"] * 3
     labels = [1, 0, 1, 0] * 3
+    from sklearn.compose import ColumnTransformer
+    from sklearn.decomposition import PCA, TruncatedSVD
     from sklearn.feature_extraction.text import (
         HashingVectorizer,
         TfidfTransformer,
         TfidfVectorizer,
     )
-    from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, Normalizer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import FeatureUnion
+    from sklearn.preprocessing import (
+        MaxAbsScaler,
+        MinMaxScaler,
+        Normalizer,
+        OneHotEncoder,
+        PolynomialFeatures,
+        RobustScaler,
+    )
 
     from rosenblatt import CentroidClassifier, LinearProgramClassifier
     from rosenblatt.text import TfDfTransformer
+
+    frame = pd.DataFrame({"colour": ["red", "blue"] * 20, "a": X2[:, 0], "b": X2[:, 1]})
+    columns = ColumnTransformer(
+        [("colour", OneHotEncoder(), ["colour"]), ("a", RobustScaler(), ["a"])],
+        remainder="passthrough",  # fitted: a FunctionTransformer
+    )
+    union = FeatureUnion(
+        [("pca", PCA(1)), ("svd", TruncatedSVD(1)), ("poly", PolynomialFeatures(2))]
+    )
 
     models = [
         Perceptron(max_iter=5).fit(X3, Y3),
@@ -474,10 +495,22 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
         make_pipeline(HashingVectorizer(n_features=64), TfidfTransformer(), Perceptron()).fit(
             docs, labels
         ),
+        make_pipeline(columns, Perceptron()).fit(frame, Y2),
+        make_pipeline(SimpleImputer(), union, Perceptron()).fit(X2, Y2),
     ]
+
+    def parts(model):  # the model and the estimators it holds, at any depth
+        yield model
+        held = [step for _, step in getattr(model, "steps", [])]
+        held += [part for _, part, _ in getattr(model, "transformers_", [])]
+        held += [part for _, part in getattr(model, "transformer_list", [])]
+        for part in held:
+            if not isinstance(part, str):
+                yield from parts(part)
+
     seen = set()
     for model in models:
-        for part in [model, *(step for _, step in getattr(model, "steps", []))]:
+        for part in parts(model):
             key = next(k for k in REGISTRY if _resolve(k) is type(part))
             names = {name for name in vars(part) if _is_fitted_name(name)}
             names |= set(FITTED_PROPERTIES.get(key, ()))

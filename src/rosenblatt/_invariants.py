@@ -130,6 +130,43 @@ def checked_csr(data, indices, indptr, shape):
     return csr
 
 
+def _is_index(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+
+
+def is_column_selector(value) -> bool:
+    """A column selector a model file may hold: a column name or index, or a list (or
+    tuple) of names or of indices; never a callable, a slice or a mask."""
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return all(isinstance(v, str) for v in items) or all(_is_index(v) for v in items)
+
+
+def column_indices(selector, n_features, names=None) -> list:
+    """The indices of the input columns ``selector`` picks (see :func:`is_column_selector`).
+
+    Raises
+    ------
+    ValueError
+        If it is no such selector, names a column that ``names`` (the fitted
+        ``feature_names_in_``, or None) does not hold, or an index past ``n_features``.
+    """
+    if not is_column_selector(selector):
+        raise ValueError("must select columns by name or index (a str, an int or a list)")
+    items = selector if isinstance(selector, (list, tuple)) else [selector]
+    if items and isinstance(items[0], str):
+        if names is None:
+            raise ValueError("selects columns by name, but the model has no feature_names_in_")
+        position = {name: k for k, name in enumerate(names)}
+        unknown = [name for name in items if name not in position]
+        if unknown:
+            raise ValueError(f"selects columns the input does not have: {unknown!r:.80}")
+        return [position[name] for name in items]
+    beyond = [int(k) for k in items if not -n_features <= k < n_features]
+    if beyond:
+        raise ValueError(f"selects columns {beyond!r:.80} beyond the {n_features} of the input")
+    return [int(k) % n_features for k in items]
+
+
 # ---------------------------------------------------------------------- what a file may name
 _LINEAR_PARAMETERS = (
     "class_weight early_stopping eta fit_intercept intercept_scaling max_iter multi_class "
@@ -175,11 +212,42 @@ PARAMETERS = {
         "sklearn.preprocessing.MinMaxScaler": "clip copy feature_range",
         "sklearn.preprocessing.MaxAbsScaler": "clip copy",
         "sklearn.preprocessing.Normalizer": "copy norm",
+        "sklearn.preprocessing.RobustScaler": (
+            "copy quantile_range unit_variance with_centering with_scaling"
+        ),
+        "sklearn.preprocessing.PolynomialFeatures": "degree include_bias interaction_only order",
+        "sklearn.preprocessing.OneHotEncoder": (
+            "categories drop dtype feature_name_combiner handle_unknown max_categories "
+            "min_frequency sparse_output"
+        ),
+        "sklearn.preprocessing.FunctionTransformer": (
+            "accept_sparse check_inverse feature_names_out func inv_kw_args inverse_func "
+            "kw_args validate"
+        ),
+        "sklearn.impute.SimpleImputer": (
+            "add_indicator copy fill_value keep_empty_features missing_values strategy"
+        ),
+        "sklearn.decomposition.PCA": (
+            "copy iterated_power n_components n_oversamples power_iteration_normalizer "
+            "random_state svd_solver tol whiten"
+        ),
+        "sklearn.decomposition.TruncatedSVD": (
+            "algorithm n_components n_iter n_oversamples power_iteration_normalizer "
+            "random_state tol"
+        ),
+        "sklearn.compose.ColumnTransformer": (
+            "n_jobs remainder sparse_threshold transformer_weights transformers verbose "
+            "verbose_feature_names_out"
+        ),
+        "sklearn.pipeline.FeatureUnion": (
+            "n_jobs transformer_list transformer_weights verbose verbose_feature_names_out"
+        ),
     }.items()
 }
 
 _EPOCHS = "n_iter_ n_mistakes_ mistakes_per_epoch_ converged_"
 _INPUT = "n_features_in_ feature_names_in_"
+_COMPONENTS = "components_ explained_variance_ explained_variance_ratio_ singular_values_"
 _LINEAR_FITTED = f"{_INPUT} classes_ intercept_scaling_ training_state_ coef_ intercept_ {_EPOCHS}"
 # The fitted attributes each class may have (those it sets in fit; a fitted model has
 # all that its invariants require): any other name is refused, as above.
@@ -213,6 +281,19 @@ FITTED = {
         ),
         "sklearn.preprocessing.MaxAbsScaler": f"{_INPUT} n_samples_seen_ max_abs_ scale_",
         "sklearn.preprocessing.Normalizer": _INPUT,
+        "sklearn.preprocessing.RobustScaler": f"{_INPUT} center_ scale_",
+        "sklearn.preprocessing.PolynomialFeatures": f"{_INPUT} n_output_features_",
+        "sklearn.preprocessing.OneHotEncoder": f"{_INPUT} categories_ drop_idx_",
+        "sklearn.preprocessing.FunctionTransformer": _INPUT,
+        "sklearn.impute.SimpleImputer": f"{_INPUT} statistics_ indicator_",
+        "sklearn.decomposition.PCA": (
+            f"{_INPUT} {_COMPONENTS} mean_ n_components_ n_samples_ noise_variance_"
+        ),
+        "sklearn.decomposition.TruncatedSVD": f"{_INPUT} {_COMPONENTS}",
+        "sklearn.compose.ColumnTransformer": (
+            f"{_INPUT} transformers_ sparse_output_ output_indices_"
+        ),
+        "sklearn.pipeline.FeatureUnion": "",  # its transformers hold the fitted state
     }.items()
 }
 
@@ -251,12 +332,14 @@ class _Checker:
         shape=None,
         kinds="f",
         finite=True,
+        missing=False,
         low=None,
         positive=False,
         increasing=False,
     ):
         """The array ``name`` (or ``value``), checked: dimensions, shape (None entries
-        free), dtype kinds, finite, ``>= low``, ``> 0``, non-decreasing."""
+        free), dtype kinds, finite (``missing``: NaN allowed, as the mark of a missing
+        value, infinities never), ``>= low``, ``> 0``, non-decreasing (NaN ignored)."""
         array = self.values.get(name) if value is None else value
         if not isinstance(array, np.ndarray):
             self.fail(name, f"must be an array; it is a {type(array).__name__}")
@@ -271,18 +354,24 @@ class _Checker:
             wanted = tuple("any" if n is None else n for n in shape)
             self.fail(name, f"must have shape {wanted}; it has shape {array.shape}")
         if array.dtype.kind in "fiu" and array.size:
-            if finite and array.dtype.kind == "f" and not np.all(np.isfinite(array)):
-                self.fail(name, "holds values that are not finite (NaN or infinity)")
-            if low is not None and np.min(array) < low:
+            if missing and array.dtype.kind == "f":
+                if np.any(np.isinf(array)):
+                    self.fail(name, "holds infinite values")
+                present = array[~np.isnan(array)]
+            else:
+                present = array
+                if finite and array.dtype.kind == "f" and not np.all(np.isfinite(array)):
+                    self.fail(name, "holds values that are not finite (NaN or infinity)")
+            if low is not None and present.size and np.min(present) < low:
                 self.fail(name, f"holds values below {low}")
-            if positive and np.min(array) <= 0:
+            if positive and present.size and np.min(present) <= 0:
                 self.fail(name, "holds values that are not positive")
-            if increasing and np.any(np.diff(array) < 0):
+            if increasing and np.any(np.diff(present) < 0):
                 self.fail(name, "is not sorted in increasing order")
         return array
 
-    def integer(self, name, low=0, high=_MAX_INDEX) -> int:
-        value = self.values.get(name)
+    def integer(self, name, low=0, high=_MAX_INDEX, *, value=None) -> int:
+        value = self.values.get(name) if value is None else value
         if (
             not isinstance(value, (int, np.integer))
             or isinstance(value, (bool, np.bool_))
@@ -320,15 +409,25 @@ class _Checker:
 
     def classes(self, name="classes_"):
         """Class labels: 1-D, at least two, sorted and distinct (as ``np.unique`` gives)."""
-        classes = self.array(name, ndim=1, kinds="biufUO")
-        if classes.dtype.kind == "O" and not all(isinstance(c, str) for c in classes):
-            self.fail(name, "holds objects that are not str")
+        classes = self.labels(name)
         if classes.shape[0] < 2:
             self.fail(name, f"must hold at least two classes; it holds {classes.shape[0]}")
-        ordered = np.all(classes[1:] > classes[:-1])
-        if not ordered:
-            self.fail(name, "must hold distinct labels in sorted order")
         return classes
+
+    def labels(self, name, *, value=None, missing=False):
+        """Distinct labels in sorted order, as ``np.unique`` gives them: numbers or str
+        (``missing``: a float NaN may come last, where ``np.unique`` puts it)."""
+        labels = self.array(name, value=value, ndim=1, kinds="biufUO", missing=missing)
+        if labels.dtype.kind == "O" and not all(isinstance(v, str) for v in labels):
+            self.fail(name, "holds objects that are not str")
+        present = labels
+        if missing and labels.dtype.kind == "f" and labels.size:
+            if np.any(np.isnan(labels[:-1])):
+                self.fail(name, "holds NaN elsewhere than last")
+            present = labels[:-1] if np.isnan(labels[-1]) else labels
+        if not np.all(present[1:] > present[:-1]):
+            self.fail(name, "must hold distinct labels in sorted order")
+        return labels
 
     def n_features(self) -> int:
         """``n_features_in_``, and ``feature_names_in_`` (if any) of that length."""
@@ -356,10 +455,26 @@ class _Checker:
         if not agrees:
             self.fail(name, "differs from what the model's training state gives")
 
-    def estimator(self, value, name, keys=None) -> Plain:
+    def estimator(self, value, name, keys=None, role="a classifier of rosenblatt or a pipeline"):
+        """A nested estimator, of one of the classes ``keys`` (its ``role`` in words)."""
         if not isinstance(value, Plain) or (keys is not None and value.key not in keys):
-            what = "an estimator" if keys is None else "a classifier of rosenblatt or a pipeline"
+            what = "an estimator" if keys is None else role
             self.fail(name, f"must be {what}; it is {_what(value)}")
+        return value
+
+    def columns(self, name, selector, n_features, names=None) -> list:
+        """The input columns a column selector picks, as indices: a column name (of
+        ``feature_names_in_``) or index, or a list of names or of indices."""
+        try:
+            return column_indices(selector, n_features, names)
+        except ValueError as exc:
+            self.fail(name, str(exc))
+
+    def part(self, value, name):
+        """A container's transformer: one rosenblatt stores, or a pipeline of them."""
+        self.estimator(value, name, _PARTS, "a transformer rosenblatt stores")
+        if value.key == _PIPELINE and _final(value).key not in _TRANSFORMERS:
+            self.fail(name, "must be a pipeline of transformers, without a classifier")
         return value
 
 
@@ -716,6 +831,248 @@ def _hashing_vectorizer(c):
     _analyzer(c)  # stateless: its other parameters are persistence.PARAMETER_RULES's
 
 
+def _robust_scaler(c):
+    _flags(c, "with_centering", "with_scaling", "copy", "unit_variance")
+    optional = ("center_",) * (not c.param("with_centering", True))
+    optional += ("scale_",) * (not c.param("with_scaling", True))
+    _per_feature(c, "center_", "scale_", positive=("scale_",), optional=optional)
+
+
+_MAX_DEGREE = 10  # PolynomialFeatures: 11 features of degree 10 are already 352716
+
+
+def polynomial_degrees(degree):
+    """``(min_degree, max_degree)`` of a PolynomialFeatures ``degree`` (an int, or a pair
+    of them), or None when it is no degree a model file may hold."""
+    if _is_index(degree) and 0 <= degree <= _MAX_DEGREE:
+        return 0, int(degree)
+    if (
+        isinstance(degree, (tuple, list))
+        and len(degree) == 2
+        and all(_is_index(d) for d in degree)
+        and 0 <= degree[0] <= degree[1] <= _MAX_DEGREE
+    ):
+        return int(degree[0]), int(degree[1])
+    return None
+
+
+def polynomial_width(n_features, low, high, interaction_only, include_bias) -> int:
+    """How many features PolynomialFeatures makes of ``n_features``, counted as
+    scikit-learn counts them (without listing the monomials)."""
+    if interaction_only:
+        width = sum(math.comb(n_features, d) for d in range(max(1, low), min(high, n_features) + 1))
+    else:
+        width = math.comb(n_features + high, high) - 1
+        if low > 0:
+            width -= math.comb(n_features + low - 1, low - 1) - 1
+    return width + bool(include_bias)
+
+
+def _polynomial_features(c):
+    _flags(c, "interaction_only", "include_bias")
+    degrees = polynomial_degrees(c.param("degree", 2))
+    if degrees is None:
+        c.fail("degree", f"must be an int, or a pair (low, high) of ints, from 0 to {_MAX_DEGREE}")
+    if degrees[1] == 0 and not c.param("include_bias", True):
+        c.fail("degree", "is 0 and include_bias False: no features at all")
+    if not c.fitted("n_features_in_", "n_output_features_"):
+        return
+    width = polynomial_width(
+        c.n_features(), *degrees, c.param("interaction_only", False), c.param("include_bias", True)
+    )
+    if width > _MAX_INDEX:
+        c.fail("n_output_features_", f"would be {width}, more than {_MAX_INDEX} features")
+    c.same("n_output_features_", width)
+
+
+def _components(c, n_features):
+    """A decomposition's ``components_`` (k rows of ``n_features``) and the k finite,
+    non-negative variances and singular values that go with them; k."""
+    k = c.array("components_", shape=(None, n_features)).shape[0]
+    for name in ("explained_variance_", "explained_variance_ratio_", "singular_values_"):
+        c.array(name, shape=(k,), low=0.0)
+    return k
+
+
+def _pca(c):
+    _flags(c, "copy", "whiten")
+    required = ("n_features_in_", "mean_", "n_components_", "n_samples_", "noise_variance_")
+    if not c.fitted(*required, *_COMPONENTS.split()):
+        return
+    n = c.n_features()
+    k = _components(c, n)
+    c.array("mean_", shape=(n,))
+    if c.integer("n_components_") != k:
+        c.fail("n_components_", f"must be {k}, the rows of components_")
+    c.integer("n_samples_", 1)
+    c.number("noise_variance_")
+
+
+def _truncated_svd(c):
+    if not c.fitted("n_features_in_", *_COMPONENTS.split()):
+        return
+    k = _components(c, c.n_features())
+    if k != c.param("n_components", 2):
+        c.fail("components_", f"must have n_components={c.param('n_components', 2)!r:.20} rows")
+
+
+def _one_hot_encoder(c):
+    if not c.fitted("n_features_in_", "categories_"):
+        return
+    n = c.n_features()
+    categories = c.values["categories_"]
+    if not isinstance(categories, list) or len(categories) != n:
+        c.fail("categories_", f"must be a list of one array per feature ({n})")
+    for j, values in enumerate(categories):
+        if c.labels(f"categories_[{j}]", value=values, missing=True).shape[0] == 0:
+            c.fail(f"categories_[{j}]", "holds no category")
+    if c.values.get("drop_idx_") is not None:  # PARAMETER_RULES: drop=None
+        c.fail("drop_idx_", "must be None: a model file keeps encoders that drop nothing")
+
+
+def _simple_imputer(c):
+    _flags(c, "copy", "add_indicator", "keep_empty_features")
+    if not c.fitted("n_features_in_", "statistics_"):
+        return
+    n = c.n_features()
+    statistics = c.array("statistics_", shape=(n,), kinds="fiuO", missing=True)
+    if statistics.dtype.kind == "O" and not all(isinstance(v, str) for v in statistics):
+        c.fail("statistics_", "holds objects that are not str")
+    if c.values.get("indicator_") is not None:  # PARAMETER_RULES: add_indicator=False
+        c.fail("indicator_", "must be None: a model file keeps imputers without indicator")
+
+
+def _function_transformer(c):
+    """Only the identity (``func=None``, PARAMETER_RULES): the fitted form of 'passthrough'."""
+    _flags(c, "validate", "accept_sparse", "check_inverse")
+    for name in ("func", "inverse_func"):
+        if c.param(name) is not None:
+            c.fail(name, "must be None: a model file holds no functions")
+    if c.fitted("n_features_in_"):
+        c.n_features()
+
+
+def _parts(c, name, with_columns):
+    """A container's ``(name, transformer[, columns])`` list: distinct names without
+    '__', each transformer 'drop', 'passthrough' or one rosenblatt stores; the parts."""
+    parts = c.param(name)
+    size = 3 if with_columns else 2
+    if not isinstance(parts, (list, tuple)):
+        c.fail(name, f"must be a list of {size}-tuples")
+    for k, part in enumerate(parts):
+        if not (isinstance(part, (tuple, list)) and len(part) == size and isinstance(part[0], str)):
+            c.fail(
+                f"{name}[{k}]", f"must be a tuple (name, transformer{', columns' * with_columns})"
+            )
+        if not (isinstance(part[1], str) and part[1] in ("drop", "passthrough")):
+            c.part(part[1], f"{name}[{k}]")
+        if with_columns and not is_column_selector(part[2]):
+            c.fail(f"{name}[{k}]", "must select columns by name or index (a str, an int or a list)")
+    names = [part[0] for part in parts]
+    if len(set(names)) != len(names) or any("__" in n or not n for n in names):
+        c.fail(name, "must have distinct, non-empty names without '__'")
+    weights = c.param("transformer_weights")
+    if weights is not None and not (
+        isinstance(weights, dict)
+        and set(weights) <= set(names)
+        and all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights.values())
+    ):
+        c.fail("transformer_weights", "must be None or a dict of its names to finite numbers")
+    return parts
+
+
+def _is_fitted(model) -> bool:
+    """Whether a checked model is fitted (a container: every transformer in it)."""
+    if model.key == _PIPELINE:
+        return all(_is_fitted(step) for _, step in model.params["steps"])
+    if model.key == _UNION:
+        parts = [t for _, t in model.params["transformer_list"] if isinstance(t, Plain)]
+        return all(_is_fitted(t) for t in parts) and "passthrough" not in [
+            t for _, t in model.params["transformer_list"]
+        ]
+    return bool(model.fitted) or not FITTED[model.key]
+
+
+def _column_transformer(c):
+    parts = _parts(c, "transformers", with_columns=True)
+    remainder = c.param("remainder", "drop")
+    if not (isinstance(remainder, str) and remainder in ("drop", "passthrough")):
+        c.part(remainder, "remainder")
+    if not c.fitted("n_features_in_", "transformers_", "sparse_output_", "output_indices_"):
+        return
+    n = c.n_features()
+    names = c.values.get("feature_names_in_")
+    fitted = c.values["transformers_"]
+    if not isinstance(fitted, list) or len(fitted) not in (len(parts), len(parts) + 1):
+        c.fail("transformers_", f"must list the {len(parts)} transformers (and the remainder)")
+    taken, widths = set(), {}
+    for k, entry in enumerate(fitted):
+        where = f"transformers_[{k}]"
+        if not (isinstance(entry, tuple) and len(entry) == 3):
+            c.fail(where, "must be a tuple (name, transformer, columns)")
+        name, transformer, columns = entry
+        given = parts[k] if k < len(parts) else ("remainder", remainder, None)
+        if name != given[0] or (k < len(parts) and columns != given[2]):
+            c.fail(where, f"is not the transformer {given[0]!r:.40} on the columns it was given")
+        indices = c.columns(where, columns, n, names)
+        if k < len(parts):
+            taken.update(indices)
+        elif indices != sorted(set(range(n)) - taken):
+            c.fail(where, "must select exactly the columns no transformer selects")
+        _fitted_part(c, where, given[1], transformer, indices, columns)
+        widths[name] = _entry_width(transformer, indices)
+    if (len(fitted) > len(parts)) != bool(set(range(n)) - taken):
+        c.fail("transformers_", "must end with the remainder exactly when columns remain")
+    c.boolean("sparse_output_")
+    if None not in widths.values():  # where each transformer's output lies, as fit records it
+        start, expected = 0, {}
+        for name, width in widths.items():
+            if width:
+                expected[name] = slice(start, start + width)
+                start += width
+        for name in [part[0] for part in parts] + ["remainder"]:
+            expected.setdefault(name, slice(0, 0))
+        c.same("output_indices_", expected)
+
+
+def _fitted_part(c, where, given, transformer, indices, columns):
+    """The fitted transformer of one ColumnTransformer entry, checked against what the
+    parameters gave and the columns it takes."""
+    if isinstance(given, str) and given == "drop":
+        if transformer != "drop":
+            c.fail(where, "must be 'drop', as the parameters give")
+        return
+    c.part(transformer, where)
+    wanted = _IDENTITY if isinstance(given, str) else given.key
+    if transformer.key != wanted:
+        c.fail(where, f"must be a {wanted.rpartition('.')[2]}, as the parameters give")
+    if not indices:
+        return  # no columns: left unfitted, never called
+    if not _is_fitted(transformer):
+        c.fail(where, "is not fitted")
+    if transformer.key in _VECTORIZERS:
+        if isinstance(columns, (list, tuple)):
+            c.fail(where, "must give its text vectorizer one column (a name or an index)")
+    elif (takes := output_width(transformer, inputs=True)) is not None and takes != len(indices):
+        c.fail(where, f"takes {takes} features but its columns select {len(indices)}")
+
+
+def _entry_width(transformer, indices):
+    """The features one checked ColumnTransformer entry gives (None: it does not say)."""
+    return 0 if transformer == "drop" or not indices else output_width(transformer)
+
+
+def _feature_union(c):
+    parts = _parts(c, "transformer_list", with_columns=False)
+    used = [t for _, t in parts if isinstance(t, Plain)]
+    fitted = [_is_fitted(t) for t in used]
+    if any(fitted) and not (all(fitted) and "passthrough" not in [t for _, t in parts]):
+        c.fail("transformer_list", "holds fitted and unfitted transformers")
+    takes = {w for t in used if (w := output_width(t, inputs=True)) is not None}
+    if len(takes) > 1:
+        c.fail("transformer_list", f"holds transformers that take {sorted(takes)} features")
+
+
 def _pipeline(c):
     steps = c.param("steps")
     if not isinstance(steps, list) or not steps:
@@ -732,8 +1089,14 @@ def _pipeline(c):
         c.fail("steps", "must be transformers followed by one final estimator")
     if any(step.key in _VECTORIZERS for _, step in steps[1:]):
         c.fail("steps", "may turn documents into features only in the first step")
-    if steps[-1][1].key not in _FINAL_STEPS:
-        c.fail("steps", "must end with a classifier of rosenblatt")
+    final = steps[-1][1]
+    if final.key not in _FINAL_STEPS and final.key not in _TRANSFORMERS:
+        c.fail(
+            "steps",
+            "must end with a classifier of rosenblatt (or, inside a container, a transformer)",
+        )
+    if _is_fitted(final) and not all(_is_fitted(step) for _, step in steps):
+        c.fail("steps", "must all be fitted, as the last one is")
     width = None  # what the step before gives: the next one must take that many features
     for k, (_, step) in enumerate(steps):
         takes = output_width(step, inputs=True)
@@ -754,7 +1117,11 @@ def output_width(model: Plain, inputs=False):
     does not say (text in, or a stateless step)."""
     if model.key == _PIPELINE:
         steps = [step for _, step in model.params["steps"]]
-        return output_width(steps[0], inputs=True) if inputs else None
+        if inputs:
+            return output_width(steps[0], inputs=True)
+        return output_width(steps[-1]) if steps[-1].key in _TRANSFORMERS else None
+    if model.key == _UNION:
+        return _union_width(model, inputs)
     values = model.fitted
     if not inputs and "vocabulary_" in values:
         return len(values["vocabulary_"])
@@ -763,7 +1130,48 @@ def output_width(model: Plain, inputs=False):
     if model.key.rpartition(".")[0] == "sklearn.feature_extraction.text" and inputs:
         if "TfidfTransformer" not in model.key:
             return None  # documents in
+    if not inputs and "n_features_in_" in values and model.key in _OUTPUT_WIDTHS:
+        return _OUTPUT_WIDTHS[model.key](model, values)
     return values.get("n_features_in_")
+
+
+def _union_width(model, inputs):
+    """A FeatureUnion takes what each of its transformers takes, and gives them all."""
+    parts = [t for _, t in model.params["transformer_list"] if t != "drop"]
+    takes = {output_width(t, inputs=True) for t in parts if isinstance(t, Plain)} - {None}
+    takes = takes.pop() if takes else None
+    if inputs:
+        return takes
+    widths = [output_width(t) if isinstance(t, Plain) else takes for t in parts]
+    return None if None in widths else sum(widths)
+
+
+def _imputed_width(model, values):
+    statistics = values["statistics_"]
+    if model.params.get("keep_empty_features", False) or statistics.dtype.kind != "f":
+        return statistics.shape[0]
+    return int(np.count_nonzero(~np.isnan(statistics)))  # columns never seen are dropped
+
+
+# What the transformers that change the number of features give (the others give what
+# they take), from their checked fitted state.
+_OUTPUT_WIDTHS = {
+    "sklearn.preprocessing.PolynomialFeatures": lambda m, v: v["n_output_features_"],
+    "sklearn.preprocessing.OneHotEncoder": lambda m, v: sum(len(c) for c in v["categories_"]),
+    "sklearn.impute.SimpleImputer": _imputed_width,
+    "sklearn.decomposition.PCA": lambda m, v: v["components_"].shape[0],
+    "sklearn.decomposition.TruncatedSVD": lambda m, v: v["components_"].shape[0],
+    "sklearn.compose.ColumnTransformer": lambda m, v: _column_width(v),
+}
+
+
+def _column_width(values):
+    n, names = values["n_features_in_"], values.get("feature_names_in_")
+    widths = [
+        _entry_width(transformer, column_indices(columns, n, names))
+        for _, transformer, columns in values["transformers_"]
+    ]
+    return None if None in widths else sum(widths)
 
 
 # Each class a model file may hold, by its registry key and its role in a model, and what
@@ -793,8 +1201,20 @@ _TRANSFORMER_INVARIANTS = {  # features in, features out
     "sklearn.preprocessing.MinMaxScaler": _min_max_scaler,
     "sklearn.preprocessing.MaxAbsScaler": _max_abs_scaler,
     "sklearn.preprocessing.Normalizer": _normalizer,
+    "sklearn.preprocessing.RobustScaler": _robust_scaler,
+    "sklearn.preprocessing.PolynomialFeatures": _polynomial_features,
+    "sklearn.preprocessing.OneHotEncoder": _one_hot_encoder,
+    "sklearn.preprocessing.FunctionTransformer": _function_transformer,
+    "sklearn.impute.SimpleImputer": _simple_imputer,
+    "sklearn.decomposition.PCA": _pca,
+    "sklearn.decomposition.TruncatedSVD": _truncated_svd,
+    # containers: transformers of their own, whose parts are _PARTS
+    "sklearn.compose.ColumnTransformer": _column_transformer,
+    "sklearn.pipeline.FeatureUnion": _feature_union,
 }
 _PIPELINE = "sklearn.pipeline.Pipeline"
+_UNION = "sklearn.pipeline.FeatureUnion"
+_IDENTITY = "sklearn.preprocessing.FunctionTransformer"  # what fit makes of 'passthrough'
 INVARIANTS = {
     **_CLASSIFIER_INVARIANTS,
     _PIPELINE: _pipeline,
@@ -808,6 +1228,8 @@ _CLASSIFIERS = tuple(k for k in _FINAL_STEPS if not k.endswith("CalibratedClassi
 )
 _VECTORIZERS = tuple(_VECTORIZER_INVARIANTS)
 _TRANSFORMERS = _VECTORIZERS + tuple(_TRANSFORMER_INVARIANTS)
+# what a ColumnTransformer or FeatureUnion may hold: a transformer, or a pipeline of them
+_PARTS = (*_TRANSFORMERS, _PIPELINE)
 
 
 def check_model(model: Plain) -> None:

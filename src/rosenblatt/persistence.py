@@ -27,8 +27,8 @@ The model is stored from its parameters and its fitted state, never from its
   state of the engine (a class of :data:`STATE_REGISTRY`) as its ``to_state()``
   gives it: JSON facts and named arrays, rebuilt with ``from_state()``;
 - values: JSON numbers, strings, booleans, null and lists; ``float`` (nan and
-  infinities), ``tuple``, ``dict`` (keys of any of these kinds), ``scalar`` (a
-  numpy scalar), ``dtype`` and ``dtype_type``, ``ndarray`` (an archive member; an
+  infinities), ``tuple``, ``slice`` (of ints), ``dict`` (keys of any of these kinds),
+  ``scalar`` (a numpy scalar), ``dtype`` and ``dtype_type``, ``ndarray`` (an archive member; an
   object array of ``str``, such as the ``feature_names_in_`` of a DataFrame or
   string labels from pandas, is stored as a unicode array with ``"strings":
   "object"`` and comes back as an object array of ``str``), ``sparse`` (the CSR
@@ -64,6 +64,7 @@ import numpy as np
 from ._config import CALIBRATION_METHODS
 from ._files import write_atomically
 from ._invariants import (
+    _MAX_DEGREE,
     FITTED,
     INVARIANTS,
     PARAMETERS,
@@ -71,7 +72,11 @@ from ._invariants import (
     Plain,
     check_model,
     checked_csr,
+    column_indices,
+    is_column_selector,
     is_sparse,
+    polynomial_degrees,
+    polynomial_width,
 )
 from .exceptions import ModelFileError
 
@@ -112,6 +117,51 @@ STATE_REGISTRY = (
 # public fitted attributes and restored through the property's setter.
 FITTED_PROPERTIES = {
     "sklearn.feature_extraction.text.TfidfVectorizer": ("idf_",),
+}
+
+
+def _polynomial_degrees(model):
+    n = model.n_features_in_
+    model._min_degree, model._max_degree = polynomial_degrees(model.degree)
+    model._n_out_full = polynomial_width(
+        n, 0, model._max_degree, model.interaction_only, model.include_bias
+    )
+
+
+def _encoder_groups(model):
+    n = len(model.categories_)
+    model._infrequent_enabled = False  # min_frequency and max_categories are None
+    model._infrequent_indices = model._default_to_infrequent_mappings = [None] * n
+    model._drop_idx_after_grouping = None  # drop is None
+    model._n_features_outs = [len(categories) for categories in model.categories_]
+
+
+def _imputer_dtypes(model):
+    model._fit_dtype = model._fill_dtype = model.statistics_.dtype
+
+
+def _column_selection(model):
+    names = getattr(model, "feature_names_in_", None)
+    indices = {
+        name: column_indices(columns, model.n_features_in_, names)
+        for name, _, columns in model.transformers_
+    }
+    model._columns = [columns for _, _, columns in model.transformers]
+    remaining = model.transformers_[-1][2] if "remainder" in indices else []
+    indices.setdefault("remainder", [])
+    model._transformer_to_input_indices = indices
+    model._remainder = ("remainder", model.remainder, remaining)
+
+
+# Private attributes that scikit-learn's transform reads, which fit derives from the
+# public fitted state and the parameters: derived again, the same way, after loading (a
+# model file stores public state only, and these are never read from it).
+_DERIVED_STATE = {
+    "sklearn.preprocessing.PolynomialFeatures": _polynomial_degrees,
+    "sklearn.preprocessing.OneHotEncoder": _encoder_groups,
+    "sklearn.impute.SimpleImputer": _imputer_dtypes,
+    "sklearn.decomposition.PCA": lambda model: setattr(model, "_fit_svd_solver", model.svd_solver),
+    "sklearn.compose.ColumnTransformer": _column_selection,
 }
 
 # Parameters that are training callbacks (progress bars, traces, live plots),
@@ -231,6 +281,187 @@ def _number_dtype(value):
 
 _BOOLEAN = _rule(lambda value: type(value) is bool, "True or False")
 _NORM = _one_of("l2", "l1", None)
+
+
+def _real_in(lo, hi, none=False):
+    def test(value):
+        return (none and value is None) or (
+            _is_real(value) and not isinstance(value, bool) and lo <= value <= hi
+        )
+
+    return _rule(test, f"{'None or ' if none else ''}a number from {lo} to {hi}")
+
+
+def _is_estimator(value):
+    """An estimator: built (saving; the Writer stores only registered ones) or decoded
+    (loading; _invariants checks its role)."""
+    return isinstance(value, Plain) or (
+        hasattr(value, "get_params") and not isinstance(value, type)
+    )
+
+
+def _is_part(value):
+    return (type(value) is str and value in ("drop", "passthrough")) or _is_estimator(value)
+
+
+def _parts(with_columns):
+    """A container's list of ``(name, transformer[, columns])`` tuples, plain values."""
+    size = 3 if with_columns else 2
+
+    def test(value):
+        return isinstance(value, (list, tuple)) and all(
+            isinstance(part, (list, tuple))
+            and len(part) == size
+            and _is_word(part[0])
+            and _is_part(part[1])
+            and (not with_columns or is_column_selector(part[2]))
+            for part in value
+        )
+
+    columns = ", columns" if with_columns else ""
+    return _rule(
+        test,
+        f"a list of (name, transformer{columns}) tuples, each transformer 'drop', "
+        "'passthrough' or one rosenblatt stores"
+        + (
+            ", the columns a name or an index or a list of names or of indices (not a "
+            "callable, a slice or a mask)"
+            if with_columns
+            else ""
+        ),
+    )
+
+
+def _weights(value):
+    return value is None or (
+        isinstance(value, dict)
+        and all(_is_word(k) and _is_real(v) and not isinstance(v, bool) for k, v in value.items())
+    )
+
+
+def _missing_value(value):
+    return (
+        value is None
+        or _is_word(value)
+        or _is_real(value)
+        or (type(value) is float and math.isnan(value))
+    )
+
+
+_NUMBER_DTYPE = _rule(_number_dtype, "a numpy float or int dtype")
+_SEED = _int_in(0, 2**32 - 1, none=True)
+_JOBS = _int_in(-_MAX_INDEX, _MAX_INDEX, none=True)
+_WEIGHTS = _rule(_weights, "None or a dict of transformer names to numbers")
+_POWER_NORMALIZER = _one_of("auto", "QR", "LU", "none")
+# The scikit-learn preprocessing a model may hold before its classifier: plain values only
+# (no functions, no category or column lists given as arrays), and only the options whose
+# fitted state a model file keeps (no infrequent categories, no dropped category, no
+# missing-value indicator).
+_PREPROCESSING_RULES = {
+    "sklearn.preprocessing.RobustScaler": {
+        "with_centering": _BOOLEAN,
+        "with_scaling": _BOOLEAN,
+        "quantile_range": _rule(
+            lambda v: (
+                isinstance(v, (tuple, list))
+                and len(v) == 2
+                and all(_is_real(q) and not isinstance(q, bool) for q in v)
+                and 0 <= v[0] <= v[1] <= 100
+            ),
+            "a pair (low, high) of numbers with 0 <= low <= high <= 100",
+        ),
+        "copy": _BOOLEAN,
+        "unit_variance": _BOOLEAN,
+    },
+    "sklearn.preprocessing.PolynomialFeatures": {
+        "degree": _rule(
+            lambda v: polynomial_degrees(v) is not None,
+            f"an int, or a pair (low, high) of ints, from 0 to {_MAX_DEGREE}",
+        ),
+        "interaction_only": _BOOLEAN,
+        "include_bias": _BOOLEAN,
+        "order": _one_of("C", "F"),
+    },
+    "sklearn.preprocessing.OneHotEncoder": {
+        "categories": _one_of("auto"),
+        "drop": _one_of(None),
+        "sparse_output": _BOOLEAN,
+        "dtype": _NUMBER_DTYPE,
+        "handle_unknown": _one_of("error", "ignore", "warn", "infrequent_if_exist"),
+        "min_frequency": _one_of(None),
+        "max_categories": _one_of(None),
+        "feature_name_combiner": _one_of("concat"),
+    },
+    "sklearn.preprocessing.FunctionTransformer": {  # the identity: fitted 'passthrough'
+        "func": _one_of(None),
+        "inverse_func": _one_of(None),
+        "validate": _BOOLEAN,
+        "accept_sparse": _BOOLEAN,
+        "check_inverse": _BOOLEAN,
+        "feature_names_out": _one_of(None, "one-to-one"),
+        "kw_args": _one_of(None),
+        "inv_kw_args": _one_of(None),
+    },
+    "sklearn.impute.SimpleImputer": {
+        "missing_values": _rule(_missing_value, "None, nan, a number or a str"),
+        "strategy": _one_of("mean", "median", "most_frequent", "constant"),
+        "fill_value": _rule(
+            lambda v: v is None or _is_word(v) or _is_real(v), "None, a number or a str"
+        ),
+        "copy": _BOOLEAN,
+        "add_indicator": _one_of(False),
+        "keep_empty_features": _BOOLEAN,
+    },
+    "sklearn.decomposition.PCA": {
+        "n_components": _rule(
+            lambda v: (
+                v is None
+                or (type(v) is str and v == "mle")
+                or (_is_int(v) and 0 <= v <= _MAX_INDEX)
+                or (_is_real(v) and 0 < v < 1)
+            ),
+            "None, 'mle', an int or a float between 0 and 1",
+        ),
+        "copy": _BOOLEAN,
+        "whiten": _BOOLEAN,
+        "svd_solver": _one_of("auto", "full", "covariance_eigh", "arpack", "randomized"),
+        "tol": _real_in(0, math.inf),
+        "iterated_power": _rule(
+            lambda v: (type(v) is str and v == "auto") or (_is_int(v) and 0 <= v <= _MAX_INDEX),
+            "'auto' or an int",
+        ),
+        "n_oversamples": _int_in(1, _MAX_INDEX),
+        "power_iteration_normalizer": _POWER_NORMALIZER,
+        "random_state": _SEED,
+    },
+    "sklearn.decomposition.TruncatedSVD": {
+        "n_components": _int_in(1, _MAX_INDEX),
+        "algorithm": _one_of("arpack", "randomized"),
+        "n_iter": _int_in(0, _MAX_INDEX),
+        "n_oversamples": _int_in(1, _MAX_INDEX),
+        "power_iteration_normalizer": _POWER_NORMALIZER,
+        "random_state": _SEED,
+        "tol": _real_in(0, math.inf),
+    },
+    "sklearn.compose.ColumnTransformer": {
+        "transformers": _parts(with_columns=True),
+        "remainder": _rule(
+            lambda v: _is_part(v), "'drop', 'passthrough' or a transformer rosenblatt stores"
+        ),
+        "sparse_threshold": _real_in(0, 1),
+        "n_jobs": _JOBS,
+        "transformer_weights": _WEIGHTS,
+        "verbose": _BOOLEAN,
+        "verbose_feature_names_out": _BOOLEAN,
+    },
+    "sklearn.pipeline.FeatureUnion": {
+        "transformer_list": _parts(with_columns=False),
+        "n_jobs": _JOBS,
+        "transformer_weights": _WEIGHTS,
+        "verbose": _BOOLEAN,
+        "verbose_feature_names_out": _BOOLEAN,
+    },
+}
 _VECTORIZER_RULES = {
     "input": _one_of("content"),
     "encoding": _rule(_codec, "the name of a text encoding (codecs.lookup), 40 chars at most"),
@@ -275,7 +506,8 @@ _IDF_RULES = {
 
 # The values a model file may give the parameters of the classes that read text: a
 # crafted value could make predict read other files (input="filename"), hang (a
-# catastrophic token_pattern) or exhaust memory. Loading refuses any other value, and
+# catastrophic token_pattern) or exhaust memory; and of the preprocessing before a
+# classifier (_PREPROCESSING_RULES). Loading refuses any other value, and
 # any parameter of these classes not listed unless it has the constructor's default;
 # saving refuses the same models, so that no file is written that would not load.
 # {class: {parameter: (test(value) -> bool, allowed values in words)}}
@@ -298,7 +530,14 @@ PARAMETER_RULES = {
         "n_jobs": _int_in(-_MAX_INDEX, _MAX_INDEX, none=True),
         "ensemble": _one_of(True, False, "auto"),
     },
+    **_PREPROCESSING_RULES,
 }
+
+
+_UNSAFE_WHY = (
+    "they could make predict read other files, hang, run out of memory or run code, or "
+    "need fitted state that a model file does not keep"
+)
 
 
 def _unsafe_parameter(key, cls, params):
@@ -393,13 +632,24 @@ def _type_name(value) -> str:
     return f"{kind.__module__}.{kind.__qualname__}"
 
 
+def _storable_classes() -> str:
+    """The classes of :data:`REGISTRY` by name, rosenblatt's then scikit-learn's."""
+    names = {"rosenblatt": set(), "scikit-learn": set()}
+    for key in REGISTRY:
+        package = "rosenblatt" if key.startswith("rosenblatt.") else "scikit-learn"
+        names[package].add(key.rpartition(".")[2])
+    return "; ".join(f"from {p}, {', '.join(sorted(n))}" for p, n in names.items())
+
+
 def _refuse(value, where, why=""):
     raise TypeError(
         f"Cannot save {where}: a {_type_name(value)} {why}is not something a rosenblatt "
-        "model file may hold (no pickle: only numbers, strings, lists, tuples, dicts, numpy "
-        "arrays of non-object dtype or object arrays of str, scipy sparse matrices, numpy "
-        "random states, the training states of rosenblatt.engine and the classes in "
-        "rosenblatt.persistence.REGISTRY). Convert it to one of those before saving."
+        "model file may hold. It holds numbers, strings, lists, tuples, dicts, numpy arrays "
+        "(of dtype object only when they hold str), scipy sparse matrices, numpy random "
+        f"states and the classes of rosenblatt.persistence.REGISTRY: {_storable_classes()}. "
+        "Convert it to one of those before saving. Pickle-based tools (pickle, joblib, "
+        "skops with untrusted types) store anything, but never load a file of theirs that "
+        "someone else wrote: loading it can run any code."
     )
 
 
@@ -418,25 +668,27 @@ class _Writer:
         self._open.add(id(obj))
         try:
             given = obj.get_params(deep=False)
-            params = {}
             for name, value in given.items():
                 if name in CALLBACK_PARAMETERS:
-                    params[name] = None  # a training callback, not part of the model
                     continue
                 if callable(value) and not isinstance(value, type):
                     raise TypeError(_callable_parameter(obj, name, value, where))
-                params[name] = self.value(value, f"{where}.{name}")
+            # before encoding: a rule says best what is wrong (a callable column selector)
             unsafe = _unsafe_parameter(key, type(obj), given)
             if unsafe is not None:
                 name, allowed = unsafe
                 raise ValueError(
                     f"Cannot save {where}: its parameter {name}={given[name]!r:.100} is "
                     f"not one a rosenblatt model file may hold (allowed: {allowed}), because "
-                    "loading refuses other values of it: they could make predict read other "
-                    "files, hang or run out of memory. Set it to an allowed value "
-                    f"(set_params({name}=...)), fit again and save; see "
+                    f"loading refuses other values of it: {_UNSAFE_WHY}. Set it to an "
+                    f"allowed value (set_params({name}=...)), fit again and save; see "
                     "rosenblatt.persistence.PARAMETER_RULES."
                 )
+            params = {
+                # a training callback is not part of the model
+                name: None if name in CALLBACK_PARAMETERS else self.value(value, f"{where}.{name}")
+                for name, value in given.items()
+            }
             _check_fitted_parts(obj, key, where)
             fitted = {
                 name: self.value(value, f"{where}.{name}")
@@ -502,6 +754,11 @@ class _Writer:
             return {"$": "dict", "items": items}
         if type(value) is np.ndarray:
             return self.array(value, where)
+        if type(value) is slice:  # where a ColumnTransformer's parts lie in its output
+            return {
+                "$": "slice",
+                "items": [self._slice_end(v, where) for v in (value.start, value.stop, value.step)],
+            }
         if isinstance(value, np.generic):
             if value.dtype.kind not in _SCALAR_KINDS:
                 _refuse(value, where, f"of dtype {value.dtype} ")
@@ -535,6 +792,11 @@ class _Writer:
         if key is not None:
             return self.estimator(value, key, f"{where} ({type(value).__name__})")
         _refuse(value, where)
+
+    def _slice_end(self, value, where):
+        if value is not None and type(value) is not int:
+            _refuse(value, where, "in a slice ")
+        return value
 
     def _dtype_name(self, dtype, where):
         if dtype.kind not in _ARRAY_KINDS or dtype.fields is not None:
@@ -683,6 +945,8 @@ class _Reader:
             setattr(built, name, self._built(value))
         for name, value in model.properties.items():
             setattr(built, name, self._built(value))
+        if model.fitted and model.key in _DERIVED_STATE:
+            _DERIVED_STATE[model.key](built)
         return built
 
     def _built(self, value):
@@ -707,6 +971,15 @@ class _Reader:
             return float(_choose(node["value"], ("nan", "inf", "-inf")))
         if kind == "tuple":
             return tuple(self.value(v) for v in node["items"])
+        if kind == "slice":
+            ends = node["items"]
+            if not (
+                isinstance(ends, list)
+                and len(ends) == 3
+                and all(v is None or (type(v) is int and abs(v) <= _MAX_INDEX) for v in ends)
+            ):
+                raise ValueError(f"a slice of {ends!r:.60}: not three ints or nulls")
+            return slice(*ends)
         if kind == "dict":
             return {self.value(k): self.value(v) for k, v in node["items"]}
         if kind == "scalar":
@@ -1304,8 +1577,8 @@ def _read(path, build):
             raise _fail(
                 path,
                 f"the file gives the {what}, which rosenblatt does not load (allowed: "
-                f"{allowed}; other values could make predict read other files, hang or run "
-                "out of memory: see rosenblatt.persistence.PARAMETER_RULES)",
+                f"{allowed}; other values {_UNSAFE_WHY.removeprefix('they ')}: see "
+                "rosenblatt.persistence.PARAMETER_RULES)",
                 "only load model files written by rosenblatt.save; if you wrote this one, "
                 "set that parameter to an allowed value, fit again and save",
             ) from None
