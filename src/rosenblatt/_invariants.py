@@ -838,19 +838,19 @@ def _robust_scaler(c):
     _per_feature(c, "center_", "scale_", positive=("scale_",), optional=optional)
 
 
-_MAX_DEGREE = 10  # PolynomialFeatures: 11 features of degree 10 are already 352716
+MAX_POLYNOMIAL_DEGREE = 10  # PolynomialFeatures: 11 features of degree 10 are already 352716
 
 
 def polynomial_degrees(degree):
     """``(min_degree, max_degree)`` of a PolynomialFeatures ``degree`` (an int, or a pair
     of them), or None when it is no degree a model file may hold."""
-    if _is_index(degree) and 0 <= degree <= _MAX_DEGREE:
+    if _is_index(degree) and 0 <= degree <= MAX_POLYNOMIAL_DEGREE:
         return 0, int(degree)
     if (
         isinstance(degree, (tuple, list))
         and len(degree) == 2
         and all(_is_index(d) for d in degree)
-        and 0 <= degree[0] <= degree[1] <= _MAX_DEGREE
+        and 0 <= degree[0] <= degree[1] <= MAX_POLYNOMIAL_DEGREE
     ):
         return int(degree[0]), int(degree[1])
     return None
@@ -872,7 +872,10 @@ def _polynomial_features(c):
     _flags(c, "interaction_only", "include_bias")
     degrees = polynomial_degrees(c.param("degree", 2))
     if degrees is None:
-        c.fail("degree", f"must be an int, or a pair (low, high) of ints, from 0 to {_MAX_DEGREE}")
+        c.fail(
+            "degree",
+            f"must be an int, or a pair (low, high) of ints, from 0 to {MAX_POLYNOMIAL_DEGREE}",
+        )
     if degrees[1] == 0 and not c.param("include_bias", True):
         c.fail("degree", "is 0 and include_bias False: no features at all")
     if not c.fitted("n_features_in_", "n_output_features_"):

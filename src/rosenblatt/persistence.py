@@ -64,20 +64,19 @@ import numpy as np
 from ._config import CALIBRATION_METHODS
 from ._files import write_atomically
 from ._invariants import (
-    _MAX_DEGREE,
     FITTED,
     INVARIANTS,
+    MAX_POLYNOMIAL_DEGREE,
     PARAMETERS,
     BrokenInvariant,
     Plain,
     check_model,
     checked_csr,
-    column_indices,
     is_column_selector,
     is_sparse,
     polynomial_degrees,
-    polynomial_width,
 )
+from ._sklearn_derived import DERIVED_STATE
 from .exceptions import ModelFileError
 
 __all__ = [
@@ -119,50 +118,6 @@ FITTED_PROPERTIES = {
     "sklearn.feature_extraction.text.TfidfVectorizer": ("idf_",),
 }
 
-
-def _polynomial_degrees(model):
-    n = model.n_features_in_
-    model._min_degree, model._max_degree = polynomial_degrees(model.degree)
-    model._n_out_full = polynomial_width(
-        n, 0, model._max_degree, model.interaction_only, model.include_bias
-    )
-
-
-def _encoder_groups(model):
-    n = len(model.categories_)
-    model._infrequent_enabled = False  # min_frequency and max_categories are None
-    model._infrequent_indices = model._default_to_infrequent_mappings = [None] * n
-    model._drop_idx_after_grouping = None  # drop is None
-    model._n_features_outs = [len(categories) for categories in model.categories_]
-
-
-def _imputer_dtypes(model):
-    model._fit_dtype = model._fill_dtype = model.statistics_.dtype
-
-
-def _column_selection(model):
-    names = getattr(model, "feature_names_in_", None)
-    indices = {
-        name: column_indices(columns, model.n_features_in_, names)
-        for name, _, columns in model.transformers_
-    }
-    model._columns = [columns for _, _, columns in model.transformers]
-    remaining = model.transformers_[-1][2] if "remainder" in indices else []
-    indices.setdefault("remainder", [])
-    model._transformer_to_input_indices = indices
-    model._remainder = ("remainder", model.remainder, remaining)
-
-
-# Private attributes that scikit-learn's transform reads, which fit derives from the
-# public fitted state and the parameters: derived again, the same way, after loading (a
-# model file stores public state only, and these are never read from it).
-_DERIVED_STATE = {
-    "sklearn.preprocessing.PolynomialFeatures": _polynomial_degrees,
-    "sklearn.preprocessing.OneHotEncoder": _encoder_groups,
-    "sklearn.impute.SimpleImputer": _imputer_dtypes,
-    "sklearn.decomposition.PCA": lambda model: setattr(model, "_fit_svd_solver", model.svd_solver),
-    "sklearn.compose.ColumnTransformer": _column_selection,
-}
 
 # Parameters that are training callbacks (progress bars, traces, live plots),
 # never part of a model: they are saved as None.
@@ -376,7 +331,7 @@ _PREPROCESSING_RULES = {
     "sklearn.preprocessing.PolynomialFeatures": {
         "degree": _rule(
             lambda v: polynomial_degrees(v) is not None,
-            f"an int, or a pair (low, high) of ints, from 0 to {_MAX_DEGREE}",
+            f"an int, or a pair (low, high) of ints, from 0 to {MAX_POLYNOMIAL_DEGREE}",
         ),
         "interaction_only": _BOOLEAN,
         "include_bias": _BOOLEAN,
@@ -945,8 +900,8 @@ class _Reader:
             setattr(built, name, self._built(value))
         for name, value in model.properties.items():
             setattr(built, name, self._built(value))
-        if model.fitted and model.key in _DERIVED_STATE:
-            _DERIVED_STATE[model.key](built)
+        if model.fitted and model.key in DERIVED_STATE:
+            DERIVED_STATE[model.key](built)
         return built
 
     def _built(self, value):
