@@ -42,7 +42,7 @@ def test_stream_defaults_to_five_epochs_and_memory_to_the_api_max_iter(tmp_path,
     path, X, y = noisy_csv
     streamed = _train(path, "-m", tmp_path / "s.rbl", "--stream", "--chunk-size", "64")
     assert re.search(r"epochs\s+│\s+5\s", streamed)
-    assert "the last of epochs=5 epochs" in " ".join(streamed.split())
+    assert "the last of --max-iter=5 epochs" in " ".join(streamed.split())
     memory = _train(path, "-m", tmp_path / "m.rbl")
     # noisy data: the API's stop rule (tol) ends training well before max_iter, silently
     epochs = int(re.search(r"epochs\s+│\s+(\d+)\s", memory).group(1))

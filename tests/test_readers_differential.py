@@ -325,7 +325,7 @@ def test_python_and_compiled_parsers_agree(tmp_path, monkeypatch):
 EXPECTED_ERRORS = {  # some cases and what their error says (the rest: see test_readers.py)
     ("csv", "ragged"): "line 3: 2 fields, but line 1 has 3",
     ("csv", "first-row-missing"): "line 1, column 2: an empty (missing) value; if line 1 is "
-    "a header, pass header=True (--header)",
+    "a header, pass header=True;",
     ("csv", "unterminated-quote"): "line 2: a quoted field starts on this line and is not closed",
     ("svm", "zero-given-one-based"): "line 2: feature index 0 is below 1",
     ("svm", "continuous-labels"): "line 1: the labels look continuous",

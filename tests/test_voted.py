@@ -291,13 +291,13 @@ def test_summary_scores_a_bounded_sample_of_a_voted_model(noisy_csv, tmp_path, m
     [(updates, n)] = scored
     assert updates > 100  # so that 200 rows would take more than the budget
     assert n == 5_000 // updates and n * updates <= 5_000
-    assert f"on a sample of {n} rows" in result.stdout
+    assert f"on a sample of {n} rows" in result.stderr  # the summary: on standard error
     # the whole training set when it fits, and other models always
     monkeypatch.setattr(train_module, "VOTE_SCORE_PAIRS", 200 * updates)
     scored.clear()
     result = run("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
     assert result.exit_code == 0 and scored == [(updates, 200)]
-    assert "on a sample" not in result.stdout
+    assert "on a sample" not in result.stderr
     scored.clear()
     result = run("train", noisy_csv, "-m", model, "-a", "averaged", "--max-iter", "20")
     assert result.exit_code == 0 and scored == [(0, 200)]
@@ -337,12 +337,14 @@ def test_steps_after_training_show_a_spinner_on_a_terminal_only(noisy_csv, tmp_p
     assert result.exit_code == 0, result.output
     assert [m.split()[0] for m in shown] == ["saving", "scoring"], shown
     assert "saving" in terminal.getvalue() and "scoring all 200" in terminal.getvalue()
-    assert "saving" not in result.stdout and "Trained VotedPerceptron" in result.stdout
-    # not a terminal: nothing on standard error
+    assert "saving" not in result.stderr and "Trained VotedPerceptron" in result.stderr
+    assert result.stdout == ""  # train's result is the model file
+    # not a terminal: no spinner, only the summary on standard error
     monkeypatch.setattr(_common, "err_console", Console(stderr=True, force_terminal=False))
     result = run("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "--max-iter", "5")
     assert result.exit_code == 0, result.output
-    assert result.stderr == ""
+    assert "Trained VotedPerceptron" in result.stderr
+    assert "saving" not in result.stderr and "scoring all" not in result.stderr
     # a model without epochs: the one spinner says each step in turn
     terminal = io.StringIO()
     monkeypatch.setattr(_common, "err_console", Console(file=terminal, force_terminal=True))

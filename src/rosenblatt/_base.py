@@ -39,6 +39,7 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
+from ._wording import parameter_name, spelled
 from .engine.driver import Plateau, run_epochs
 from .engine.orders import (
     EpochOrders,
@@ -61,14 +62,11 @@ if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
     from .engine.driver import History
 
-_ADVICE = (
-    "The data may not be linearly separable; raise {limit} (--max-iter on the command line), "
-    "or use AveragedPerceptron (--algorithm averaged)."
-)
+_ADVICE = "The data may not be linearly separable; raise {limit}, or use {averaged}."
 # averaged and voted predictions are already the remedy for data that is not separable
 _ADVICE_COMBINED = (
-    "The data may not be linearly separable; raise {limit} (--max-iter on the command line), "
-    "or keep this model: its {kind} prediction does not need convergence."
+    "The data may not be linearly separable; raise {limit}, or keep this model: its {kind} "
+    "prediction does not need convergence."
 )
 
 
@@ -283,8 +281,9 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         """What the ConvergenceWarning suggests (``limit``: the parameter that caps epochs)."""
         if self._averaged or self._voted:
             kind = "averaged" if self._averaged else "voted"
-            return _ADVICE_COMBINED.format(limit=limit, kind=kind)
-        return _ADVICE.format(limit=limit)
+            return _ADVICE_COMBINED.format(limit=parameter_name(limit), kind=kind)
+        averaged = spelled("AveragedPerceptron", "--algorithm averaged")
+        return _ADVICE.format(limit=parameter_name(limit), averaged=averaged)
 
     def _train(
         self,

@@ -2,10 +2,65 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
+from contextlib import contextmanager
 
-__all__ = ["write_atomically"]
+__all__ = ["check_writable", "open_atomically", "write_atomically"]
+
+# why a path cannot be written, as check_writable and write_atomically's errors say it
+_A_FOLDER = "a folder has that name; give a file name"
+_NO_FOLDER = "cannot write there: no folder {}; create it first, or give another path"
+_NOT_A_FOLDER = "cannot write there: {} is not a folder; give another path"
+_READ_ONLY = "cannot write there: {} is not writable; give a path in a folder you can write to"
+
+
+def check_writable(path, *, folder=False) -> None:
+    """Raise the error that writing ``path`` would raise, without writing anything.
+
+    Commands call it on their outputs before they read any data, so a typing mistake
+    fails at once instead of after the training. A file needs an existing, writable
+    folder and must not be a folder itself; a ``folder`` (created with its parents
+    when written) needs to be a writable folder, or its nearest existing parent to be
+    one. Permissions are asked of the system (``os.access``), which grants a
+    superuser every folder on a writable file system.
+
+    Raises
+    ------
+    OSError
+        ``FileNotFoundError``, ``IsADirectoryError``, ``NotADirectoryError`` or
+        ``PermissionError``, whose ``filename`` is ``path`` and whose ``strerror``
+        says what to do.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rosenblatt._files import check_writable
+    >>> folder = tempfile.mkdtemp()
+    >>> check_writable(os.path.join(folder, "model.rbl"))
+    >>> check_writable(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: [Errno 21] a folder has that name; give a file name: '...'
+    >>> check_writable(os.path.join(folder, "new", "report"), folder=True)
+    """
+    path = os.fspath(path)
+    if folder:
+        existing = os.path.abspath(path)
+        while not os.path.exists(existing):  # written with os.makedirs: parents and all
+            existing = os.path.dirname(existing)
+        if not os.path.isdir(existing):
+            raise NotADirectoryError(errno.ENOTDIR, _NOT_A_FOLDER.format(existing), path)
+        directory = existing
+    else:
+        if os.path.isdir(path):
+            raise IsADirectoryError(errno.EISDIR, _A_FOLDER, path)
+        directory = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(errno.ENOENT, _NO_FOLDER.format(directory), path)
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise PermissionError(errno.EACCES, _READ_ONLY.format(directory), path)
 
 
 def write_atomically(path, data: bytes) -> None:
@@ -28,6 +83,31 @@ def write_atomically(path, data: bytes) -> None:
     >>> oct(os.stat(path).st_mode & 0o777) == oct(0o666 & ~_umask())
     True
     """
+    with open_atomically(path) as handle:
+        handle.write(data)
+
+
+@contextmanager
+def open_atomically(path):
+    """A binary file to write ``path`` with, bit by bit, appearing whole or not at all.
+
+    What :func:`write_atomically` does for bytes at hand, for output written as it
+    is made (``rosenblatt predict -o``): the temporary file replaces ``path`` when
+    the ``with`` block ends; an error in the block removes it and leaves ``path``
+    untouched.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> from rosenblatt._files import open_atomically
+    >>> path = os.path.join(tempfile.mkdtemp(), "labels.txt")
+    >>> with open_atomically(path) as handle:
+    ...     _ = handle.write(b"1\\n")
+    ...     os.path.exists(path)
+    False
+    >>> open(path, "rb").read()
+    b'1\\n'
+    """
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     try:
@@ -39,7 +119,7 @@ def write_atomically(path, data: bytes) -> None:
     try:
         os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -48,7 +128,7 @@ def write_atomically(path, data: bytes) -> None:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
-        if isinstance(exc, OSError):
+        if isinstance(exc, OSError) and exc.filename in (tmp, path, None):
             raise _about(exc, path) from None
         raise
     _fsync_directory(directory)
@@ -58,9 +138,9 @@ def _about(exc: OSError, path) -> OSError:
     """The error of a write, naming the file asked for, not the temporary file behind it."""
     why = exc.strerror or str(exc)
     if isinstance(exc, FileNotFoundError):
-        why = f"cannot write there: no folder {os.path.dirname(os.path.abspath(path))}"
+        why = _NO_FOLDER.format(os.path.dirname(os.path.abspath(path)))
     elif isinstance(exc, IsADirectoryError) or os.path.isdir(path):
-        why = "a folder has that name; give a file name"
+        why = _A_FOLDER
     return type(exc)(exc.errno, why, path)
 
 

@@ -36,6 +36,7 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
+from ._wording import parameter_name, spelled
 from .engine.driver import Plateau, run_epochs
 from .engine.dual import (
     DualState,
@@ -61,10 +62,15 @@ _KERNEL_PARAMS = {
     "precomputed": (),
 }
 _MB = 1024 * 1024
-_ADVICE = (
-    "The data may not be separable in the kernel's feature space; raise max_iter (--max-iter on "
-    "the command line), or try another kernel (or gamma)."
-)
+
+
+def _advice():
+    """What the ConvergenceWarning suggests, in the caller's words (:mod:`._wording`)."""
+    return (
+        "The data may not be separable in the kernel's feature space; raise "
+        f"{parameter_name('max_iter')}, or try another {spelled('kernel', '--kernel')} "
+        f"(or {spelled('gamma', '--gamma')})."
+    )
 
 
 def _kernel_can_grow(estimator):
@@ -486,7 +492,7 @@ default="rbf"
             n_units=Y.shape[0],
             max_epochs=max_epochs,
             owner=type(self).__name__,
-            advice=_ADVICE,
+            advice=_advice(),
             credit=None if partial else state.credit,
             on_epoch=self.on_epoch,
             warn=not partial,

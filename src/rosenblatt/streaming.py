@@ -59,6 +59,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from ._wording import spelled
 from .readers import Schema as ChunkIndex
 from .readers import format_of, iter_chunks, read_chunk, scan
 
@@ -631,7 +632,8 @@ def train_stream(
 
     if algorithm not in STREAM_ALGORITHMS:
         raise ValueError(
-            f"--stream trains the online algorithms {', '.join(STREAM_ALGORITHMS)}; "
+            f"{spelled('train_stream', '--stream')} trains the online algorithms "
+            f"{', '.join(STREAM_ALGORITHMS)}; "
             f"{algorithm!r} needs the whole data set in memory"
         )
     cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 import traceback
+from contextlib import contextmanager
 
 import numpy as np
 import typer
@@ -18,11 +20,26 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException
 
+from .._wording import command_line
 from ..exceptions import DataFileError, ModelFileError
 
+
+class _Console(Console):
+    """A rich console that leaves a closed pipe to :class:`ErrorHandlingGroup` (rich's own
+    answer is exit status 1)."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
+# Standard output carries a command's result (labels, scores, reports, tables asked for);
+# standard error everything else: progress, notes, summaries of what was done, errors.
 # Pipes and CI logs get a readable width instead of rich's 80-column fallback.
-console = Console(width=None if sys.stdout.isatty() else 120, highlight=False)
-err_console = Console(stderr=True, highlight=False, soft_wrap=True)
+console = _Console(width=None if sys.stdout.isatty() else 120, highlight=False)
+err_console = _Console(
+    stderr=True, width=None if sys.stderr.isatty() else 120, highlight=False, soft_wrap=True
+)
 
 # Set to see the traceback of an unexpected error instead of its one-line summary.
 TRACEBACK_ENV = "ROSENBLATT_TRACEBACK"
@@ -48,10 +65,51 @@ def working(message: str):
     return err_console.status(message)
 
 
+@contextmanager
+def erased_on_error(progress):
+    """Run the block; if it fails, ``progress`` (a rich Progress, stopped after the block)
+    leaves no trace, so the error stays the one line on standard error."""
+    try:
+        yield
+    except BaseException:
+        progress.live.transient = True
+        raise
+
+
 def report_error(message: str) -> None:
     """Print one red line to stderr (newlines in the message are folded)."""
     line = " ".join(str(message).split())
     err_console.print(f"[bold red]error:[/] [red]{escape(line)}[/]")
+
+
+class _PipeClosed(Exception):
+    """The reader of an output went away (``rosenblatt predict ... | head``)."""
+
+
+@contextmanager
+def _closed_pipe_passed_up():
+    """A closed pipe as :class:`_PipeClosed`: click answers an ``EPIPE`` itself, with
+    exit status 1, and the group ends quietly with 0 instead."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno != errno.EPIPE:
+            raise
+        raise _PipeClosed() from None
+
+
+def _quiet_after_closed_pipe() -> int:
+    """Point standard output and error at the null device, so the interpreter's last
+    flush of what is still buffered succeeds instead of printing an error; exit status 0."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            fd = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # in-process (tests): no descriptor
+            continue
+        null = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(null, fd)
+        os.close(null)
+    return 0
 
 
 class ErrorHandlingGroup(TyperGroup):
@@ -59,20 +117,38 @@ class ErrorHandlingGroup(TyperGroup):
 
     Typer's own handling prints usage errors in a multi-line panel and other
     errors as a traceback; people running ``rosenblatt`` should get one line
-    that says what is wrong instead.
+    that says what is wrong instead. A closed pipe (``| head``) ends a command
+    quietly with status 0. Messages name options, not the library's parameters
+    (:mod:`rosenblatt._wording`).
     """
+
+    def get_params(self, ctx):
+        return _flags_untyped(super().get_params(ctx))
+
+    def make_context(self, *args, **kwargs):
+        with _closed_pipe_passed_up():  # the help, the version
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with _closed_pipe_passed_up():  # the commands
+            return super().invoke(ctx)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         args = _current_names(sys.argv[1:] if args is None else list(args))
         try:
-            code = super().main(
-                args=args,
-                prog_name=prog_name,
-                complete_var=complete_var,
-                standalone_mode=False,
-                **extra,
-            )
+            with command_line():
+                code = super().main(
+                    args=args,
+                    prog_name=prog_name,
+                    complete_var=complete_var,
+                    standalone_mode=False,
+                    **extra,
+                )
             code = code if isinstance(code, int) else 0
+            if sys.stdout is not None:  # None: started with standard output closed
+                sys.stdout.flush()  # here, not at exit: a pipe closed early fails this flush
+        except (_PipeClosed, BrokenPipeError):
+            code = _quiet_after_closed_pipe()
         except ClickException as exc:
             if type(exc).__name__ == "NoArgsIsHelpError":  # the help text, not an error
                 console.print(exc.format_message(), markup=False, highlight=False)
@@ -103,6 +179,14 @@ class ErrorHandlingGroup(TyperGroup):
         return code
 
 
+def _flags_untyped(params):
+    """``params`` with on/off flags shown as just their names, without typer's ``<bool>``."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""  # an empty type column: the name says it all
+    return params
+
+
 class PlainHelpCommand(TyperCommand):
     """A command whose help reads like a Unix tool's.
 
@@ -112,11 +196,7 @@ class PlainHelpCommand(TyperCommand):
     """
 
     def get_params(self, ctx):
-        params = super().get_params(ctx)  # the help option (-h) joins here
-        for param in params:
-            if getattr(param, "is_flag", False) and param.metavar is None:
-                param.metavar = ""  # an empty type column: the name says it all
-        return params
+        return _flags_untyped(super().get_params(ctx))  # the help option (-h) joins here
 
     def collect_usage_pieces(self, ctx):
         pieces = [self.options_metavar] if self.options_metavar else []
@@ -223,6 +303,8 @@ def load_model(path, *, predicting=False):
     :class:`~rosenblatt._decision.LinearPredictor` (the same predictions, without
     importing scikit-learn, scipy or numba).
     """
+    import warnings
+
     from ..persistence import load, load_predictor, read_manifest
 
     if not os.path.isfile(path):
@@ -230,51 +312,109 @@ def load_model(path, *, predicting=False):
             f"{path}: no such model file; train one with `rosenblatt train DATA --model PATH`"
         )
     model = load_predictor(path) if predicting else load(path)
+    # a model trained on named columns: the commands match a file's columns to them by
+    # name (read_model_input) and hand the model arrays in its order, which scikit-learn
+    # would warn about
+    warnings.filterwarnings("ignore", message="X does not have valid feature names")
     metadata = read_manifest(path).get("metadata") or {}
     return model, metadata if isinstance(metadata, dict) else {}
 
 
-def read_model_input(
-    path, model, metadata, *, label_column=None, zero_based=None, header="auto", format=None
-):
-    """Read a data file for a trained model; the label column may be missing.
+def model_columns(model, metadata):
+    """``(feature names, label name)`` the model was trained on (None where unknown)."""
+    names = metadata.get("feature_names")
+    if names is None:
+        names = getattr(_uncalibrated(model), "feature_names_in_", None)
+        if names is None:
+            names = getattr(final_estimator(model), "feature_names_in_", None)
+    label = metadata.get("label_name")
+    return (None if names is None else [str(n) for n in names]), label
 
-    Checks that the file's kind suits the model (text for a text model,
-    numbers otherwise). svmlight files are read with the model's feature count
+
+def _centres(model) -> bool:
+    """Whether the model subtracts a mean from each feature (which sparse rows cannot take)."""
+    model = _uncalibrated(model)
+    steps = getattr(model, "steps", None)
+    first = steps[0][1] if steps else model
+    return getattr(first, "mean_", None) is not None and getattr(first, "with_mean", True)
+
+
+def read_model_input(
+    path,
+    model,
+    metadata,
+    *,
+    chunk_size=None,
+    label_column=None,
+    zero_based=None,
+    header="auto",
+    format=None,
+):
+    """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
+
+    Yields a :class:`~rosenblatt.readers.Data` per block (the label column may be
+    missing); memory is that of one block, and standard input is read as it comes
+    (:class:`~rosenblatt.readers.Stream`). Checks that the file's kind suits the
+    model (text for a text model, numbers otherwise; dense rows for a model that
+    centres them). A CSV whose header names the model's columns is read by name
+    (in any order; a missing or unexpected column is an error naming it); any
+    other by position. svmlight files are read with the model's feature count
     and, unless ``zero_based`` says otherwise, numbered like the training file
     was; a file that does not fit is refused with what to pass. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
     """
-    from ..io import read_data
-    from ..readers import format_of
+    from .._config import DEFAULT_CHUNK_SIZE
+    from ..readers import STDIN, Stream, format_of, scan, shown_name
 
-    if label_column is None:
-        label_column = metadata.get("label_column")
-
+    chunk_size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
     kind = format_of(path, format)
     if is_text_model(model) != (kind == "text"):
         trained = "text (.tsv)" if is_text_model(model) else "numeric features (.csv/.svm)"
         raise DataFileError(
-            f"{path}: a {kind} file, but the model was trained on {trained}; "
+            f"{shown_name(path)}: a {kind} file, but the model was trained on {trained}; "
             "give the model data of the same kind"
         )
     if kind == "text":
-        return read_data(path, labelled=None, format=kind)
+        yield from Stream(path, chunk_size, format=kind)
+        return
     n_features = getattr(final_estimator(model), "n_features_in_", None)
     if kind == "csv":
-        return read_data(
+        columns, label_name = model_columns(model, metadata)
+        if label_column is None:
+            label_column = metadata.get("label_column")
+        yield from Stream(
             path,
-            labelled=None,
+            chunk_size,
+            format=kind,
             n_features=n_features,
             label_column=label_column,
             header=header,
-            format=kind,
+            columns=columns,
+            label_name=label_name,
+        )
+        return
+    if _centres(model):
+        trained_on = metadata.get("trained_on", "its training file")
+        raise DataFileError(
+            f"{shown_name(path)}: svmlight rows are sparse, but the model was trained on dense "
+            f"rows ({trained_on}) and centres every feature, which sparse rows cannot take; "
+            "give it CSV data like its training file, or retrain it on svmlight data"
         )
     trained = metadata.get("zero_based")
     as_trained = zero_based is None and trained is not None
-    base = trained if as_trained else auto(zero_based)
+    base = trained if as_trained else zero_based
     try:
-        return read_data(path, labelled=None, n_features=n_features, zero_based=base, format=kind)
+        if base is None:  # "auto" needs the whole file: a first pass decides
+            if os.fspath(path) == STDIN:
+                raise DataFileError(
+                    f"{shown_name(path)}: the model does not say whether its svmlight feature "
+                    "indices start at 0 or 1, and standard input cannot be read twice to "
+                    "tell; pass --zero-based or --one-based"
+                )
+            base = scan(
+                path, format=kind, labelled=None, n_features=n_features, zero_based="auto"
+            ).zero_based
+        yield from Stream(path, chunk_size, format=kind, n_features=n_features, zero_based=base)
     except DataFileError as error:
         raise _not_like_training(error, metadata, n_features, as_trained) from None
 

@@ -39,7 +39,7 @@ def _print_version(value: bool) -> None:
     if value:
         from importlib.metadata import version
 
-        console.print(f"rosenblatt {version('rosenblatt')}")
+        console.print(f"rosenblatt {version('rosenblatt')}", markup=False)
         raise typer.Exit()
 
 
@@ -48,6 +48,7 @@ def _root(
     version: bool = typer.Option(
         False,
         "--version",
+        "-V",
         callback=_print_version,
         is_eager=True,
         help="Print the version and exit.",

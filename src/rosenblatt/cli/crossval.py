@@ -8,18 +8,22 @@ from dataclasses import dataclass
 
 import numpy as np
 import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from ._common import (
     auto,
     console,
+    erased_on_error,
+    err_console,
     final_estimator,
     format_option,
     header_option,
     parse_label_column,
+    working,
     zero_based_option,
 )
-from .train import ALGORITHMS, make_estimator, model_for
+from .train import ALGORITHMS, make_estimator, model_for, rows_of
 
 DEFAULT_ALGORITHMS = ("perceptron", "averaged", "voted", "centroid")
 # one shared option object: its default is a list, which ruff (B008) keeps out of signatures
@@ -61,13 +65,16 @@ def cross_validate(
     label_column=None,
     zero_based="auto",
     header="auto",
-    on_algorithm=None,
+    on_fold=None,
     format=None,
+    n_jobs=None,
 ) -> list[FoldScores]:
     """Score each algorithm on the same stratified, shuffled folds of ``data_path``.
 
     Each fold trains the model ``rosenblatt train`` would (text vectorised,
     numeric features standardised unless ``scale`` is False) on the other folds.
+    The fits are independent: ``n_jobs`` runs that many at once (joblib's processes),
+    with the same results.
 
     Parameters
     ----------
@@ -78,21 +85,27 @@ def cross_validate(
         At least 2, and at most the size of the smallest class.
     epochs, eta, seed, scale, label_column, zero_based, header, format
         As for ``rosenblatt train``; ``seed`` also shuffles the folds.
-    on_algorithm : callable(str) or None
-        Called before each algorithm (a progress line).
+    on_fold : callable(str, int, int) or None
+        ``on_fold(algorithm, done, folds)``: with ``done`` 0 for every algorithm once
+        the data are read, then after each fold, in order (a progress counter).
+    n_jobs : int or None, default=None
+        Folds fitted at once (None: one; -1: one per core).
 
     Returns
     -------
     list of FoldScores
+        One per algorithm (each named once); ``seconds``: its folds' fits and scoring,
+        added up.
     """
-    from sklearn.exceptions import ConvergenceWarning
+    from joblib import Parallel, delayed
+    from sklearn.base import clone
     from sklearn.model_selection import StratifiedKFold
-    from sklearn.model_selection import cross_validate as sk_cross_validate
 
     from ..io import read_data
 
     if folds < 2:
         raise ValueError(f"--folds must be at least 2; got {folds}")
+    algorithms = list(dict.fromkeys(algorithms))  # the same algorithm twice: the same scores
     unknown = [a for a in algorithms if a not in ALGORITHMS]
     if unknown:
         raise ValueError(f"unknown algorithm {unknown[0]!r}; choose from {', '.join(ALGORITHMS)}")
@@ -117,27 +130,46 @@ def cross_validate(
             f"{folds} folds; {fix}"
         )
     splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)
+    splits = list(splitter.split(np.zeros(data.n_samples), data.y))  # the labels decide
+    models = [model_for(data, estimator, scale=scale) for estimator in estimators]
+    work = [(a, k) for a in range(len(algorithms)) for k in range(folds)]
+    for algorithm in algorithms:
+        if on_fold is not None:
+            on_fold(algorithm, 0, folds)
+    outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
+        delayed(_fit_and_score)(clone(models[a]), data.X, data.y, *splits[k]) for a, k in work
+    )
+    done = [[] for _ in algorithms]
+    for (a, _), outcome in zip(work, outcomes):
+        done[a].append(outcome)
+        if on_fold is not None:
+            on_fold(algorithms[a], len(done[a]), folds)
     results = []
-    for algorithm, estimator in zip(algorithms, estimators):
-        if on_algorithm is not None:
-            on_algorithm(algorithm)
-        model = model_for(data, estimator, scale=scale)
-        start = time.perf_counter()
-        with warnings.catch_warnings():  # the table counts converged folds instead
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            scores = sk_cross_validate(
-                model, data.X, data.y, cv=splitter, return_estimator=True, error_score="raise"
-            )
-        converged = [getattr(final_estimator(m), "converged_", None) for m in scores["estimator"]]
+    for algorithm, outcome in zip(algorithms, done):
+        accuracy, seconds, converged = zip(*outcome)
         results.append(
             FoldScores(
                 algorithm=algorithm,
-                accuracy=[float(a) for a in scores["test_score"]],
-                seconds=time.perf_counter() - start,
+                accuracy=list(accuracy),
+                seconds=float(sum(seconds)),
                 converged_folds=None if converged[0] is None else int(sum(converged)),
             )
         )
     return results
+
+
+def _fit_and_score(model, X, y, train, test):
+    """One fold: ``(test accuracy, seconds, converged or None)`` of ``model`` fitted on
+    the ``train`` rows (run in a joblib worker when ``n_jobs`` asks for several)."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    start = time.perf_counter()
+    with warnings.catch_warnings():  # the table counts converged folds instead
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        model.fit(rows_of(X, train), y[train])
+    accuracy = float(np.mean(model.predict(rows_of(X, test)) == y[test]))
+    converged = getattr(final_estimator(model), "converged_", None)
+    return accuracy, time.perf_counter() - start, None if converged is None else bool(converged)
 
 
 def score_table(results, folds) -> Table:
@@ -178,21 +210,52 @@ def command(
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
+    n_jobs: int | None = typer.Option(
+        None, "--n-jobs", help="Folds fitted at once, each in its own process (-1: all cores)."
+    ),
 ) -> None:
     """Mean and spread of the test accuracy of each algorithm over the same folds of DATA."""
-    with console.status("cross-validating...") as status:
-        results = cross_validate(
-            data,
-            algorithms=algorithm,
-            folds=folds,
-            epochs=epochs,
-            eta=eta,
-            seed=seed,
-            scale=scale,
-            label_column=parse_label_column(label_column),
-            zero_based=auto(zero_based),
-            header=auto(header),
-            format=data_format,
-            on_algorithm=lambda name: status.update(f"cross-validating {name} ({folds} folds)..."),
-        )
+    # standard error: a spinner while the data are read, then a fold counter per algorithm
+    progress = Progress(
+        TextColumn("[bold]{task.description}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("folds"),
+        TimeElapsedColumn(),
+        console=err_console,
+        transient=False,
+    )
+    tasks = {}
+    reading = working(f"reading {data}...")
+
+    def on_fold(name, done, total):
+        if not tasks:  # the data are read: the counters replace the spinner
+            reading.stop()
+            progress.start()
+        if name not in tasks:
+            tasks[name] = progress.add_task(name, total=total)
+        progress.update(tasks[name], completed=done)
+
+    reading.start()
+    try:
+        with erased_on_error(progress):
+            results = cross_validate(
+                data,
+                algorithms=algorithm,
+                folds=folds,
+                epochs=epochs,
+                eta=eta,
+                seed=seed,
+                scale=scale,
+                label_column=parse_label_column(label_column),
+                zero_based=auto(zero_based),
+                header=auto(header),
+                format=data_format,
+                on_fold=on_fold,
+                n_jobs=n_jobs,
+            )
+    finally:
+        reading.stop()
+        if tasks:
+            progress.stop()
     console.print(score_table(results, folds))

@@ -7,7 +7,8 @@ import os
 import typer
 from rich.table import Table
 
-from ._common import console
+from .._files import check_writable
+from ._common import console, err_console, working
 
 DEFAULT_OUTPUT_DIR = "rosenblatt-report"
 
@@ -40,10 +41,12 @@ def command(
     """Run every algorithm on built-in data, print one comparison table, write a report."""
     from ..demo import run_demo, write_demo_report
 
-    with console.status("Training every algorithm on the built-in data..."):
+    if report:  # a folder that cannot be written fails now, not after the training
+        check_writable(output_dir, folder=True)
+    with working("Training every algorithm on the built-in data..."):
         rows = run_demo()
-    console.print(demo_table(rows))
+    console.print(demo_table(rows))  # the result: standard output
     if report:
-        with console.status("Drawing the figures..."):
+        with working("Drawing the figures..."):
             path = write_demo_report(output_dir, rows)
-        console.print(f"report: {os.path.abspath(path)}")
+        err_console.print(f"report: {os.path.abspath(path)}", markup=False)

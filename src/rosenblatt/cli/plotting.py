@@ -10,9 +10,10 @@ from dataclasses import dataclass
 import typer
 
 from .._config import TEACHING_BIAS_INPUT
+from .._files import check_writable
 from ._common import (
     auto,
-    console,
+    err_console,
     final_estimator,
     format_option,
     header_option,
@@ -125,7 +126,8 @@ def make_plot(
     data_path : str
         Labelled numeric data; two features for the boundary and the animation.
     output : str
-        The file to write; its extension picks the format.
+        The file to write; its extension picks the format. Checked before the data
+        are read: a folder that does not exist or cannot be written fails at once.
     kind : {"boundary", "mistakes", "animation"}, default=None
         None: "animation" for a ``.gif`` output, else "boundary".
     model_path : str, default=None
@@ -158,6 +160,7 @@ def make_plot(
 
     output = os.fspath(output)
     kind = _kind(kind, output)
+    check_writable(output)  # before the data are read and a model trained
     data = read_data(
         data_path,
         label_column=label_column,
@@ -274,4 +277,6 @@ def command(
         format=data_format,
         size=pixels,
     )
-    console.print(f"wrote the {result.kind} plot ({result.model}) to {result.path}")
+    err_console.print(
+        f"wrote the {result.kind} plot ({result.model}) to {result.path}", markup=False
+    )

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
 from contextlib import nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from .._config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from .._files import check_writable
 from ._common import (
     auto,
-    console,
+    erased_on_error,
+    err_console,
     final_estimator,
     format_option,
     header_option,
@@ -220,16 +224,13 @@ def train_streamed(
     file is parsed and after every chunk. ``evaluate``: stream the file once more
     for the training accuracy, except for the voted perceptron, whose vote over
     every update of every row has no bound (``train_accuracy`` None); ``stage`` as
-    for :func:`train`.
+    for :func:`train`. An algorithm that cannot stream, or a ``model_path`` that
+    cannot be written, fails before the file is read.
     """
     from ..persistence import save
     from ..streaming import train_stream
 
-    if algorithm not in ("perceptron", "averaged", "voted"):
-        raise ValueError(
-            f"--stream trains the online algorithms (perceptron, averaged, "
-            f"voted); {algorithm!r} needs the whole data set in memory"
-        )
+    check_writable(model_path)
     stage = stage or _no_stage
     start = time.perf_counter()
     model, summary = train_stream(
@@ -315,6 +316,8 @@ def train(
     Parameters
     ----------
     data_path, model_path : str
+        ``model_path`` is checked before the data are read: a folder that does not
+        exist or cannot be written fails at once.
     algorithm : {"perceptron", "averaged", "voted", "kernel", "centroid", "lp"}
     epochs : int, default=None
         At most this many passes over the data (iterative algorithms; default:
@@ -365,6 +368,7 @@ def train(
     estimator = make_estimator(
         algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options
     )
+    check_writable(model_path)  # a mistyped path fails now, not after the epochs
     data = read_data(
         data_path, label_column=label_column, zero_based=zero_based, header=header, format=format
     )
@@ -405,6 +409,10 @@ def train(
         metadata["zero_based"] = data.zero_based
     if label_column is not None:
         metadata["label_column"] = label_column
+    if data.feature_names is not None:  # predict and evaluate match columns by these names
+        metadata["feature_names"] = list(data.feature_names)
+        metadata["label_name"] = data.schema.header[data.schema.label_index]
+        name_features(model, data.feature_names)
     stage = stage or _no_stage
     with stage(f"saving {model_path}..."):
         save(model, model_path, metadata=metadata)
@@ -466,12 +474,29 @@ def scored_rows(model, n_samples, seed=0):
     return np.sort(np.random.default_rng(seed).choice(n_samples, n_rows, replace=False))
 
 
+def name_features(model, names):
+    """Give a model fitted on an array the ``feature_names_in_`` that fitting on a DataFrame
+    with columns ``names`` gives (on its first step), so that it refuses other columns."""
+    names = np.asarray(names, dtype=object)
+    folds = getattr(model, "estimators_", None) if hasattr(model, "calibrators_") else None
+    for fitted in [model, *(folds or [])]:
+        steps = getattr(fitted, "steps", None)
+        (steps[0][1] if steps else fitted).feature_names_in_ = names
+
+
 def training_accuracy(model, X, y, rows=None):
     """``(accuracy, rows scored)`` of ``model`` on the training data, or on ``rows``."""
     if rows is not None:
-        X = [X[i] for i in rows] if isinstance(X, list) else X[rows]
-        y = y[rows]
-    return float(np.mean(model.predict(X) == y)), len(y)
+        X, y = rows_of(X, rows), y[rows]
+    with warnings.catch_warnings():  # a model given column names (name_features): X is its own
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        return float(np.mean(model.predict(X) == y)), len(y)
+
+
+def rows_of(X, rows):
+    """The ``rows`` (indices) of features read by :func:`rosenblatt.io.read_data`: an
+    array, a sparse matrix or a list of texts."""
+    return [X[i] for i in rows] if isinstance(X, list) else X[rows]
 
 
 def summary_table(result: TrainResult) -> Table:
@@ -546,7 +571,15 @@ def command(
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar or table."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar, table or notes on standard error."
+    ),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help="Print the summary as one JSON object on standard output (the table is not "
+        "shown; the progress and the notes still go to standard error).",
+    ),
     stream: bool = typer.Option(
         False,
         "--stream",
@@ -648,8 +681,8 @@ def command(
     }
     if stream and not quiet:
         result = _fit_with_stream_progress(fit, data, **run_options)
-    elif quiet:  # nothing shown: no training accuracy to measure
-        result = fit(**run_options, evaluate=False)
+    elif quiet:  # nothing shown: no training accuracy to measure, unless asked for JSON
+        result = fit(**run_options, evaluate=as_json)
     elif algorithm not in ITERATIVE:  # no epochs to count: a spinner while it solves
         spinner = working(f"training {algorithm} on {data}...")
         spinner.start()
@@ -664,7 +697,7 @@ def command(
             MofNCompleteColumn(),
             TextColumn("epochs, last epoch: {task.fields[mistakes]} mistakes"),
             TimeElapsedColumn(),
-            console=console,
+            console=err_console,
             transient=False,
         )
         task = progress.add_task("train", total=epochs or 1, mistakes="-", start=False)
@@ -690,18 +723,35 @@ def command(
                 progress.stop()
 
         try:
-            result = fit(
-                **run_options,
-                on_epoch=on_epoch,
-                stage=_steps_after(lambda: stop_bar(trained=True)),
-            )
+            with erased_on_error(progress):
+                result = fit(
+                    **run_options,
+                    on_epoch=on_epoch,
+                    stage=_steps_after(lambda: stop_bar(trained=True)),
+                )
         finally:
             stop_bar()
+    # standard output holds the result, and a model file is all there is unless asked for
+    if as_json:
+        print(json.dumps(summary_json(result)))
     if quiet:
         return
-    console.print(summary_table(result))
+    if not as_json:
+        err_console.print(summary_table(result), soft_wrap=False)  # its title centred
     for note in result.notes:
-        console.print(f"[yellow]note:[/] {note}")
+        err_console.print(f"[yellow]note:[/] {escape(note)}")
+
+
+def summary_json(result: TrainResult) -> dict:
+    """What ``train --json`` prints: every field of ``result`` but the model itself,
+    and the classifier's class name (``estimator``)."""
+    summary = {
+        f.name: jsonable(getattr(result, f.name)) for f in fields(result) if f.name != "model"
+    }
+    summary["estimator"] = type(final_estimator(result.model)).__name__
+    calibrated = hasattr(result.model, "calibrators_")
+    summary["calibrated"] = result.model.method if calibrated else None
+    return summary
 
 
 def _steps_after(stop_training_display):
@@ -726,7 +776,7 @@ def _fit_with_stream_progress(fit, data, **kwargs):
         TextColumn("{task.fields[where]}"),
         TextColumn("{task.fields[speed]}"),
         TimeElapsedColumn(),
-        console=console,
+        console=err_console,
         transient=False,
     )
     size = max(os.path.getsize(data) if os.path.isfile(data) else 0, 1)  # else: the scan says why
@@ -748,9 +798,11 @@ def _fit_with_stream_progress(fit, data, **kwargs):
             )
             return
         n = report.n_samples
-        if not progress.tasks[parse].fields["where"]:  # nothing parsed: a kept cache
-            progress.update(parse, where="none: the kept cache holds the file")
-        progress.update(parse, completed=size)
+        if not state.get("parsed"):  # the parse bar's last word: the rows the scan kept
+            state["parsed"] = True
+            scanned = progress.tasks[parse].fields["where"]  # counts a header row too
+            where = f"{n:,} rows" if scanned else "none: the kept cache holds the file"
+            progress.update(parse, completed=size, where=where)
         progress.update(
             train,
             visible=True,
@@ -781,12 +833,13 @@ def _fit_with_stream_progress(fit, data, **kwargs):
             progress.stop()
 
     try:
-        result = fit(
-            on_epoch=on_epoch,
-            on_progress=on_progress,
-            stage=_steps_after(lambda: stop_bar(trained=True)),
-            **kwargs,
-        )
+        with erased_on_error(progress):  # the parse bar starts before the file is checked
+            result = fit(
+                on_epoch=on_epoch,
+                on_progress=on_progress,
+                stage=_steps_after(lambda: stop_bar(trained=True)),
+                **kwargs,
+            )
     finally:
         stop_bar()
     return result

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 
-from ._common import console
+from ._common import err_console
 
 
 def command() -> None:
@@ -17,7 +17,7 @@ def command() -> None:
     from ..engine.warmup import cache_counts, warm_up
 
     start = time.perf_counter()
-    with console.status("Compiling the training loops...") as status:
+    with err_console.status("Compiling the training loops...") as status:  # not a result
 
         def progress(what, seconds):
             status.update(f"Compiling the training loops... {what} ({seconds:.1f} s)")
@@ -25,7 +25,7 @@ def command() -> None:
         done = warm_up(progress)
     seconds = time.perf_counter() - start
     loaded, compiled = cache_counts()
-    console.print(
+    err_console.print(
         f"{len(done)} variants ready in {seconds:.1f} s: {compiled} compiled loops, "
         f"{loaded} loaded from the cache"
     )

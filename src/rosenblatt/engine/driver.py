@@ -31,7 +31,8 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
+
+from .._wording import parameter_name
 
 __all__ = ["EpochReport", "History", "Plateau", "run_epochs"]
 
@@ -239,9 +240,11 @@ def run_epochs(
     if credit is not None and np.any(trained < end):
         credit(end - trained, presented)
     if warn and not (history.converged or history.stopped_early):
+        from sklearn.exceptions import ConvergenceWarning  # imported here: `trace` needs none
+
         warnings.warn(
-            f"{owner} did not converge: the last of {limit}={max_epochs} {unit.lower()}s still "
-            f"made {history.mistakes_per_epoch[-1]} mistake(s). {advice}",
+            f"{owner} did not converge: the last of {parameter_name(limit)}={max_epochs} "
+            f"{unit.lower()}s still made {history.mistakes_per_epoch[-1]} mistake(s). {advice}",
             ConvergenceWarning,
             stacklevel=_outside_the_package(),
         )

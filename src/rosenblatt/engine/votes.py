@@ -329,9 +329,10 @@ class VoteRecord:
 
         Examples
         --------
+        >>> from rosenblatt.engine.primal import Batch
+        >>> batch = Batch(np.array([[-1.0, -1.0], [1.0, -1.0]]), np.array([0, 1]), np.ones(2))
         >>> record = VoteRecord(1, multinomial=False, bias_input=1.0)
-        >>> record.add(0, np.array([[-1.0, -1.0], [1.0, -1.0]]), np.array([-1.0, 1.0]),
-        ...            np.array([0, 1]))
+        >>> record.add(0, batch, np.array([0, 1]), np.array([-1.0, 1.0]), np.array([0, 1]))
         >>> W, b, c = record.vectors(0, 2, np.array([4]))
         >>> W.tolist(), b.tolist(), c.tolist()
         ([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]], [0.0, -1.0, 0.0], [0.0, 1.0, 3.0])

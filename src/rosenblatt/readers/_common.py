@@ -15,6 +15,7 @@ import zlib
 import numpy as np
 
 from .._config import COMPILED_PARSE_MIN_BYTES, GZIP_COPY_BYTES, GZIP_TEMP_PREFIX, SCAN_BLOCK_BYTES
+from .._wording import spelled
 from ..exceptions import DataFileError
 
 FORMATS = {
@@ -69,6 +70,10 @@ def show(value, limit=60) -> str:
     return repr(value[:limit])
 
 
+# how to name a data's format: in Python, on the command line (see rosenblatt._wording)
+_FORMAT_FIX = ("format='csv' (or 'svmlight', 'tsv')", "--format csv|svmlight|tsv")
+
+
 def data_format(path) -> str:
     """Name the format of a data file from its extension (``.gz`` looks at the one before).
 
@@ -84,8 +89,7 @@ def data_format(path) -> str:
         raise DataFileError(
             f"{name}: unknown data format {ext or '(no extension)'!r}; use "
             f"{', '.join(FORMATS)} (CSV, svmlight/libsvm, or label<TAB>text), optionally "
-            "gzipped (.csv.gz, ...), or name the format: --format csv|svmlight|tsv "
-            "(format= in Python)"
+            f"gzipped (.csv.gz, ...), or name the format: {spelled(*_FORMAT_FIX)}"
         )
     return FORMATS[ext]
 
@@ -101,7 +105,7 @@ def format_of(path, format=None) -> str:
     Traceback (most recent call last):
     ...
     rosenblatt.exceptions.DataFileError: <stdin>: standard input has no extension to tell its \
-format; name it: --format csv|svmlight|tsv (format= in Python)
+format; name it: format='csv' (or 'svmlight', 'tsv')
     """
     if format is not None:
         kind = FORMAT_NAMES.get(str(format).lower())
@@ -113,7 +117,7 @@ format; name it: --format csv|svmlight|tsv (format= in Python)
     if os.fspath(path) == STDIN:
         raise DataFileError(
             f"{STDIN_NAME}: standard input has no extension to tell its format; name it: "
-            "--format csv|svmlight|tsv (format= in Python)"
+            + spelled(*_FORMAT_FIX)
         )
     return data_format(path)
 

@@ -34,6 +34,7 @@ import math
 
 import numpy as np
 
+from .._wording import spelled
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
@@ -192,7 +193,8 @@ class _Scan:
                 raise fail(
                     self.path,
                     line,
-                    f"label_column={self.label_column!r} names a column, but header=False",
+                    f"{spelled(f'label_column={self.label_column!r}', '--label-column')} names a "
+                    f"column, but {spelled('header=False', '--no-header')}",
                     "give the label column's 0-based index, or let line 1 be the header",
                     code="option",
                 )
@@ -366,9 +368,7 @@ class _Scan:
             problem = cell_problem(cell) if j != self.label else None
             if problem:
                 what, fix = problem
-                fix = (f"{fix}; " if fix else "") + (
-                    f"if line {line} is a header, pass header=True (--header)"
-                )
+                fix = (f"{fix}; " if fix else "") + _if_a_header(line)
                 raise fail(self.path, line, what, fix, "header", column=j + 1)
 
     def header_auto(self, cells, line):
@@ -392,24 +392,24 @@ class _Scan:
         if problem is None and not text_label:
             return False
         if all(c and not _fraction(c) for c in cells):
-            why = (
-                f"its label {label!r} is text, where every other label is a number"
-                if problem is None
-                else "it holds names, not numbers"
-            )
-            self.schema.notes.append(
-                f"line {line} read as a header ({_names(cells)}): {why}; pass header=False "
-                "(--no-header) to read it as data"
-            )
+            # a note only where the guess could be wrong: a plain header of names cannot be data
+            if any(_number(c) is not None for c in cells):
+                why = (
+                    f"its label {label!r} is text, where every other label is a number"
+                    if problem is None
+                    else "it holds names, not numbers"
+                )
+                self.schema.notes.append(
+                    f"line {line} read as a header ({_names(cells)}): {why}; pass "
+                    f"{spelled('header=False', '--no-header')} to read it as data"
+                )
             return True
         j, what, fix = problem or (
             self.label,
             f"the label {label!r} is text, where every other label is a number",
             None,
         )
-        fix = f"if line {line} is a header, pass header=True (--header)" + (
-            f"; if not, {fix}" if fix else ""
-        )
+        fix = _if_a_header(line) + (f"; if not, {fix}" if fix else "")
         raise fail(self.path, line, what, fix, "header", column=j + 1)
 
 
@@ -647,6 +647,10 @@ def _locate(schema, text, first_line):
         "the file changed; read it again",
         code="changed",
     )
+
+
+def _if_a_header(line):
+    return f"if line {line} is a header, pass {spelled('header=True', '--header')}"
 
 
 def _names(cells, shown=6):

@@ -25,6 +25,7 @@ import re
 import numpy as np
 
 from .._config import SVMLIGHT_MAX_FEATURES
+from .._wording import spelled
 from . import _labels
 from ._common import NUMERIC_CONTROL, Sizes, compiled, fail, pieces, refuse_control_bytes, show
 from ._store import Labels, Rows, sparse
@@ -61,7 +62,7 @@ def _below(index, base):
     if base == 1 and index == 0:
         return (
             "feature index 0 is below 1, the first index of a one-based file",
-            "pass zero_based=True (--zero-based) if the indices start at 0",
+            f"pass {spelled('zero_based=True', '--zero-based')} if the indices start at 0",
             "index-zero",
         )
     return (
@@ -356,8 +357,8 @@ def _check_feature_count(path, n_features, highest):
             line,
             f"feature index {index} makes {n_features:,} features, more than the {limit:,} "
             f"read without asking (the weights alone would take {8 * n_features / 2**30:.1f} GiB)",
-            f"number the features with smaller indices, or raise the limit: n_features= in "
-            f"Python, {MAX_FEATURES_ENV}={n_features} for the command line",
+            "number the features with smaller indices, or raise the limit: "
+            + spelled(f"n_features={n_features}", f"{MAX_FEATURES_ENV}={n_features}"),
             "index-many",
         )
 
@@ -450,7 +451,7 @@ def _base_note(zero, lowest, said):
     return (
         f"svmlight feature indices read as one-based: no index 0 in the file ({where}); "
         "if the file is zero-based (as scikit-learn's dump_svmlight_file writes by "
-        f"default){hint}, pass zero_based=True (--zero-based)"
+        f"default){hint}, pass {spelled('zero_based=True', '--zero-based')}"
     )
 
 

@@ -1,0 +1,65 @@
+"""Advice in the words of whoever reads it: a parameter in Python, an option on the command line.
+
+Messages that name a fix (an error's remedy, a warning's advice, a reader's note)
+give both spellings once, to :func:`spelled` (or a parameter's name to
+:func:`parameter_name`); the command line's group sets the flag for the length of a
+command (:func:`command_line`), so ``rosenblatt`` says ``--no-header`` where Python
+says ``header=False``, and never both.
+
+A plain module flag rather than a context variable: the warnings of a fit come from
+whatever thread runs the epochs, and one process runs one command.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+
+__all__ = ["command_line", "parameter_name", "spelled"]
+
+#: The command line's option for each parameter a message may name.
+OPTIONS = {
+    "max_iter": "--max-iter",
+    "epochs": "--max-iter",  # fit_stream's name for the epochs: train --stream --max-iter
+    "format": "--format",
+}
+
+_on_command_line = False
+
+
+def spelled(python: str, command_line: str) -> str:
+    """``python`` from the library, ``command_line`` while a ``rosenblatt`` command runs.
+
+    Examples
+    --------
+    >>> spelled("header=False", "--no-header")
+    'header=False'
+    >>> with command_line():
+    ...     spelled("header=False", "--no-header")
+    '--no-header'
+    """
+    return command_line if _on_command_line else python
+
+
+def parameter_name(parameter: str) -> str:
+    """A parameter's name, or its option (:data:`OPTIONS`) on the command line.
+
+    Examples
+    --------
+    >>> parameter_name("max_iter")
+    'max_iter'
+    >>> with command_line():
+    ...     parameter_name("max_iter"), parameter_name("max_rounds")
+    ('--max-iter', 'max_rounds')
+    """
+    return spelled(parameter, OPTIONS.get(parameter, parameter))
+
+
+@contextmanager
+def command_line():
+    """Word messages for the command line while the ``with`` block runs."""
+    global _on_command_line
+    before, _on_command_line = _on_command_line, True
+    try:
+        yield
+    finally:
+        _on_command_line = before

@@ -1,0 +1,314 @@
+"""The command line as a Unix citizen: results on standard output, everything else on
+standard error; a closed pipe ends a command quietly; outputs are checked before any data
+are read; and messages name options on the command line, parameters in Python."""
+
+import json
+import os
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from rosenblatt import Perceptron
+from rosenblatt.cli import app
+from rosenblatt.exceptions import DataFileError
+from rosenblatt.io import read_data
+
+XOR = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,no\n"
+OR = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
+NUMERIC_HEADER = "1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n"  # a header that looks like data
+
+
+def run(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def assert_one_line_error(result, *fragments):
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    assert result.stdout == ""
+
+
+@pytest.fixture
+def files(tmp_path):
+    paths = {}
+    for name, text in (("xor.csv", XOR), ("or.csv", OR), ("numeric.csv", NUMERIC_HEADER)):
+        paths[name] = tmp_path / name
+        paths[name].write_text(text, encoding="utf-8")
+    return paths
+
+
+@pytest.fixture
+def iris_csv(tmp_path):
+    """Iris with its plain header of names (sepal length (cm), ...)."""
+    from sklearn.datasets import load_iris
+
+    path = tmp_path / "iris.csv"
+    load_iris(as_frame=True).frame.to_csv(path, index=False)
+    return path
+
+
+# ---------------------------------------------------------------------- 1. channels
+def test_train_writes_nothing_on_standard_output(files, tmp_path):
+    result = run("train", files["xor.csv"], "-m", tmp_path / "m.rbl", "--max-iter", 3)
+    assert result.exit_code == 0, result.output
+    assert result.stdout == ""
+    err = " ".join(result.stderr.split())
+    assert "3/3 epochs" in err and "Trained Perceptron" in err  # the bar, the table
+    assert "note: Perceptron did not converge" in err  # the warning, as a note
+
+
+def test_train_json_prints_one_object_on_standard_output(files, tmp_path):
+    model = tmp_path / "m.rbl"
+    result = run("train", files["or.csv"], "-m", model, "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)  # the whole of standard output: one object
+    assert summary["model_path"] == str(model) and summary["estimator"] == "Perceptron"
+    assert summary["n_samples"] == 4 and summary["classes"] == ["no", "yes"]
+    assert summary["converged"] is True and summary["train_accuracy"] == 1.0
+    assert summary["epochs"] == len(summary["mistakes_per_epoch"]) and summary["notes"] == []
+    assert "Trained Perceptron" not in result.stderr  # the JSON stands for the table
+    assert "epochs" in result.stderr  # the progress still shows
+    quiet = run("train", files["or.csv"], "-m", model, "--json", "-q")
+    assert quiet.stderr == "" and json.loads(quiet.stdout)["train_accuracy"] == 1.0
+
+
+def test_train_as_a_real_process_keeps_its_channels_apart(iris_csv, tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "rosenblatt", "train", str(iris_csv), "-m", str(tmp_path / "m")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "" and "Trained Perceptron" in done.stderr and "epochs" in done.stderr
+
+
+def test_notes_go_to_standard_error_and_results_to_standard_output(files, tmp_path):
+    inspected = run("inspect", files["numeric.csv"])
+    assert inspected.exit_code == 0, inspected.output
+    assert "note: line 1 read as a header" in " ".join(inspected.stderr.split())
+    assert "read as a header" not in inspected.stdout and "separable" in inspected.stdout
+    png = tmp_path / "b.png"
+    plotted = run("plot", files["or.csv"], "-o", png)
+    assert (
+        plotted.exit_code == 0 and plotted.stdout == "" and "wrote the boundary" in plotted.stderr
+    )
+    traced = run("trace", files["or.csv"])
+    assert "YES" in traced.stdout or "NO" in traced.stdout
+
+
+def test_cross_validate_counts_folds_on_standard_error(files):
+    data = files["or.csv"].parent / "blobs.csv"
+    rng = np.random.RandomState(0)
+    X = np.vstack([rng.randn(15, 2) - 2, rng.randn(15, 2) + 2])
+    np.savetxt(data, np.column_stack([X, np.repeat([0, 1], 15)]), delimiter=",", fmt="%g")
+    result = run("cross-validate", data, "--folds", 3, "-a", "centroid", "-a", "averaged")
+    assert result.exit_code == 0, result.output
+    counters = [line.split() for line in result.stderr.splitlines()]
+    assert [(c[0], c[-3], c[-2]) for c in counters] == [
+        ("centroid", "3/3", "folds"),
+        ("averaged", "3/3", "folds"),
+    ]
+    assert "test accuracy over 3 folds" in result.stdout and "folds 0:" not in result.stdout
+
+
+def test_cross_validate_n_jobs_gives_the_same_scores():
+    from sklearn.datasets import load_iris
+
+    from rosenblatt.cli.crossval import cross_validate
+
+    X, y = load_iris(return_X_y=True)
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"iris-{os.getpid()}.csv")
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%g")
+    try:
+        seen = []
+        options = {"algorithms": ("centroid", "averaged"), "folds": 3, "seed": 1}
+        serial = cross_validate(path, on_fold=lambda *a: seen.append(a), **options)
+        parallel = cross_validate(path, n_jobs=2, **options)
+    finally:
+        os.remove(path)
+    assert [r.accuracy for r in parallel] == [r.accuracy for r in serial]
+    assert seen == [
+        ("centroid", 0, 3),
+        ("averaged", 0, 3),
+        *[("centroid", k, 3) for k in (1, 2, 3)],
+        *[("averaged", k, 3) for k in (1, 2, 3)],
+    ]
+
+
+# ---------------------------------------------------------------------- 2. broken pipes
+@pytest.fixture(scope="module")
+def big(tmp_path_factory):
+    """A model and a file whose labels (200 kB) overflow a pipe's buffer (64 kB)."""
+    folder = tmp_path_factory.mktemp("big")
+    rng = np.random.RandomState(0)
+    X = rng.randn(100_000, 2)
+    data = folder / "big.csv"
+    np.savetxt(data, np.column_stack([X, X[:, 0] > 0]), delimiter=",", fmt=["%.2f"] * 2 + ["%d"])
+    model = folder / "m.rbl"
+    assert run("train", data, "-m", model, "-q", "--max-iter", 2).exit_code == 0
+    return {"data": data, "model": model}
+
+
+def test_a_closed_pipe_ends_a_command_quietly(big):
+    """`rosenblatt predict ... | head -3` exited 1 in half the runs, with nothing said."""
+    line = f"{sys.executable} -m rosenblatt predict -m {big['model']} {big['data']}"
+    for _ in range(3):  # where the pipe closes varies from run to run
+        done = subprocess.run(
+            ["bash", "-c", f"set -o pipefail; {line} | head -3"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert (done.returncode, done.stderr) == (0, ""), done
+        assert len(done.stdout.splitlines()) == 3
+
+
+def test_a_closed_pipe_is_caught_by_the_group(files, monkeypatch):
+    """In-process: a closed pipe met by `print` or by rich's console (which would exit
+    with status 1 on its own) is status 0 and no message."""
+    from rosenblatt.cli._common import _Console
+
+    class ClosedPipe:
+        def write(self, text):
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self):
+            pass
+
+    monkeypatch.setattr("rosenblatt.cli.tracing.console", _Console(file=ClosedPipe()))
+    result = run("trace", files["or.csv"])
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+    def closed(*args, **kwargs):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr("rosenblatt.cli.tracing.trace_data", closed)
+    result = run("trace", files["or.csv"])
+    assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
+
+
+# ---------------------------------------------------------------------- 3. outputs first
+@pytest.fixture
+def nothing_read(monkeypatch):
+    """Make reading data a test failure: an output check must come before it."""
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the data were read before the output was checked")
+
+    monkeypatch.setattr("rosenblatt.io.read_data", refuse)
+    monkeypatch.setattr("rosenblatt.streaming.train_stream", refuse)
+    monkeypatch.setattr("rosenblatt.demo.run_demo", refuse)
+
+
+@pytest.mark.parametrize("stream", [[], ["--stream"]])
+def test_train_checks_the_model_path_before_reading(files, tmp_path, nothing_read, stream):
+    missing = tmp_path / "no" / "such" / "m.rbl"
+    assert_one_line_error(
+        run("train", files["or.csv"], "-m", missing, *stream),
+        f"{missing}: cannot write there: no folder {missing.parent}; create it first",
+    )
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    assert_one_line_error(
+        run("train", files["or.csv"], "-m", folder, *stream),
+        f"{folder}: a folder has that name; give a file name",
+    )
+    assert not missing.parent.exists() and os.listdir(folder) == []
+
+
+def test_plot_and_demo_check_their_outputs_before_reading(files, tmp_path, nothing_read):
+    missing = tmp_path / "none" / "b.png"
+    assert_one_line_error(run("plot", files["or.csv"], "-o", missing), str(missing), "no folder")
+    a_file = tmp_path / "report"
+    a_file.write_text("not a folder")
+    assert_one_line_error(
+        run("demo", "-o", a_file / "inside"), f"{a_file} is not a folder; give another path"
+    )
+    assert not missing.parent.exists() and a_file.read_text() == "not a folder"
+
+
+@pytest.mark.skipif(
+    hasattr(os, "geteuid") and os.geteuid() == 0,
+    reason="a superuser may write into any folder, read-only or not",
+)
+def test_train_refuses_a_read_only_folder_before_reading(files, tmp_path, nothing_read):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    try:
+        assert_one_line_error(
+            run("train", files["or.csv"], "-m", locked / "m.rbl"), "is not writable"
+        )
+    finally:
+        locked.chmod(0o755)
+
+
+def test_check_writable_says_why_and_creates_nothing(tmp_path, monkeypatch):
+    from rosenblatt._files import check_writable
+
+    check_writable(tmp_path / "new.rbl")
+    check_writable(tmp_path / "a" / "b", folder=True)
+    assert os.listdir(tmp_path) == []
+    monkeypatch.setattr("rosenblatt._files.os.access", lambda path, mode: False)
+    with pytest.raises(PermissionError, match="is not writable; give a path in a folder"):
+        check_writable(tmp_path / "new.rbl")
+
+
+# ---------------------------------------------------------------------- 4. smaller ones
+def test_version_is_a_flag_with_a_short_name():
+    from importlib.metadata import version
+
+    for flag in ("--version", "-V"):
+        result = run(flag)
+        assert result.exit_code == 0 and result.stdout == f"rosenblatt {version('rosenblatt')}\n"
+    help_text = CliRunner().invoke(app, ["-h"], env={"COLUMNS": "120"}).stdout
+    row = next(line for line in help_text.splitlines() if "--version" in line)
+    assert "-V" in row and "<bool>" not in help_text
+
+
+def test_stream_counts_the_rows_without_the_header(iris_csv, tmp_path):
+    result = run("train", "--stream", iris_csv, "-m", tmp_path / "s.rbl")
+    assert result.exit_code == 0, result.output
+    parsing = next(line for line in result.stderr.splitlines() if line.startswith("parsing"))
+    assert "150 rows" in parsing and "151" not in parsing
+
+
+def test_the_header_note_only_when_the_header_could_be_data(iris_csv, files, tmp_path):
+    assert read_data(iris_csv).notes == []  # names: no doubt, no note
+    assert "read as a header" in read_data(files["numeric.csv"]).notes[0]  # 1,2,label
+    result = run("train", iris_csv, "-m", tmp_path / "m.rbl", "--max-iter", 2)
+    assert result.exit_code == 0 and "read as a header" not in result.stderr
+
+
+def test_messages_name_options_on_the_command_line_and_parameters_in_python(files, tmp_path):
+    bad = tmp_path / "bad.csv"
+    bad.write_text("1.5,,0\n1,2,1\n")
+    cli = " ".join(run("inspect", bad).stderr.split())
+    assert "pass --header" in cli and "header=True" not in cli
+    with pytest.raises(DataFileError) as python:
+        read_data(bad)
+    assert "pass header=True" in str(python.value) and "--header" not in str(python.value)
+
+    trained = " ".join(
+        run("train", files["xor.csv"], "-m", tmp_path / "m", "--max-iter", 2).stderr.split()
+    )
+    assert "the last of --max-iter=2 epochs" in trained and "raise --max-iter," in trained
+    assert "max_iter" not in trained and "use --algorithm averaged" in trained
+    X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1.0]])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Perceptron(max_iter=2, shuffle=False).fit(X, [0, 1, 1, 0])
+    (message,) = [str(w.message) for w in caught if "did not converge" in str(w.message)]
+    assert "max_iter=2" in message and "use AveragedPerceptron" in message and "--" not in message
+    # the command line's wording ends with the command
+    from rosenblatt._wording import spelled
+
+    assert spelled("header=False", "--no-header") == "header=False"
