@@ -112,14 +112,22 @@ def test_predict_one_label_per_line_to_stdout_or_file(files, tmp_path):
     assert result.exit_code == 0 and out.read_text().split() == ["no", "yes"]
 
 
-def test_evaluate_json_has_exactly_the_five_scores(files, tmp_path):
+def test_evaluate_json_has_the_five_scores_and_the_labels(files, tmp_path):
     model = tmp_path / "m.rbm"
     run("train", files["or.csv"], "--model", model, "-q", "--algorithm", "centroid")
     test = tmp_path / "test.csv"
     test.write_text("x1,x2,label\n-1,-1,no\n0.9,-1,yes\n-1,0.5,no\n1,1,yes\n")
     result = run("evaluate", "--model", model, test, "--json")
     scores = json.loads(result.stdout)
-    assert list(scores) == ["accuracy", "precision", "recall", "f1", "confusion_matrix"]
+    assert list(scores) == [
+        "accuracy",
+        "precision",
+        "recall",
+        "f1",
+        "confusion_matrix",
+        "labels",
+    ]
+    assert scores["labels"] == ["no", "yes"]  # the rows' and columns' classes, in order
     direct = evaluate(model, test)
     assert scores == direct.to_json()
     np.testing.assert_array_equal(np.sum(scores["confusion_matrix"]), 4)
@@ -170,11 +178,30 @@ def test_inspect_reports_separability_margin_and_bound(files):
     assert "separable" in table and "0.707107" in table
 
 
+def test_inspect_shows_the_numbers_that_give_its_bound(files):
+    """(R/γ)² = 9 comes from the patterns (x, 1): R = √3, γ = 1/√3; the plain radius and
+    margin (√2, 1/√2) would give 4, so they are labelled plain, and both are reported."""
+    (problem,) = json.loads(run("inspect", files["or.csv"], "--json").stdout)["problems"]
+    assert problem["mistake_bound"] == 9
+    assert problem["augmented_radius"] == pytest.approx(np.sqrt(3))
+    assert problem["augmented_margin"] == pytest.approx(1 / np.sqrt(3))
+    assert (problem["augmented_radius"] / problem["augmented_margin"]) ** 2 == pytest.approx(9)
+    table = CliRunner().invoke(app, ["inspect", str(files["or.csv"])], env={"COLUMNS": "200"})
+    row = next(line for line in table.stdout.splitlines() if "all samples" in line)
+    cells = [cell.strip() for cell in row.strip("│ ").split("│")]
+    assert cells[1:6] == ["yes", "0.707107", "1.73205", "0.57735", "9"]
+    R, gamma, bound = map(float, cells[3:6])
+    assert (R / gamma) ** 2 == pytest.approx(bound, rel=1e-4)  # by hand, from the table
+    assert "radius max |x| (plain)" in table.stdout and "max margin (plain)" in table.stdout
+    assert "R of (x, 1)" in table.stdout and "γ of (x, 1)" in table.stdout
+
+
 def test_inspect_xor_is_not_separable(tmp_path):
     data = tmp_path / "xor.csv"
     data.write_text("0,0,0\n0,1,1\n1,0,1\n1,1,0\n")
     (problem,) = json.loads(run("inspect", data, "--json").stdout)["problems"]
     assert problem["separable"] is False and problem["margin"] is None
+    assert problem["augmented_radius"] is None and problem["augmented_margin"] is None
 
 
 def test_trace_prints_the_seed_003_table(files):
@@ -206,7 +233,7 @@ def test_plot_png_svg_and_gif(files, tmp_path):
     assert "<svg" in svg.read_text()
     gif = tmp_path / "training.gif"
     result = run("plot", files["or.csv"], "-o", gif, "--bias-input", "-1")
-    assert result.exit_code == 0 and "animation" in result.stdout
+    assert result.exit_code == 0 and "animation" in result.stderr  # "wrote ...": not a result
     assert Image.open(gif).n_frames == 4
     assert_one_line_error(
         run("plot", files["or.csv"], "-o", tmp_path / "x.gif", "--kind", "boundary"),
@@ -485,7 +512,7 @@ def test_first_row_neither_data_nor_header_names_the_column(tmp_path):
     assert_one_line_error(
         run("train", data, "-m", tmp_path / "m.rbm"),
         "d.csv, line 1, column 2: an empty (missing) value",
-        "if line 1 is a header, pass header=True (--header)",
+        "if line 1 is a header, pass --header;",  # the option alone, not header=True
     )
 
 
@@ -561,7 +588,7 @@ def test_trace_table_is_capped_and_says_so(tmp_path):
     rows = [line for line in result.stdout.splitlines() if {"YES", "NO"} & set(line.split())]
     assert len(rows) <= 5_000 and len(rows) > 4_000
     assert "the table stops after 1250 epochs (5,000 rows at most)" in " ".join(
-        result.stdout.split()
+        result.stderr.split()  # a note, beside the table on standard output
     )
 
 

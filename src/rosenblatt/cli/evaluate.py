@@ -9,6 +9,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
+from .._config import DEFAULT_CHUNK_SIZE
 from ..exceptions import DataFileError
 from ._common import (
     auto,
@@ -45,14 +46,76 @@ class EvaluationResult:
     n_samples: int
 
     def to_json(self) -> dict:
-        """The JSON object of ``--json``: exactly the five scores."""
+        """The JSON object of ``--json``: the five scores and the confusion matrix's labels."""
         return {
             "accuracy": self.accuracy,
             "precision": self.precision,
             "recall": self.recall,
             "f1": self.f1,
             "confusion_matrix": self.confusion_matrix,
+            "labels": self.labels,
         }
+
+
+class Confusion:
+    """A confusion matrix added up block by block, over the model's classes and every
+    label met (sorted, as :func:`numpy.union1d` sorts them).
+
+    Examples
+    --------
+    >>> c = Confusion([0, 1])
+    >>> c.add(np.array([0, 1]), np.array([0, 0]))
+    >>> c.add(np.array([2]), np.array([1]))
+    >>> c.labels.tolist(), c.matrix.tolist()
+    ([0, 1, 2], [[1, 0, 0], [1, 0, 0], [0, 1, 0]])
+    """
+
+    def __init__(self, classes):
+        self.classes = np.asarray(classes)
+        self.labels = np.unique(self.classes)
+        self.matrix = np.zeros((self.labels.shape[0],) * 2, dtype=np.int64)
+
+    def add(self, y_true, y_pred):
+        """Count the pairs ``(y_true[i], y_pred[i])``."""
+        labels = np.union1d(self.labels, np.union1d(y_true, y_pred))
+        if labels.shape[0] != self.labels.shape[0]:  # a label not met before: a wider matrix
+            at = np.searchsorted(labels, self.labels)
+            matrix = np.zeros((labels.shape[0],) * 2, dtype=np.int64)
+            matrix[np.ix_(at, at)] = self.matrix
+            self.labels, self.matrix = labels, matrix
+        k = labels.shape[0]
+        pairs = np.searchsorted(labels, y_true) * k + np.searchsorted(labels, y_pred)
+        self.matrix += np.bincount(pairs, minlength=k * k).reshape(k, k)
+
+    def result(self) -> EvaluationResult:
+        """The scores: of the positive class ``classes[1]`` for two classes, else macro."""
+        C, labels = self.matrix, self.labels
+        n = int(C.sum())
+        tp = np.diag(C).astype(np.float64)
+        predicted, true = C.sum(axis=0), C.sum(axis=1)
+        binary = self.classes.shape[0] == 2 and labels.shape[0] == 2
+        if binary:
+            k = int(np.searchsorted(labels, self.classes[1]))
+            tp, predicted, true = tp[k : k + 1], predicted[k : k + 1], true[k : k + 1]
+        precision = _ratio(tp, predicted)
+        recall = _ratio(tp, true)
+        f1 = _ratio(2 * tp, predicted + true)  # 2 tp / (2 tp + fp + fn)
+        return EvaluationResult(
+            accuracy=float(np.trace(C) / n) if n else 0.0,
+            precision=float(np.mean(precision)),
+            recall=float(np.mean(recall)),
+            f1=float(np.mean(f1)),
+            confusion_matrix=jsonable(C),
+            labels=jsonable(labels),
+            average="binary" if binary else "macro",
+            n_samples=n,
+        )
+
+
+def _ratio(top, bottom):
+    """``top / bottom``, 0 where ``bottom`` is 0 (scikit-learn's ``zero_division=0``)."""
+    bottom = np.asarray(bottom, dtype=np.float64)
+    return np.divide(top, bottom, out=np.zeros_like(bottom), where=bottom != 0)
 
 
 def scores(y_true, y_pred, classes) -> EvaluationResult:
@@ -64,44 +127,32 @@ def scores(y_true, y_pred, classes) -> EvaluationResult:
     >>> r.accuracy, r.precision, round(r.recall, 3), r.confusion_matrix
     (0.75, 1.0, 0.667, [[1, 0], [1, 2]])
     """
-    from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
-
-    classes = np.asarray(classes)
-    labels = np.union1d(classes, np.union1d(y_true, y_pred))
-    if classes.shape[0] == 2 and labels.shape[0] == 2:
-        average, pos_label = "binary", classes[1]
-    else:
-        average, pos_label = "macro", 1
-    precision, recall, f1, _ = precision_recall_fscore_support(
-        y_true,
-        y_pred,
-        labels=labels if average == "macro" else None,
-        average=average,
-        pos_label=pos_label,
-        zero_division=0.0,
-    )
-    return EvaluationResult(
-        accuracy=float(np.mean(y_true == y_pred)),
-        precision=float(precision),
-        recall=float(recall),
-        f1=float(f1),
-        confusion_matrix=jsonable(confusion_matrix(y_true, y_pred, labels=labels)),
-        labels=jsonable(labels),
-        average="binary" if average == "binary" else "macro",
-        n_samples=int(y_true.shape[0]),
-    )
+    confusion = Confusion(classes)
+    confusion.add(np.asarray(y_true), np.asarray(y_pred))
+    return confusion.result()
 
 
 def evaluate(
-    model_path, data_path, *, label_column=None, zero_based=None, header="auto", format=None
+    model_path,
+    data_path,
+    *,
+    label_column=None,
+    zero_based=None,
+    header="auto",
+    format=None,
+    chunk_size=None,
 ) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
+
+    The file is read a block at a time (memory holds one block) and the
+    confusion matrix added up over the blocks.
 
     Parameters
     ----------
     model_path : str
     data_path : str
-        Labelled data of the kind the model was trained on.
+        Labelled data of the kind the model was trained on. A CSV whose header
+        names the model's columns is read by name, in any order.
     label_column : str or int, default=None
         CSV: the label column when it is not the last.
     zero_based : bool, default=None
@@ -111,28 +162,35 @@ def evaluate(
         CSV: whether the first row is a header.
     format : {"csv", "svmlight", "tsv"}, default=None
         The data's format (default: from the extension); needed for standard input (``"-"``).
+    chunk_size : int, default=None
+        Lines read and predicted at a time (default:
+        :data:`rosenblatt._config.DEFAULT_CHUNK_SIZE`).
 
     Returns
     -------
     EvaluationResult
     """
-    model, metadata = load_model(model_path)
-    data = read_model_input(
+    model, metadata = load_model(model_path, predicting=True)
+    classes = final_estimator(model).classes_
+    confusion = Confusion(classes)
+    blocks = read_model_input(
         data_path,
         model,
         metadata,
+        chunk_size=chunk_size,
         label_column=label_column,
         zero_based=zero_based,
         header=header,
         format=format,
     )
-    if data.y is None:
-        raise DataFileError(
-            f"{data.path}: no labels to evaluate against; give a file with a "
-            "label on every line (or use `rosenblatt predict`)"
-        )
-    classes = final_estimator(model).classes_
-    return scores(labels_like(data.y, classes, data.path), model.predict(data.X), classes)
+    for data in blocks:
+        if data.y is None:
+            raise DataFileError(
+                f"{data.path}: no labels to evaluate against; give a file with a "
+                "label on every line (or use `rosenblatt predict`)"
+            )
+        confusion.add(labels_like(data.y, classes, data.path), model.predict(data.X))
+    return confusion.result()
 
 
 def score_table(result: EvaluationResult) -> Table:
@@ -168,7 +226,8 @@ def command(
     as_json: bool = typer.Option(
         False,
         "--json",
-        help="Print a JSON object with accuracy, precision, recall, f1 and confusion_matrix.",
+        help="Print a JSON object with accuracy, precision, recall, f1, confusion_matrix and "
+        "labels (the classes of its rows and columns, in order).",
     ),
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."
@@ -176,8 +235,17 @@ def command(
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
+    chunk_size: int = typer.Option(
+        DEFAULT_CHUNK_SIZE,
+        "--chunk-size",
+        min=1,
+        help="Lines of DATA read and predicted at a time: memory holds one such block.",
+    ),
 ) -> None:
-    """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix."""
+    """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
+
+    A CSV file whose header names the model's columns may give them in any order.
+    """
     with working(f"evaluating {model} on {data}..."):
         result = evaluate(
             model,
@@ -186,6 +254,7 @@ def command(
             zero_based=zero_based,
             header=auto(header),
             format=data_format,
+            chunk_size=chunk_size,
         )
     if as_json:
         print(json.dumps(result.to_json()))

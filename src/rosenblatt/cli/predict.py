@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+import sys
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import typer
 
+from .._config import DEFAULT_CHUNK_SIZE
 from ._common import (
     auto,
     err_console,
@@ -34,6 +37,62 @@ class PredictResult:
     proba: list | None = None
 
 
+def predict_blocks(
+    model_path,
+    data_path,
+    *,
+    label_column=None,
+    zero_based=None,
+    header="auto",
+    scores=False,
+    format=None,
+    proba=False,
+    chunk_size=None,
+):
+    """Predict the samples of ``data_path`` a block at a time, as they are read.
+
+    Parameters are those of :func:`predict`.
+
+    Yields
+    ------
+    PredictResult
+        The labels of one block of samples (and their scores and probabilities if
+        asked), in the file's order; ``classes`` is set when they are.
+    """
+    model, metadata = load_model(model_path, predicting=True)
+    if scores and not hasattr(model, "decision_function"):
+        raise ValueError(
+            f"{model_path}: a calibrated model gives probabilities, not scores; ask for --proba"
+        )
+    if proba and not hasattr(model, "predict_proba"):
+        raise ValueError(
+            f"{model_path}: this model gives scores, not probabilities; train it with "
+            "--calibrate sigmoid (or isotonic) to get probabilities, or ask for --scores"
+        )
+    classes = jsonable(model.classes_) if scores or proba else None
+    for data in read_model_input(
+        data_path,
+        model,
+        metadata,
+        chunk_size=chunk_size,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
+    ):
+        result = PredictResult(
+            labels=jsonable(model.predict(data.X)),
+            data_path=data.path,
+            model_path=str(model_path),
+            classes=classes,
+        )
+        if scores:
+            result.scores = jsonable(model.decision_function(data.X))
+        if proba:
+            result.proba = jsonable(model.predict_proba(data.X))
+        yield result
+
+
 def predict(
     model_path,
     data_path,
@@ -44,6 +103,7 @@ def predict(
     scores=False,
     format=None,
     proba=False,
+    chunk_size=None,
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -53,6 +113,7 @@ def predict(
         A model saved by ``rosenblatt train`` or :func:`rosenblatt.save`.
     data_path : str
         Data of the kind the model was trained on; the label column may be missing.
+        A CSV whose header names the model's columns is read by name, in any order.
     label_column : str or int, default=None
         CSV with labels: the label column when it is not the last.
     zero_based : bool, default=None
@@ -68,45 +129,43 @@ def predict(
         with ``--calibrate``, or :func:`rosenblatt.calibrated`).
     format : {"csv", "svmlight", "tsv"}, default=None
         The data's format (default: from the extension); needed for standard input (``"-"``).
+    chunk_size : int, default=None
+        Lines read and predicted at a time (default:
+        :data:`rosenblatt._config.DEFAULT_CHUNK_SIZE`).
 
     Returns
     -------
     PredictResult
     """
-    model, metadata = load_model(model_path, predicting=True)
-    if scores and not hasattr(model, "decision_function"):
-        raise ValueError(
-            f"{model_path}: a calibrated model gives probabilities, not scores; ask for --proba"
-        )
-    if proba and not hasattr(model, "predict_proba"):
-        raise ValueError(
-            f"{model_path}: this model gives scores, not probabilities; train it with "
-            "--calibrate sigmoid (or isotonic) to get probabilities, or ask for --scores"
-        )
-    data = read_model_input(
+    blocks = predict_blocks(
+        model_path,
         data_path,
-        model,
-        metadata,
         label_column=label_column,
         zero_based=zero_based,
         header=header,
+        scores=scores,
         format=format,
+        proba=proba,
+        chunk_size=chunk_size,
     )
-    result = PredictResult(
-        labels=jsonable(model.predict(data.X)), data_path=data.path, model_path=str(model_path)
-    )
-    if scores or proba:
-        result.classes = jsonable(model.classes_)
-    if scores:
-        result.scores = jsonable(model.decision_function(data.X))
-    if proba:
-        result.proba = jsonable(model.predict_proba(data.X))
+    result = None
+    for block in blocks:
+        if result is None:
+            result = block
+            continue
+        result.labels += block.labels
+        if scores:
+            result.scores += block.scores
+        if proba:
+            result.proba += block.proba
     return result
 
 
 def _text(result: PredictResult) -> str:
     """One line per sample: the label, then its decision value(s), then its probabilities,
     tab-separated."""
+    if result.scores is None and result.proba is None:
+        return "\n".join(map(str, result.labels))
     lines = []
     for i, label in enumerate(result.labels):
         values = []
@@ -138,9 +197,17 @@ def command(
     ),
     model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
     output: str | None = typer.Option(
-        None, "--output", "-o", help="Write the labels to this file (- : standard output)."
+        None,
+        "--output",
+        "-o",
+        help="Write the labels to this file (- : standard output); it appears once complete.",
     ),
-    as_json: bool = typer.Option(False, "--json", help='Print {"predictions": [...]} as JSON.'),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help='Print {"predictions": [...]} as JSON, one document once all of DATA is read '
+        "(the default lines come as each block is predicted).",
+    ),
     scores: bool = typer.Option(
         False,
         "--scores",
@@ -159,37 +226,72 @@ def command(
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
+    chunk_size: int = typer.Option(
+        DEFAULT_CHUNK_SIZE,
+        "--chunk-size",
+        min=1,
+        help="Lines of DATA read and predicted at a time: memory holds one such block. "
+        "Standard input is also answered wherever it pauses, so that `predict -` works "
+        "as a filter.",
+    ),
 ) -> None:
-    """Predict a label for every sample of DATA, one per line."""
-    label = parse_label_column(label_column)
-    with working(f"predicting {data}..."):
-        result = predict(
-            model,
-            data,
-            label_column=label,
-            zero_based=zero_based,
-            header=auto(header),
-            scores=scores,
-            format=data_format,
-            proba=proba,
-        )
-    if as_json:
-        payload = {"predictions": result.labels}
-        if scores or proba:
-            payload["classes"] = result.classes
-        if scores:
-            payload["scores"] = result.scores
-        if proba:
-            payload["probabilities"] = result.proba
-        text = json.dumps(payload)
-    else:
-        text = _text(result)
-        if scores or proba:
-            err_console.print(f"columns: {_column_names(result)}", markup=False)
-    if output and output != "-":
-        from .._files import write_atomically
+    """Predict a label for every sample of DATA, one per line, as DATA is read.
 
-        write_atomically(output, (text + "\n").encode("utf-8"))
-        err_console.print(f"wrote {len(result.labels)} predictions to {output}")
+    A CSV file whose header names the model's columns may give them in any order.
+    """
+    blocks = predict_blocks(
+        model,
+        data,
+        label_column=parse_label_column(label_column),
+        zero_based=zero_based,
+        header=auto(header),
+        scores=scores,
+        format=data_format,
+        proba=proba,
+        chunk_size=chunk_size,
+    )
+    to_file = bool(output) and output != "-"
+    # a spinner unless the labels go to the terminal, where it would mix with them
+    busy = working(f"predicting {data}...") if to_file or not sys.stdout.isatty() else nullcontext()
+    if to_file:
+        from .._files import check_writable, open_atomically
+
+        check_writable(output)
+        with busy, open_atomically(output) as handle:
+            count = _write(blocks, handle, as_json, scores, proba)
+        err_console.print(f"wrote {count} predictions to {output}", markup=False)
     else:
-        print(text)
+        with busy:
+            _write(blocks, sys.stdout.buffer, as_json, scores, proba)
+
+
+def _write(blocks, out, as_json, scores, proba) -> int:
+    """Write the blocks' predictions to binary ``out`` (lines as they come, flushed; or JSON
+    at the end); the number of samples."""
+    count, named = 0, not (scores or proba)
+    whole = PredictResult(labels=[], data_path="", model_path="", scores=[], proba=[])
+    for block in blocks:
+        count += len(block.labels)
+        if as_json:
+            whole.classes = block.classes
+            whole.labels += block.labels
+            whole.scores += block.scores or []
+            whole.proba += block.proba or []
+            continue
+        if not named and block.labels:
+            named = True
+            err_console.print(f"columns: {_column_names(block)}", markup=False)
+        if block.labels:
+            out.write((_text(block) + "\n").encode("utf-8"))
+            out.flush()  # each answer before the next block is read: a filter's behaviour
+    if as_json:
+        payload = {"predictions": whole.labels}
+        if scores or proba:
+            payload["classes"] = whole.classes
+        if scores:
+            payload["scores"] = whole.scores
+        if proba:
+            payload["probabilities"] = whole.proba
+        out.write((json.dumps(payload) + "\n").encode("utf-8"))
+        out.flush()
+    return count

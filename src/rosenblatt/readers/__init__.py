@@ -19,8 +19,10 @@ Each format has two halves:
 2. :func:`parse` turns a block of whole records into ``(X, y)`` against the schema.
 
 :func:`read` is a scan into memory; :func:`iter_chunks` is a scan with chunks and
-then a read per chunk, from the cache or parsed from the text; so a file reads the
-same both ways, and fails the same way: a :class:`~rosenblatt.exceptions.DataFileError`
+then a read per chunk, from the cache or parsed from the text; :class:`Stream`
+(prediction) reads a file or standard input once, each block of lines as a file
+of its own (:mod:`._stream`); so a file reads the same every way, and fails the
+same way: a :class:`~rosenblatt.exceptions.DataFileError`
 reading ``"<path>, line N: <what is wrong>; <what to do>"``.
 
 Large files are parsed by compiled parsers (:mod:`rosenblatt._kernels.textparse`:
@@ -56,6 +58,7 @@ from ._common import (
 )
 from ._schema import Chunker, Data, Schema
 from ._store import MemoryStore, NullStore, assemble
+from ._stream import Stream
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -64,6 +67,7 @@ __all__ = [
     "format_of",
     "Data",
     "Schema",
+    "Stream",
     "compile_parsers",
     "data_format",
     "iter_chunks",
@@ -367,13 +371,7 @@ def read(
     name = check_file(path)
     kind = format_of(name, format)
     _options(kind, shown_name(name), None, zero_based, header, label_column, names)
-    store = MemoryStore()
-    schema = _scan(
-        name,
-        kind,
-        io.BytesIO(read_bytes(name)),
-        None,
-        store=store,
+    options = dict(
         labelled=labelled,
         n_features=n_features,
         zero_based=zero_based,
@@ -382,6 +380,14 @@ def read(
         names=names,
         encoding=encoding,
     )
+    return _parse_bytes(name, kind, read_bytes(name), options)
+
+
+def _parse_bytes(name, kind, raw, options) -> Data:
+    """:class:`Data` of ``raw``, read as the whole content of file ``name`` (or a block of
+    its lines, as :class:`Stream` reads it)."""
+    store = MemoryStore()
+    schema = _scan(name, kind, io.BytesIO(raw), None, store=store, **options)
     X, y = store.result()
     return Data(
         X=X,

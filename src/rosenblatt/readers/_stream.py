@@ -1,0 +1,367 @@
+"""One pass over a data file or standard input, block by block, for prediction.
+
+:func:`rosenblatt.readers.scan` reads a file twice (a scan fixes the schema, then
+chunks are read); prediction needs neither a second pass nor a seekable input:
+:class:`Stream` cuts its input into blocks of whole lines and reads each block as
+a file of its own (the same readers, checks and messages as
+:func:`rosenblatt.readers.read`, line numbers counted from the input's start).
+The first block with a record fixes what later blocks are read with: the CSV
+header, columns and label column, and whether the input holds labels. The
+svmlight index base must be known beforehand (``zero_based`` True or False; a
+model's input is read as its training file was). So memory stays that of one
+block, whatever the input's size.
+
+Standard input is read as it arrives: a block ends after ``chunk_size`` lines or
+where the input pauses (the complete lines read so far), so a program reading
+the results line by line gets each answer before the input ends.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import re
+import sys
+import zlib
+
+import numpy as np
+
+from .._config import SCAN_BLOCK_BYTES
+from ..exceptions import DataFileError
+from ._common import (
+    GZIP_MAGIC,
+    STDIN,
+    _gzip_error,
+    check_file,
+    count_lines,
+    decode,
+    fail,
+    format_of,
+    is_gzip,
+    shown_name,
+    text_lines,
+)
+
+__all__ = ["Stream"]
+
+
+class _Input:
+    """Bytes of a file or of standard input, as they come (``read`` gives b"" at the end)."""
+
+    def __init__(self, name):
+        self.name, self.fd, self.inflate = name, None, None
+        if name == STDIN:
+            buffer = sys.stdin.buffer
+            try:
+                self.fd = buffer.fileno()
+            except (AttributeError, OSError, ValueError):  # not a real file (tests' input)
+                self.handle = buffer
+            self.first = True  # gzipped input is told by its first bytes
+        else:
+            self.handle = gzip.open(name, "rb") if is_gzip(name) else open(name, "rb")
+            self.first = False
+
+    def read(self) -> bytes:
+        try:
+            if self.fd is not None:
+                block = os.read(self.fd, SCAN_BLOCK_BYTES)  # what is there, up to a block
+            else:
+                block = self.handle.read(SCAN_BLOCK_BYTES)
+            if self.first and block:
+                self.first = False
+                if block[:2] == GZIP_MAGIC:
+                    self.inflate = zlib.decompressobj(wbits=31)
+            if self.inflate is not None:
+                block = self.inflate.decompress(block) if block else self.inflate.flush()
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            raise _gzip_error(shown_name(self.name), exc) from None
+        return block
+
+    def waiting(self) -> bool:
+        """Whether more input can be read at once (a file: always; a pipe: if it holds bytes)."""
+        if self.fd is None:
+            return True
+        import select
+
+        try:
+            return bool(select.select([self.fd], [], [], 0)[0])
+        except (OSError, ValueError):  # select cannot wait on it: read as a file
+            return True
+
+    def close(self):
+        if self.fd is None and self.name != STDIN:
+            self.handle.close()
+
+
+# a line ends at "\n", "\r\n", or a "\r" before anything else (one at the end of what
+# was read so far may be the start of "\r\n")
+_BREAK = re.compile(rb"\r\n|\n|\r(?=[^\n])")
+
+
+def _ends(data, start):
+    """The positions just after each line break of ``data[start:]``."""
+    if data.find(b"\r", start) < 0:
+        view = np.frombuffer(data, np.uint8)[start:]
+        return np.flatnonzero(view == 10) + (start + 1)
+    return np.array([m.end() for m in _BREAK.finditer(data, start)], dtype=np.int64)
+
+
+def _blocks(source, chunk_size, quoted):
+    """Blocks of whole lines: ``chunk_size`` lines each, fewer where the input pauses.
+
+    ``quoted`` (CSV): a block never ends inside a quoted field (an odd number of
+    quotes so far), which may hold line breaks.
+    """
+    pending = bytearray()  # read and not handed over: whole lines, then a partial line
+    ends = np.zeros(0, dtype=np.int64)  # where each whole line of ``pending`` ends
+    ended = False
+    while not ended:
+        block = source.read()
+        ended = not block
+        counted = int(ends[-1]) if ends.shape[0] else 0
+        pending += block
+        ends = np.concatenate([ends, _ends(pending, counted)])
+        while pending:
+            if ends.shape[0] >= chunk_size:
+                k = chunk_size - 1
+            elif ended:
+                k = None  # the rest, its last line without a break too
+            elif ends.shape[0] and not source.waiting():
+                k = ends.shape[0] - 1  # the input pauses: what came so far
+            else:
+                break
+            cut = len(pending) if k is None else int(ends[k])
+            if quoted:  # never inside a quoted field: on to the line its closing quote is on
+                while pending.count(b'"', 0, cut) % 2 and k is not None:
+                    k = k + 1 if k + 1 < ends.shape[0] else None
+                    cut = len(pending) if k is None else int(ends[k])
+                if k is None and not ended:
+                    break  # its closing quote has not come yet
+            yield bytes(pending[:cut])
+            del pending[:cut]
+            ends = ends[k + 1 :] - cut if k is not None else ends[:0]
+
+
+class Stream:
+    """Read a data file (or standard input, ``"-"``) once, a block of lines at a time.
+
+    Iterating gives a :class:`~rosenblatt.readers.Data` per block (``X`` and ``y``
+    as :func:`~rosenblatt.readers.read` gives them); after the first,
+    ``labelled``, ``notes`` and ``feature_names`` describe the input.
+
+    Parameters
+    ----------
+    path : str or path-like
+    chunk_size : int
+        Lines per block (a CSV field in quotes may carry a block on a few lines).
+    format, labelled, n_features, header, label_column, encoding
+        As in :func:`rosenblatt.readers.scan`.
+    zero_based : bool
+        svmlight: whether feature indices start at 0 (no "auto": that needs the
+        whole file).
+    columns : sequence of str, default=None
+        CSV: the feature columns wanted, by name and in this order (a model's
+        ``feature_names_in_``). A file whose first record names them is read by
+        name: its columns in any order, ``X``'s in this one; a column missing or
+        one too many is an error naming them. A file without such a header is
+        read by position.
+    label_name : str, default=None
+        CSV with ``columns``: the label column's name; a file may lack it (for
+        prediction). Without it, a last column that is not a feature is the label.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "d.csv"
+    >>> _ = path.write_text("b,y,a\\n2,no,1\\n4,yes,3\\n6,no,5\\n")
+    >>> stream = Stream(path, 2, columns=["a", "b"], label_name="y")
+    >>> [(d.X.tolist(), d.y.tolist()) for d in stream]
+    [([[1.0, 2.0]], ['no']), ([[3.0, 4.0], [5.0, 6.0]], ['yes', 'no'])]
+    """
+
+    def __init__(
+        self,
+        path,
+        chunk_size,
+        *,
+        format=None,
+        labelled=None,
+        n_features=None,
+        zero_based=None,
+        header="auto",
+        label_column=None,
+        columns=None,
+        label_name=None,
+        encoding="UTF-8",
+    ):
+        from . import _options
+
+        if not (isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
+            raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
+        self.name = check_file(path)
+        self.path = shown_name(self.name)
+        self.kind = format_of(self.name, format)
+        base = "auto" if zero_based is None else zero_based
+        _options(self.kind, self.path, None, base, header, label_column, None)
+        if self.kind == "svmlight" and zero_based not in (True, False):
+            raise ValueError("a stream of svmlight lines needs zero_based True or False")
+        self.chunk_size, self.encoding = int(chunk_size), encoding
+        self.columns = None if columns is None else [str(c) for c in columns]
+        self.label_name = label_name
+        self.options = dict(
+            labelled=labelled,
+            n_features=n_features,
+            zero_based=zero_based if self.kind == "svmlight" else "auto",
+            header=header,
+            label_column=label_column,
+            encoding=encoding,
+        )
+        self.labelled = None
+        self.notes, self.feature_names = [], None
+        self._named = False  # whether the header was matched to ``columns`` by name
+        self._order = None  # the file's column of each of X's, when not in that order
+
+    def __iter__(self):
+        source = _Input(self.name)
+        try:
+            yield from self._read(source)
+        finally:
+            source.close()
+
+    def _read(self, source):
+        from . import _parse_bytes
+
+        line, held, held_at, fixed = 1, b"", 1, False
+        for raw in _blocks(source, self.chunk_size, self.kind == "csv"):
+            first, line = line, line + count_lines(raw)
+            if not fixed:
+                if held:  # a header alone, read again with the lines after it
+                    raw, first, held = held + raw, held_at, b""
+                self._by_name(raw)
+            try:
+                data = _parse_bytes(self.name, self.kind, raw, self.options)
+            except DataFileError as error:
+                if getattr(error, "code", None) != "empty":
+                    raise _shifted(error, first) from None
+                if not fixed:  # no record yet: read these lines again with the next block
+                    held, held_at = raw, first
+                continue  # blank lines (or comments)
+            if not fixed:
+                fixed = True
+                self._fix(data.schema)
+            if self._order is not None:
+                data.X = data.X[:, self._order]
+            yield data
+        if not fixed:  # no record at all: the format's own words
+            _parse_bytes(self.name, self.kind, held, self.options)
+
+    def _fix(self, schema):
+        """What the first block decided holds for the blocks after it."""
+        if self.columns is not None and schema.header is not None and not self._named:
+            names = schema.header  # a header, none of whose names is a model's column
+            raise DataFileError(_mismatch(self.path, self.columns, names, [], self.columns))
+        self.labelled, self.notes = schema.labelled, list(schema.notes)
+        self.feature_names = list(self.columns) if self._named else schema.feature_names
+        options = self.options
+        options["labelled"] = schema.labelled
+        if self.kind == "csv":
+            options["header"] = False
+            options["label_column"] = schema.label_index
+
+    def _by_name(self, raw):
+        """CSV with ``columns``: a first record that names columns fixes them by name."""
+        if self.kind != "csv" or self.columns is None or self.options["header"] is False:
+            return
+        cells = _first_record(self.path, raw, self.encoding)
+        known = set(self.columns) | {self.label_name}
+        if not cells or not (set(cells) & known) or all(_number(c) for c in cells):
+            return  # data, or a header of other names: by position
+        label = self._label(cells)
+        features = [c for j, c in enumerate(cells) if j != label]
+        missing = [c for c in self.columns if c not in features]
+        extra = [c for c in features if c not in self.columns]
+        twice = sorted({c for c in features if features.count(c) > 1})
+        if missing or extra or twice:
+            raise DataFileError(_mismatch(self.path, missing, extra, twice, self.columns))
+        self._named = True
+        order = [features.index(c) for c in self.columns]
+        self._order = None if order == list(range(len(order))) else np.array(order)
+        self.options.update(
+            header=True, label_column=label, labelled=label is not None, n_features=len(features)
+        )
+
+    def _label(self, cells):
+        """The label's column among the header's ``cells`` (None: no label column)."""
+        given = self.options["label_column"]
+        if isinstance(given, str) and not _is_int(given):
+            if given not in cells:
+                raise DataFileError(
+                    f"{self.path}: no column named {given!r} (the header: {', '.join(cells)}); "
+                    "give the label column's header name or its 0-based index"
+                )
+            return cells.index(given)
+        if self.label_name in cells:  # before an index: the columns may be in another order
+            return cells.index(self.label_name)
+        if self.label_name is not None:
+            return None  # the file has no labels
+        if given is not None:
+            return int(given) % len(cells)
+        spare = [j for j, c in enumerate(cells) if c not in self.columns]
+        return spare[0] if spare == [len(cells) - 1] else None
+
+
+def _first_record(path, raw, encoding):
+    """The cells of the first non-blank record of a CSV block (None if it cannot be read)."""
+    from ._csv import _records
+
+    try:
+        lines = text_lines(decode(path, raw, 1, encoding))
+        records, _ = _records(path, lines, 1, final=False)
+    except DataFileError:
+        return None  # the read of the block says what is wrong
+    return [c.strip() for c in records[0][1]] if records else None
+
+
+def _number(cell) -> bool:
+    try:
+        float(cell)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_int(text) -> bool:
+    try:
+        int(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _mismatch(path, missing, extra, twice, columns):
+    """The one-line error of a header whose names are not the model's columns."""
+    said = []
+    if missing:
+        said.append(f"no column {', '.join(map(repr, missing))}")
+    if extra:
+        said.append(f"unexpected column {', '.join(map(repr, extra))}")
+    if twice:
+        said.append(f"column {', '.join(map(repr, twice))} twice")
+    shown = ", ".join(columns[:12])
+    if len(columns) > 12:
+        shown += f", ... ({len(columns)} in all)"
+    return (
+        f"{path}, line 1: the header does not match the model's columns: {'; '.join(said)}; "
+        f"give the columns it was trained on, in any order: {shown}"
+    )
+
+
+def _shifted(error, first):
+    """A block's error, its line counted from the start of the input."""
+    line = getattr(error, "line", None)
+    if not line or first == 1:
+        return error
+    fix = error.fix
+    if error.code == "header" and fix:  # only the first block may start with a header
+        fix = fix.split("if line", 1)[0].rstrip("; ") or None
+    return fail(error.path, line + first - 1, error.what, fix, error.code, column=error.column)
