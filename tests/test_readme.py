@@ -61,6 +61,48 @@ def test_every_python_block_runs_and_shows_what_it_says(tmp_path, monkeypatch):
                 )
 
 
+def _requirements():
+    """The distributions rosenblatt always installs, and those of each extra (its metadata)."""
+    from importlib.metadata import metadata
+
+    from packaging.requirements import Requirement
+
+    core, extras = set(), {}
+    for line in metadata("rosenblatt").get_all("Requires-Dist"):
+        requirement = Requirement(line)
+        names = re.findall(r'extra == "([^"]+)"', str(requirement.marker or ""))
+        for extra in names:
+            extras.setdefault(extra, set()).add(requirement.name.lower())
+        if not names:
+            core.add(requirement.name.lower())
+    return core, extras
+
+
+def _imported(block):
+    tree = ast.parse(block)
+    names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    names |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    return {name.split(".")[0] for name in names}
+
+
+def test_blocks_that_need_an_extra_say_which():
+    """After `make demo` (no extras) a block that imports a package only an extra installs
+    (Dask) must say so, ``pip install -e ".[extra]"``, naming an extra that has it; `make
+    test` installs the dev extras, so the block still runs above."""
+    core, extras = _requirements()
+    optional = set().union(*extras.values()) - core
+    assert "dask" in optional
+    for number, block in enumerate(python_blocks(), start=1):
+        named = re.findall(r'pip install -e "\.\[([\w-]+)\]"', block)
+        for module in sorted(_imported(block) & optional):
+            assert any(module in extras.get(extra, ()) for extra in named), (
+                f"README block {number} imports {module}, which only the extras "
+                f"{sorted(e for e, dists in extras.items() if module in dists)} install: "
+                'the block must say `pip install -e ".[EXTRA]"`'
+            )
+            assert module in extras["dev"], f"`make test` (the dev extras) lacks {module}"
+
+
 # ---------------------------------------------------------------------- shell commands
 def shell_commands():
     """Every ``rosenblatt ...`` command of README: sh blocks (continuation lines joined,

@@ -11,6 +11,7 @@ from sklearn.svm import SVC
 from rosenblatt.exceptions import NotSeparableError
 from rosenblatt.linear import Perceptron
 from rosenblatt.theory import (
+    _novikoff,
     distance_from_origin,
     is_linearly_separable,
     margin,
@@ -242,6 +243,24 @@ def test_mistake_bound_on_hand_examples():
     # augmented (x, 1): R^2 = 2, gamma = 1; with s = 3, R^2 = 10, gamma = 1
     assert mistake_bound(X, [1, -1]) == pytest.approx(2.0)
     assert mistake_bound(X, [1, -1], intercept_scaling=3.0) == pytest.approx(10.0)
+
+
+def test_mistake_bound_of_exact_data_is_exact():
+    """The notes' modified OR problem (seed 003) gives 9, as README says, not 9.000000009:
+    the bound is computed from squares, and a value next to an integer is that integer."""
+    X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
+    assert mistake_bound(X, [-1, 1, 1, 1]) == 9.0
+    assert mistake_bound(sp.csr_matrix(X, dtype=float), [-1, 1, 1, 1]) == 9.0
+    # R^2 = 6, gamma = 2/3: 13.5, rounded up (by a relative 1e-9) as bounds off integers are
+    assert 13.5 <= mistake_bound(X, [-1, 1, 1, 1], intercept_scaling=2.0) <= 13.5 * (1 + 2e-9)
+    pair = [[1.0, 0.0], [-1.0, 0.0]]
+    assert mistake_bound(pair, [1, -1]) == 2.0
+    assert mistake_bound(pair, [1, -1], intercept_scaling=3.0) == 10.0
+    # the R and gamma of the augmented patterns (x, 1) that give it
+    terms = _novikoff(X, [-1, 1, 1, 1])
+    assert terms.radius == pytest.approx(np.sqrt(3))
+    assert terms.margin == pytest.approx(1 / np.sqrt(3))
+    assert (terms.radius / terms.margin) ** 2 == pytest.approx(terms.bound, rel=1e-12)
 
 
 def test_mistake_bound_raises_on_inseparable_data():

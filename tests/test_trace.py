@@ -147,6 +147,30 @@ def test_to_frame_columns_and_values():
     np.testing.assert_array_equal(batch[["w_1", "w_2", "w_0"]].to_numpy()[4:], [[2, 2, -2]] * 4)
 
 
+def test_to_frame_numbers_the_patterns_as_the_printed_table():
+    """Pattern numbers from 1, the notes' numbering and the printed a/a column."""
+    tr = trace(OR_X, OR_Y, shuffle=True, random_state=3, max_iter=50, bias_input=-1)
+    frame = tr.to_frame()
+    assert frame["pattern"].tolist() == [int(row[0]) for row in printed_rows(tr)]
+    assert frame["pattern"].tolist()[:4] == (tr.pattern[:4] + 1).tolist()
+    assert seed_trace("online").to_frame()["pattern"].tolist() == [r[0] for r in SEED_ONLINE]
+
+
+@pytest.mark.parametrize("mode, seed_rows", [("online", SEED_ONLINE), ("batch", SEED_BATCH)])
+def test_to_latex_shows_the_numbers_of_the_printed_table(mode, seed_rows):
+    tr = seed_trace(mode)
+    lines = tr.to_latex().splitlines()
+    assert lines[0] == r"\begin{tabular}{" + "r" * 12 + "}" and lines[-1] == r"\end{tabular}"
+    assert lines[2].startswith(r"a/a & $w_{1}$ & $w_{2}$ & $w_{0}$ & $tx_{1}$")
+    assert r"$\Delta w_{0}$ \\" in lines[2]
+    body = [line.removesuffix(r" \\").split(" & ") for line in lines[4:-2]]
+    expected = [["" if c is None else str(c) for c in row] for row in seed_rows]
+    assert [[cell.strip("$") for cell in row] for row in body] == expected
+    assert "0.000000" not in tr.to_latex()
+    halves = trace(OR_X, OR_Y, eta=0.5, bias_input=-1).to_latex()
+    assert "$0.5$ & $0.5$ & $0.5$ \\\\" in halves  # the first update, eta * t * x
+
+
 def test_trace_invariants_and_repr():
     tr = trace(OR_X, OR_Y, eta=0.5, bias_input=2.0)
     assert isinstance(tr, Trace)

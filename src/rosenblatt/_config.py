@@ -65,7 +65,8 @@ SLACK_TOLERANCE = 1e-9
 #: A constraint of the hard-margin QP counts as active (a support vector) within this.
 ACTIVE_TOLERANCE = 1e-6
 #: The mistake bound is rounded up by this relative amount so that float rounding in R
-#: and gamma can never push it below its exact value.
+#: and gamma can never push it below its exact value; within it of an integer, it is
+#: that integer (it bounds a count).
 BOUND_PAD = 1e-9
 #: Grid points per axis when a figure shades decision regions.
 PLOT_GRID_POINTS = 300

@@ -13,7 +13,6 @@ import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.utils.multiclass import check_classification_targets
 
 
 @dataclass(frozen=True)
@@ -228,8 +227,16 @@ def check_classes(y, estimator_name: str) -> np.ndarray:
     """Check that ``y`` holds class labels with at least two classes; return them sorted."""
     classes = distinct_labels(y)
     # the kind of target (binary, multiclass, continuous...) shows in its distinct
-    # values alone: checking those instead of y saves a second pass over y
-    check_classification_targets(classes)
+    # values alone: checking those instead of y saves a second pass over y. Integers,
+    # booleans, strings and whole finite floats are class labels as they are: only other
+    # labels need scikit-learn's check (and its message), which `inspect` and `trace` skip.
+    whole = classes.dtype.kind == "f" and bool(
+        np.all((np.abs(classes) <= 2**53) & (classes % 1 == 0))
+    )
+    if not (classes.dtype.kind in "biuUS" or whole):
+        from sklearn.utils.multiclass import check_classification_targets
+
+        check_classification_targets(classes)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least two classes to learn a decision "

@@ -26,9 +26,9 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import scipy.sparse as sp
 
 from ._config import PLOT_GRID_POINTS
+from ._invariants import is_sparse
 
 __all__ = [
     "ANIMATION_SIZE",
@@ -175,7 +175,7 @@ def save_figure(fig, path, *, dpi=100):
 
 
 def _dense_2d(X, what="plot_decision_boundary"):
-    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    X = X.toarray() if is_sparse(X) else np.asarray(X, dtype=np.float64)
     if X.ndim != 2 or X.shape[1] != 2:
         raise ValueError(
             f"{what} draws 2-D data; got X of shape {X.shape}. Select two features "

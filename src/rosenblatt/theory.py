@@ -26,12 +26,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
-from sklearn.utils import check_array, check_X_y, column_or_1d
-from sklearn.utils.extmath import row_norms, safe_sparse_dot
 
 from ._config import ACTIVE_TOLERANCE, BOUND_PAD, SLACK_TOLERANCE
+from ._invariants import is_sparse
 from ._validation import BOOL, Interval, check_args, check_classes, check_not_empty
 from .exceptions import NotSeparableError
 
@@ -64,21 +61,60 @@ def _signed_targets(y, owner: str) -> np.ndarray:
     return np.where(y == classes[1], 1.0, -1.0)
 
 
+# The command line's readers hand over float64 arrays (or CSR matrices) of finite
+# numbers and 1-D label arrays: exactly what scikit-learn's checks return. Those are
+# taken as they are, so that `rosenblatt inspect` and `trace` do not import
+# scikit-learn (which takes longer than their whole computation); any other input,
+# and every error message, still goes through scikit-learn's checks.
+def _ready_X(X) -> bool:
+    """Whether ``check_array(X, accept_sparse="csr", dtype=np.float64)`` would return X as is."""
+    if is_sparse(X):
+        if X.format != "csr":
+            return False
+        values = X.data
+    elif type(X) is np.ndarray and X.ndim == 2:
+        values = X
+    else:
+        return False
+    return X.dtype == np.float64 and min(X.shape) > 0 and bool(np.isfinite(values).all())
+
+
+def _ready_y(y, n_samples: int) -> bool:
+    """Whether ``check_X_y`` would return the labels ``y`` as they are."""
+    if type(y) is not np.ndarray or y.ndim != 1 or y.shape[0] != n_samples:
+        return False
+    return y.dtype.kind in "biuUS" or (y.dtype.kind == "f" and bool(np.isfinite(y).all()))
+
+
+def _checked_Xy(X, y):
+    """Float64 X (dense or CSR) with at least one sample and feature, and 1-D labels y."""
+    if not (_ready_X(X) and _ready_y(y, X.shape[0])):
+        from sklearn.utils import check_X_y
+
+        X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
+    check_not_empty(X)
+    return X, y
+
+
 def _check_Xy(X, y, owner: str):
     """Validate a binary problem; return float64 X (dense or CSR) and ±1 targets."""
-    X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
-    check_not_empty(X)
+    X, y = _checked_Xy(X, y)
     return X, _signed_targets(y, owner)
 
 
 def _check_X(X):
-    X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    if not _ready_X(X):
+        from sklearn.utils import check_array
+
+        X = check_array(X, accept_sparse="csr", dtype=np.float64)
     check_not_empty(X)
     return X
 
 
 def _check_Xy_lenient(X, y, owner: str):
     """Like :func:`_check_Xy`, but labels already in {-1, +1} may hold one class."""
+    from sklearn.utils import column_or_1d
+
     X = _check_X(X)
     y = column_or_1d(y, warn=True)
     if y.shape[0] != X.shape[0]:
@@ -113,11 +149,20 @@ def _hyperplane(coef, intercept, n_features: int | None = None):
 
 
 def _decision(X, w, b) -> np.ndarray:
-    return np.asarray(safe_sparse_dot(X, w)).ravel() + b
+    return np.asarray(X @ w).ravel() + b
+
+
+def _squared_norms(X) -> np.ndarray:
+    """``||x_i||^2`` of every row (dense or CSR)."""
+    if is_sparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
 
 
 def _signed_rows(X, t, fit_intercept: bool):
     """The LP/QP constraint rows ``t_i * [x_i, 1]`` as a sparse CSR matrix."""
+    import scipy.sparse as sp
+
     rows = sp.diags(t) @ sp.csr_matrix(X)
     if fit_intercept:
         rows = sp.hstack([rows, sp.csr_matrix(t[:, np.newaxis])], format="csr")
@@ -127,7 +172,9 @@ def _signed_rows(X, t, fit_intercept: bool):
 def _augment(X, value: float):
     """Append the constant input ``value`` to every pattern (dense or CSR)."""
     column = np.full((X.shape[0], 1), value)
-    if sp.issparse(X):
+    if is_sparse(X):
+        import scipy.sparse as sp
+
         return sp.hstack([X, sp.csr_matrix(column)], format="csr")
     return np.hstack([X, column])
 
@@ -171,6 +218,9 @@ def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
     and ``b`` free. Its optimum is 0 exactly when the plain LP (all slacks 0)
     is feasible, i.e. when the data are linearly separable.
     """
+    import scipy.sparse as sp
+    from scipy.optimize import linprog  # imported here: the trace needs no solver
+
     n_samples, n_features = X.shape
     rows = _signed_rows(X, t, fit_intercept)
     n_free = rows.shape[1]
@@ -377,6 +427,7 @@ def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
 def _interior_point_qp(rows, n_features: int, highs_status: str) -> np.ndarray:
     """Solve the hard-margin QP ``min ||w||^2 / 2  s.t.  rows @ x >= 1`` with Clarabel."""
     import clarabel  # imported here: only large margin computations need it
+    import scipy.sparse as sp
 
     n_rows, n_vars = rows.shape
     hessian = sp.diags(np.r_[np.ones(n_features), np.zeros(n_vars - n_features)]).tocsc()
@@ -475,7 +526,7 @@ def radius(X: MatrixLike) -> float:
     5.0
     """
     X = _check_X(X)
-    return float(np.sqrt(np.max(row_norms(X, squared=True))))
+    return float(np.sqrt(np.max(_squared_norms(X))))
 
 
 def signed_distance(X: MatrixLike, coef: ArrayLike, intercept: float = 0.0) -> np.ndarray:
@@ -587,8 +638,11 @@ def mistake_bound(
     at most this many updates for any ``eta > 0`` and any presentation order.
 
     ``gamma`` is the geometric margin of the separator the QP returns, which can
-    only be smaller than the exact maximum, and the result is rounded up by a
-    relative 1e-9, so float rounding never makes the bound too small.
+    only be smaller than the exact maximum, so the bound can only be larger.
+    It is computed from squares, ``R^2 ||w||^2 / min_i (t_i w . x_i)^2``, and
+    rounded up by a relative 1e-9, so float rounding never makes it too small;
+    but as it bounds a count, a value within 1e-9 of an integer is that integer,
+    so exact data give the exact number (the notes' modified OR problem: 9).
 
     Parameters
     ----------
@@ -618,21 +672,47 @@ def mistake_bound(
     1.0
     >>> round(mistake_bound(X, [1, -1]), 6)  # augmented: R^2 = 2, gamma = 1
     2.0
+    >>> mistake_bound([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1])  # the notes' OR
+    9.0
     """
+    return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bound").bound
+
+
+@dataclass(frozen=True)
+class _Novikoff:
+    """The bound ``(R / gamma)^2`` and the ``R`` and ``gamma`` that give it (augmented
+    patterns with an intercept, as :func:`mistake_bound` explains)."""
+
+    radius: float
+    margin: float
+    bound: float
+
+
+def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bound"):
+    """:func:`mistake_bound` with its ingredients (``rosenblatt inspect`` shows them)."""
     check_args(
-        "mistake_bound",
+        owner,
         {
             "fit_intercept": [BOOL],
             "intercept_scaling": [Interval(numbers.Real, 0, None, closed="neither")],
         },
         locals(),
     )
-    X, t = _check_Xy(X, y, "mistake_bound")
+    X, t = _check_Xy(X, y, owner)
     if fit_intercept:
         X = _augment(X, float(intercept_scaling))
     lp = _separating_lp(X, t, fit_intercept=False)
     if not lp:
-        raise _not_separable(lp, bool(fit_intercept), "mistake_bound")
-    gamma = _hard_margin_qp(X, t, fit_intercept=False).margin
-    R = float(np.sqrt(np.max(row_norms(X, squared=True))))
-    return (R / gamma) ** 2 * (1.0 + BOUND_PAD)
+        raise _not_separable(lp, bool(fit_intercept), owner)
+    w = _hard_margin_qp(X, t, fit_intercept=False).coef
+    R2, w2 = float(np.max(_squared_norms(X))), float(w @ w)
+    closest = float(np.min(t * _decision(X, w, 0.0)))  # gamma = closest / ||w||
+    raw = R2 * w2 / closest**2  # (R / gamma)^2 from squares: no square root to round
+    # Float rounding may put raw a few ulps off the exact value, so it is padded up by
+    # BOUND_PAD: then it is never too small. Except next to an integer n: the number of
+    # updates is an integer k <= (R / gamma)^2, and an exact value within BOUND_PAD of n
+    # allows no more than n updates, so n is as safe a bound for k, and exact data give
+    # their exact bound (the notes' modified OR problem: 9, not 9.000000009).
+    n = round(raw)
+    bound = float(n) if abs(raw - n) <= BOUND_PAD * raw else raw * (1.0 + BOUND_PAD)
+    return _Novikoff(float(np.sqrt(R2)), closest / float(np.sqrt(w2)), bound)

@@ -12,15 +12,14 @@ import numbers
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.utils import check_X_y
 
 from ._config import TRACE_MAX_PRESENTATIONS
-from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args, check_not_empty
+from ._invariants import is_sparse
+from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args
 from .engine.driver import run_epochs
 from .engine.orders import epoch_order, random_source
 from .engine.primal import Batch, PrimalRule, PrimalState
-from .theory import _signed_targets
+from .theory import _checked_Xy, _signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -34,6 +33,16 @@ def _fmt(value: float) -> str:
     if value.is_integer() and abs(value) < 1e15:
         return str(int(value))  # also turns -0.0 into "0"
     return f"{value:.6g}"
+
+
+def _latex_name(name: str) -> str:
+    """A column name of :meth:`Trace.table` in LaTeX (``Δw_0`` -> ``$\\Delta w_{0}$``)."""
+    if name in ("a/a", "Update"):
+        return name
+    if name == "t w.x":
+        return r"$t\,\mathbf{w}\cdot\mathbf{x}$"
+    prefix, index = name.rsplit("_", 1)
+    return "$" + prefix.replace("Δ", "\\Delta ") + "_{" + index + "}$"
 
 
 class Trace:
@@ -53,7 +62,8 @@ class Trace:
         Epoch of each row (1-based).
     pattern : ndarray of shape (n_rows,)
         Index into ``X`` of the pattern presented (0-based; the printed ``a/a``
-        column is ``pattern + 1``, as in the lecture notes).
+        column and :meth:`to_frame`'s ``pattern`` are ``pattern + 1``, as the
+        lecture notes number the patterns).
     tx : ndarray of shape (n_rows, n_features + 1)
         ``t * x`` for the augmented pattern ``x = (x_1 .. x_d, bias_input)``.
     activation : ndarray of shape (n_rows,)
@@ -156,12 +166,14 @@ class Trace:
     def to_frame(self):
         """The trace as a pandas DataFrame, one row per pattern presentation.
 
-        Columns: ``epoch``, ``step``, ``pattern`` (0-based), ``w_1 .. w_0`` (the
-        weights the row saw), ``tx_1 .. tx_0``, ``t w.x``, ``updated`` and
-        ``dw_1 .. dw_0``: the row's part of the step's change. In batch mode that
-        is ``eta * t * x`` for a misclassified pattern and 0 otherwise, so the
-        ``dw`` of an epoch's rows add up to its update (the printed table shows
-        only that total, on the epoch's first row, as the lecture notes do).
+        Columns: ``epoch``, ``step``, ``pattern`` (numbered from 1, as the printed
+        table's ``a/a`` column and the lecture notes number the patterns: the row
+        presents ``X[pattern - 1]``), ``w_1 .. w_0`` (the weights the row saw),
+        ``tx_1 .. tx_0``, ``t w.x``, ``updated`` and ``dw_1 .. dw_0``: the row's
+        part of the step's change. In batch mode that is ``eta * t * x`` for a
+        misclassified pattern and 0 otherwise, so the ``dw`` of an epoch's rows
+        add up to its update (the printed table shows only that total, on the
+        epoch's first row, as the lecture notes do).
 
         Returns
         -------
@@ -169,7 +181,7 @@ class Trace:
         """
         import pandas as pd
 
-        columns = {"epoch": self.epoch, "step": self.step, "pattern": self.pattern}
+        columns = {"epoch": self.epoch, "step": self.step, "pattern": self.pattern + 1}
         seen = self.weights[self.step - 1]
         columns.update(zip(self._names("w"), seen.T))
         columns.update(zip(self._names("tx"), self.tx.T))
@@ -178,12 +190,8 @@ class Trace:
         columns.update(zip(self._names("dw"), self._row_delta().T))
         return pd.DataFrame(columns)
 
-    def table(self) -> str:
-        """The lecture notes' table: ``a/a``, ``w``, ``tx``, ``t w.x``, ``Update``, ``Δw``.
-
-        In batch mode the weights and the epoch's ``Δw`` are printed on its
-        first row only.
-        """
+    def _cells(self) -> tuple[list[str], list[list[str]]]:
+        """The printed table's header and rows, every number as :func:`_fmt` writes it."""
         header = (
             ["a/a"] + self._names("w") + self._names("tx") + ["t w.x", "Update"] + self._names("Δw")
         )
@@ -201,11 +209,53 @@ class Trace:
                 + [_fmt(self.activation[r]), "YES" if self.updated[r] else "NO"]
                 + dw
             )
+        return header, rows
+
+    def table(self) -> str:
+        """The lecture notes' table: ``a/a``, ``w``, ``tx``, ``t w.x``, ``Update``, ``Δw``.
+
+        In batch mode the weights and the epoch's ``Δw`` are printed on its
+        first row only.
+        """
+        header, rows = self._cells()
         widths = [max(len(line[c]) for line in [header] + rows) for c in range(len(header))]
         lines = [
             "  ".join(cell.rjust(wd) for cell, wd in zip(line, widths)).rstrip()
             for line in [header] + rows
         ]
+        return "\n".join(lines)
+
+    def to_latex(self) -> str:
+        r"""The printed table (:meth:`table`) as a LaTeX ``tabular``, cell for cell.
+
+        Numbers are written as the table shows them (integers as integers), in
+        math mode so that a minus sign is one; the column names become
+        ``$w_{1}$``, ``$tx_{1}$``, ``$t\,\mathbf{w}\cdot\mathbf{x}$`` and
+        ``$\Delta w_{1}$``.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from rosenblatt.trace import trace
+        >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
+        >>> print(trace(X, y, bias_input=-1).to_latex().splitlines()[4])  # the first row
+        1 & $0$ & $0$ & $0$ & $1$ & $1$ & $1$ & $0$ & YES & $1$ & $1$ & $1$ \\
+        """
+        header, rows = self._cells()
+        numbers = [name not in ("a/a", "Update") for name in header]
+        lines = [
+            r"\begin{tabular}{" + "r" * len(header) + "}",
+            r"\hline",
+            " & ".join(_latex_name(name) for name in header) + r" \\",
+            r"\hline",
+        ]
+        for row in rows:
+            cells = [f"${cell}$" if number and cell else cell for cell, number in zip(row, numbers)]
+            lines.append(" & ".join(cells) + r" \\")
+        lines += [r"\hline", r"\end{tabular}"]
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -316,9 +366,8 @@ def trace(
             f"trace needs a finite eta and a finite, nonzero bias_input; got eta={eta!r}, "
             f"bias_input={bias_input!r}. To train without a threshold use fit_intercept=False."
         )
-    X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
-    check_not_empty(X)
-    X = np.ascontiguousarray(X.toarray() if sp.issparse(X) else X)
+    X, y = _checked_Xy(X, y)
+    X = np.ascontiguousarray(X.toarray() if is_sparse(X) else X)
     t = _signed_targets(y, "trace")
     n_samples, n_features = X.shape
     if n_samples * int(max_iter) > TRACE_MAX_PRESENTATIONS:
@@ -334,7 +383,7 @@ def trace(
     state = PrimalState.allocate(2, n_features, np.float64, voted=True)
     rule = PrimalRule(eta, bias_input if fit_intercept else 0.0, batch=mode == "batch")
     batch = Batch(X, (t > 0).astype(np.int64), np.ones(n_samples))
-    rng = random_source(random_state)
+    rng = random_source(random_state) if shuffle else None  # the fixed order draws nothing
     orders, activations = [], []
     no_stream = np.empty(0, dtype=np.int64)
 

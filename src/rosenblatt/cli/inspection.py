@@ -13,6 +13,7 @@ from rich.table import Table
 from ._common import (
     auto,
     console,
+    err_console,
     format_option,
     header_option,
     jsonable,
@@ -31,6 +32,10 @@ class Problem:
     margin: float | None = None
     mistake_bound: float | None = None
     note: str = ""
+    # the bound's R and gamma: of the patterns (x, 1) the perceptron learns from, so that
+    # (augmented_radius / augmented_margin)^2 is mistake_bound
+    augmented_radius: float | None = None
+    augmented_margin: float | None = None
 
 
 @dataclass
@@ -59,7 +64,9 @@ def _problem(name, X, y, theory):
     problem = Problem(name, True)
     try:
         problem.margin = float(theory.max_margin(X, y).margin)
-        problem.mistake_bound = float(theory.mistake_bound(X, y))
+        bound = theory._novikoff(X, y)
+        problem.augmented_radius, problem.augmented_margin = bound.radius, bound.margin
+        problem.mistake_bound = bound.bound
     except (NotSeparableError, RuntimeError, ValueError) as exc:
         problem.note = f"margin not computed: {exc}"
     return problem
@@ -75,7 +82,9 @@ def inspect_data(
     geometric margin of a separating hyperplane with intercept
     (:func:`rosenblatt.theory.max_margin`); the mistake bound is Block and
     Novikoff's ``(R / gamma)^2`` for :class:`rosenblatt.Perceptron`'s
-    augmented patterns (:func:`rosenblatt.theory.mistake_bound`). Text is
+    augmented patterns ``(x, 1)`` (:func:`rosenblatt.theory.mistake_bound`), and
+    each problem carries that ``R`` and ``gamma`` beside the plain radius and
+    margin, which give another number. Text is
     vectorised first, as ``rosenblatt train`` does. ``zero_based`` (svmlight)
     and ``header`` (CSV) are passed to the reader, and ``format`` names the data's
     format when its extension does not; the reader's notes come first in ``notes``.
@@ -154,19 +163,34 @@ def command(
     overview.add_row("samples", str(result.n_samples))
     overview.add_row("features", str(result.n_features))
     overview.add_row("classes", ", ".join(f"{k} ({v})" for k, v in result.classes.items()))
-    overview.add_row("radius R = max |x|", _number(result.radius))
+    overview.add_row("radius max |x| (plain)", _number(result.radius))
     console.print(overview)
-    table = Table(title="Linear separability (with intercept)")
-    for column in ("problem", "separable", "max margin", "mistake bound (R/γ)²", "note"):
+    table = Table(
+        title="Linear separability (with intercept)",
+        caption="The bound (R/γ)² uses R and γ of the patterns (x, 1) the perceptron "
+        "learns from; the plain radius and margin are of x itself.",
+    )
+    columns = (
+        "problem",
+        "separable",
+        "max margin (plain)",
+        "R of (x, 1)",
+        "γ of (x, 1)",
+        "mistake bound (R/γ)²",
+        "note",
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column in ("problem", "note") else "right")
     for p in result.problems:
         table.add_row(
             p.name,
             "yes" if p.separable else "no",
             _number(p.margin),
+            _number(p.augmented_radius),
+            _number(p.augmented_margin),
             _number(p.mistake_bound),
             p.note,
         )
     console.print(table)
-    for note in result.notes:
-        console.print(f"[dim]{note}[/]")
+    for note in result.notes:  # what the reading decided: not the report, standard error
+        err_console.print(f"note: {note}", markup=False)

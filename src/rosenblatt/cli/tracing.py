@@ -13,6 +13,7 @@ from .._config import (
 from ._common import (
     auto,
     console,
+    err_console,
     format_option,
     header_option,
     parse_label_column,
@@ -126,8 +127,8 @@ def command(
         format=data_format,
     )
     console.print(str(result), markup=False, highlight=False, soft_wrap=True)
-    if not result.converged and result.n_epochs < epochs:
-        console.print(
+    if not result.converged and result.n_epochs < epochs:  # a note: standard error
+        err_console.print(
             f"note: the table stops after {result.n_epochs} epochs ({TRACE_MAX_ROWS:,} rows at "
             f"most), not the {epochs} asked for; trace a smaller sample for more epochs.",
             markup=False,

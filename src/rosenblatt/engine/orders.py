@@ -22,6 +22,7 @@ estimators warn when labels look sorted and the block mode is in use.
 
 from __future__ import annotations
 
+import numbers
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -67,8 +68,10 @@ def random_source(random_state):
     >>> type(random_source(np.random.default_rng(0))).__name__
     'Generator'
     """
-    if isinstance(random_state, np.random.Generator):
+    if isinstance(random_state, (np.random.Generator, np.random.RandomState)):
         return random_state
+    if isinstance(random_state, numbers.Integral):  # as check_random_state, without sklearn
+        return np.random.RandomState(random_state)
     # imported here: reading a saved state (the command line's predictor) needs no sklearn
     from sklearn.utils import check_random_state
 

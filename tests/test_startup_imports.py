@@ -1,0 +1,86 @@
+"""The teaching commands start fast: each imports only what it uses.
+
+Importing scikit-learn costs more than `trace`, `inspect` or an animation's whole
+computation (most of it scipy.stats and pandas, which scikit-learn imports), so
+these commands must not load it; nor matplotlib where nothing is drawn. Each
+command runs in a fresh interpreter, which reports ``sys.modules`` as it exits.
+"""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import rosenblatt
+
+OR_CSV = "x1,x2,label\n-1,-1,-1\n1,-1,1\n-1,1,1\n1,1,1\n"
+
+# runs `rosenblatt ARGS...` as the console script does; the modules loaded by the end
+# (an exit included) go to the file named by the first argument
+PROBE = """
+import atexit, json, runpy, sys
+
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+sys.argv = ["rosenblatt", *sys.argv[2:]]
+runpy.run_module("rosenblatt", run_name="__main__")
+"""
+
+NEVER = ("sklearn", "scipy.stats")  # scikit-learn, and what makes it slow to import
+
+
+def loaded_modules(tmp_path, *args):
+    """The command's standard output and the modules it imported."""
+    out = tmp_path / "modules.json"
+    result = subprocess.run(
+        [sys.executable, "-c", PROBE, str(out), *map(str, args)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    return result.stdout, set(json.loads(out.read_text()))
+
+
+def assert_none_of(packages, modules, command):
+    found = [p for p in packages if any(m == p or m.startswith(p + ".") for m in modules)]
+    assert not found, f"`rosenblatt {command}` imports {', '.join(found)}"
+
+
+@pytest.fixture
+def or_csv(tmp_path):
+    path = tmp_path / "or.csv"
+    path.write_text(OR_CSV)
+    return path
+
+
+def test_trace_imports_the_engine_and_numpy_only(tmp_path, or_csv):
+    stdout, modules = loaded_modules(tmp_path, "trace", or_csv, "--bias-input", "-1")
+    assert "3 update(s) in 2 epoch(s), converged" in stdout
+    assert "rosenblatt._kernels.primal" in modules  # the probe sees what the run loads
+    assert_none_of((*NEVER, "matplotlib", "scipy.optimize"), modules, "trace")
+
+
+def test_inspect_imports_the_lp_solver_and_numpy_only(tmp_path, or_csv):
+    stdout, modules = loaded_modules(tmp_path, "inspect", or_csv, "--json")
+    assert json.loads(stdout)["problems"][0]["separable"] is True
+    assert "scipy.optimize" in modules
+    assert_none_of((*NEVER, "matplotlib"), modules, "inspect")
+
+
+def test_plot_animation_imports_matplotlib_and_the_engine_only(tmp_path, or_csv):
+    gif = tmp_path / "or.gif"
+    _, modules = loaded_modules(tmp_path, "plot", or_csv, "-o", gif, "--bias-input", "-1")
+    assert gif.stat().st_size > 0 and "matplotlib" in modules
+    assert_none_of(NEVER, modules, "plot (an animation)")
+
+
+def test_predict_with_a_linear_model_imports_numpy_only(tmp_path, or_csv):
+    X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])  # the rows of OR_CSV
+    rosenblatt.save(rosenblatt.Perceptron().fit(X, [-1, 1, 1, 1]), tmp_path / "or.rbm")
+    stdout, modules = loaded_modules(tmp_path, "predict", "-m", tmp_path / "or.rbm", or_csv)
+    assert stdout.split() == ["-1", "1", "1", "1"]
+    assert_none_of((*NEVER, "matplotlib", "numba", "scipy"), modules, "predict")
