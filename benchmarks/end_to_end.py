@@ -17,14 +17,19 @@ the target of issue 13:
 - ``cross_val_score(cv=5)`` with ``n_jobs=2`` against ``n_jobs=1`` where a fold's fit
   takes about a second (>= 1.3x faster), and on spambase our ``n_jobs=2`` against
   scikit-learn's averaged perceptron with ``n_jobs=2`` (<= 1.0x);
-- ``train -a voted`` against ``train -a averaged`` on spambase (<= 1.5x);
+- ``rosenblatt evaluate`` against ``rosenblatt predict`` on the same 150-row CSV
+  (<= 1.2x: scoring adds no imports);
+- ``train -a voted`` against ``train -a averaged`` on spambase (<= 1.5x), and
+  ``evaluate`` of that voted model on a quarter of spambase (seconds, < 2);
 - ``KernelPerceptron`` on the fly against the cached Gram matrix, per epoch,
   RBF 5,000 x 20 (<= 3x);
 - streaming a synthetic svmlight file (``--stream-gb``, default 2): peak resident
   memory (< 500 MB), the later epochs against an in-memory epoch of the same rows
   (<= 2x), and the first epoch's parsing speed (>= 50 MB/s): the file's size over
   the time from the call to the end of the first epoch, which holds the scan
-  that parses the text into the binary cache.
+  that parses the text into the binary cache;
+- ``rosenblatt predict`` of that file, streamed through the command line: its peak
+  resident memory (< 500 MB) and throughput (>= 50 MB/s).
 """
 
 from __future__ import annotations
@@ -189,6 +194,12 @@ def cli_jobs(folder, rows, rounds):
         rounds,
     )
     row(rows, "train, same CSV, compile cache warm", ours, theirs, 1.5)
+    ours, theirs = alternate(
+        lambda: run([ROSENBLATT, "evaluate", "--model", str(folder / "m.rbl"), str(iris)])[0],
+        lambda: run([ROSENBLATT, "predict", "--model", str(folder / "m.rbl"), str(iris)])[0],
+        rounds,
+    )
+    row(rows, "evaluate / predict, linear model, same CSV", ours, theirs, 1.2)
 
     first_py = script(folder, "first_fit.py", FIRST_FIT)
 
@@ -243,6 +254,12 @@ def spambase_jobs(folder, rows, rounds):
         rounds,
     )
     row(rows, "train -a voted / -a averaged, spambase", ours, theirs, 1.5)
+    quarter = folder / "spambase-quarter.csv"
+    lines = SPAMBASE.read_text().splitlines(keepends=True)
+    quarter.write_text("".join(lines[:1] + lines[1::4]))  # 1,151 rows, both classes
+    evaluate = [ROSENBLATT, "evaluate", "-m", str(folder / "v.rbl"), str(quarter)]
+    seconds = statistics.median(run(evaluate)[0] for _ in range(rounds))
+    row(rows, "evaluate, voted model, 1,151 spambase rows (s)", seconds, 2.0, 1.0)
     cv_py = script(folder, "cross_validate.py", CROSS_VALIDATE)
     ours, theirs = alternate(
         lambda: run([PYTHON, cv_py, "rosenblatt", str(SPAMBASE), "2"])[0],
@@ -289,7 +306,7 @@ def stream_jobs(folder, rows, size_gb):
     path = folder / "big.svmlight"
     write_file(path, int(size_gb * 1e9))
     probe = script(folder, "stream.py", STREAM)
-    seconds, out = run([PYTHON, probe, str(path)])
+    seconds, out = run([PYTHON, probe, str(path), str(folder / "big.rbl")])
     values = dict(line.split("=", 1) for line in out.split() if "=" in line)
     rss, first, later, memory = (float(values[k]) for k in ("rss_mb", "first", "later", "memory"))
     size_mb = path.stat().st_size / 1e6
@@ -317,6 +334,32 @@ def stream_jobs(folder, rows, size_gb):
         )
     )
 
+    model = folder / "big.rbl"  # the streamed model, saved by the probe
+    seconds, out = run([PYTHON, "-c", PREDICT_STREAMED, str(path), str(model), ROSENBLATT])
+    rss = float(out)
+    rows.append(
+        (
+            "streaming predict: peak resident memory (MB)",
+            rss,
+            500.0,
+            rss / 500,
+            "<= 1",
+            "yes" if rss < 500 else "NO",
+            f"{size_mb:.0f} MB file",
+        )
+    )
+    rows.append(
+        (
+            "streaming predict: throughput (MB/s)",
+            size_mb / seconds,
+            50.0,
+            size_mb / seconds / 50,
+            ">= 1",
+            "yes" if size_mb / seconds >= 50 else "NO",
+            f"{seconds:.1f} s",
+        )
+    )
+
 
 STREAM = """
 import resource, sys, time, warnings
@@ -329,8 +372,8 @@ stamps = []
 def on_epoch(report):
     stamps.append(time.perf_counter())
 start = time.perf_counter()
-fit_stream(AveragedPerceptron(random_state=0), path, epochs=5, chunk_size=50_000,
-           on_epoch=on_epoch)
+model = fit_stream(AveragedPerceptron(random_state=0), path, epochs=5, chunk_size=50_000,
+                   on_epoch=on_epoch)
 # the first epoch as a user waits for it: the scan (parse + binary cache) and one epoch;
 # the later epochs: the mean of four (as the in-memory epoch below), epochs take 0.1 s at 0.2 GB
 first, later = stamps[0] - start, (stamps[-1] - stamps[0]) / (len(stamps) - 1)
@@ -345,6 +388,17 @@ code = ("import sys, time, warnings; warnings.simplefilter('ignore');"
 memory = float(subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True,
                               check=True).stdout)
 print(f"rss_mb={rss} first={first} later={later} memory={memory}")
+from rosenblatt import save
+save(model, sys.argv[2])  # for the streaming predict row
+"""
+
+
+# the command as a user runs it, its output to /dev/null; the child's peak memory
+PREDICT_STREAMED = """
+import resource, subprocess, sys
+path, model, command = sys.argv[1:]
+subprocess.run([command, "predict", "-m", model, path], stdout=subprocess.DEVNULL, check=True)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)
 """
 
 
