@@ -126,7 +126,9 @@ def _help(command):
 
     from rosenblatt.cli import app
 
-    result = CliRunner().invoke(app, [command, "--help"], env={"COLUMNS": "300"})
+    # an option first (`rosenblatt --version`) is the group's own: its help lists it
+    args = ["--help"] if command.startswith("-") else [command, "--help"]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
     assert result.exit_code == 0, f"README runs `rosenblatt {command}`, which does not exist"
     return result.output
 
