@@ -1,6 +1,6 @@
 # Two entry points for a fresh machine with only python3, pip and make:
 #   make demo   creates .venv, installs rosenblatt, runs the embedded demo
-#   make test   creates .venv with the dev extras, runs ruff (lint, format) and every test
+#   make test   creates .venv with the dev extras, runs ruff (lint, format), mypy and every test
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -38,6 +38,7 @@ browser:
 test: $(VENV)/.installed-dev browser
 	$(VENV)/bin/ruff check src tests benchmarks examples
 	$(VENV)/bin/ruff format --check src tests benchmarks examples
+	$(VENV)/bin/mypy
 	$(VENV)/bin/rosenblatt warmup
 	$(PY) -m pytest -n 2 -q
 	$(MAKE) docs

@@ -7,7 +7,11 @@ Run: ``.venv/bin/python benchmarks/timings.py``
   with kernel values computed on the fly;
 - the first fit in a fresh process (numba compiles, or loads its disk cache) and
   in a second process (cache hit);
-- ``import rosenblatt`` in a fresh interpreter.
+- ``import rosenblatt`` in a fresh interpreter;
+- refusing a zip-bomb model file (a 200 MB member over a 10 MB limit), per reader
+  (``tests/test_persistence_hostile.py`` checks that it is refused, in bounded memory);
+- the playground's largest request (voted and kernel) answered over HTTP
+  (``tests/test_playground_api.py`` checks the answer).
 
 Each figure is the median of ``--repeats`` runs (one-vs-rest: at least 7, the 1-thread and
 all-core fits alternating).
@@ -17,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import pathlib
 import statistics
 import subprocess
 import sys
@@ -126,6 +131,80 @@ def import_time(repeats):
     print(f"import rosenblatt: {statistics.median(times) * 1000:.1f} ms")
 
 
+def zip_bomb_refusal(repeats):
+    """Seconds each model reader takes to refuse a member that inflates past the limit."""
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
+    from forging import MiB, Zeros, forge
+
+    from rosenblatt import ModelFileError, Perceptron, _config
+    from rosenblatt.persistence import load, load_predictor, read_manifest, save
+
+    X, y = make_classification(60, 4, random_state=0)
+
+    def add_bomb(manifest, members):
+        members["arrays/0.npy"] = Zeros(200 * MiB)
+
+    limit = _config.MODEL_MAX_MEMBER_BYTES
+    _config.MODEL_MAX_MEMBER_BYTES = 10 * MiB
+    try:
+        with tempfile.TemporaryDirectory() as folder:
+            path = pathlib.Path(folder) / "bomb.rbm"
+            save(quiet(lambda: Perceptron(random_state=0).fit(X, y))(), path)
+            forge(path, add_bomb)
+            for reader in (load, load_predictor, read_manifest):
+
+                def refuse(reader=reader):
+                    try:
+                        reader(path)
+                    except ModelFileError:
+                        return
+                    raise AssertionError(f"{reader.__name__} read a zip bomb")
+
+                seconds = median_time(refuse, repeats)
+                print(
+                    f"zip bomb (200 MB member, 10 MB limit) refused by {reader.__name__}: "
+                    f"{seconds * 1000:.1f} ms"
+                )
+    finally:
+        _config.MODEL_MAX_MEMBER_BYTES = limit
+
+
+def playground_largest_request(repeats):
+    """Seconds the playground server takes to answer its largest request (noise: no stop)."""
+    import json
+    import urllib.request
+
+    import numpy as np
+
+    from rosenblatt.playground.runs import MAX_POINTS, MAX_PRESENTATIONS
+    from rosenblatt.playground.server import serve_in_thread
+
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-2.5, 2.5, size=(MAX_POINTS, 2))
+    y = np.where(rng.random(MAX_POINTS) < 0.5, 1, -1)
+    server, url = serve_in_thread()
+    try:
+        for algorithm in ("voted", "kernel"):
+            body = {"points": X.tolist(), "labels": y.tolist(), "algorithm": algorithm}
+            body["epochs"], body["feature_map"] = MAX_PRESENTATIONS // MAX_POINTS, True
+            data = json.dumps(body).encode()
+
+            def post(data=data):
+                request = urllib.request.Request(
+                    url + "api/run", data=data, headers={"Content-Type": "application/json"}
+                )
+                with urllib.request.urlopen(request, timeout=600) as reply:
+                    json.load(reply)
+
+            seconds = median_time(post, repeats)
+            print(
+                f"playground, largest request ({MAX_POINTS:,} points, {algorithm}): {seconds:.2f} s"
+            )
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -134,6 +213,8 @@ def main(argv=None):
     compile_cache()
     one_vs_rest(max(args.repeats, 7))
     gram_cache(args.repeats)
+    zip_bomb_refusal(args.repeats)
+    playground_largest_request(args.repeats)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import run_cli
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
@@ -20,10 +21,6 @@ from rosenblatt.io import read_data
 XOR = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,no\n"
 OR = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
 NUMERIC_HEADER = "1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n"  # a header that looks like data
-
-
-def run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 def assert_one_line_error(result, *fragments):
@@ -56,7 +53,7 @@ def iris_csv(tmp_path):
 
 # ---------------------------------------------------------------------- 1. channels
 def test_train_writes_nothing_on_standard_output(files, tmp_path):
-    result = run("train", files["xor.csv"], "-m", tmp_path / "m.rbl", "--max-iter", 3)
+    result = run_cli("train", files["xor.csv"], "-m", tmp_path / "m.rbl", "--max-iter", 3)
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
     err = " ".join(result.stderr.split())
@@ -66,7 +63,7 @@ def test_train_writes_nothing_on_standard_output(files, tmp_path):
 
 def test_train_json_prints_one_object_on_standard_output(files, tmp_path):
     model = tmp_path / "m.rbl"
-    result = run("train", files["or.csv"], "-m", model, "--json")
+    result = run_cli("train", files["or.csv"], "-m", model, "--json")
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)  # the whole of standard output: one object
     assert summary["model_path"] == str(model) and summary["estimator"] == "Perceptron"
@@ -75,7 +72,7 @@ def test_train_json_prints_one_object_on_standard_output(files, tmp_path):
     assert summary["epochs"] == len(summary["mistakes_per_epoch"]) and summary["notes"] == []
     assert "Trained Perceptron" not in result.stderr  # the JSON stands for the table
     assert "epochs" in result.stderr  # the progress still shows
-    quiet = run("train", files["or.csv"], "-m", model, "--json", "-q")
+    quiet = run_cli("train", files["or.csv"], "-m", model, "--json", "-q")
     assert quiet.stderr == "" and json.loads(quiet.stdout)["train_accuracy"] == 1.0
 
 
@@ -91,16 +88,16 @@ def test_train_as_a_real_process_keeps_its_channels_apart(iris_csv, tmp_path):
 
 
 def test_notes_go_to_standard_error_and_results_to_standard_output(files, tmp_path):
-    inspected = run("inspect", files["numeric.csv"])
+    inspected = run_cli("inspect", files["numeric.csv"])
     assert inspected.exit_code == 0, inspected.output
     assert "note: line 1 read as a header" in " ".join(inspected.stderr.split())
     assert "read as a header" not in inspected.stdout and "separable" in inspected.stdout
     png = tmp_path / "b.png"
-    plotted = run("plot", files["or.csv"], "-o", png)
+    plotted = run_cli("plot", files["or.csv"], "-o", png)
     assert (
         plotted.exit_code == 0 and plotted.stdout == "" and "wrote the boundary" in plotted.stderr
     )
-    traced = run("trace", files["or.csv"])
+    traced = run_cli("trace", files["or.csv"])
     assert "YES" in traced.stdout or "NO" in traced.stdout
 
 
@@ -109,7 +106,7 @@ def test_cross_validate_counts_folds_on_standard_error(files):
     rng = np.random.RandomState(0)
     X = np.vstack([rng.randn(15, 2) - 2, rng.randn(15, 2) + 2])
     np.savetxt(data, np.column_stack([X, np.repeat([0, 1], 15)]), delimiter=",", fmt="%g")
-    result = run("cross-validate", data, "--folds", 3, "-a", "centroid", "-a", "averaged")
+    result = run_cli("cross-validate", data, "--folds", 3, "-a", "centroid", "-a", "averaged")
     assert result.exit_code == 0, result.output
     counters = [line.split() for line in result.stderr.splitlines()]
     assert [(c[0], c[-3], c[-2]) for c in counters] == [
@@ -153,7 +150,7 @@ def big(tmp_path_factory):
     data = folder / "big.csv"
     np.savetxt(data, np.column_stack([X, X[:, 0] > 0]), delimiter=",", fmt=["%.2f"] * 2 + ["%d"])
     model = folder / "m.rbl"
-    assert run("train", data, "-m", model, "-q", "--max-iter", 2).exit_code == 0
+    assert run_cli("train", data, "-m", model, "-q", "--max-iter", 2).exit_code == 0
     return {"data": data, "model": model}
 
 
@@ -184,14 +181,14 @@ def test_a_closed_pipe_is_caught_by_the_group(files, monkeypatch):
             pass
 
     monkeypatch.setattr("rosenblatt.cli.tracing.console", _Console(file=ClosedPipe()))
-    result = run("trace", files["or.csv"])
+    result = run_cli("trace", files["or.csv"])
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
 
     def closed(*args, **kwargs):
         raise BrokenPipeError(32, "Broken pipe")
 
     monkeypatch.setattr("rosenblatt.cli.tracing.trace_data", closed)
-    result = run("trace", files["or.csv"])
+    result = run_cli("trace", files["or.csv"])
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
 
 
@@ -212,13 +209,13 @@ def nothing_read(monkeypatch):
 def test_train_checks_the_model_path_before_reading(files, tmp_path, nothing_read, stream):
     missing = tmp_path / "no" / "such" / "m.rbl"
     assert_one_line_error(
-        run("train", files["or.csv"], "-m", missing, *stream),
+        run_cli("train", files["or.csv"], "-m", missing, *stream),
         f"{missing}: cannot write there: no folder {missing.parent}; create it first",
     )
     folder = tmp_path / "a-folder"
     folder.mkdir()
     assert_one_line_error(
-        run("train", files["or.csv"], "-m", folder, *stream),
+        run_cli("train", files["or.csv"], "-m", folder, *stream),
         f"{folder}: a folder has that name; give a file name",
     )
     assert not missing.parent.exists() and os.listdir(folder) == []
@@ -226,11 +223,13 @@ def test_train_checks_the_model_path_before_reading(files, tmp_path, nothing_rea
 
 def test_plot_and_demo_check_their_outputs_before_reading(files, tmp_path, nothing_read):
     missing = tmp_path / "none" / "b.png"
-    assert_one_line_error(run("plot", files["or.csv"], "-o", missing), str(missing), "no folder")
+    assert_one_line_error(
+        run_cli("plot", files["or.csv"], "-o", missing), str(missing), "no folder"
+    )
     a_file = tmp_path / "report"
     a_file.write_text("not a folder")
     assert_one_line_error(
-        run("demo", "-o", a_file / "inside"), f"{a_file} is not a folder; give another path"
+        run_cli("demo", "-o", a_file / "inside"), f"{a_file} is not a folder; give another path"
     )
     assert not missing.parent.exists() and a_file.read_text() == "not a folder"
 
@@ -245,7 +244,7 @@ def test_train_refuses_a_read_only_folder_before_reading(files, tmp_path, nothin
     locked.chmod(0o555)
     try:
         assert_one_line_error(
-            run("train", files["or.csv"], "-m", locked / "m.rbl"), "is not writable"
+            run_cli("train", files["or.csv"], "-m", locked / "m.rbl"), "is not writable"
         )
     finally:
         locked.chmod(0o755)
@@ -267,7 +266,7 @@ def test_version_is_a_flag_with_a_short_name():
     from importlib.metadata import version
 
     for flag in ("--version", "-V"):
-        result = run(flag)
+        result = run_cli(flag)
         assert result.exit_code == 0 and result.stdout == f"rosenblatt {version('rosenblatt')}\n"
     help_text = CliRunner().invoke(app, ["-h"], env={"COLUMNS": "120"}).stdout
     row = next(line for line in help_text.splitlines() if "--version" in line)
@@ -275,7 +274,7 @@ def test_version_is_a_flag_with_a_short_name():
 
 
 def test_stream_counts_the_rows_without_the_header(iris_csv, tmp_path):
-    result = run("train", "--stream", iris_csv, "-m", tmp_path / "s.rbl")
+    result = run_cli("train", "--stream", iris_csv, "-m", tmp_path / "s.rbl")
     assert result.exit_code == 0, result.output
     parsing = next(line for line in result.stderr.splitlines() if line.startswith("parsing"))
     assert "150 rows" in parsing and "151" not in parsing
@@ -284,21 +283,21 @@ def test_stream_counts_the_rows_without_the_header(iris_csv, tmp_path):
 def test_the_header_note_only_when_the_header_could_be_data(iris_csv, files, tmp_path):
     assert read_data(iris_csv).notes == []  # names: no doubt, no note
     assert "read as a header" in read_data(files["numeric.csv"]).notes[0]  # 1,2,label
-    result = run("train", iris_csv, "-m", tmp_path / "m.rbl", "--max-iter", 2)
+    result = run_cli("train", iris_csv, "-m", tmp_path / "m.rbl", "--max-iter", 2)
     assert result.exit_code == 0 and "read as a header" not in result.stderr
 
 
 def test_messages_name_options_on_the_command_line_and_parameters_in_python(files, tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("1.5,,0\n1,2,1\n")
-    cli = " ".join(run("inspect", bad).stderr.split())
+    cli = " ".join(run_cli("inspect", bad).stderr.split())
     assert "pass --header" in cli and "header=True" not in cli
     with pytest.raises(DataFileError) as python:
         read_data(bad)
     assert "pass header=True" in str(python.value) and "--header" not in str(python.value)
 
     trained = " ".join(
-        run("train", files["xor.csv"], "-m", tmp_path / "m", "--max-iter", 2).stderr.split()
+        run_cli("train", files["xor.csv"], "-m", tmp_path / "m", "--max-iter", 2).stderr.split()
     )
     assert "the last of --max-iter=2 epochs" in trained and "raise --max-iter," in trained
     assert "max_iter" not in trained and "use --algorithm averaged" in trained

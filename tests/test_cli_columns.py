@@ -4,17 +4,12 @@ import json
 
 import numpy as np
 import pytest
+from conftest import run_cli
 from sklearn.datasets import load_iris
-from typer.testing import CliRunner
 
 from rosenblatt import Perceptron, load, save
-from rosenblatt.cli import app
 
 NAMES = ["sepal_length", "sepal_width", "petal_length", "petal_width"]
-
-
-def _run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 def _write(path, columns, X, y=None, header=True):
@@ -36,7 +31,7 @@ def iris(tmp_path_factory):
     y = data.target_names[data.target]
     train = _write(folder / "iris.csv", NAMES, data.data, y)
     model = folder / "iris.rbl"
-    result = _run("train", train, "-m", model, "-q")
+    result = run_cli("train", train, "-m", model, "-q")
     assert result.exit_code == 0, result.output
     return folder, data.data, y, model
 
@@ -51,16 +46,16 @@ def _one_line_error(result, *fragments):
 
 def test_reordered_columns_give_the_same_predictions_and_scores(iris):
     folder, X, y, model = iris
-    same = _run("evaluate", folder / "iris.csv", "-m", model, "--json")
+    same = run_cli("evaluate", folder / "iris.csv", "-m", model, "--json")
     reverse = _write(folder / "reverse.csv", NAMES[::-1], X, y)
-    turned = _run("evaluate", reverse, "-m", model, "--json")
+    turned = run_cli("evaluate", reverse, "-m", model, "--json")
     assert turned.exit_code == 0, turned.output
     assert json.loads(turned.stdout) == json.loads(same.stdout)
     assert json.loads(same.stdout)["accuracy"] > 0.6  # not the 1/3 of columns taken by position
     # without the label column, in another order, a block of 7 lines at a time
     shuffled = _write(folder / "shuffled.csv", [NAMES[i] for i in (2, 0, 3, 1)], X)
-    expected = _run("predict", folder / "iris.csv", "-m", model).stdout
-    assert _run("predict", shuffled, "-m", model, "--chunk-size", "7").stdout == expected
+    expected = run_cli("predict", folder / "iris.csv", "-m", model).stdout
+    assert run_cli("predict", shuffled, "-m", model, "--chunk-size", "7").stdout == expected
     assert len(expected.split()) == 150
 
 
@@ -68,18 +63,18 @@ def test_a_missing_or_unexpected_column_is_named(iris):
     folder, X, y, model = iris
     missing = _write(folder / "missing.csv", NAMES[:3], X, y)
     for command in ("predict", "evaluate"):
-        _one_line_error(_run(command, missing, "-m", model), "no column 'petal_width'")
+        _one_line_error(run_cli(command, missing, "-m", model), "no column 'petal_width'")
     extra = _write(folder / "extra.csv", NAMES + ["colour"], X)
-    _one_line_error(_run("predict", extra, "-m", model), "unexpected column 'colour'")
+    _one_line_error(run_cli("predict", extra, "-m", model), "unexpected column 'colour'")
     other = _write(folder / "other.csv", ["a", "b", "c", "d"], X)
-    _one_line_error(_run("predict", other, "-m", model), "no column 'sepal_length'")
+    _one_line_error(run_cli("predict", other, "-m", model), "no column 'sepal_length'")
 
 
 def test_headerless_files_keep_the_positional_rule(iris):
     folder, X, y, model = iris
     plain = _write(folder / "plain.csv", NAMES, X, y, header=False)
-    expected = json.loads(_run("evaluate", folder / "iris.csv", "-m", model, "--json").stdout)
-    assert json.loads(_run("evaluate", plain, "-m", model, "--json").stdout) == expected
+    expected = json.loads(run_cli("evaluate", folder / "iris.csv", "-m", model, "--json").stdout)
+    assert json.loads(run_cli("evaluate", plain, "-m", model, "--json").stdout) == expected
 
 
 def test_the_model_keeps_the_names_and_refuses_other_columns(iris):
@@ -101,7 +96,7 @@ def test_a_model_without_names_reads_by_position(tmp_path):
     model = tmp_path / "old.rbl"
     save(Perceptron(random_state=0).fit(X, y), model)
     turned = _write(tmp_path / "reverse.csv", NAMES[::-1], X, y)
-    result = _run("predict", turned, "-m", model)
+    result = run_cli("predict", turned, "-m", model)
     assert result.exit_code == 0, result.output
     expected = Perceptron(random_state=0).fit(X, y).predict(X[:, ::-1])
     np.testing.assert_array_equal(np.array(result.stdout.split(), dtype=int), expected)

@@ -9,17 +9,12 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import run_cli
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
-from typer.testing import CliRunner
 
-from rosenblatt.cli import app
 from rosenblatt.cli.evaluate import scores
 
 CLI = [sys.executable, "-m", "rosenblatt"]
-
-
-def _run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +27,7 @@ def csv_model(tmp_path_factory):
     rows = [",".join(f"{v:.6f}" for v in row) + f",{label}" for row, label in zip(X, y)]
     data.write_text("a,b,c,label\n" + "\n".join(rows) + "\n")
     model = folder / "m.rbl"
-    assert _run("train", data, "-m", model, "-q").exit_code == 0
+    assert run_cli("train", data, "-m", model, "-q").exit_code == 0
     return folder, data, model
 
 
@@ -48,7 +43,7 @@ def svm_model(tmp_path_factory):
     data = folder / "train.svm"
     data.write_text("\n".join(lines) + "\n")
     model = folder / "m.rbl"
-    assert _run("train", data, "-m", model, "-q").exit_code == 0
+    assert run_cli("train", data, "-m", model, "-q").exit_code == 0
     return folder, data, model
 
 
@@ -78,15 +73,15 @@ def test_predict_answers_each_line_of_a_pipe_before_the_input_ends(csv_model):
 @pytest.mark.parametrize("fixture", ["csv_model", "svm_model"])
 def test_any_chunk_size_gives_the_same_results(request, fixture):
     _, data, model = request.getfixturevalue(fixture)
-    whole = _run("predict", data, "-m", model, "--scores", "--chunk-size", "100000")
+    whole = run_cli("predict", data, "-m", model, "--scores", "--chunk-size", "100000")
     assert whole.exit_code == 0, whole.output
-    evaluated = _run("evaluate", data, "-m", model, "--json", "--chunk-size", "100000").stdout
+    evaluated = run_cli("evaluate", data, "-m", model, "--json", "--chunk-size", "100000").stdout
     for size in (1, 7, 64):
-        blocks = _run("predict", data, "-m", model, "--scores", "--chunk-size", size)
+        blocks = run_cli("predict", data, "-m", model, "--scores", "--chunk-size", size)
         assert blocks.stdout == whole.stdout
-        scored = _run("evaluate", data, "-m", model, "--json", "--chunk-size", size).stdout
+        scored = run_cli("evaluate", data, "-m", model, "--json", "--chunk-size", size).stdout
         assert json.loads(scored) == json.loads(evaluated)
-    assert _run("predict", data, "-m", model, "--chunk-size", 0).exit_code == 2
+    assert run_cli("predict", data, "-m", model, "--chunk-size", 0).exit_code == 2
 
 
 def test_an_error_in_a_later_block_names_its_line(csv_model, tmp_path):
@@ -95,7 +90,7 @@ def test_an_error_in_a_later_block_names_its_line(csv_model, tmp_path):
     lines[150] = lines[150].replace(",", ",x", 1)
     bad = tmp_path / "bad.csv"
     bad.write_text("\n".join(lines) + "\n")
-    result = _run("predict", bad, "-m", model, "--chunk-size", 10)
+    result = run_cli("predict", bad, "-m", model, "--chunk-size", 10)
     assert result.exit_code == 2
     assert "line 151, column 2: 'x" in result.output, result.output
     assert "header" not in result.output  # the hint of a first line does not apply
@@ -104,19 +99,19 @@ def test_an_error_in_a_later_block_names_its_line(csv_model, tmp_path):
 def test_output_file_appears_whole_or_not_at_all(csv_model, tmp_path):
     _, data, model = csv_model
     out = tmp_path / "labels.txt"
-    result = _run("predict", data, "-m", model, "-o", out, "--chunk-size", 16)
+    result = run_cli("predict", data, "-m", model, "-o", out, "--chunk-size", 16)
     assert result.exit_code == 0, result.output
     before = out.read_text()
-    assert before.split() == _run("predict", data, "-m", model).stdout.split()
+    assert before.split() == run_cli("predict", data, "-m", model).stdout.split()
     lines = data.read_text().splitlines()
     bad = tmp_path / "bad.csv"
     bad.write_text("\n".join(lines[:100] + ["1,2"] + lines[100:]) + "\n")
-    failed = _run("predict", bad, "-m", model, "-o", out, "--chunk-size", 16)
+    failed = run_cli("predict", bad, "-m", model, "-o", out, "--chunk-size", 16)
     assert failed.exit_code == 2 and "line 101" in failed.output
     assert out.read_text() == before  # the old file, untouched
     assert sorted(os.listdir(tmp_path)) == ["bad.csv", "labels.txt"]  # no temporary file
     fresh = tmp_path / "new.txt"
-    assert _run("predict", bad, "-m", model, "-o", fresh, "--chunk-size", 16).exit_code == 2
+    assert run_cli("predict", bad, "-m", model, "-o", fresh, "--chunk-size", 16).exit_code == 2
     assert not fresh.exists()
 
 
@@ -204,7 +199,7 @@ def test_sparse_rows_for_a_centring_model_get_one_message(csv_model, tmp_path):
     rows.write_text("1 1:0.5 3:1\n")
     outputs = set()
     for command in ("predict", "evaluate"):
-        result = _run(command, rows, "-m", model)
+        result = run_cli(command, rows, "-m", model)
         assert result.exit_code == 2
         outputs.add(result.output)
     (output,) = outputs  # the same words from both commands

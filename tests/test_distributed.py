@@ -280,7 +280,7 @@ def test_refuses_voted_perceptron_and_other_input():
         ParameterMixing(VotedPerceptron()).fit(*_dask(*_separable(100), 50))
     with pytest.raises(TypeError, match="dask array or dask DataFrame"):
         ParameterMixing(Perceptron()).fit(*_separable(100))
-    with pytest.raises(ValueError, match="'mixing' argument"):
+    with pytest.raises(ValueError, match="'mixing' parameter"):
         ParameterMixing(Perceptron(), mixing="median").fit(*_dask(*_separable(100), 50))
 
 

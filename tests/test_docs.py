@@ -11,13 +11,12 @@ import importlib
 import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from conftest import ROOT
 
 import rosenblatt
 
-ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "api"
 
 # Modules without a leading underscore that are not part of the reference: the

@@ -1,6 +1,7 @@
 """The training engine: one driver, one rule, the same answer on every path."""
 
 import ast
+import importlib.util
 import pathlib
 import warnings
 
@@ -380,3 +381,148 @@ def test_the_private_attribute_check_sees_what_it_looks_for(tmp_path):
         "bad.py:4 '_rng'",
         "bad.py:5 '_counts'",
     ]
+
+
+def _private_name_imports(path, root):
+    """``from X import _name`` where ``_name`` is a name defined in X, not a module of X.
+
+    ``root`` is the package's folder: relative imports and imports of the package itself
+    are resolved in its files, others by the import system.
+    """
+    package = path.parent.relative_to(root.parent).parts
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        parts = list(package[: len(package) + 1 - node.level]) if node.level else []
+        parts += node.module.split(".") if node.module else []
+        for alias in node.names:
+            name = alias.name
+            if not name.startswith("_") or name.startswith("__"):
+                continue
+            if parts[0] == root.name:
+                folder = root.parent.joinpath(*parts)
+                is_module = (folder / f"{name}.py").is_file() or (folder / name).is_dir()
+            else:
+                try:
+                    is_module = importlib.util.find_spec(".".join([*parts, name])) is not None
+                except ModuleNotFoundError:
+                    is_module = False
+            if not is_module:
+                where = path.relative_to(root).as_posix()
+                found.append(f"{where}:{node.lineno} {'.'.join(parts)}.{name}")
+    return found
+
+
+def test_no_module_imports_another_modules_private_names():
+    """``from X import _name`` couples to X's insides: X gives a public name instead.
+
+    Importing a private module (``from . import _config``) or public names from it is fine.
+    """
+    root = pathlib.Path(__file__).parents[1] / "src" / "rosenblatt"
+    paths = sorted(root.rglob("*.py"))
+    assert len(paths) > 30
+    found = [hit for path in paths for hit in _private_name_imports(path, root)]
+    assert found == []
+
+
+def test_the_private_import_check_sees_what_it_looks_for(tmp_path):
+    root = tmp_path / "pkg"
+    (root / "sub").mkdir(parents=True)
+    (root / "_mod.py").write_text("PUBLIC = 1\n_hidden = 2\n")
+    (root / "sub" / "__init__.py").write_text("")
+    (root / "sub" / "_part.py").write_text("")
+    module = root / "sub" / "bad.py"
+    module.write_text(
+        "from __future__ import annotations\n"
+        "from .. import _mod\n"  # a private module: fine
+        "from .._mod import PUBLIC, _hidden\n"
+        "from . import _part, _helper\n"
+        "from pkg._mod import _hidden as hidden\n"
+        "from numpy import _NoValue\n"
+        "from numpy import _core, __version__\n"  # a module and a dunder: fine
+    )
+    assert _private_name_imports(module, root) == [
+        "sub/bad.py:3 pkg._mod._hidden",
+        "sub/bad.py:4 pkg.sub._helper",
+        "sub/bad.py:5 pkg._mod._hidden",
+        "sub/bad.py:6 numpy._NoValue",
+    ]
+
+
+# ---------------------------------------------------------------- the run, step by step
+def _recorded_run(n_classes=2, epochs=3):
+    """A state trained averaged and voted on inexact data, with the orders it presented."""
+    from rosenblatt.engine.orders import EpochOrders, random_source, recorded_orders
+    from rosenblatt.engine.primal import Batch, PrimalRule
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(40, 3))
+    target = rng.integers(0, n_classes, size=40)
+    state = PrimalState.allocate(n_classes, 3, np.float64, averaged=True, voted=True)
+    rule = PrimalRule(eta=0.3, bias_input=0.7)
+    batch = Batch(X, target, np.ones(40))
+    with recorded_orders() as orders, EpochOrders(random_source(5), 40, "full") as draw:
+        for _ in range(epochs):
+            state.epoch(batch, rule, draw(), np.ones(state.n_rows, dtype=bool))
+    return X, target, state, orders
+
+
+def test_record_gives_the_update_log_with_samples():
+    X, target, state, orders = _recorded_run()
+    log = state.votes.updates(0)
+    assert len(orders) == 3 and all(sorted(o) == list(range(40)) for o in orders)
+    presented = np.concatenate(orders)
+    # each update's sample is the row presented then, its coefficient eta * t
+    np.testing.assert_array_equal(log["sample"], presented[log["time"]])
+    t = np.where(target[log["sample"]] == 1, 1.0, -1.0)
+    np.testing.assert_array_equal(log["coef"], 0.3 * t)
+    np.testing.assert_array_equal(state.votes.patterns.rows[log["pattern"]], X[log["sample"]])
+    # a record read back has no batch to point into: samples unknown
+    meta, arrays = state.to_state()
+    back = PrimalState.from_state(meta, arrays).votes.updates(0)
+    assert (back["sample"] == -1).all() and back["sample"].shape == log["sample"].shape
+
+
+def test_record_weights_after_any_presentation_are_the_states():
+    _, _, state, _ = _recorded_run()
+    end = int(state.counts[0])
+    W, w0 = state.votes.after(0, [end], 3)
+    np.testing.assert_array_equal(W[0], state.W[0])
+    np.testing.assert_array_equal(w0[0], state.w0[0])
+    A, a0 = state.votes.after(0, [end], 3, averaged=True)
+    W_avg, w0_avg = state.weights(averaged=True)
+    np.testing.assert_array_equal(A[0], W_avg[0])  # AveragedPerceptron's own arithmetic
+    np.testing.assert_array_equal(a0[0], w0_avg[0])
+    # any cursor: the mean of the weights after every presentation so far
+    c = np.arange(1, end + 1)
+    every_W, every_w0 = state.votes.after(0, c, 3)
+    A, a0 = state.votes.after(0, c, 3, averaged=True)
+    np.testing.assert_allclose(A, np.cumsum(every_W, axis=0) / c[:, None], atol=1e-12)
+    np.testing.assert_allclose(a0, np.cumsum(every_w0) / c, atol=1e-12)
+
+
+def test_record_tally_at_the_end_is_the_vote():
+    X, _, state, _ = _recorded_run()
+    end = int(state.counts[0])
+    tally = state.votes.tally(0, X, np.arange(40), np.full(40, end))
+    assert (tally.sum(axis=1) == end).all()
+    vote = state.vote(X, 2)[:, 0] * end
+    np.testing.assert_array_equal(tally[:, 0] - tally[:, 1], np.rint(vote))
+    # earlier: the weights after presentations 1..c, each voting once
+    W, w0 = state.votes.after(0, np.arange(1, 31), 3)
+    scores = X[:5] @ W.T + w0 * 0.7
+    plus = (scores > 0).sum(axis=1)
+    np.testing.assert_array_equal(state.votes.tally(0, X, np.arange(5), np.full(5, 30))[:, 0], plus)
+    vector, count = state.votes.in_force(0, [0, end])
+    assert vector.tolist() == [0, state.votes.n_vectors()[0] - 1] and count[0] == 0
+
+
+def test_recorded_orders_keeps_block_orders_and_nothing_outside():
+    from rosenblatt.engine.orders import EpochOrders, epoch_order, random_source, recorded_orders
+
+    with recorded_orders() as orders, EpochOrders(random_source(1), 300, "block") as draw:
+        handed = [draw()[0].copy() for _ in range(3)]
+    assert [o.tolist() for o in orders] == [h.tolist() for h in handed]
+    epoch_order(random_source(1), 5, "full")  # outside the block: not kept
+    assert len(orders) == 3

@@ -1,6 +1,7 @@
 """scikit-learn API compliance of the linear perceptrons."""
 
 import pytest
+from conftest import SAMPLE_WEIGHT_IS_NOT_REPETITION
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
@@ -8,11 +9,6 @@ from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
 # The two checks scikit-learn's own Perceptron is expected to fail: an integer
 # sample weight is not the same as repeating the sample, because a repeated
 # sample is presented (and can trigger an update) several times per epoch.
-_NOT_REPETITION = "an online update with weight k differs from k presentations of the sample"
-SAMPLE_WEIGHT_IS_NOT_REPETITION = {
-    "check_sample_weight_equivalence_on_dense_data": _NOT_REPETITION,
-    "check_sample_weight_equivalence_on_sparse_data": _NOT_REPETITION,
-}
 
 
 # The stop rule (tol) watches the fraction of presentations that err, not weighted by

@@ -1,22 +1,11 @@
 """examples/mistake_bound.py runs and every row obeys the Block-Novikoff bound."""
 
-import importlib.util
-from pathlib import Path
-
 import numpy as np
-
-EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "mistake_bound.py"
-
-
-def load_example():
-    spec = importlib.util.spec_from_file_location("example_mistake_bound", EXAMPLE)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_example
 
 
 def test_every_row_respects_the_mistake_bound(capsys):
-    example = load_example()
+    example = load_example("mistake_bound")
     rows = example.main()
     printed = capsys.readouterr().out.splitlines()
     assert len(rows) == 6 and len(printed) == 1 + len(rows)
@@ -30,7 +19,7 @@ def test_every_row_respects_the_mistake_bound(capsys):
 
 
 def test_generated_data_has_the_requested_margin():
-    example = load_example()
+    example = load_example("mistake_bound")
     X, y = example.separable_data(0.1, n_samples=50, seed=4)
     assert X.shape == (50, 2) and set(np.unique(y)) == {-1, 1}
     from rosenblatt.theory import max_margin

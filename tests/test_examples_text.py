@@ -1,18 +1,7 @@
 """The spam, digits and XOR examples run and reach their targets on the shipped data."""
 
-import importlib.util
-from pathlib import Path
-
 import pytest
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-def load_example(name):
-    spec = importlib.util.spec_from_file_location(f"example_{name}", EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from conftest import load_example
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +21,8 @@ def test_spam_filter_best_variant_reaches_target(spam_rows):
         for r in spam_rows
         if r["features"] == "word tf-idf" and r["model"] == "sklearn Perceptron (ref.)"
     )
-    assert sklearn_word["accuracy"] == pytest.approx(0.975, abs=5e-4)  # the README figure
+    # ours against scikit-learn's Perceptron as measured in this run, on the same split
+    assert max(r["accuracy"] for r in word) >= sklearn_word["accuracy"]
     assert all(
         0.9 < r["accuracy"] <= 1 and 0 < r["precision"] <= 1 and 0 < r["recall"] <= 1
         for r in spam_rows

@@ -1,10 +1,9 @@
 """KernelPerceptron: the dual form against the primal, the plain reference, and scikit-learn."""
 
-import warnings
-
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import SAMPLE_WEIGHT_IS_NOT_REPETITION, fit_quiet
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
@@ -51,12 +50,6 @@ def orders_for(random_state, n, n_epochs, shuffle=True):
     return [rng.permutation(n) if shuffle else np.arange(n) for _ in range(n_epochs)]
 
 
-def fit_quietly(model, X, y, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return model.fit(X, y, **kwargs)
-
-
 # --------------------------------------------------------------------------- dual = primal
 @pytest.mark.parametrize("fit_intercept", [True, False])
 @pytest.mark.parametrize("shuffle", [False, True])
@@ -72,8 +65,8 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
         max_iter=25,
         random_state=3,
     )
-    primal = fit_quietly(Perceptron(**common), X, y)
-    dual = fit_quietly(KernelPerceptron(kernel="linear", prediction="last", **common), X, y)
+    primal = fit_quiet(Perceptron(**common), X, y)
+    dual = fit_quiet(KernelPerceptron(kernel="linear", prediction="last", **common), X, y)
     assert dual.mistakes_per_epoch_ == primal.mistakes_per_epoch_
     assert dual.n_iter_ == primal.n_iter_ and dual.converged_ == primal.converged_
     assert_array_equal(dual.decision_function(X), primal.decision_function(X))
@@ -86,13 +79,13 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
 def test_linear_kernel_averaged_and_voted_are_the_primal_ones(fit_intercept):
     X, y = integer_data(seed=1)
     common = dict(fit_intercept=fit_intercept, max_iter=20, random_state=0)
-    averaged = fit_quietly(AveragedPerceptron(**common), X, y)
-    dual_averaged_ = fit_quietly(KernelPerceptron(kernel="linear", **common), X, y)
+    averaged = fit_quiet(AveragedPerceptron(**common), X, y)
+    dual_averaged_ = fit_quiet(KernelPerceptron(kernel="linear", **common), X, y)
     assert_allclose(
         dual_averaged_.decision_function(X), averaged.decision_function(X), rtol=1e-10, atol=1e-10
     )
-    voted = fit_quietly(VotedPerceptron(**common), X, y)
-    dual_voted = fit_quietly(KernelPerceptron(kernel="linear", prediction="voted", **common), X, y)
+    voted = fit_quiet(VotedPerceptron(**common), X, y)
+    dual_voted = fit_quiet(KernelPerceptron(kernel="linear", prediction="voted", **common), X, y)
     assert_array_equal(dual_voted.decision_function(X), voted.decision_function(X))
 
 
@@ -119,7 +112,7 @@ def _check_against_reference(X, y, clf, K_train, K_test, s2):
     orders = orders_for(clf.random_state, X.shape[0], clf.max_iter, clf.shuffle)
     labels = classes if classes.shape[0] > 2 else classes[1:]
     runs = dual_one_vs_rest(K_train, y, labels, orders, method=dual_averaged, s2=s2, eta=clf.eta)
-    fit_quietly(clf, X, y)
+    fit_quiet(clf, X, y)
     mistakes = [
         sum(r["mistakes"][e] if e < len(r["mistakes"]) else 0 for r in runs)
         for e in range(max(len(r["mistakes"]) for r in runs))
@@ -161,7 +154,7 @@ def test_matches_reference_with_sample_weight(prediction):
     sample_weight = np.random.RandomState(0).choice([0.0, 0.5, 1.0, 3.0], size=X.shape[0])
     K = pairwise_kernels(X, X, metric="poly", gamma=0.5, degree=2, coef0=1.0)
     clf = KernelPerceptron(kernel="precomputed", prediction=prediction, max_iter=6, random_state=5)
-    fit_quietly(clf, K, y, sample_weight=sample_weight)
+    fit_quiet(clf, K, y, sample_weight=sample_weight)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
     orders = orders_for(5, X.shape[0], 6)
     run = dual_averaged(K, y_pm, orders, s2=1.0, sample_weight=sample_weight)
@@ -176,7 +169,7 @@ def test_matches_reference_with_sample_weight(prediction):
 
 def test_averaged_coefficients_are_the_mean_over_presentations():
     X, y = float_data(seed=4)
-    clf = fit_quietly(KernelPerceptron(gamma=1.0, max_iter=5, random_state=0), X, y)
+    clf = fit_quiet(KernelPerceptron(gamma=1.0, max_iter=5, random_state=0), X, y)
     K = pairwise_kernels(X, X, metric="rbf", gamma=1.0)
     y_pm = np.where(y == clf.classes_[1], 1.0, -1.0)
     run = dual_averaged(K, y_pm, orders_for(0, X.shape[0], 5))
@@ -211,11 +204,9 @@ def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypa
         original_add(self, j)
 
     monkeypatch.setattr(KernelTable, "add", counting_add)
-    cached = fit_quietly(KernelPerceptron(max_iter=15, random_state=0, **params), X, y)
+    cached = fit_quiet(KernelPerceptron(max_iter=15, random_state=0, **params), X, y)
     assert not added  # everything came from the cached Gram matrix
-    fly = fit_quietly(
-        KernelPerceptron(max_iter=15, random_state=0, cache_size=1e-6, **params), X, y
-    )
+    fly = fit_quiet(KernelPerceptron(max_iter=15, random_state=0, cache_size=1e-6, **params), X, y)
     assert len(added) == fly.support_.shape[0]  # one kernel column per support vector
     for name in (
         "support_",
@@ -265,7 +256,7 @@ def test_every_named_kernel_matches_the_reference_and_precomputed(kernel, params
     K = pairwise_kernels(X, X, metric=kernel, **params)
     K_test = pairwise_kernels(X_test, X, metric=kernel, **params)
     _check_against_reference(X, y, clf, K, K, s2=1.0)
-    pre = fit_quietly(KernelPerceptron(kernel="precomputed", max_iter=6, random_state=2), K, y)
+    pre = fit_quiet(KernelPerceptron(kernel="precomputed", max_iter=6, random_state=2), K, y)
     assert_array_equal(pre.support_, clf.support_)
     assert_allclose(pre.decision_function(K_test), clf.decision_function(X_test), atol=1e-9)
     assert_array_equal(pre.predict(K_test), clf.predict(X_test))
@@ -277,14 +268,14 @@ def test_callable_kernel_gets_pairs_of_rows_and_kernel_params():
     def scaled_dot(x, z, scale):
         return scale * float(np.dot(x, z))
 
-    custom = fit_quietly(
+    custom = fit_quiet(
         KernelPerceptron(
             kernel=scaled_dot, kernel_params={"scale": 1.0}, max_iter=5, random_state=0
         ),
         X,
         y,
     )
-    linear = fit_quietly(KernelPerceptron(kernel="linear", max_iter=5, random_state=0), X, y)
+    linear = fit_quiet(KernelPerceptron(kernel="linear", max_iter=5, random_state=0), X, y)
     assert custom.gamma_ is None
     assert_array_equal(custom.support_, linear.support_)
     assert_allclose(custom.decision_function(X), linear.decision_function(X), atol=1e-12)
@@ -292,23 +283,21 @@ def test_callable_kernel_gets_pairs_of_rows_and_kernel_params():
 
 def test_gamma_none_is_sklearn_scale_on_dense_and_sparse():
     X, y = integer_data()
-    dense = fit_quietly(KernelPerceptron(max_iter=3), X, y)
-    sparse = fit_quietly(KernelPerceptron(max_iter=3), sp.csr_matrix(X), y)
+    dense = fit_quiet(KernelPerceptron(max_iter=3), X, y)
+    sparse = fit_quiet(KernelPerceptron(max_iter=3), sp.csr_matrix(X), y)
     expected = 1.0 / (X.shape[1] * X.var())
     assert dense.gamma_ == pytest.approx(expected)
     assert sparse.gamma_ == pytest.approx(expected)
-    auto = fit_quietly(KernelPerceptron(gamma="auto", max_iter=3), X, y)
+    auto = fit_quiet(KernelPerceptron(gamma="auto", max_iter=3), X, y)
     assert auto.gamma_ == 1.0 / X.shape[1]
-    constant = fit_quietly(KernelPerceptron(max_iter=3), np.ones((4, 2)), [0, 1, 0, 1])
+    constant = fit_quiet(KernelPerceptron(max_iter=3), np.ones((4, 2)), [0, 1, 0, 1])
     assert constant.gamma_ == 1.0
 
 
 def test_sparse_input_gives_the_dense_model():
     X, y = integer_data(n_classes=3, seed=5)
-    dense = fit_quietly(
-        KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0), X, y
-    )
-    sparse = fit_quietly(
+    dense = fit_quiet(KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0), X, y)
+    sparse = fit_quiet(
         KernelPerceptron(kernel="poly", degree=2, max_iter=10, random_state=0), sp.csr_matrix(X), y
     )
     assert sp.issparse(sparse.support_vectors_)
@@ -318,22 +307,22 @@ def test_sparse_input_gives_the_dense_model():
 
 def test_intercept_is_the_constant_input():
     X, y = float_data(seed=6)
-    with_s = fit_quietly(KernelPerceptron(intercept_scaling=3.0, max_iter=5, random_state=0), X, y)
+    with_s = fit_quiet(KernelPerceptron(intercept_scaling=3.0, max_iter=5, random_state=0), X, y)
     assert_allclose(with_s.intercept_, 9.0 * with_s.dual_coef_.sum(axis=1))
     K = Kernel("rbf", gamma=with_s.gamma_).values(X, with_s.support_vectors_)
     assert_allclose(
         with_s.decision_function(X), K @ with_s.dual_coef_[0] + 9.0 * with_s.dual_coef_[0].sum()
     )
-    without = fit_quietly(KernelPerceptron(fit_intercept=False, max_iter=5, random_state=0), X, y)
+    without = fit_quiet(KernelPerceptron(fit_intercept=False, max_iter=5, random_state=0), X, y)
     assert_array_equal(without.intercept_, [0.0])
 
 
 def test_shuffle_false_presents_in_order_and_generator_is_accepted():
     X, y = float_data(seed=7)
-    in_order = fit_quietly(KernelPerceptron(shuffle=False, max_iter=4), X, y)
+    in_order = fit_quiet(KernelPerceptron(shuffle=False, max_iter=4), X, y)
     # the first update of the first epoch is on sample 0: f = 0 is a mistake
     assert in_order.update_time_[0] == 0 and in_order.support_[in_order.update_support_[0]] == 0
-    gen = fit_quietly(KernelPerceptron(max_iter=4, random_state=np.random.default_rng(0)), X, y)
+    gen = fit_quiet(KernelPerceptron(max_iter=4, random_state=np.random.default_rng(0)), X, y)
     assert gen.n_iter_ >= 1
 
 
@@ -380,11 +369,6 @@ def test_bad_sample_weight_and_precomputed_shape_are_refused():
 
 
 # --------------------------------------------------------------------------- scikit-learn
-_NOT_REPETITION = "an online update with weight k differs from k presentations of the sample"
-SAMPLE_WEIGHT_IS_NOT_REPETITION = {
-    "check_sample_weight_equivalence_on_dense_data": _NOT_REPETITION,
-    "check_sample_weight_equivalence_on_sparse_data": _NOT_REPETITION,
-}
 
 
 @parametrize_with_checks(
@@ -480,7 +464,7 @@ def test_partial_fit_on_batches_is_one_fit_epoch(prediction, n_classes, variant)
         params["cache_size"] = 1e-6
     bounds = [0, 7, 20, 45]
     stepped = learnt_in_batches(KernelPerceptron(**params), X, y, bounds, sample_weight)
-    fitted = fit_quietly(KernelPerceptron(max_iter=1, **params), X, y, sample_weight=sample_weight)
+    fitted = fit_quiet(KernelPerceptron(max_iter=1, **params), X, y, sample_weight=sample_weight)
     assert_same_model(stepped, fitted, X)
     assert stepped.n_iter_ == 3 and len(stepped.mistakes_per_epoch_) == 3
     assert sum(stepped.mistakes_per_epoch_) == stepped.n_mistakes_ == fitted.n_mistakes_
@@ -512,7 +496,7 @@ def test_partial_fit_on_any_batches_is_one_fit_epoch(
     )
     bounds = [0, *sorted(cuts), 12]
     stepped = learnt_in_batches(KernelPerceptron(**params), X, y, bounds)
-    fitted = fit_quietly(KernelPerceptron(max_iter=1, **params), X, y)
+    fitted = fit_quiet(KernelPerceptron(max_iter=1, **params), X, y)
     assert_same_model(stepped, fitted, X)
 
 
@@ -597,7 +581,7 @@ def test_partial_fit_goes_on_identically_after_save_and_load(tmp_path):
 
 def test_extended_state_keeps_the_support_vectors_only():
     X, y = float_data(n=30, n_classes=3, seed=16)
-    state = fit_quietly(KernelPerceptron(gamma=0.5, max_iter=3, random_state=0), X, y)
+    state = fit_quiet(KernelPerceptron(gamma=0.5, max_iter=3, random_state=0), X, y)
     state = state.training_state_
     grown = state.extended(5)
     old, new = state.support(), grown.support()
@@ -635,7 +619,7 @@ def test_kernel_table_of_a_batch_holds_its_rows_only(monkeypatch):
 
 def test_dual_state_reads_states_saved_before_the_index():
     X, y = float_data(n=20, seed=17)
-    state = fit_quietly(KernelPerceptron(max_iter=2, random_state=0), X, y).training_state_
+    state = fit_quiet(KernelPerceptron(max_iter=2, random_state=0), X, y).training_state_
     meta, arrays = state.to_state()
     del arrays["index"]  # what files written before partial_fit hold
     assert_array_equal(DualState.from_state(meta, arrays).index, np.arange(20))
@@ -658,10 +642,10 @@ def test_warm_start_on_the_same_data_goes_on_epoch_for_epoch(prediction, kernel)
     params = dict(kernel=kernel, prediction=prediction, shuffle=False)
     if kernel == "rbf":
         params["gamma"] = 0.6
-    warm = fit_quietly(KernelPerceptron(warm_start=True, max_iter=3, **params), data, y)
+    warm = fit_quiet(KernelPerceptron(warm_start=True, max_iter=3, **params), data, y)
     first_epochs = list(warm.mistakes_per_epoch_)
-    fit_quietly(warm.set_params(max_iter=2), data, y)
-    full = fit_quietly(KernelPerceptron(max_iter=5, **params), data, y)
+    fit_quiet(warm.set_params(max_iter=2), data, y)
+    full = fit_quiet(KernelPerceptron(max_iter=5, **params), data, y)
     assert_same_model(warm, full, data)
     assert warm.n_iter_ == 2  # this fit's epochs, as in the linear perceptrons
     assert first_epochs + warm.mistakes_per_epoch_ == full.mistakes_per_epoch_
@@ -671,27 +655,27 @@ def test_warm_start_with_a_shared_random_state_sees_the_orders_of_one_fit():
     X, y = float_data(n=40, seed=19)
     params = dict(gamma=0.6, prediction="averaged")
     warm = KernelPerceptron(warm_start=True, max_iter=3, random_state=np.random.RandomState(2))
-    fit_quietly(warm.set_params(**params), X, y)
-    fit_quietly(warm.set_params(max_iter=2), X, y)
+    fit_quiet(warm.set_params(**params), X, y)
+    fit_quiet(warm.set_params(max_iter=2), X, y)
     full = KernelPerceptron(max_iter=5, random_state=np.random.RandomState(2), **params)
-    assert_same_model(warm, fit_quietly(full, X, y), X)
+    assert_same_model(warm, fit_quiet(full, X, y), X)
 
 
 def test_warm_start_on_other_data_goes_on_like_partial_fit():
     X, y = float_data(n=50, seed=20)
     params = dict(gamma=0.6, prediction="voted", shuffle=False)
-    warm = fit_quietly(KernelPerceptron(warm_start=True, max_iter=1, **params), X[:30], y[:30])
-    fit_quietly(warm, X[30:], y[30:])
+    warm = fit_quiet(KernelPerceptron(warm_start=True, max_iter=1, **params), X[:30], y[:30])
+    fit_quiet(warm, X[30:], y[30:])
     stepped = learnt_in_batches(KernelPerceptron(**params), X, y, [0, 30, 50])
     assert_same_model(warm, stepped, X)
     # the same number of rows is not the same data: the reversed rows are new samples
     before = warm.support_.shape[0]
-    fit_quietly(warm, X[30:][::-1], y[30:][::-1])
+    fit_quiet(warm, X[30:][::-1], y[30:][::-1])
     assert warm.training_state_.coef.shape[1] == 20 + before
     assert_array_equal(warm.training_state_.index[:20], np.arange(50, 70))
     # a precomputed kernel has no patterns for new samples: same samples only
     precomputed = KernelPerceptron(kernel="precomputed", warm_start=True, max_iter=2)
-    fit_quietly(precomputed, pairwise_kernels(X[:30], X[:30]), y[:30])
+    fit_quiet(precomputed, pairwise_kernels(X[:30], X[:30]), y[:30])
     with pytest.raises(ValueError, match="X has 20 features, but KernelPerceptron is expecting 30"):
         precomputed.fit(pairwise_kernels(X[30:], X[30:]), y[30:])
 
@@ -713,8 +697,8 @@ def test_float32_patterns_stay_float32_and_give_the_float64_model(params, sparse
     if sparse:
         X32, X64 = sp.csr_matrix(X32), sp.csr_matrix(X64)
     common = dict(max_iter=4, random_state=0, **params)
-    single = fit_quietly(KernelPerceptron(**common), X32, y)
-    double = fit_quietly(KernelPerceptron(**common), X64, y)
+    single = fit_quiet(KernelPerceptron(**common), X32, y)
+    double = fit_quiet(KernelPerceptron(**common), X64, y)
     assert single.support_vectors_.dtype == np.float32
     assert double.support_vectors_.dtype == np.float64
     assert single.gamma_ == double.gamma_

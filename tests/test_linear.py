@@ -7,33 +7,17 @@ import pandas as pd
 import pytest
 import reference
 import scipy.sparse as sp
-from hypothesis import HealthCheck, given, settings
+from conftest import OR_X, OR_Y, PROPERTY, fit_quiet, orders
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.kernel import KernelPerceptron
 
-OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
-OR_Y = np.array([-1, 1, 1, 1])
 XOR_Y = np.array([-1, 1, 1, -1])
-
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-
-
-def orders(seed, n, n_epochs, shuffle=True):
-    """The presentation orders the estimators draw: one permutation per epoch."""
-    rng = check_random_state(seed)
-    return [rng.permutation(n) if shuffle else np.arange(n) for _ in range(n_epochs)]
-
-
-def fit_quiet(estimator, X, y, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y, **kwargs)
 
 
 @st.composite

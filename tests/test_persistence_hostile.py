@@ -9,7 +9,6 @@ import hashlib
 import io
 import os
 import struct
-import time
 import tracemalloc
 
 import numpy as np
@@ -232,18 +231,15 @@ def test_zip_bomb_member_is_refused_before_inflating(linear_file, monkeypatch):
     assert os.path.getsize(linear_file) < 2 * MiB  # 200 MB of zeros deflate to ~200 KB
     for reader in (load, load_predictor, read_manifest):
         tracemalloc.start()
-        started = time.perf_counter()
         with pytest.raises(
             ModelFileError,
             match=r"'arrays/0.npy' inflates to 209715200 bytes, more than the 10485760 .*"
             r"raise that limit \(rosenblatt._config.MODEL_MAX_MEMBER_BYTES = ...\)",
         ):
             reader(linear_file)
-        elapsed = time.perf_counter() - started
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-        assert elapsed < 3, elapsed
-        assert peak < 20 * MiB, peak
+        assert peak < 20 * MiB, peak  # the time it takes: benchmarks/timings.py
 
 
 def test_members_together_are_bounded(linear_file, monkeypatch):

@@ -13,7 +13,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 
@@ -25,6 +24,7 @@ from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.playground.export import MARKER, export
 from rosenblatt.playground.presets import PRESETS, VIEW, preset
 from rosenblatt.playground.runs import (
+    MAX_EPOCHS,
     MAX_POINTS,
     MAX_PRESENTATIONS,
     PlaygroundError,
@@ -75,6 +75,27 @@ def test_page_and_presets_are_served(server_url):
         assert points.shape == (len(entry["labels"]), 2)
         assert points.min() >= VIEW[0] and points.max() <= VIEW[1]
         assert set(entry["labels"]) == {-1, 1}
+
+
+def test_presets_carry_the_limits_the_server_checks(server_url):
+    """The page checks a run against these (no copy of them in playground.js)."""
+    with urllib.request.urlopen(server_url + "api/presets") as reply:
+        served = json.load(reply)["limits"]
+    assert served == {
+        "max_points": MAX_POINTS,
+        "max_presentations": MAX_PRESENTATIONS,
+        "max_epochs": MAX_EPOCHS,
+    }
+    X, y = preset("or")
+    at_most = request_for("or", epochs=min(served["max_epochs"], served["max_presentations"] // 4))
+    assert X.shape[0] == 4 and post(server_url, json.dumps(at_most).encode())[0] == 200
+    beyond = request_for("or", epochs=served["max_epochs"] + 1)
+    status, reply = post(server_url, json.dumps(beyond).encode())
+    assert status == 400 and "too long a run" in reply["error"]
+    with urllib.request.urlopen(server_url + "static/playground.js") as reply:
+        script = reply.read().decode()
+    assert "MAX_POINTS" not in script and "MAX_WORK" not in script  # no copies of its own
+    assert "limits.max_points" in script and "limits.max_presentations" in script
 
 
 @pytest.mark.parametrize("path", ["static/../runs.py", "static/%2e%2e/runs.py", "nothing", "api"])
@@ -137,10 +158,8 @@ def test_largest_request_is_answered_in_seconds(server_url):
     for algorithm in ("voted", "kernel"):
         body = {"points": X.tolist(), "labels": y.tolist(), "algorithm": algorithm}
         body["epochs"], body["feature_map"] = epochs, True
-        start = time.perf_counter()
         status, out = post(server_url, json.dumps(body).encode())
-        assert status == 200 and out["n_rows"] <= MAX_PRESENTATIONS
-        assert time.perf_counter() - start < 20  # generous for a loaded CI machine
+        assert status == 200 and out["n_rows"] <= MAX_PRESENTATIONS  # time: benchmarks/timings.py
 
 
 # ---------------------------------------------------------------------- runs
@@ -157,11 +176,31 @@ def test_averaged_is_the_explicit_average(shuffle):
     X, y = preset("tiny-margin")
     out = run(X, y, Settings(algorithm="averaged", shuffle=shuffle, seed=4, bias=1.0))
     order = np.array(out["rows"]["pattern"]).reshape(-1, X.shape[0])
-    explicit = reference.averaged(X, y, list(order), bias_input=1.0, stop=False)
+    # the last average also counts the epochs up to the limit that a converged run skips
+    # (its error-free epoch again: the weights no longer change), as AveragedPerceptron does
+    credited = list(order) + [order[-1]] * (Settings().epochs - order.shape[0])
+    explicit = reference.averaged(X, y, credited, bias_input=1.0, stop=False)
     np.testing.assert_allclose(out["weights"][-1], explicit["w"], atol=1e-6)
     np.testing.assert_allclose(out["averaged"][-1], explicit["average"], atol=1e-6)
     c = len(out["averaged"]) // 2  # any cursor: the mean of the weights so far
     np.testing.assert_allclose(out["averaged"][c], explicit["history"][:c].mean(axis=0), atol=1e-6)
+
+
+@pytest.mark.parametrize("bias, shuffle", [(1.0, False), (1.0, True), (-1.0, False)])
+def test_averaged_line_is_averaged_perceptrons(bias, shuffle):
+    # the page's last averaged line is the estimator's hypothesis: the same weights,
+    # with the epochs AveragedPerceptron credits after convergence (the page used to
+    # average the presentations shown only)
+    from rosenblatt import AveragedPerceptron
+
+    X, y = preset("tiny-margin")
+    out = run(X, y, Settings(algorithm="averaged", bias=bias, shuffle=shuffle, seed=4, epochs=50))
+    assert out["converged"] and len(out["epoch_ends"]) < 50  # so there is credit to count
+    clf = AveragedPerceptron(eta=1.0, max_iter=50, shuffle=shuffle, random_state=4, tol=None)
+    clf.fit(X, y)
+    w1, w2, w0 = out["averaged"][-1]
+    np.testing.assert_allclose([w1, w2], clf.coef_.ravel(), atol=1e-6)
+    np.testing.assert_allclose(w0 * bias, clf.intercept_[0], atol=1e-6)
 
 
 def test_voted_tally_is_the_explicit_vote():
@@ -178,6 +217,45 @@ def test_voted_tally_is_the_explicit_vote():
         assert plus + minus == r and plus - minus == pytest.approx(vote)
     voters = out["voted"]["voters"]
     assert sum(v["end"] - max(1, v["start"]) for v in voters) == out["n_rows"]
+
+
+def test_voted_read_outs_are_the_engines():
+    from rosenblatt import VotedPerceptron
+
+    X, y = preset("xor")
+    out = run(X, y, Settings(algorithm="voted", bias=1.0, epochs=5))
+    voters, current = out["voted"]["voters"], out["voted"]["current"]
+    # per cursor: the voter in force and its votes so far, with the earlier voters' all
+    assert len(current) == out["n_rows"] + 1 and current[0] == [0, 0]
+    for c, (k, count) in enumerate(current):
+        assert voters[k]["start"] <= c < voters[k]["end"]
+        assert sum(v["votes"] for v in voters[:k]) + count == c
+    assert [v["votes"] for v in voters][-1] == current[-1][1]
+    # the last grid is VotedPerceptron's vote over the view box (not converged: no credit)
+    clf = VotedPerceptron(max_iter=5, shuffle=False, tol=None)
+    with pytest.warns(Warning):
+        clf.fit(X, y)
+    size = out["grids"]["size"]
+    gx, gy = np.meshgrid(np.linspace(*VIEW[:2], size), np.linspace(*VIEW[2:], size))
+    expected = clf.decision_function(np.column_stack([gx.ravel(), gy.ravel()]))
+    expected /= np.abs(expected).max()
+    assert out["grids"]["at"][-1] == out["n_rows"]
+    np.testing.assert_allclose(out["grids"]["values"][-1], expected, atol=1e-3)
+
+
+def test_kernel_run_shows_the_orders_the_fit_presented():
+    X, y = preset("xor")
+    out = run(X, y, Settings(algorithm="kernel", shuffle=True, seed=7, gamma=2.0))
+    n = X.shape[0]
+    order = np.array(out["rows"]["pattern"]).reshape(-1, n)
+    assert order.shape[0] == len(out["epoch_ends"])
+    assert all(sorted(o) == list(range(n)) for o in order.tolist())
+    assert any(o != list(range(n)) for o in order.tolist())  # shuffled
+    # a row is an update exactly where the estimator's activation was not positive
+    activation = np.array(out["rows"]["activation"])
+    updated = np.array(out["rows"]["updated"])
+    clear = np.abs(activation) > 1e-6
+    np.testing.assert_array_equal(updated[clear], activation[clear] <= 0)
 
 
 @pytest.mark.parametrize("kernel, degree", [("rbf", 2), ("poly", 2)])

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import ROOT
 
 try:
     from playwright.sync_api import sync_playwright
@@ -29,7 +30,6 @@ if not os.access(CHROMIUM, os.X_OK):  # pragma: no cover - depends on the machin
 
 from rosenblatt.playground.server import serve_in_thread  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 STATIC = ROOT / "src" / "rosenblatt" / "playground" / "static"
 WORKED_EXAMPLE = "?preset=or&algorithm=online&eta=1&bias=-1&shuffle=0"
 TIMEOUT_MS = 60_000  # the first run of a worker may compile the training loops

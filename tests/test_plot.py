@@ -6,6 +6,7 @@ import re
 import matplotlib.image
 import numpy as np
 import pytest
+from conftest import OR_X, OR_Y, run_cli
 from matplotlib.text import Text
 from PIL import Image, ImageSequence
 from typer.testing import CliRunner
@@ -29,8 +30,6 @@ from rosenblatt.report import ReportFigure, ReportTable, render_report, write_re
 from rosenblatt.theory import max_margin
 from rosenblatt.trace import trace
 
-OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
-OR_Y = np.array([-1, 1, 1, 1])
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 XOR_Y = np.array([0, 1, 1, 0])
 
@@ -140,10 +139,6 @@ def test_report_embeds_every_image_as_a_data_uri(tmp_path):
 
 
 # ---------------------------------------------------------------------- issue: plots
-def run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
 def assert_one_line_error(result, *fragments):
     """Exit status 2, one line on stderr that says what is wrong, and no traceback."""
     assert result.exit_code == 2, result.output
@@ -276,12 +271,12 @@ def test_axes_are_named_after_the_csv_columns(tmp_path):
     data = tmp_path / "people.csv"
     data.write_text("height,weight,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")
     svg = tmp_path / "b.svg"
-    assert run("plot", data, "-o", svg).exit_code == 0
+    assert run_cli("plot", data, "-o", svg).exit_code == 0
     texts = re.findall(r"<!-- (.*?) -->", svg.read_text(encoding="utf-8"))  # text, as drawn
     assert "height" in texts and "weight" in texts and "$x_1$" not in texts
     plain = tmp_path / "plain.csv"
     plain.write_text("-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n")
-    assert run("plot", plain, "-o", svg).exit_code == 0
+    assert run_cli("plot", plain, "-o", svg).exit_code == 0
     assert {"$x_1$", "$x_2$"} <= set(re.findall(r"<!-- (.*?) -->", svg.read_text()))
     ax = plot_training_step(or_trace(), OR_X, OR_Y, 1, feature_names=["cost ($)", "t"])
     assert (ax.get_xlabel(), ax.get_ylabel()) == (r"cost (\$)", "t")  # a dollar, not math
@@ -307,12 +302,12 @@ def test_size_option_sets_the_pixels_of_every_kind(tmp_path):
         ("a.gif", "animation", (300, 300)),
     ):
         out = tmp_path / name
-        result = run("plot", data, "-o", out, "--kind", kind, "--size", "{}x{}".format(*size))
+        result = run_cli("plot", data, "-o", out, "--kind", kind, "--size", "{}x{}".format(*size))
         assert result.exit_code == 0, result.output
         with Image.open(out) as image:
             assert {frame.size for frame in ImageSequence.Iterator(image)} == {size}
     pdf = tmp_path / "b.pdf"
-    assert run("plot", data, "-o", pdf, "--size", "1200x600").exit_code == 0
+    assert run_cli("plot", data, "-o", pdf, "--size", "1200x600").exit_code == 0
     box = re.search(rb"/MediaBox \[\s*0 0 ([\d.]+) ([\d.]+)", pdf.read_bytes())
     assert float(box[1]) / float(box[2]) == pytest.approx(2.0, rel=1e-3)  # the proportions
 
@@ -322,7 +317,7 @@ def test_a_bad_size_is_one_line_and_exit_2(tmp_path, bad):
     data = tmp_path / "or.csv"
     data.write_text("x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")
     out = tmp_path / "b.png"
-    result = run("plot", data, "-o", out, "--size", bad)
+    result = run_cli("plot", data, "-o", out, "--size", bad)
     assert_one_line_error(result, "--size takes WIDTHxHEIGHT in pixels", repr(bad))
     assert not out.exists()
     with pytest.raises(ValueError, match="from 300 to 10000 pixels"):
@@ -342,5 +337,5 @@ def test_plot_reads_standard_input_and_takes_the_train_options_names(tmp_path):
     with Image.open(out) as image:
         assert image.size == (600, 450)
     (tmp_path / "or.data").write_text(text)
-    unknown = run("plot", tmp_path / "or.data", "-o", out)
+    unknown = run_cli("plot", tmp_path / "or.data", "-o", out)
     assert unknown.exit_code == 2 and "--format" in unknown.stderr

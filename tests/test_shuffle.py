@@ -1,13 +1,11 @@
 """Presentation orders: full and block shuffling, and their use by the estimators."""
 
-import warnings
-
 import numpy as np
 import pytest
 import reference
 import scipy.sparse as sp
+from conftest import fit_quiet
 from sklearn.datasets import make_classification
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
@@ -21,12 +19,6 @@ from rosenblatt.engine.orders import (
     labels_look_sorted,
     resolve_mode,
 )
-
-
-def quiet_fit(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y)
 
 
 def test_full_mode_is_numpy_permutation():
@@ -85,7 +77,7 @@ def test_shuffle_true_switches_to_blocks_for_many_samples():
 @pytest.mark.parametrize("estimator", [Perceptron, AveragedPerceptron])
 def test_block_shuffled_training_equals_the_reference(estimator):
     X, y = make_classification(700, 5, n_informative=4, n_redundant=0, flip_y=0.1, random_state=0)
-    clf = quiet_fit(estimator(shuffle="block", random_state=5, max_iter=4), X, y)
+    clf = fit_quiet(estimator(shuffle="block", random_state=5, max_iter=4), X, y)
     rng = check_random_state(5)
     orders = [epoch_order(rng, 700, "block")[0] for _ in range(4)]
     run = reference.averaged(X, np.where(y == 1, 1, -1), orders)
@@ -99,8 +91,8 @@ def test_block_shuffling_keeps_dense_equal_to_sparse():
     X[np.abs(X) < 0.7] = 0.0
     # one constant input for both: intercept_scaling="auto" gives sparse rows a smaller one
     params = dict(shuffle="block", random_state=0, max_iter=5, intercept_scaling=1.0)
-    dense = quiet_fit(Perceptron(**params), X, y)
-    sparse = quiet_fit(Perceptron(**params), sp.csr_matrix(X), y)
+    dense = fit_quiet(Perceptron(**params), X, y)
+    sparse = fit_quiet(Perceptron(**params), sp.csr_matrix(X), y)
     np.testing.assert_array_equal(dense.coef_, sparse.coef_)
     np.testing.assert_array_equal(dense.intercept_, sparse.intercept_)
 
@@ -111,7 +103,7 @@ def test_block_shuffling_accuracy_matches_full_shuffling():
     scores = {
         mode: np.mean(
             [
-                quiet_fit(
+                fit_quiet(
                     AveragedPerceptron(shuffle=mode, random_state=s, max_iter=10),
                     X[:5000],
                     y[:5000],
@@ -130,7 +122,7 @@ def test_sorted_labels_warn_under_block_shuffling():
     assert not labels_look_sorted(np.random.RandomState(0).permutation(y))
     X = np.random.RandomState(0).randn(2000, 3) + y[:, None]
     with pytest.warns(UserWarning, match="labels look sorted"):
-        quiet_fit(Perceptron(shuffle="block", max_iter=2), X, y)
+        fit_quiet(Perceptron(shuffle="block", max_iter=2), X, y)
 
 
 @pytest.mark.parametrize(
@@ -148,12 +140,12 @@ def test_threads_do_not_change_one_vs_rest_results(make, shuffle):
     # ones on a helper thread: both must present the same orders
     X, y = make_classification(1500, 8, n_informative=6, n_classes=5, random_state=3)
     fits = [
-        quiet_fit(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
+        fit_quiet(make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs), X, y)
         for jobs in (None, 2, 3, -1)
     ]
     # one constant input for dense and CSR rows ("auto" gives sparse rows a smaller one)
     fits = [
-        quiet_fit(
+        fit_quiet(
             make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=jobs, intercept_scaling=1.0),
             X,
             y,
@@ -161,7 +153,7 @@ def test_threads_do_not_change_one_vs_rest_results(make, shuffle):
         for jobs in (None, 2, 3, -1)
     ]
     fits.append(
-        quiet_fit(
+        fit_quiet(
             make(random_state=0, max_iter=6, shuffle=shuffle, n_jobs=2, intercept_scaling=1.0),
             sp.csr_matrix(X),
             y,

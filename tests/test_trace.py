@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.exceptions import ConvergenceWarning
 
-from rosenblatt.linear import Perceptron
+from rosenblatt.linear import AveragedPerceptron, Perceptron
 from rosenblatt.trace import Trace, trace
 
 # Seed 003, "Example (modified OR problem)": patterns 2, 3, 4 -> t = 1, pattern 1 -> t = -1,
@@ -306,3 +306,47 @@ def test_trace_refuses_runs_too_long_to_keep():
     """Every presentation is a row: a huge max_iter is refused before any work, not run."""
     with pytest.raises(ValueError, match="more than 2,000,000 rows. Lower max_iter"):
         trace([[-1, -1], [1, -1], [-1, 1], [1, 1]], [0, 1, 1, 0], max_iter=10**9)
+
+
+@pytest.mark.parametrize("mode", ["online", "batch"])
+@pytest.mark.parametrize("shuffle", [False, True])
+def test_trace_shows_the_engines_weights_on_inexact_sums(mode, shuffle):
+    # steps and patterns whose sums round: the table's weights are still the engine's own
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(12, 3))
+    y = np.where(X @ [0.3, -1.1, 0.7] + 0.1 * rng.normal(size=12) > 0, 1, -1)
+    kw = dict(mode=mode, eta=0.1, shuffle=shuffle, random_state=2, max_iter=7)
+    tr = trace(X, y, bias_input=0.3, **kw)
+    clf = fit_perceptron(X, y, intercept_scaling=0.3, **kw)
+    np.testing.assert_array_equal(tr.coef, clf.coef_.ravel())
+    assert tr.intercept == clf.intercept_[0] and tr.n_updates == clf.n_mistakes_
+    # each step's change is the update the engine logged: eta t x of the pattern shown
+    rows = np.flatnonzero(tr.updated)
+    t = np.where(y == tr.classes[1], 1.0, -1.0)[tr.pattern[rows], None]
+    expected = (0.1 * t) * np.column_stack([X, np.full(12, 0.3)])[tr.pattern[rows]]
+    if mode == "online":
+        np.testing.assert_array_equal(tr.delta_w[rows], expected)
+        assert not tr.delta_w[~tr.updated].any()
+    else:
+        assert tr.averaged is None
+
+
+def test_trace_average_and_vote_are_the_estimators():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(10, 2))
+    y = np.where(X[:, 0] - X[:, 1] > 0.2, 1, -1)
+    tr = trace(X, y, eta=0.5, bias_input=1.0, max_iter=40)
+    assert tr.converged and tr.n_epochs < 40  # AveragedPerceptron credits the rest
+    avg = AveragedPerceptron(eta=0.5, max_iter=40, shuffle=False, tol=None).fit(X, y)
+    np.testing.assert_array_equal(tr.averaged[-1, :2], avg.coef_.ravel())
+    assert tr.averaged[-1, 2] * 1.0 == avg.intercept_[0]
+    # any earlier cursor: the mean of the weights after every presentation so far
+    for c in (1, 7, tr.step.shape[0] - 1):
+        np.testing.assert_allclose(tr.averaged[c], tr.weights[1 : c + 1].mean(axis=0))
+    # the vote at any cursor: every presentation's weights vote once, 0 votes against
+    c = 9
+    Xa = np.column_stack([X, np.ones(10)])
+    plus = (Xa @ tr.weights[1 : c + 1].T > 0).sum(axis=1)
+    np.testing.assert_array_equal(tr.tally(X, np.full(10, c)), np.column_stack([plus, c - plus]))
+    with pytest.raises(ValueError, match="presentations"):
+        tr.tally(X, np.full(10, tr.step.shape[0] + 1))

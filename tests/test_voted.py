@@ -2,26 +2,21 @@
 the command line (the training summary's bounded scoring, the steps after training)."""
 
 import io
-import warnings
 
 import numpy as np
 import pytest
 import reference
 import scipy.sparse as sp
+from conftest import OR_X, OR_Y, fit_quiet, run_cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.datasets import make_classification
-from sklearn.exceptions import ConvergenceWarning, NotFittedError
+from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
-from typer.testing import CliRunner
 
 from rosenblatt import VotedPerceptron
-from rosenblatt.cli import app
 from rosenblatt.cli import train as train_module
-
-OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
-OR_Y = np.array([-1, 1, 1, 1])
 
 PROPERTY = settings(
     max_examples=15,
@@ -29,12 +24,6 @@ PROPERTY = settings(
     derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
-
-
-def fit_quiet(estimator, X, y):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y)
 
 
 def sign(scores):
@@ -258,17 +247,13 @@ def noisy_csv(tmp_path):
     return path
 
 
-def run(*args):
-    return CliRunner().invoke(app, [str(a) for a in args])
-
-
 def test_quiet_train_does_not_score(noisy_csv, tmp_path, monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("-q shows no accuracy: nothing to score")
 
     monkeypatch.setattr(train_module, "training_accuracy", refuse)
     monkeypatch.setattr(VotedPerceptron, "decision_function", refuse)
-    result = run("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "-q")
+    result = run_cli("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "-q")
     assert result.exit_code == 0, result.output
     assert result.output == ""
     assert (tmp_path / "v.rbl").is_file()
@@ -286,7 +271,7 @@ def test_summary_scores_a_bounded_sample_of_a_voted_model(noisy_csv, tmp_path, m
     monkeypatch.setattr(train_module, "training_accuracy", spy)
     monkeypatch.setattr(train_module, "VOTE_SCORE_PAIRS", 5_000)
     model = tmp_path / "v.rbl"
-    result = run("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
+    result = run_cli("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
     assert result.exit_code == 0, result.output
     [(updates, n)] = scored
     assert updates > 100  # so that 200 rows would take more than the budget
@@ -295,11 +280,11 @@ def test_summary_scores_a_bounded_sample_of_a_voted_model(noisy_csv, tmp_path, m
     # the whole training set when it fits, and other models always
     monkeypatch.setattr(train_module, "VOTE_SCORE_PAIRS", 200 * updates)
     scored.clear()
-    result = run("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
+    result = run_cli("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
     assert result.exit_code == 0 and scored == [(updates, 200)]
     assert "on a sample" not in result.stderr
     scored.clear()
-    result = run("train", noisy_csv, "-m", model, "-a", "averaged", "--max-iter", "20")
+    result = run_cli("train", noisy_csv, "-m", model, "-a", "averaged", "--max-iter", "20")
     assert result.exit_code == 0 and scored == [(0, 200)]
 
 
@@ -333,7 +318,7 @@ def test_steps_after_training_show_a_spinner_on_a_terminal_only(noisy_csv, tmp_p
     monkeypatch.setattr(train_module, "working", spy)
     terminal = io.StringIO()
     monkeypatch.setattr(_common, "err_console", Console(file=terminal, force_terminal=True))
-    result = run("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "--max-iter", "5")
+    result = run_cli("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "--max-iter", "5")
     assert result.exit_code == 0, result.output
     assert [m.split()[0] for m in shown] == ["saving", "scoring"], shown
     assert "saving" in terminal.getvalue() and "scoring all 200" in terminal.getvalue()
@@ -341,14 +326,14 @@ def test_steps_after_training_show_a_spinner_on_a_terminal_only(noisy_csv, tmp_p
     assert result.stdout == ""  # train's result is the model file
     # not a terminal: no spinner, only the summary on standard error
     monkeypatch.setattr(_common, "err_console", Console(stderr=True, force_terminal=False))
-    result = run("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "--max-iter", "5")
+    result = run_cli("train", noisy_csv, "-m", tmp_path / "v.rbl", "-a", "voted", "--max-iter", "5")
     assert result.exit_code == 0, result.output
     assert "Trained VotedPerceptron" in result.stderr
     assert "saving" not in result.stderr and "scoring all" not in result.stderr
     # a model without epochs: the one spinner says each step in turn
     terminal = io.StringIO()
     monkeypatch.setattr(_common, "err_console", Console(file=terminal, force_terminal=True))
-    result = run("train", noisy_csv, "-m", tmp_path / "c.rbl", "-a", "centroid")
+    result = run_cli("train", noisy_csv, "-m", tmp_path / "c.rbl", "-a", "centroid")
     assert result.exit_code == 0, result.output
     assert "training centroid" in terminal.getvalue()
     assert "scoring all 200" in terminal.getvalue()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
+from typing import NoReturn
 
 import numpy as np
 
@@ -307,7 +308,7 @@ class _Checker:
         self.model = model
         self.values = {**model.fitted, **model.properties}
 
-    def fail(self, name, what):
+    def fail(self, name, what) -> NoReturn:
         raise BrokenInvariant(f"{self.model.name}.{name} {what}")
 
     def param(self, name, default=None):
@@ -611,7 +612,7 @@ def _kernel_parameters(c):
     """The class's own parameter constraints (prediction computes the kernel from them),
     a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
     from ._validation import check_args
-    from .kernel import _KERNEL_PARAMS, KernelPerceptron
+    from .kernel import KERNEL_PARAMS, KernelPerceptron
 
     constraints = KernelPerceptron._parameter_constraints
     params = {name: value for name, value in c.model.params.items() if name in constraints}
@@ -623,7 +624,7 @@ def _kernel_parameters(c):
     if not isinstance(kernel, str):
         c.fail("kernel", "must name a kernel: a model file holds no functions")
     gamma = c.values["gamma_"]
-    if "gamma" in _KERNEL_PARAMS[kernel]:
+    if "gamma" in KERNEL_PARAMS[kernel]:
         if not isinstance(gamma, (float, np.floating)) or not math.isfinite(gamma):
             c.fail("gamma_", f"must be the finite float gamma of the {kernel} kernel")
     elif gamma is not None:

@@ -11,20 +11,23 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
+
+from ._wording import parameter_name
 
 
 @dataclass(frozen=True)
 class Interval:
     """A numeric range; ``closed`` is one of "both", "left", "right", "neither"."""
 
-    kind: type
-    low: float | None
-    high: float | None
+    kind: Any  # numbers.Real or numbers.Integral
+    low: Any
+    high: Any
     closed: str = "both"
 
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, self.kind):
             return False
         if self.kind is numbers.Integral and not isinstance(value, numbers.Integral):
@@ -48,6 +51,19 @@ class Interval:
         low = "-inf" if self.low is None else self.low
         high = "inf" if self.high is None else self.high
         return f"{kind} in the range {left}{low}, {high}{right} (finite)"
+
+    def command_line_words(self) -> str:
+        """The bounds alone: an option's text is parsed to the parameter's type already."""
+        if self.low == 0 and self.high is None and self.closed in ("right", "neither"):
+            return "positive"
+        bounds = []
+        if self.low is not None:
+            closed = self.closed in ("both", "left")
+            bounds.append(f"{'at least' if closed else 'greater than'} {self.low}")
+        if self.high is not None:
+            closed = self.closed in ("both", "right")
+            bounds.append(f"{'at most' if closed else 'less than'} {self.high}")
+        return " and ".join(bounds) or "a finite number"
 
 
 @dataclass(frozen=True)
@@ -101,6 +117,13 @@ class Callable:
         return "a callable"
 
 
+def _command_line_words(constraint) -> str:
+    if constraint == NONE:
+        return "none"  # as --tol spells it
+    words = getattr(constraint, "command_line_words", None)
+    return words() if words else str(constraint)
+
+
 BOOL = InstanceOf((bool, np.bool_))
 CALLABLE = Callable()
 NONE = InstanceOf((type(None),))
@@ -110,11 +133,19 @@ RANDOM_STATE = InstanceOf(
 
 
 def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:
-    """Raise a ValueError naming the argument, its value and what is allowed."""
+    """Raise a ValueError naming the argument, its value and what is allowed.
+
+    While a command runs, a parameter set by an option (``_wording.OPTIONS``) is
+    named by that option, in one line: ``--eta must be positive; got 0.0``.
+    """
     for name, allowed in constraints.items():
         value = values[name]
         if any(c.accepts(value) for c in allowed):
             continue
+        option = parameter_name(name)
+        if option != name:
+            what = " or ".join(_command_line_words(c) for c in allowed)
+            raise ValueError(f"{option} must be {what}; got {value!r}")
         what = " or ".join(str(c) for c in allowed)
         raise ValueError(f"The {name!r} {kind} of {owner} must be {what}; got {value!r}.")
 
@@ -135,7 +166,7 @@ def check_class_weight(class_weight: dict, owner: str) -> None:
         if (
             isinstance(weight, (bool, np.bool_))
             or not isinstance(weight, numbers.Real)
-            or not (math.isfinite(weight) and weight >= 0)
+            or not (math.isfinite(weight) and float(weight) >= 0)
         ):
             raise ValueError(
                 f"The class_weight of {owner} for class {label!r} is {weight!r}; class "

@@ -21,6 +21,17 @@ OPTIONS = {
     "max_iter": "--max-iter",
     "epochs": "--max-iter",  # fit_stream's name for the epochs: train --stream --max-iter
     "format": "--format",
+    # the estimator parameters `train` sets from options of their own name, so the
+    # estimator's constraint check words its error for the command line
+    "eta": "--eta",
+    "random_state": "--seed",
+    "intercept_scaling": "--intercept-scaling",
+    "multi_class": "--multi-class",
+    "n_jobs": "--n-jobs",
+    "tol": "--tol",
+    "kernel": "--kernel",
+    "gamma": "--gamma",
+    "degree": "--degree",
 }
 
 _on_command_line = False

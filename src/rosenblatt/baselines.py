@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._decision import labels_from_scores, linear_scores
 from ._validation import BOOL, Options, check_classes, check_not_empty, validate_params
-from .theory import _separating_lp
+from .theory import separating_lp
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike
@@ -214,7 +214,7 @@ class LinearProgramClassifier(_OneVsRestLinear):
         self
         """
         X, _, targets = self._fit_problems(X, y)
-        results = [_separating_lp(X, t, bool(self.fit_intercept)) for t in targets]
+        results = [separating_lp(X, t, bool(self.fit_intercept)) for t in targets]
         self.coef_ = np.vstack([r.coef for r in results])
         self.intercept_ = np.array([r.intercept for r in results])
         self.total_slack_ = np.array([r.total_slack for r in results])

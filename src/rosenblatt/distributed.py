@@ -47,7 +47,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import INLINE_STATE_BYTES
-from ._validation import Interval, Options, check_args
+from ._validation import Interval, Options, validate_params
 from .engine.driver import Plateau, run_epochs
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
@@ -126,7 +126,9 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     (4, True, 1.0)
     """
 
-    _constraints = {
+    # as the estimators declare theirs (checked by ``validate_params``); ``estimator``,
+    # ``client`` and ``label_column`` are checked where they are used
+    _parameter_constraints = {
         "max_rounds": [Interval(numbers.Integral, 1, None, closed="left")],
         "mixing": [Options(("uniform", "weighted"))],
     }
@@ -165,11 +167,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        check_args(
-            type(self).__name__,
-            self._constraints,
-            {"max_rounds": self.max_rounds, "mixing": self.mixing},
-        )
+        validate_params(self)
         template = _check_estimator(self.estimator)
         runner = _runner(self.client)
         parts = runner.load(_partitions(X, y, self.label_column))
@@ -540,13 +538,13 @@ class _ClientRunner:
             failure = exc
         for i, future in enumerate(futures):
             if future.status != "finished":
-                exc = future.exception() if future.status == "error" else failure
+                cause = future.exception() if future.status == "error" else failure
                 raise RuntimeError(
                     f"ParameterMixing failed in {stage}: partition {i} did not finish "
-                    f"({future.status}: {type(exc).__name__} {exc}). Dask retries a task "
+                    f"({future.status}: {type(cause).__name__} {cause}). Dask retries a task "
                     "whose worker died, up to its allowed-failures; no partial mix was "
                     "applied and the model was not fitted."
-                ) from exc
+                ) from cause
         try:
             return self.client.gather(futures)
         except Exception as exc:

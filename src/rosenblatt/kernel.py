@@ -54,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
 # The parameters each named kernel takes.
-_KERNEL_PARAMS = {
+KERNEL_PARAMS = {
     "linear": (),
     "poly": ("gamma", "degree", "coef0"),
     "rbf": ("gamma",),
@@ -394,7 +394,7 @@ default="rbf"
         return 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
 
     def _resolve_gamma(self, X):
-        if callable(self.kernel) or "gamma" not in _KERNEL_PARAMS[self.kernel]:
+        if callable(self.kernel) or "gamma" not in KERNEL_PARAMS[self.kernel]:
             return None
         if self.gamma == "auto":
             return 1.0 / X.shape[1]
@@ -695,7 +695,10 @@ default="rbf"
                     self._s2,
                 )
             else:
-                scores[batch] = decision_scores(K, self.dual_coef_, *order, self._s2)
+                order_ptr, order_columns = order
+                scores[batch] = decision_scores(
+                    K, self.dual_coef_, order_ptr, order_columns, self._s2
+                )
         return scores.ravel() if n_problems == 1 else scores
 
     def predict(self, X: MatrixLike) -> np.ndarray:

@@ -589,7 +589,7 @@ def _type_name(value) -> str:
 
 def _storable_classes() -> str:
     """The classes of :data:`REGISTRY` by name, rosenblatt's then scikit-learn's."""
-    names = {"rosenblatt": set(), "scikit-learn": set()}
+    names: dict[str, set] = {"rosenblatt": set(), "scikit-learn": set()}
     for key in REGISTRY:
         package = "rosenblatt" if key.startswith("rosenblatt.") else "scikit-learn"
         names[package].add(key.rpartition(".")[2])
@@ -855,7 +855,11 @@ class _Reader:
             raise _ForeignClass(key)
         params, fitted = node.get("params"), node.get("fitted")
         properties = node.get("properties", {})
-        if not all(isinstance(part, dict) for part in (params, fitted, properties)):
+        if (
+            not isinstance(params, dict)
+            or not isinstance(fitted, dict)
+            or not isinstance(properties, dict)
+        ):
             raise ValueError(f"the parameters or fitted state of a {key} are not JSON objects")
         unknown = sorted(set(params) - PARAMETERS[key])
         if unknown:
@@ -1082,7 +1086,7 @@ def _describe_params(estimator) -> dict:
     get_params = getattr(estimator, "get_params", None)
     if get_params is None:
         return {}
-    described = {}
+    described: dict = {}
     for name, value in get_params(deep=False).items():
         if name in CALLBACK_PARAMETERS:
             described[name] = None

@@ -91,7 +91,7 @@ def _groups(table: ReportTable):
             f"the columns: {', '.join(map(str, table.columns))}"
         )
     k = list(table.columns).index(table.group_by)
-    groups = {}  # insertion-ordered: groups in the order their values first occur
+    groups: dict = {}  # insertion-ordered: groups in the order their values first occur
     for row in table.rows:
         groups.setdefault(row[k], []).append([*row[:k], *row[k + 1 :]])
     columns = [c for j, c in enumerate(table.columns) if j != k]

@@ -56,10 +56,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from ._validation import validate_params
 from ._wording import spelled
+from .engine.orders import random_source
 from .readers import Schema as ChunkIndex
 from .readers import format_of, iter_chunks, read_chunk, scan
 
@@ -208,8 +209,10 @@ def hashing_vectorizer(n_features=DEFAULT_HASH_FEATURES, dtype=np.float64):
 def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
     """The chunk order of each epoch, as :func:`fit_stream` draws them.
 
-    One ``RandomState(random_state)`` draws ``permutation(n_chunks)`` per epoch;
-    with ``shuffle=False`` every epoch reads the chunks in file order.
+    One generator, ``random_source(random_state)`` as :meth:`fit` draws from (an
+    int seeds a ``RandomState``; a ``Generator`` or ``RandomState`` is used as it
+    is), draws ``permutation(n_chunks)`` per epoch; with ``shuffle=False`` every
+    epoch reads the chunks in file order.
 
     Examples
     --------
@@ -217,7 +220,7 @@ def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
     >>> [sorted(o.tolist()) for o in orders]
     [[0, 1, 2, 3], [0, 1, 2, 3]]
     """
-    rng = check_random_state(random_state)
+    rng = random_source(random_state)
     for _ in range(epochs):
         yield rng.permutation(n_chunks) if shuffle is not False else np.arange(n_chunks)
 
@@ -267,7 +270,7 @@ def fit_stream(
         Most passes over the file. Default: ``DEFAULT_STREAM_EPOCHS`` (5), not the
         estimator's ``max_iter``: a pass over a large file is expensive, and
         training stops earlier anyway after an epoch without a mistake.
-    random_state : int, RandomState or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seed of the chunk order (default: ``estimator.random_state``). With
         ``estimator.shuffle=False`` the chunks are read in file order.
     classes : array-like, default=None
@@ -641,6 +644,7 @@ def train_stream(
     ]
     epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
     estimator = cls(max_iter=epochs, eta=eta, random_state=seed, on_epoch=on_epoch)
+    validate_params(estimator)  # a bad eta or epochs fails before the file is read
     text = _is_text(path, format)
     index = index_file(
         path,

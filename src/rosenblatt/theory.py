@@ -50,8 +50,21 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------- validation
-def _signed_targets(y, owner: str) -> np.ndarray:
-    """Map two class labels to -1/+1 (``np.unique(y)[1]`` -> +1)."""
+def signed_targets(y, owner: str) -> np.ndarray:
+    """Map two class labels to -1/+1 (``np.unique(y)[1]`` -> +1).
+
+    Parameters
+    ----------
+    y : array of shape (n_samples,)
+        Labels of at most two classes.
+    owner : str
+        The function named in the error message when ``y`` has more classes.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        +1.0 for the larger class label, -1.0 for the other.
+    """
     classes = check_classes(y, owner)
     if classes.shape[0] > 2:
         raise ValueError(
@@ -86,8 +99,21 @@ def _ready_y(y, n_samples: int) -> bool:
     return y.dtype.kind in "biuUS" or (y.dtype.kind == "f" and bool(np.isfinite(y).all()))
 
 
-def _checked_Xy(X, y):
-    """Float64 X (dense or CSR) with at least one sample and feature, and 1-D labels y."""
+def checked_Xy(X, y):
+    """Float64 X (dense or CSR) with at least one sample and feature, and 1-D labels y.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Patterns; arrays the readers return are taken as they are (no scikit-learn).
+    y : array-like of shape (n_samples,)
+        Labels.
+
+    Returns
+    -------
+    X : ndarray or csr_matrix of float64
+    y : ndarray of shape (n_samples,)
+    """
     if not (_ready_X(X) and _ready_y(y, X.shape[0])):
         from sklearn.utils import check_X_y
 
@@ -96,10 +122,13 @@ def _checked_Xy(X, y):
     return X, y
 
 
+# trace.py imports the old private names; drop this line once it imports the public ones.
+
+
 def _check_Xy(X, y, owner: str):
     """Validate a binary problem; return float64 X (dense or CSR) and ±1 targets."""
-    X, y = _checked_Xy(X, y)
-    return X, _signed_targets(y, owner)
+    X, y = checked_Xy(X, y)
+    return X, signed_targets(y, owner)
 
 
 def _check_X(X):
@@ -125,7 +154,7 @@ def _check_Xy_lenient(X, y, owner: str):
         raise ValueError("Input y contains NaN or infinity; give finite class labels.")
     if y.dtype.kind in "iuf" and np.all(np.isin(y, (-1, 1))):
         return X, y.astype(np.float64)
-    return X, _signed_targets(y, owner)
+    return X, signed_targets(y, owner)
 
 
 def _hyperplane(coef, intercept, n_features: int | None = None):
@@ -211,12 +240,25 @@ class SeparabilityResult:
         return self.separable
 
 
-def _separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
+def separating_lp(X, t, fit_intercept: bool) -> SeparabilityResult:
     """Solve the separability LP, softened by slacks so that it is always feasible.
 
     ``min sum xi_i  s.t.  t_i (w . x_i + b) >= 1 - xi_i, xi_i >= 0`` with ``w``
     and ``b`` free. Its optimum is 0 exactly when the plain LP (all slacks 0)
     is feasible, i.e. when the data are linearly separable.
+
+    Parameters
+    ----------
+    X : ndarray or csr_matrix of float64, shape (n_samples, n_features)
+        Patterns, as :func:`checked_Xy` returns them.
+    t : ndarray of shape (n_samples,)
+        Targets in {-1, +1}, as :func:`signed_targets` returns them.
+    fit_intercept : bool
+        Whether the plane may leave the origin (``b`` free) or not (``b = 0``).
+
+    Returns
+    -------
+    SeparabilityResult
     """
     import scipy.sparse as sp
     from scipy.optimize import linprog  # imported here: the trace needs no solver
@@ -280,7 +322,7 @@ def is_linearly_separable(
     """
     check_args("is_linearly_separable", {"fit_intercept": [BOOL]}, locals())
     X, t = _check_Xy(X, y, "is_linearly_separable")
-    return _separating_lp(X, t, bool(fit_intercept))
+    return separating_lp(X, t, bool(fit_intercept))
 
 
 # ---------------------------------------------------------------------- margins
@@ -501,7 +543,7 @@ def max_margin(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMa
     check_args("max_margin", {"fit_intercept": [BOOL]}, locals())
     X, t = _check_Xy(X, y, "max_margin")
     fit_intercept = bool(fit_intercept)
-    lp = _separating_lp(X, t, fit_intercept)
+    lp = separating_lp(X, t, fit_intercept)
     if not lp:
         raise _not_separable(lp, fit_intercept, "max_margin")
     return _hard_margin_qp(X, t, fit_intercept)
@@ -701,7 +743,7 @@ def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bo
     X, t = _check_Xy(X, y, owner)
     if fit_intercept:
         X = _augment(X, float(intercept_scaling))
-    lp = _separating_lp(X, t, fit_intercept=False)
+    lp = separating_lp(X, t, fit_intercept=False)
     if not lp:
         raise _not_separable(lp, bool(fit_intercept), owner)
     w = _hard_margin_qp(X, t, fit_intercept=False).coef

@@ -1,9 +1,10 @@
 """Step-by-step perceptron training traces: the tables of the lecture notes' worked example.
 
-:func:`trace` runs Rosenblatt's rule in plain numpy, one pattern at a time,
-and keeps every intermediate weight vector, so that a small problem can be
-followed by hand. It is a teaching tool; :class:`rosenblatt.Perceptron` is the
-fast implementation of the same rule and reaches the same weights.
+:func:`trace` runs Rosenblatt's rule with the engine's own epoch, one pattern at a
+time, and reads every intermediate weight vector off the engine's record of the
+updates, so that a small problem can be followed by hand. It is a teaching tool;
+:class:`rosenblatt.Perceptron` is the fast implementation of the same rule and
+reaches the same weights.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args
 from .engine.driver import run_epochs
 from .engine.orders import epoch_order, random_source
 from .engine.primal import Batch, PrimalRule, PrimalState
-from .theory import _checked_Xy, _signed_targets
+from .theory import checked_Xy, signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -74,6 +75,16 @@ class Trace:
         Change of the weight vector at each step.
     classes : ndarray of shape (2,)
         The labels; ``classes[1]`` has target ``t = +1``.
+    averaged : ndarray of shape (n_rows + 1, n_features + 1), or None
+        Online mode: the averaged perceptron's augmented weights after each of 0 ..
+        n_rows presentations, the mean of the weights after every presentation so
+        far; the last row is :class:`rosenblatt.AveragedPerceptron`'s, which also
+        counts the epochs a converged run skips (up to ``max_iter``). None in batch
+        mode.
+    record : VoteRecord or None
+        The engine's record of the run's updates
+        (:class:`rosenblatt.engine.votes.VoteRecord`, one voter): the update log,
+        the weights and the vote after any presentation.
     mode, eta, bias_input, fit_intercept
         The arguments of :func:`trace`.
     """
@@ -94,6 +105,8 @@ class Trace:
         activation,
         updated,
         delta_w,
+        averaged=None,
+        record=None,
     ):
         self.mode = mode
         self.eta = eta
@@ -108,6 +121,8 @@ class Trace:
         self.activation = activation
         self.updated = updated
         self.delta_w = delta_w
+        self.averaged = averaged
+        self.record = record
 
     # ------------------------------------------------------------------ summaries
     @property
@@ -151,6 +166,28 @@ class Trace:
         if not self.fit_intercept:
             return 0.0
         return float(self.weights[-1, -1] * self.bias_input)
+
+    def tally(self, X, presented) -> np.ndarray:
+        """The voted perceptron's vote on ``X[q]`` after ``presented[q]`` presentations
+        (online mode): ``(n, 2)`` int, the votes for ``classes[1]`` and against, the
+        weights after each presentation so far voting once (a zero score votes
+        against, as in training).
+
+        Examples
+        --------
+        >>> tr = trace([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1], bias_input=-1)
+        >>> tr.tally([[1, -1]], [8]).tolist()  # the first weights, (1, 1, 1), vote against
+        [[7, 1]]
+        """
+        if self.mode != "online" or self.record is None:
+            raise ValueError("a tally needs an online trace")
+        X = np.asarray(X, dtype=np.float64).reshape(-1, self.n_features)
+        presented = np.asarray(presented, dtype=np.int64)
+        if presented.shape != (X.shape[0],) or np.any(
+            (presented < 0) | (presented > self.step.shape[0])
+        ):
+            raise ValueError(f"one count of presentations, 0..{self.step.shape[0]}, per point")
+        return self.record.tally(0, X, np.arange(X.shape[0]), presented)
 
     # ------------------------------------------------------------------ views
     def _names(self, prefix: str) -> list[str]:
@@ -366,9 +403,9 @@ def trace(
             f"trace needs a finite eta and a finite, nonzero bias_input; got eta={eta!r}, "
             f"bias_input={bias_input!r}. To train without a threshold use fit_intercept=False."
         )
-    X, y = _checked_Xy(X, y)
+    X, y = checked_Xy(X, y)
     X = np.ascontiguousarray(X.toarray() if is_sparse(X) else X)
-    t = _signed_targets(y, "trace")
+    t = signed_targets(y, "trace")
     n_samples, n_features = X.shape
     if n_samples * int(max_iter) > TRACE_MAX_PRESENTATIONS:
         raise ValueError(
@@ -379,56 +416,57 @@ def trace(
     eta, bias_input = float(eta), float(bias_input)
     width = n_features + int(fit_intercept)
 
-    # the engine's own epoch, recording every update and every activation
-    state = PrimalState.allocate(2, n_features, np.float64, voted=True)
-    rule = PrimalRule(eta, bias_input if fit_intercept else 0.0, batch=mode == "batch")
+    # the engine's own epoch, recording every update and every activation; the table
+    # reads the engine's record (the average as AveragedPerceptron keeps it, online)
+    online = mode == "online"
+    state = PrimalState.allocate(2, n_features, np.float64, averaged=online, voted=True)
+    rule = PrimalRule(eta, bias_input if fit_intercept else 0.0, batch=not online)
     batch = Batch(X, (t > 0).astype(np.int64), np.ones(n_samples))
     rng = random_source(random_state) if shuffle else None  # the fixed order draws nothing
-    orders, activations = [], []
+    orders, activations, ends = [], [], [np.zeros(width)]
     no_stream = np.empty(0, dtype=np.int64)
+
+    def augmented(W, w0):
+        return np.column_stack([W, w0]) if fit_intercept else W
 
     def epoch(active):
         order = epoch_order(rng, n_samples, "full" if shuffle else "none")[0]
         orders.append(order)  # int64, fresh each epoch
         activations.append(np.empty(n_samples))
-        return state.epoch(
+        done = state.epoch(
             batch, rule, (orders[-1], no_stream, 0), active, activation=activations[-1]
         )
+        ends.append(augmented(state.W, state.w0)[0])  # batch mode: the epoch's weights
+        return done
 
-    run_epochs(epoch, n_units=1, max_epochs=int(max_iter), owner="trace", advice="", warn=False)
-    updates = state.votes.voters[0]
-    coef_of = dict(zip(updates.column("time").tolist(), updates.column("coef").tolist()))
-
-    w = np.zeros(width)
-    weights, delta_w = [w.copy()], []
-    step, epoch_of, pattern, tx, activation, updated = [], [], [], [], [], []
-    for ep, (order, acts) in enumerate(zip(orders, activations), start=1):
-        batch_delta = np.zeros(width)
-        for pos, i in enumerate(order):
-            xi = np.append(X[i], bias_input) if fit_intercept else X[i]
-            presentation = (ep - 1) * n_samples + pos
-            wrong = presentation in coef_of
-            step.append(len(weights) if mode == "online" else ep)
-            epoch_of.append(ep)
-            pattern.append(i)
-            tx.append(t[i] * xi)
-            activation.append(acts[pos] + 0.0)  # + 0.0 turns -0.0 into 0.0
-            updated.append(wrong)
-            # the update as the engine made it: coef = eta * t, the same products and sums
-            change = coef_of[presentation] * xi if wrong else np.zeros(width)
-            if mode == "online":
-                w = w + change
-                weights.append(w.copy())
-                delta_w.append(change)
-            else:
-                batch_delta += change
-        if mode == "batch":
-            w = w + batch_delta
-            weights.append(w.copy())
-            delta_w.append(batch_delta)
-    engine_w = np.append(state.W[0], state.w0[0]) if fit_intercept else state.W[0]
-    if not np.array_equal(w, engine_w):  # the table must show the engine's own arithmetic
-        raise RuntimeError("trace: the rebuilt weights differ from the engine's; please report")
+    run_epochs(
+        epoch,
+        n_units=1,
+        max_epochs=int(max_iter),
+        owner="trace",
+        advice="",
+        warn=False,
+        credit=state.credit if online else None,  # as AveragedPerceptron counts its average
+    )
+    record, order = state.votes, np.concatenate(orders)
+    log = record.updates(0)
+    n_rows = order.shape[0]
+    Xa = np.column_stack([X, np.full(n_samples, bias_input)]) if fit_intercept else X
+    updated = np.zeros(n_rows, dtype=bool)
+    updated[log["time"]] = True
+    averaged = None
+    if online:
+        weights = augmented(*record.after(0, np.arange(n_rows + 1), n_features))
+        delta_w = np.zeros((n_rows, width))
+        delta_w[log["time"]] = log["coef"][:, np.newaxis] * Xa[log["sample"]]
+        step = np.arange(1, n_rows + 1)
+        at = np.arange(n_rows + 1)
+        averaged = augmented(*record.after(0, at, n_features, averaged=True))
+        averaged[-1] = augmented(*state.weights(averaged=True))[0]  # with the credited epochs
+    else:
+        weights = np.array(ends)
+        delta_w = np.diff(weights, axis=0)
+        step = np.repeat(np.arange(1, len(orders) + 1), n_samples)
 
     return Trace(
         mode=mode,
@@ -436,12 +474,14 @@ def trace(
         bias_input=bias_input,
         fit_intercept=bool(fit_intercept),
         classes=np.unique(y),
-        weights=np.array(weights),
-        step=np.array(step),
-        epoch=np.array(epoch_of),
-        pattern=np.array(pattern),
-        tx=np.array(tx).reshape(-1, width),
-        activation=np.array(activation),
-        updated=np.array(updated, dtype=bool),
-        delta_w=np.array(delta_w).reshape(-1, width),
+        weights=weights,
+        step=step,
+        epoch=np.repeat(np.arange(1, len(orders) + 1), n_samples),
+        pattern=order,
+        tx=t[order, np.newaxis] * Xa[order],
+        activation=np.concatenate(activations) + 0.0,  # + 0.0 turns -0.0 into 0.0
+        updated=updated,
+        delta_w=delta_w,
+        averaged=averaged,
+        record=record,
     )

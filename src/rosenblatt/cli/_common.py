@@ -18,7 +18,7 @@ from typer.core import TyperCommand, TyperGroup
 try:  # recent typer vendors click; older typer uses click itself
     from typer._click.exceptions import ClickException
 except ImportError:  # pragma: no cover
-    from click.exceptions import ClickException
+    from click.exceptions import ClickException  # type: ignore[assignment]
 
 from .._wording import command_line
 from ..exceptions import DataFileError, ModelFileError
@@ -286,7 +286,7 @@ def _uncalibrated(model):
 def is_text_model(model) -> bool:
     """A pipeline that starts with a text vectorizer (trained on a .tsv file)."""
     steps = getattr(_uncalibrated(model), "steps", None)
-    return bool(steps) and hasattr(steps[0][1], "build_analyzer")
+    return bool(steps) and hasattr(steps[0][1], "build_analyzer")  # type: ignore[index]
 
 
 def final_estimator(model):

@@ -139,7 +139,7 @@ def cross_validate(
     outcomes = Parallel(n_jobs=n_jobs, return_as="generator")(
         delayed(_fit_and_score)(clone(models[a]), data.X, data.y, *splits[k]) for a, k in work
     )
-    done = [[] for _ in algorithms]
+    done: list[list] = [[] for _ in algorithms]
     for (a, _), outcome in zip(work, outcomes):
         done[a].append(outcome)
         if on_fold is not None:
@@ -225,7 +225,7 @@ def command(
         console=err_console,
         transient=False,
     )
-    tasks = {}
+    tasks: dict = {}
     reading = working(f"reading {data}...")
 
     def on_fold(name, done, total):

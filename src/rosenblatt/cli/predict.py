@@ -148,15 +148,19 @@ def predict(
         proba=proba,
         chunk_size=chunk_size,
     )
-    result = None
+    result = PredictResult(
+        labels=[],
+        data_path=str(data_path),
+        model_path=str(model_path),
+        scores=[] if scores else None,
+        proba=[] if proba else None,
+    )
     for block in blocks:
-        if result is None:
-            result = block
-            continue
+        result.data_path, result.classes = block.data_path, block.classes
         result.labels += block.labels
-        if scores:
+        if result.scores is not None and block.scores is not None:
             result.scores += block.scores
-        if proba:
+        if result.proba is not None and block.proba is not None:
             result.proba += block.proba
     return result
 
@@ -181,11 +185,12 @@ def _text(result: PredictResult) -> str:
 def _column_names(result: PredictResult) -> str:
     """What the columns of the text output hold, in order."""
     names = ["label"]
+    classes = result.classes or []
     if result.scores is not None:
         binary = not isinstance(result.scores[0], list) if result.scores else True
-        names += ["score"] if binary else [f"score({c})" for c in result.classes]
+        names += ["score"] if binary else [f"score({c})" for c in classes]
     if result.proba is not None:
-        names += [f"P({c})" for c in result.classes]
+        names += [f"P({c})" for c in classes]
     return ", ".join(names)
 
 
@@ -269,14 +274,17 @@ def _write(blocks, out, as_json, scores, proba) -> int:
     """Write the blocks' predictions to binary ``out`` (lines as they come, flushed; or JSON
     at the end); the number of samples."""
     count, named = 0, not (scores or proba)
-    whole = PredictResult(labels=[], data_path="", model_path="", scores=[], proba=[])
+    labels: list = []
+    all_scores: list = []
+    all_proba: list = []
+    classes = None
     for block in blocks:
         count += len(block.labels)
         if as_json:
-            whole.classes = block.classes
-            whole.labels += block.labels
-            whole.scores += block.scores or []
-            whole.proba += block.proba or []
+            classes = block.classes
+            labels += block.labels
+            all_scores += block.scores or []
+            all_proba += block.proba or []
             continue
         if not named and block.labels:
             named = True
@@ -285,13 +293,13 @@ def _write(blocks, out, as_json, scores, proba) -> int:
             out.write((_text(block) + "\n").encode("utf-8"))
             out.flush()  # each answer before the next block is read: a filter's behaviour
     if as_json:
-        payload = {"predictions": whole.labels}
+        payload: dict = {"predictions": labels}
         if scores or proba:
-            payload["classes"] = whole.classes
+            payload["classes"] = classes
         if scores:
-            payload["scores"] = whole.scores
+            payload["scores"] = all_scores
         if proba:
-            payload["probabilities"] = whole.proba
+            payload["probabilities"] = all_proba
         out.write((json.dumps(payload) + "\n").encode("utf-8"))
         out.flush()
     return count

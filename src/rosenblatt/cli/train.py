@@ -8,6 +8,7 @@ import time
 import warnings
 from contextlib import nullcontext
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 import numpy as np
 import typer
@@ -17,6 +18,7 @@ from rich.table import Table
 
 from .._config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
 from .._files import check_writable
+from .._validation import validate_params
 from ._common import (
     auto,
     erased_on_error,
@@ -49,7 +51,7 @@ VOTE_SCORE_PAIRS = 50_000_000
 class TrainResult:
     """What :func:`train` did."""
 
-    model: object
+    model: Any
     model_path: str
     algorithm: str
     data_format: str
@@ -125,10 +127,6 @@ def make_estimator(
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
-    if epochs is not None and epochs < 1:
-        raise ValueError(f"--max-iter must be at least 1; got {epochs}")
-    if not eta > 0:
-        raise ValueError(f"--eta must be positive; got {eta}")
     params = {}
     for name, value in (options or {}).items():
         if value is None or value is False and name == "early_stopping":
@@ -152,13 +150,18 @@ def make_estimator(
     if algorithm == "kernel":
         from ..kernel import KernelPerceptron
 
-        return KernelPerceptron(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
-    from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
+        cls = KernelPerceptron
+    else:
+        from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
-    cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
-        algorithm
-    ]
-    return cls(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
+        cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
+            algorithm
+        ]
+    estimator = cls(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
+    # the estimator's own constraints, now rather than at fit (after the data are read);
+    # on the command line its error names the option (``_wording.OPTIONS``)
+    validate_params(estimator)
+    return estimator
 
 
 def text_features():

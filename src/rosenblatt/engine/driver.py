@@ -29,6 +29,7 @@ import sys
 import time
 import warnings
 from dataclasses import dataclass, field
+from types import FrameType
 
 import numpy as np
 
@@ -126,7 +127,8 @@ _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def _outside_the_package() -> int:
     """The ``stacklevel`` of the first caller outside rosenblatt: a warning points at
     the user's ``fit`` call, however deep the path that trained."""
-    frame, level = sys._getframe(1), 1
+    frame: FrameType | None = sys._getframe(1)
+    level = 1
     while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
         frame, level = frame.f_back, level + 1
     return level

@@ -23,7 +23,9 @@ estimators warn when labels look sorted and the block mode is in use.
 from __future__ import annotations
 
 import numbers
+import threading
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -39,6 +41,7 @@ __all__ = [
     "epoch_order",
     "labels_look_sorted",
     "random_source",
+    "recorded_orders",
     "resolve_mode",
     "rng_from_state",
     "rng_to_state",
@@ -167,6 +170,45 @@ def resolve_mode(shuffle, n_samples) -> str:
     return shuffle
 
 
+_recorders = threading.local()
+
+
+@contextmanager
+def recorded_orders():
+    """Keep a copy of every epoch order handed out in this thread while the block runs.
+
+    What a consumer asks instead of replaying a fit's random draws (the playground
+    shows the orders a :class:`~rosenblatt.kernel.KernelPerceptron` fit presented).
+
+    Yields
+    ------
+    list of ndarray of int64
+        The orders, in the order they were handed out (by :func:`epoch_order` and
+        :class:`EpochOrders`).
+
+    Examples
+    --------
+    >>> with recorded_orders() as orders:
+    ...     _ = epoch_order(None, 3, "none")
+    >>> [o.tolist() for o in orders]
+    [[0, 1, 2]]
+    """
+    previous = getattr(_recorders, "orders", None)
+    _recorders.orders = orders = []
+    try:
+        yield orders
+    finally:
+        _recorders.orders = previous
+
+
+def _recorded(schedule):
+    """``schedule`` (order, stream, lookahead), its order copied to the recorder if any."""
+    orders = getattr(_recorders, "orders", None)
+    if orders is not None:
+        orders.append(np.array(schedule[0], copy=True))  # buffers are reused next epoch
+    return schedule
+
+
 def epoch_order(rng, n_samples, mode, out=None, sparse=False):
     """One epoch's order, the rows to stream ahead (or empty), and the lookahead.
 
@@ -198,12 +240,12 @@ def epoch_order(rng, n_samples, mode, out=None, sparse=False):
     order, stream = out
     if mode == "none":
         order[:] = np.arange(n_samples)
-        return order, no_stream, 0
+        return _recorded((order, no_stream, 0))
     if mode == "full":
         order[:] = np.arange(n_samples)
         rng.shuffle(order)  # what rng.permutation(n_samples) draws
-        return order, no_stream, LOOKAHEAD
-    return _block_order(n_samples, _block_seed(rng), out, sparse)
+        return _recorded((order, no_stream, LOOKAHEAD))
+    return _recorded(_block_order(n_samples, _block_seed(rng), out, sparse))
 
 
 def _block_seed(rng):
@@ -268,7 +310,7 @@ class EpochOrders:
         # the other pair of buffers is free: the epoch that used it has ended
         self._buffers.reverse()
         self._next = self._submit(self._buffers[0])
-        return current
+        return _recorded(current)
 
     def close(self):
         """Stop the helper thread (what leaving the ``with`` block does)."""

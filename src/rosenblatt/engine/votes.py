@@ -142,15 +142,19 @@ class _Patterns:
 
 class _Voter:
     """The updates of one voter: a one-vs-rest neuron, or the multinomial model. Update
-    ``j`` added ``coef[j]`` times pattern ``pattern[j]`` of the record's patterns."""
+    ``j`` added ``coef[j]`` times pattern ``pattern[j]`` of the record's patterns, made
+    with row ``sample[j]`` of its batch (-1: unknown, a record read from a file)."""
 
-    _COLUMNS = ("coef", "time", "true", "pred", "pattern")
+    _COLUMNS = ("coef", "time", "true", "pred", "pattern")  # the saved ones
 
     def __init__(self):
-        self._columns = {name: [] for name in self._COLUMNS}
+        self._columns = {name: [] for name in (*self._COLUMNS, "sample")}
 
-    def add(self, pattern, coef, time, true=None, pred=None):
-        for name, values in zip(self._COLUMNS, (coef, time, true, pred, pattern)):
+    def add(self, pattern, coef, time, true=None, pred=None, sample=None):
+        if sample is None:  # rows of batches that are gone (a saved record)
+            sample = np.full(np.shape(coef)[0], -1)
+        columns = (coef, time, true, pred, pattern, sample)
+        for name, values in zip((*self._COLUMNS, "sample"), columns):
             if values is not None:
                 self._columns[name].append(np.array(values, copy=True))
 
@@ -219,7 +223,8 @@ class VoteRecord:
         """Keep voter ``k``'s updates: rows ``samples`` of ``batch``, with their
         coefficients and times."""
         if coef.shape[0]:
-            self.voters[k].add(self.patterns.of(batch, samples), coef, time, true, pred)
+            pattern = self.patterns.of(batch, samples)
+            self.voters[k].add(pattern, coef, time, true, pred, sample=samples)
 
     def rows(self, k):
         """Voter ``k``'s update patterns, one row per update (None before any)."""
@@ -230,12 +235,13 @@ class VoteRecord:
         """Number of distinct weight vectors of each voter (updates + 1)."""
         return [v.column("coef").shape[0] + 1 for v in self.voters]
 
-    def _inner_products(self, X):
+    def _inner_products(self, X, width=0):
         """Blocks of test points with their inner products against every pattern:
-        ``(start, stop, inner)``, ``inner`` (stop - start, n_patterns)."""
+        ``(start, stop, inner)``, ``inner`` (stop - start, n_patterns); blocks small
+        enough for arrays of ``width`` columns per point too."""
         rows = self.patterns.rows
         n_patterns = 0 if rows is None else rows.shape[0]
-        step = max(1, VOTE_BLOCK_ELEMENTS // max(n_patterns, 1))
+        step = max(1, VOTE_BLOCK_ELEMENTS // max(n_patterns, width, 1))
         for start in range(0, X.shape[0], step):
             stop = min(start + step, X.shape[0])
             if n_patterns == 0:
@@ -338,8 +344,16 @@ class VoteRecord:
         ([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]], [0.0, -1.0, 0.0], [0.0, 1.0, 3.0])
         """
         voter = self.voters[k]
-        step = voter.column("coef")
         votes = survival_counts(voter.column("time"), int(counts[k]))
+        W, w0 = self._sums(k, n_features, voter.column("coef"), n_classes, coef)
+        intercept = (w0 * self.bias_input).astype(dtype, copy=False)
+        return None if W is None else W.astype(dtype, copy=False), intercept, votes
+
+    def _sums(self, k, n_features, step, n_classes=None, coef=True):
+        """``(W, w0)`` in float64: row 0 zero, row ``j + 1`` the sum of ``step[i]`` times
+        the pattern of voter ``k``'s update ``i`` (and ``step[i] * bias_input``) for
+        ``i <= j``, summed in update order; ``W`` None without ``coef``."""
+        voter = self.voters[k]
         n = step.shape[0]
         if self.multinomial:
             if n_classes is None or n_classes < 2:
@@ -358,9 +372,8 @@ class VoteRecord:
             where = (after,) if rows_class is None else (after, rows_class)
             w0[where] += sign * step * self.bias_input
         np.cumsum(w0, axis=0, out=w0)
-        intercept = (w0 * self.bias_input).astype(dtype, copy=False)
         if not coef:
-            return None, intercept, votes
+            return None, w0
         W = np.zeros((*shape, n_features))
         rows = self.rows(k)
         if n:
@@ -384,7 +397,106 @@ class VoteRecord:
                     where = (after,) if rows_class is None else (after, rows_class)
                     W[where] += sign * values
         np.cumsum(W, axis=0, out=W)
-        return W.astype(dtype, copy=False), intercept, votes
+        return W, w0
+
+    # ------------------------------------------------------------------ the run, step by step
+    def updates(self, k):
+        """Voter ``k``'s update log, in order.
+
+        Returns
+        -------
+        dict of ndarray, one entry per update
+            ``time``: presentations before it (its presentation's 0-based index);
+            ``sample``: the row of its batch it was made with (-1 in a record read
+            from a file); ``pattern``: that row's index into ``patterns.rows``;
+            ``coef``: the coefficient it added the pattern with; ``true`` and
+            ``pred``: the classes it moved (multinomial; else empty: a one-vs-rest
+            voter ``k`` is class ``k``'s neuron).
+        """
+        voter = self.voters[k]
+        return {
+            name: voter.column(name)
+            for name in ("time", "sample", "pattern", "coef", "true", "pred")
+        }
+
+    def in_force(self, k, presented):
+        """Which of voter ``k``'s vectors (0: the initial one, ``j + 1``: the one after
+        update ``j``) is in force after each of ``presented`` presentations, and for how
+        many of them it has been: the survival counts of :func:`survival_counts` so far.
+
+        Examples
+        --------
+        >>> from rosenblatt.engine.primal import Batch
+        >>> batch = Batch(np.array([[1.0], [-1.0]]), np.array([1, 0]), np.ones(2))
+        >>> record = VoteRecord(1, multinomial=False)
+        >>> record.add(0, batch, np.array([0, 1]), np.array([1.0, -1.0]), np.array([0, 3]))
+        >>> [v.tolist() for v in record.in_force(0, np.array([0, 1, 3, 4, 6]))]
+        [[0, 1, 1, 2, 2], [0, 1, 3, 1, 3]]
+        """
+        time = self.voters[k].column("time")
+        presented = np.asarray(presented, dtype=np.int64)
+        vector = np.searchsorted(time, presented, side="left")  # updates made before
+        since = np.concatenate(([1], time + 1))[vector]  # its first presentation, 1-based
+        return vector, presented - since + 1
+
+    def after(self, k, presented, n_features, *, averaged=False):
+        """Voter ``k``'s weights ``(W, w0)`` after each of ``presented`` presentations.
+
+        The last weights then (the cumulative sums of the updates, as online training
+        adds them), or with ``averaged`` their mean over those presentations as the
+        averaged perceptron computes it: ``W - U / T`` with ``U`` the updates weighted
+        by the presentations before them (:meth:`PrimalState.weights`; CIML
+        Algorithm 7). One-vs-rest or binary voters; float64, shape
+        ``(len(presented), n_features)`` and ``(len(presented),)``.
+        """
+        if self.multinomial:
+            raise ValueError("the weights step by step are those of a binary voter")
+        presented = np.asarray(presented, dtype=np.int64)
+        vector, _ = self.in_force(k, presented)
+        voter = self.voters[k]
+        W, w0 = self._sums(k, n_features, voter.column("coef"))
+        W, w0 = W[vector], w0[vector]
+        if averaged:
+            # the compiled epoch's U += (coef * now) x, U0 += coef * now * bias_input
+            step = voter.column("coef") * voter.column("time")
+            U, U0 = self._sums(k, n_features, step)
+            seen = np.maximum(presented, 1).astype(np.float64)
+            W = W - U[vector] / seen[:, None]
+            w0 = w0 - U0[vector] / seen
+        return W, w0
+
+    def tally(self, k, X, point, presented):
+        """Voter ``k``'s vote on ``X[point[q]]`` after ``presented[q]`` presentations:
+        ``(n_pairs, 2)`` int64, the votes for class 1 and against, every presentation's
+        weights voting once (a zero score votes against, as in training): the vote
+        :meth:`decision` takes at the end, at any point of the run.
+
+        The scores are :meth:`decision`'s running sums, in the same order, so the
+        vote after the last presentation is the one :meth:`decision` counts.
+        """
+        if self.multinomial:
+            raise ValueError("a tally step by step is that of a binary voter")
+        point = np.asarray(point, dtype=np.int64)
+        presented = np.asarray(presented, dtype=np.int64)
+        voter = self.voters[k]
+        pattern, coef, time = voter.column("pattern"), voter.column("coef"), voter.column("time")
+        full = np.diff(np.concatenate(([0], time)))  # survival of each vector but the last
+        vector, count = self.in_force(k, presented)
+        plus = np.zeros(point.shape[0], dtype=np.int64)
+        n = coef.shape[0]
+        for start, stop, inner in self._inner_products(X, width=n + 1):
+            pairs = np.flatnonzero((point >= start) & (point < stop))
+            if not pairs.size:
+                continue
+            # score of vector j + 1: binary_vote's f += inner * coef + coef * s2
+            scores = np.cumsum(inner[:, pattern] * coef + coef * self.bias_input**2, axis=1)
+            positive = np.zeros((stop - start, n + 1), dtype=np.int64)
+            positive[:, 1:] = scores > 0.0  # the zero vector scores 0: a vote against
+            done = np.zeros_like(positive)  # votes of the vectors before each, for class 1
+            np.cumsum(positive[:, :-1] * full, axis=1, out=done[:, 1:])
+            rows, v = point[pairs] - start, vector[pairs]
+            plus[pairs] = done[rows, v] + count[pairs] * positive[rows, v]
+        return np.column_stack([plus, presented - plus])
 
     # ------------------------------------------------------------------ plain form
     def to_state(self):

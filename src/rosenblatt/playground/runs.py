@@ -6,9 +6,11 @@ through them. The steps come from the package's own training paths:
 
 - ``online``, ``batch``, ``averaged``, ``voted``: :func:`rosenblatt.trace.trace`,
   the engine's epoch with every activation and update recorded; the averaged
-  weights are the mean of the weights after every presentation so far, the
-  vote counts every presentation's weights once (Freund & Schapire);
-- ``kernel``: :class:`rosenblatt.kernel.KernelPerceptron` with its update record
+  weights and the vote after each presentation are the engine's record's
+  (:class:`rosenblatt.engine.votes.VoteRecord`), the last average
+  :class:`rosenblatt.AveragedPerceptron`'s;
+- ``kernel``: :class:`rosenblatt.kernel.KernelPerceptron` with its update record,
+  the orders its fit presented (:func:`rosenblatt.engine.orders.recorded_orders`)
   and :class:`rosenblatt.engine.dual.Kernel`'s values;
 - separability, margins, ``R`` and the bound: :mod:`rosenblatt.theory`.
 
@@ -22,6 +24,7 @@ import math
 import numbers
 import warnings
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -36,6 +39,7 @@ __all__ = [
     "PlaygroundError",
     "Settings",
     "feature_map",
+    "limits",
     "parse_request",
     "run",
 ]
@@ -52,6 +56,21 @@ GRID_SIZE = 41
 MAX_GRIDS = 200
 FEATURES = ("x1", "x2")
 MAPPED_FEATURES = ("x1", "x2", "x1*x2", "x1^2", "x2^2")
+
+
+def limits() -> dict:
+    """The caps a run keeps, served to the page (``/api/presets``) so it checks the same.
+
+    Examples
+    --------
+    >>> limits()["max_points"] == MAX_POINTS
+    True
+    """
+    return {
+        "max_points": MAX_POINTS,
+        "max_presentations": MAX_PRESENTATIONS,
+        "max_epochs": MAX_EPOCHS,
+    }
 
 
 class PlaygroundError(ValueError):
@@ -223,7 +242,7 @@ def _theory(Z, y, bias, plane: bool) -> dict:
     from ..theory import is_linearly_separable, max_margin, mistake_bound, radius
 
     separable = bool(is_linearly_separable(Z, y))
-    out = {"separable": separable, "margin": None, "gamma": None, "bound": None}
+    out: dict[str, Any] = {"separable": separable, "margin": None, "gamma": None, "bound": None}
     # R and gamma as the bound needs them: of the patterns augmented with the bias input
     augmented = np.column_stack([Z, np.full(Z.shape[0], abs(bias))])
     out["R"] = radius(augmented)
@@ -252,34 +271,15 @@ def _cursor_weights(tr, n_rows):
     return tr.weights[done]
 
 
-def _voters(weights):
-    """Each distinct weight vector in turn, the cursors it was current for (start..end-1)."""
-    starts = np.r_[0, np.flatnonzero(np.any(weights[1:] != weights[:-1], axis=1)) + 1]
-    ends = np.r_[starts[1:], weights.shape[0]]
-    return starts, ends
+def _voters(record, n_rows):
+    """Each distinct weight vector in turn: the cursors it was current for (start..end-1)
+    and its votes at the end (one per presentation), from the engine's record."""
+    from ..engine.votes import survival_counts
 
-
-def _votes_for_rows(weights, Za, pattern):
-    """[votes for +1, votes for -1] on each row's pattern from the weights of the
-    cursors before it (every presentation's weights vote once; 0 counts as -1)."""
-    n_rows = pattern.shape[0]
-    plus = np.zeros(n_rows, dtype=np.int64)
-    for i in np.unique(pattern):
-        rows = np.flatnonzero(pattern == i)
-        positive = np.cumsum(weights[1:] @ Za[i] > 0)  # cursors 1..n_rows
-        plus[rows] = np.where(rows > 0, positive[rows - 1], 0)
-    return np.column_stack([plus, np.arange(n_rows) - plus])
-
-
-def _vote_grid(weights, starts, ends, Ga, cursors, block=1024):
-    """The vote on every grid point after each of ``cursors`` presentations: every
-    voter's sign(w . x) times its count then, summed by matrix products, voters in blocks."""
-    total = np.zeros((cursors.shape[0], Ga.shape[0]))
-    for a in range(0, starts.shape[0], block):
-        s, e = starts[a : a + block], ends[a : a + block]
-        counts = np.maximum(0, np.minimum(cursors[:, None] + 1, e) - np.maximum(1, s))
-        total += counts @ np.where(weights[s] @ Ga.T > 0, 1.0, -1.0)
-    return total
+    time = record.updates(0)["time"]
+    starts = np.r_[0, time + 1]
+    ends = np.r_[starts[1:], n_rows + 1]
+    return starts, ends, survival_counts(time, n_rows).astype(np.int64)
 
 
 def _primal(X, Z, y, s: Settings) -> dict:
@@ -326,24 +326,34 @@ def _primal(X, Z, y, s: Settings) -> dict:
     )
     changed = np.r_[0, np.flatnonzero(np.any(weights[1:] != weights[:-1], axis=1)) + 1]
     if s.algorithm == "averaged":
-        counts = np.arange(1, n_rows + 1)[:, np.newaxis]
-        averaged = np.vstack([np.zeros(weights.shape[1]), np.cumsum(weights[1:], 0) / counts])
+        # the engine's average after each presentation; the last one is
+        # AveragedPerceptron's (it counts the epochs a converged run skips)
+        averaged = tr.averaged
         out["averaged"] = _plain(averaged)
         if s.feature_map:
             out["grids"] = _grids(np.arange(n_rows + 1), lambda c: averaged[c] @ Ga.T)
     elif s.algorithm == "voted":
-        Za = np.column_stack([Z, np.full(Z.shape[0], s.bias)])
-        starts, ends = _voters(weights)
+        starts, ends, votes = _voters(tr.record, n_rows)
+        cursors = np.arange(n_rows + 1)
+        current, count = tr.record.in_force(0, cursors)
         out["voted"] = {
             "voters": [
-                {"w": _plain(weights[a]), "start": int(a), "end": int(b)}
-                for a, b in zip(starts, ends)
+                {"w": _plain(weights[a]), "start": int(a), "end": int(b), "votes": int(v)}
+                for a, b, v in zip(starts, ends, votes)
             ],
-            "tally": _votes_for_rows(weights, Za, tr.pattern).tolist(),
+            # per cursor: the voter in force and its votes so far (the page draws these)
+            "current": np.column_stack([current, count]).tolist(),
+            # per row: the vote on its pattern of the weights after the presentations before it
+            "tally": tr.record.tally(0, Z, tr.pattern, cursors[:-1]).tolist(),
         }
-        out["grids"] = _grids(
-            np.arange(1, n_rows + 1), lambda cursors: _vote_grid(weights, starts, ends, Ga, cursors)
-        )
+        G = feature_map(_grid_points()) if s.feature_map else _grid_points()
+
+        def vote_grid(at):
+            point = np.tile(np.arange(G.shape[0]), at.shape[0])
+            tally = tr.record.tally(0, G, point, np.repeat(at, G.shape[0]))
+            return (tally[:, 0] - tally[:, 1]).reshape(at.shape[0], G.shape[0])
+
+        out["grids"] = _grids(np.arange(1, n_rows + 1), vote_grid)
     elif s.feature_map:
         out["grids"] = _grids(changed, lambda c: weights[c] @ Ga.T)
     return out
@@ -354,7 +364,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
     from ..engine.dual import Kernel
-    from ..engine.orders import epoch_order, random_source
+    from ..engine.orders import recorded_orders
     from ..kernel import KernelPerceptron
 
     n = Z.shape[0]
@@ -368,13 +378,10 @@ def _dual(X, Z, y, s: Settings) -> dict:
         random_state=s.seed,
         prediction="last",
     )
-    with warnings.catch_warnings():  # the reply's note says when it did not converge
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with warnings.catch_warnings(), recorded_orders() as orders:
+        warnings.simplefilter("ignore", ConvergenceWarning)  # the reply's note says so
         clf.fit(Z, y)
-    # the orders the fit drew: the engine's epoch_order from the same seed, as KernelPerceptron
-    rng = random_source(s.seed)
-    mode = "full" if s.shuffle else "none"
-    pattern = np.concatenate([epoch_order(rng, n, mode)[0] for _ in range(clf.n_iter_)])
+    pattern = np.concatenate(orders)  # the orders the fit presented, as the engine gave them
     n_rows = pattern.shape[0]
     update_sample = clf.support_[clf.update_support_]
     coef = np.zeros((n_rows + 1, n))  # each sample's coefficient after c presentations
@@ -388,11 +395,6 @@ def _dual(X, Z, y, s: Settings) -> dict:
     activation = t[pattern] * np.einsum("rj,rj->r", coef[rows], gram[pattern])
     updated = np.zeros(n_rows, dtype=bool)
     updated[clf.update_time_] = True
-    # the page must show the estimator's own run (the sums here are in another order,
-    # so activations within rounding of 0 are not compared)
-    clear = np.abs(activation) > 1e-9 * np.abs(gram).max()
-    if np.any(updated[clear] != (activation[clear] <= 0)):
-        raise RuntimeError("playground: the kernel run's record disagrees; please report")
     grid = kernel.values(feature_map(_grid_points()) if s.feature_map else _grid_points(), Z) + s2
     changed = np.r_[0, clf.update_time_ + 1]
     return {

@@ -3,7 +3,8 @@
 Routes:
 
 - ``GET /``: the page; ``GET /static/<file>``: its script and style sheet;
-- ``GET /api/presets``: the preset point sets and the plot's view box;
+- ``GET /api/presets``: the preset point sets, the plot's view box and the
+  limits of a run (``limits``: :func:`.runs.limits`), which the page checks;
 - ``POST /api/run``: a JSON run request (see :func:`.runs.parse_request`),
   answered with every step of the run (:func:`.runs.run`). A request the
   playground refuses gets HTTP 400 and ``{"error": message}``.
@@ -21,7 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 
 from .presets import presets
-from .runs import PlaygroundError, parse_request, run
+from .runs import PlaygroundError, limits, parse_request, run
 
 __all__ = ["MAX_BODY_BYTES", "make_server", "serve_in_thread", "static_files"]
 
@@ -61,8 +62,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
             path = "/static/index.html"
-        if path == "/api/presets":
-            return self._json(HTTPStatus.OK, presets())
+        if path == "/api/presets":  # with the run limits: the page checks the server's own
+            return self._json(HTTPStatus.OK, {**presets(), "limits": limits()})
         name = path.removeprefix("/static/")
         if path.startswith("/static/") and name in self.files:  # only the page's own files
             suffix = name[name.rfind(".") :]
@@ -112,7 +113,7 @@ def make_server(host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServe
 def url_of(server: ThreadingHTTPServer) -> str:
     """The page's address on a running server."""
     host, port = server.server_address[:2]
-    return f"http://{host}:{port}/"
+    return f"http://{host!s}:{port}/"
 
 
 def serve_in_thread(host: str = "127.0.0.1", port: int = 0):

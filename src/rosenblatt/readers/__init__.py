@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import io
 import os
+from typing import Any
 
 import numpy as np
 
@@ -80,7 +81,25 @@ __all__ = [
 _READERS = {"csv": _csv, "svmlight": _svmlight, "text": _tsv}
 
 
-def _options(kind, name, chunk_size, zero_based, header, label_column, names):
+def check_options(kind, name, chunk_size, zero_based, header, label_column, names):
+    """Refuse reader options of the wrong type or value, or that ``kind`` does not take.
+
+    Parameters
+    ----------
+    kind : {"csv", "svmlight", "text"}
+        The file's format.
+    name : str
+        The file's name, as shown to users.
+    chunk_size, zero_based, header, label_column, names
+        The options of :func:`read` and :func:`scan`.
+
+    Raises
+    ------
+    ValueError
+        An option's value is invalid.
+    DataFileError
+        An option does not apply to files of ``kind``.
+    """
     if chunk_size is not None and not (
         isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1
     ):
@@ -231,7 +250,7 @@ def scan(
     """
     name = check_file(path)
     kind = format_of(name, format)
-    _options(kind, shown_name(name), chunk_size, zero_based, header, label_column, names)
+    check_options(kind, shown_name(name), chunk_size, zero_based, header, label_column, names)
     if name == STDIN and (chunk_size is not None or cache not in (None, False)):
         raise DataFileError(
             f"{shown_name(name)}: standard input can only be read whole, and streaming "
@@ -251,6 +270,7 @@ def scan(
         store = _cache_store(name, kind, chunk_size, cache, options)
         if isinstance(store, Schema):
             return store  # a kept cache of this file, read with these options
+    handle: Any
     if name == STDIN:
         handle = io.BytesIO(read_bytes(name))
         return _scan(name, kind, handle, None, store=store, progress=progress, **options)
@@ -299,13 +319,13 @@ class _GzipReader:
     def read(self, size=-1):
         import zlib
 
-        from ._common import _gzip_error
+        from ._common import gzip_error
 
         try:
             return self.handle.read(size)
         except (OSError, EOFError, zlib.error) as exc:
             self.handle.close()
-            raise _gzip_error(self.path, exc) from None
+            raise gzip_error(self.path, exc) from None
 
 
 def parse(schema, raw, first_line, *, dtype=np.float64):
@@ -370,7 +390,7 @@ def read(
     """
     name = check_file(path)
     kind = format_of(name, format)
-    _options(kind, shown_name(name), None, zero_based, header, label_column, names)
+    check_options(kind, shown_name(name), None, zero_based, header, label_column, names)
     options = dict(
         labelled=labelled,
         n_features=n_features,
@@ -380,10 +400,10 @@ def read(
         names=names,
         encoding=encoding,
     )
-    return _parse_bytes(name, kind, read_bytes(name), options)
+    return parse_bytes(name, kind, read_bytes(name), options)
 
 
-def _parse_bytes(name, kind, raw, options) -> Data:
+def parse_bytes(name, kind, raw, options) -> Data:
     """:class:`Data` of ``raw``, read as the whole content of file ``name`` (or a block of
     its lines, as :class:`Stream` reads it)."""
     store = MemoryStore()

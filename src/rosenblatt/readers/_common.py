@@ -141,7 +141,20 @@ def shown_name(path) -> str:
     return STDIN_NAME if name == STDIN else name
 
 
-def _gzip_error(path, exc) -> DataFileError:
+def gzip_error(path, exc) -> DataFileError:
+    """The error for a file named ``.gz`` that gzip cannot read.
+
+    Parameters
+    ----------
+    path : str
+        The file's name, as shown to users.
+    exc : Exception
+        What gzip raised.
+
+    Returns
+    -------
+    DataFileError
+    """
     return fail(
         path,
         None,
@@ -169,7 +182,7 @@ def read_bytes(path) -> bytes:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
-            raise _gzip_error(shown_name(path), exc) from None
+            raise gzip_error(shown_name(path), exc) from None
     return raw
 
 
@@ -193,7 +206,7 @@ class GzipCopy:
         try:
             block = self._source.read(size)
         except (OSError, EOFError, zlib.error) as exc:
-            raise _gzip_error(self.path, exc) from None
+            raise gzip_error(self.path, exc) from None
         self._copy.write(block)
         return block
 

@@ -120,7 +120,7 @@ class _Feed:
         return self.lines[self.next - 1] + "\n"
 
 
-def _records(path, lines, first_line, final):
+def csv_records(path, lines, first_line, final):
     """The non-blank records of ``lines``, parsed by :mod:`csv`, with the line each starts on.
 
     Returns ``(records, cut)``: ``records`` lists ``(k, cells)`` (``k`` the index of
@@ -283,7 +283,7 @@ class _Scan:
                 return
         lines = text_lines(decode(self.path, block, line0, self.schema.encoding))
         if lines and max(map(len, lines)) >= self.limit:  # csv may refuse a field this long
-            records, _ = _records(self.path, lines, line0, final=True)
+            records, _ = csv_records(self.path, lines, line0, final=True)
         else:
             records = [(k, text.split(",")) for k, text in enumerate(lines) if text.strip()]
         self.add_cells(offset, line0, block, records)
@@ -506,7 +506,7 @@ def scan(
                 if k is None:
                     continue
                 if len(lines[k]) >= state.limit:
-                    cells = _records(path, lines[k : k + 1], line0 + k, final=True)[0][0][1]
+                    cells = csv_records(path, lines[k : k + 1], line0 + k, final=True)[0][0][1]
                 else:
                     cells = lines[k].split(",")
                 starts = line_starts(offset, block)
@@ -520,7 +520,7 @@ def scan(
         lines = text_lines(decode(path, block, line0, schema.encoding))
         if carry is not None:
             offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
-        records, cut = _records(path, lines, line0, final=False)
+        records, cut = csv_records(path, lines, line0, final=False)
         carry = None
         if cut is not None:
             at = int(line_starts(offset, block)[cut]) - offset
@@ -529,7 +529,7 @@ def scan(
         _add_records(state, offset, line0, block, records)
     if carry is not None:
         offset, line0, block, lines = carry
-        records, _ = _records(path, lines, line0, final=True)
+        records, _ = csv_records(path, lines, line0, final=True)
         _add_records(state, offset, line0, block, records)
     chunks, keys = state.finish(schema, names)
     return end, chunks, keys

@@ -76,7 +76,7 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
     values = {label: _number(label) for label in first_lines}
     texts = [label for label, value in values.items() if value is None]
     if texts:
-        text = min(texts, key=first_lines.get)
+        text = min(texts, key=first_lines.__getitem__)
         if numbers_only:
             raise fail(
                 path,
@@ -86,9 +86,8 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
                 code="label",
             )
         if len(texts) < len(values):
-            number = min(
-                (label for label in values if values[label] is not None), key=first_lines.get
-            )
+            numbers = [label for label in values if values[label] is not None]
+            number = min(numbers, key=first_lines.__getitem__)
             raise fail(
                 path,
                 first_lines[text],
@@ -100,7 +99,8 @@ def decide(path, first_lines: dict, *, numbers_only=False, names=None):
         mapping = {label: label for label in values}
         return TEXT, mapping, np.array(sorted(mapping), dtype=str)
     problems = []
-    in_order = sorted(values, key=first_lines.get)  # messages do not depend on reading order
+    # messages do not depend on reading order
+    in_order = sorted(values, key=first_lines.__getitem__)
     for label, value in values.items():
         what = _numeric_problem(label, value, in_order)
         if what:

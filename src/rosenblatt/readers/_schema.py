@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -203,7 +204,7 @@ class Data:
         The scan of the file.
     """
 
-    X: object
+    X: Any  # ndarray, CSR matrix, or a list of texts
     y: np.ndarray | None
     format: str
     path: str

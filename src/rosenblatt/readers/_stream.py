@@ -31,12 +31,12 @@ from ..exceptions import DataFileError
 from ._common import (
     GZIP_MAGIC,
     STDIN,
-    _gzip_error,
     check_file,
     count_lines,
     decode,
     fail,
     format_of,
+    gzip_error,
     is_gzip,
     shown_name,
     text_lines,
@@ -74,7 +74,7 @@ class _Input:
             if self.inflate is not None:
                 block = self.inflate.decompress(block) if block else self.inflate.flush()
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            raise _gzip_error(shown_name(self.name), exc) from None
+            raise gzip_error(shown_name(self.name), exc) from None
         return block
 
     def waiting(self) -> bool:
@@ -194,7 +194,7 @@ class Stream:
         label_name=None,
         encoding="UTF-8",
     ):
-        from . import _options
+        from . import check_options
 
         if not (isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
             raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
@@ -202,7 +202,7 @@ class Stream:
         self.path = shown_name(self.name)
         self.kind = format_of(self.name, format)
         base = "auto" if zero_based is None else zero_based
-        _options(self.kind, self.path, None, base, header, label_column, None)
+        check_options(self.kind, self.path, None, base, header, label_column, None)
         if self.kind == "svmlight" and zero_based not in (True, False):
             raise ValueError("a stream of svmlight lines needs zero_based True or False")
         self.chunk_size, self.encoding = int(chunk_size), encoding
@@ -229,7 +229,7 @@ class Stream:
             source.close()
 
     def _read(self, source):
-        from . import _parse_bytes
+        from . import parse_bytes
 
         line, held, held_at, fixed = 1, b"", 1, False
         for raw in _blocks(source, self.chunk_size, self.kind == "csv"):
@@ -239,7 +239,7 @@ class Stream:
                     raw, first, held = held + raw, held_at, b""
                 self._by_name(raw)
             try:
-                data = _parse_bytes(self.name, self.kind, raw, self.options)
+                data = parse_bytes(self.name, self.kind, raw, self.options)
             except DataFileError as error:
                 if getattr(error, "code", None) != "empty":
                     raise _shifted(error, first) from None
@@ -253,7 +253,7 @@ class Stream:
                 data.X = data.X[:, self._order]
             yield data
         if not fixed:  # no record at all: the format's own words
-            _parse_bytes(self.name, self.kind, held, self.options)
+            parse_bytes(self.name, self.kind, held, self.options)
 
     def _fix(self, schema):
         """What the first block decided holds for the blocks after it."""
@@ -312,11 +312,11 @@ class Stream:
 
 def _first_record(path, raw, encoding):
     """The cells of the first non-blank record of a CSV block (None if it cannot be read)."""
-    from ._csv import _records
+    from ._csv import csv_records
 
     try:
         lines = text_lines(decode(path, raw, 1, encoding))
-        records, _ = _records(path, lines, 1, final=False)
+        records, _ = csv_records(path, lines, 1, final=False)
     except DataFileError:
         return None  # the read of the block says what is wrong
     return [c.strip() for c in records[0][1]] if records else None

@@ -14,9 +14,10 @@
   var ALGORITHMS = ["online", "batch", "averaged", "voted", "kernel"];
   var SVGNS = "http://www.w3.org/2000/svg";
   var MAX_TRACE_ROWS = 2000;
-  var MAX_POINTS = 2000;
-  var MAX_WORK = 20000; // n_points * epochs the server accepts
-  var MAX_EPOCHS = 100;
+  var PAGE_MAX_EPOCHS = 100; // the page's own cap on the epochs it asks for
+  // the server's caps on a run (max_points, max_presentations, max_epochs): api/presets
+  // serves them, so the page checks what the server will check; static copies run nothing
+  var limits = null;
   var SIZE = 600; // the SVG viewBox is SIZE x SIZE
   var PAD = { left: 44, right: 14, top: 14, bottom: 44 };
   var ARROW_PX = 70; // length of the update arrow in viewBox units
@@ -790,8 +791,11 @@
       return;
     }
     var voters = voted.voters || [];
-    var counts = voters.map(function (v) {
-      return Math.max(0, Math.min(c + 1, v.end) - Math.max(1, v.start));
+    // the server's votes: each earlier voter's total, the current one's so far
+    var now = voted.current ? voted.current[c] : null;
+    var counts = voters.map(function (v, k) {
+      if (!now || k > now[0]) return 0;
+      return k === now[0] ? now[1] : v.votes;
     });
     var tally = c > 0 && voted.tally ? voted.tally[c - 1] : null;
     if (tally) {
@@ -811,7 +815,7 @@
     shown.forEach(function (k) {
       var v = voters[k];
       var tr = document.createElement("tr");
-      if (v.start <= c && c < v.end) tr.className = "current";
+      if (now && k === now[0]) tr.className = "current";
       [String(k + 1), fmtVector(v.w), String(v.start), String(Math.min(v.end, run.n_rows + 1) - 1), String(counts[k])].forEach(
         function (text) {
           var td = document.createElement("td");
@@ -1086,7 +1090,8 @@
   }
 
   function epochsFor(n) {
-    return Math.max(1, Math.min(MAX_EPOCHS, Math.floor(MAX_WORK / Math.max(1, n))));
+    var most = Math.min(PAGE_MAX_EPOCHS, limits.max_epochs);
+    return Math.max(1, Math.min(most, Math.floor(limits.max_presentations / Math.max(1, n))));
   }
 
   function buildRequest() {
@@ -1113,7 +1118,7 @@
   function problemWithState() {
     var n = state.points.length;
     if (n === 0) return "No points: click in the plot to add some (both classes).";
-    if (n > MAX_POINTS) return "Too many points (" + n + "): at most " + MAX_POINTS + ".";
+    if (n > limits.max_points) return "Too many points (" + n + "): at most " + limits.max_points + ".";
     var pos = state.labels.filter(function (t) {
       return t > 0;
     }).length;
@@ -1778,6 +1783,7 @@
         function (data) {
           state.presets = data.presets || {};
           state.presetOrder = Object.keys(state.presets);
+          limits = data.limits;
           if (data.view && data.view.length === 4 && data.view.every(isNum)) state.view = data.view;
           populatePresets();
           drawAxes();
