@@ -122,9 +122,6 @@ def checked_Xy(X, y):
     return X, y
 
 
-# trace.py imports the old private names; drop this line once it imports the public ones.
-
-
 def _check_Xy(X, y, owner: str):
     """Validate a binary problem; return float64 X (dense or CSR) and ±1 targets."""
     X, y = checked_Xy(X, y)
