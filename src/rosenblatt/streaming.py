@@ -209,7 +209,7 @@ def hashing_vectorizer(n_features=DEFAULT_HASH_FEATURES, dtype=np.float64):
 def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
     """The chunk order of each epoch, as :func:`fit_stream` draws them.
 
-    One generator, ``random_source(random_state)`` as :meth:`fit` draws from (an
+    One generator, ``random_source(random_state)`` as an estimator's ``fit`` draws from (an
     int seeds a ``RandomState``; a ``Generator`` or ``RandomState`` is used as it
     is), draws ``permutation(n_chunks)`` per epoch; with ``shuffle=False`` every
     epoch reads the chunks in file order.
