@@ -22,7 +22,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import SPARSE_INTERCEPT_SCALING
-from ._decision import labels_from_scores
 from ._online import OnlineLearnerMixin
 from ._validation import (
     BOOL,
@@ -57,6 +56,7 @@ from .engine.primal import (
     thread_count,
     worker_pool,
 )
+from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -579,4 +579,4 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     def predict(self, X: MatrixLike) -> np.ndarray:
         """Predict class labels (a zero score goes to the first class, as in training)."""
         scores = self.decision_function(X)  # checks the model is fitted first
-        return labels_from_scores(self.classes_, scores)
+        return TargetCoding.for_classes(self.classes_, multinomial=self._multinomial).decode(scores)

@@ -6,7 +6,14 @@ nor numba (it predicts exactly what the estimator itself predicts: the same
 products, in the same order).
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import MatrixLike
 
 LANES = 8  # the compiled loops' dot products: feature j goes to partial sum j % 8
 
@@ -52,7 +59,7 @@ def _lane_dot_sparse(X, w, dtype):
     return _combine(lanes)
 
 
-def linear_scores(X, coef, intercept):
+def linear_scores(X: Any, coef: np.ndarray, intercept: np.ndarray | float) -> np.ndarray:
     """``X @ coef.T + intercept``: (n_samples,) for one row of ``coef``, else (n_samples, k).
 
     Each score is summed exactly as the compiled training loops sum ``w . x`` (eight
@@ -70,7 +77,7 @@ def linear_scores(X, coef, intercept):
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def labels_from_scores(classes, scores):
+def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
     """Class labels: a binary score > 0 picks ``classes[1]`` (a zero score is the first
     class, as the update rule counts it wrong for the second); else the argmax."""
     if scores.ndim == 1:
@@ -159,10 +166,10 @@ class LinearPredictor:
             X = X / self.scale_
         return X
 
-    def decision_function(self, X):
+    def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Signed score of each sample, as the estimator computes it."""
         return linear_scores(self._check(X), self.coef_, self.intercept_)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """Class labels, as the estimator predicts them."""
         return labels_from_scores(self.classes_, self.decision_function(X))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import errno
 import os
 import tempfile
+from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import BinaryIO
 
 __all__ = ["check_writable", "open_atomically", "write_atomically"]
 
@@ -16,7 +18,7 @@ _NOT_A_FOLDER = "cannot write there: {} is not a folder; give another path"
 _READ_ONLY = "cannot write there: {} is not writable; give a path in a folder you can write to"
 
 
-def check_writable(path, *, folder=False) -> None:
+def check_writable(path: str | os.PathLike[str], *, folder: bool = False) -> None:
     """Raise the error that writing ``path`` would raise, without writing anything.
 
     Commands call it on their outputs before they read any data, so a typing mistake
@@ -63,7 +65,7 @@ def check_writable(path, *, folder=False) -> None:
         raise PermissionError(errno.EACCES, _READ_ONLY.format(directory), path)
 
 
-def write_atomically(path, data: bytes) -> None:
+def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     """Write ``data`` to ``path`` so that a reader sees the old file or the new one, never half.
 
     The bytes go to a temporary file in the same folder, are flushed to disk,
@@ -88,7 +90,7 @@ def write_atomically(path, data: bytes) -> None:
 
 
 @contextmanager
-def open_atomically(path):
+def open_atomically(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` with, bit by bit, appearing whole or not at all.
 
     What :func:`write_atomically` does for bytes at hand, for output written as it

@@ -11,11 +11,14 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._wording import parameter_name
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike, DTypeLike
 
 
 @dataclass(frozen=True)
@@ -70,7 +73,7 @@ class Interval:
 class NonZero:
     """Any finite number but zero (a constant input of either sign)."""
 
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         return Interval(numbers.Real, None, None).accepts(value) and value != 0
 
     def __str__(self) -> str:
@@ -83,7 +86,7 @@ class Options:
 
     values: tuple
 
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         return isinstance(value, (str, bool, type(None))) and value in self.values
 
     def __str__(self) -> str:
@@ -96,7 +99,7 @@ class InstanceOf:
 
     types: tuple
 
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         if bool not in self.types and isinstance(value, bool) and numbers.Integral in self.types:
             return False
         return isinstance(value, self.types)
@@ -110,7 +113,7 @@ class InstanceOf:
 class Callable:
     """Any callable (a kernel function, an ``on_epoch`` callback)."""
 
-    def accepts(self, value) -> bool:
+    def accepts(self, value: Any) -> bool:
         return callable(value)
 
     def __str__(self) -> str:
@@ -150,7 +153,7 @@ def check_args(owner: str, constraints: dict, values: dict, kind: str = "argumen
         raise ValueError(f"The {name!r} {kind} of {owner} must be {what}; got {value!r}.")
 
 
-def validate_params(estimator) -> None:
+def validate_params(estimator: Any) -> None:
     """Check an estimator's parameters against its ``_parameter_constraints``."""
     check_args(
         type(estimator).__name__,
@@ -174,7 +177,12 @@ def check_class_weight(class_weight: dict, owner: str) -> None:
             )
 
 
-def class_weighted(sample_weight, class_weight, classes, target):
+def class_weighted(
+    sample_weight: np.ndarray,
+    class_weight: dict[Any, float] | str | None,
+    classes: np.ndarray,
+    target: np.ndarray,
+) -> np.ndarray:
     """``sample_weight`` times the weight of each sample's class (``target``: indices into
     ``classes``); ``class_weight`` is None, "balanced" or a dict, as in scikit-learn."""
     if class_weight is None:
@@ -185,7 +193,9 @@ def class_weighted(sample_weight, class_weight, classes, target):
     return sample_weight * weights[target]
 
 
-def check_sample_weight(sample_weight, n_samples: int, dtype) -> np.ndarray:
+def check_sample_weight(
+    sample_weight: ArrayLike | None, n_samples: int, dtype: DTypeLike
+) -> np.ndarray:
     """Return sample weights as a 1-D array of ``dtype``, ones when None.
 
     A scalar is the same weight for every sample: it becomes the full array first and
@@ -227,7 +237,7 @@ def _small_integer_range(*arrays):
     return (low, high) if high - low <= 4 * arrays[0].size + 1024 else None
 
 
-def distinct_labels(y) -> np.ndarray:
+def distinct_labels(y: ArrayLike) -> np.ndarray:
     """``np.unique(y)``; integer labels in a small range are counted instead (several
     times faster on large ``y``, which every fit pays)."""
     y = np.asarray(y)
@@ -239,7 +249,7 @@ def distinct_labels(y) -> np.ndarray:
     return (present + low).astype(y.dtype)
 
 
-def label_indices(classes, y) -> np.ndarray:
+def label_indices(classes: np.ndarray, y: ArrayLike) -> np.ndarray:
     """The index of each label of ``y`` in the sorted ``classes``; -1 where a label
     is not one of them."""
     y = np.asarray(y)
@@ -254,7 +264,7 @@ def label_indices(classes, y) -> np.ndarray:
     return np.where(known, index, -1)
 
 
-def check_classes(y, estimator_name: str) -> np.ndarray:
+def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     """Check that ``y`` holds class labels with at least two classes; return them sorted."""
     classes = distinct_labels(y)
     # the kind of target (binary, multiclass, continuous...) shows in its distinct
@@ -277,7 +287,7 @@ def check_classes(y, estimator_name: str) -> np.ndarray:
     return classes
 
 
-def check_not_empty(X) -> None:
+def check_not_empty(X: Any) -> None:
     """Raise a clear error for data without samples or without features."""
     n_samples, n_features = X.shape
     if n_samples == 0:
@@ -292,7 +302,7 @@ def check_not_empty(X) -> None:
         )
 
 
-def canonical_rows(X):
+def canonical_rows(X: Any) -> Any:
     """CSR rows with sorted column indices, each at most once per row (duplicates summed),
     as the compiled loops read them and model files keep them; dense rows as they are."""
     if hasattr(X, "has_canonical_format") and not X.has_canonical_format:

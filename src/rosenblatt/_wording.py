@@ -12,6 +12,7 @@ whatever thread runs the epochs, and one process runs one command.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 __all__ = ["command_line", "parameter_name", "spelled"]
@@ -66,7 +67,7 @@ def parameter_name(parameter: str) -> str:
 
 
 @contextmanager
-def command_line():
+def command_line() -> Iterator[None]:
     """Word messages for the command line while the ``with`` block runs."""
     global _on_command_line
     before, _on_command_line = _on_command_line, True

@@ -13,8 +13,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._decision import labels_from_scores, linear_scores
+from ._decision import linear_scores
 from ._validation import BOOL, Options, check_classes, check_not_empty, validate_params
+from .engine.targets import TargetCoding
 from .theory import separating_lp
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -37,8 +38,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
         X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_not_empty(X)
         self.classes_ = check_classes(y, type(self).__name__)
-        positives = self.classes_[1:] if self.classes_.shape[0] == 2 else self.classes_
-        return X, y, np.where(y[np.newaxis, :] == positives[:, np.newaxis], 1.0, -1.0)
+        return X, y, TargetCoding.for_classes(self.classes_).signed(y)
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Signed activation of each neuron.
@@ -68,7 +68,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
         ndarray of shape (n_samples,)
         """
         scores = self.decision_function(X)  # checks the model is fitted first
-        return labels_from_scores(self.classes_, scores)
+        return TargetCoding.for_classes(self.classes_).decode(scores)
 
 
 class CentroidClassifier(_OneVsRestLinear):

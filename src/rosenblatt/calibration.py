@@ -10,11 +10,16 @@ were trained on.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils.validation import check_is_fitted
 
 from ._config import CALIBRATION_METHODS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike
 
 __all__ = ["CalibratedClassifier", "calibrated"]
 
@@ -41,7 +46,9 @@ class CalibratedClassifier(CalibratedClassifierCV):
     n_features_in_ : int
     """
 
-    def fit(self, X, y, sample_weight=None, **fit_params):
+    def fit(
+        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None, **fit_params: Any
+    ) -> CalibratedClassifier:
         """Fit the folds' classifiers and their calibration maps.
 
         Parameters
@@ -63,7 +70,7 @@ class CalibratedClassifier(CalibratedClassifierCV):
         self.calibrators_ = [[_calibration_map(c) for c in fold.calibrators] for fold in folds]
         return self
 
-    def predict_proba(self, X):
+    def predict_proba(self, X: MatrixLike) -> np.ndarray:
         """Calibrated probabilities: the mean over the folds, rows summing to 1.
 
         Parameters
@@ -78,7 +85,7 @@ class CalibratedClassifier(CalibratedClassifierCV):
         folds = list(zip(self.estimators_, self.calibrators_))
         return sum(_fold_proba(est, maps, self.classes_, X) for est, maps in folds) / len(folds)
 
-    def predict(self, X):
+    def predict(self, X: MatrixLike) -> np.ndarray:
         """The most probable class of each sample.
 
         Parameters
@@ -91,7 +98,7 @@ class CalibratedClassifier(CalibratedClassifierCV):
         """
         return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
 
-    def predict_log_proba(self, X):
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
         """Logarithm of ``predict_proba`` (``-inf`` where a probability is 0).
 
         Parameters
@@ -148,7 +155,9 @@ def _fold_proba(estimator, maps, classes, X):
     return proba
 
 
-def calibrated(estimator, method="sigmoid", cv=5, ensemble=True):
+def calibrated(
+    estimator: Any, method: str = "sigmoid", cv: Any = 5, ensemble: bool = True
+) -> CalibratedClassifier:
     """A classifier with ``predict_proba`` and ``predict_log_proba``: ``estimator`` calibrated.
 
     Parameters

@@ -9,11 +9,16 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._config import DEMO_EPOCHS
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .report import ReportFigure
 
 OR_X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=float)
 OR_Y = np.array([-1, 1, 1, 1])  # Rosenblatt's modified OR (the lecture notes' worked example)
@@ -41,7 +46,7 @@ def _split(X, y):
     return train_test_split(X, y, test_size=0.25, stratify=y, random_state=0)
 
 
-def demo_datasets():
+def demo_datasets() -> Iterator[tuple[str, Any, Any, np.ndarray, np.ndarray]]:
     """Yield ``(name, X_train, X_test, y_train, y_test)`` for the demo's built-in data.
 
     The lecture notes' modified OR and XOR (trained and tested on their four
@@ -75,7 +80,7 @@ def demo_datasets():
     yield "digits (75/25)", X_train, X_test, y_train, y_test
 
 
-def demo_estimators():
+def demo_estimators() -> Iterator[tuple[str, Any]]:
     """Yield ``(name, estimator)`` pairs compared by the demo, scikit-learn's as a reference."""
     from sklearn.linear_model import Perceptron as SklearnPerceptron
 
@@ -123,7 +128,7 @@ def _row(dataset, name, estimator, X_train, X_test, y_train, y_test):
     )
 
 
-def run_demo(datasets=None) -> list[DemoRow]:
+def run_demo(datasets: Sequence[str] | None = None) -> list[DemoRow]:
     """Fit every estimator on every demo dataset and return the comparison rows.
 
     Parameters
@@ -150,7 +155,7 @@ def run_demo(datasets=None) -> list[DemoRow]:
 
 
 # ---------------------------------------------------------------------- report
-def demo_table(rows):
+def demo_table(rows: Iterable[DemoRow]) -> tuple[list[str], list[list[str]]]:
     """The comparison table as column names and formatted cells (shared by CLI and report)."""
     columns = [
         "dataset",
@@ -178,7 +183,7 @@ def demo_table(rows):
     return columns, cells
 
 
-def demo_figures(directory):
+def demo_figures(directory: str | os.PathLike[str]) -> list[ReportFigure]:
     """Draw the demo's figures into ``directory``; return them as ReportFigure objects."""
     from sklearn.datasets import load_breast_cancer
     from sklearn.exceptions import ConvergenceWarning
@@ -302,7 +307,7 @@ def _score_figure(rows, directory):
     )
 
 
-def write_demo_report(directory, rows) -> str:
+def write_demo_report(directory: str | os.PathLike[str], rows: Sequence[DemoRow]) -> str:
     """Write the demo's figures and a self-contained ``index.html`` into ``directory``.
 
     Returns

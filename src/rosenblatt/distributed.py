@@ -40,6 +40,8 @@ Dask is imported only here, and only when a model is fitted.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -51,6 +53,9 @@ from ._validation import Interval, Options, validate_params
 from .engine.driver import Plateau, run_epochs
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike
 
 __all__ = ["ParameterMixing", "mix_states"]
 
@@ -151,7 +156,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y=None):
+    def fit(self, X: Any, y: ArrayLike | None = None) -> ParameterMixing:
         """Train by iterative parameter mixing over the partitions of ``X``.
 
         Parameters
@@ -265,7 +270,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             setattr(self, name, getattr(self.estimator_, name))
 
     # ------------------------------------------------------------------ predict
-    def decision_function(self, X):
+    def decision_function(self, X: Any) -> Any:
         """Scores of the mixed model; a Dask array in, a Dask array out."""
         check_is_fitted(self)
         if _is_dask_array(X):
@@ -280,14 +285,14 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             )
         return self.estimator_.decision_function(X)
 
-    def predict(self, X):
+    def predict(self, X: Any) -> Any:
         """Class labels from the mixed model; a Dask array in, a Dask array out."""
         check_is_fitted(self)
         if _is_dask_array(X):
             return X.map_blocks(self.estimator_.predict, drop_axis=1, dtype=self.classes_.dtype)
         return self.estimator_.predict(X)
 
-    def score(self, X, y, sample_weight=None):
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
         """Mean accuracy; Dask inputs are computed chunk by chunk."""
         check_is_fitted(self)
         if _is_dask_array(X):
@@ -343,7 +348,7 @@ def _averages(estimator) -> bool:
     return isinstance(estimator, AveragedPerceptron)
 
 
-def mix_states(states, weights):
+def mix_states(states: Sequence[PrimalState], weights: ArrayLike) -> PrimalState:
     """Mix the training states of several partitions (see ``rosenblatt.engine.PrimalState.mix``).
 
     Parameters

@@ -22,21 +22,23 @@ file and the 1-based line.
 
 from __future__ import annotations
 
+import os
+
 from .readers import FORMATS, Data, data_format, read
 
 __all__ = ["FORMATS", "Data", "data_format", "read_csv", "read_data", "read_svmlight", "read_text"]
 
 
 def read_data(
-    path,
+    path: str | os.PathLike[str],
     *,
-    label_column=None,
-    labelled=True,
-    n_features=None,
-    zero_based="auto",
-    header="auto",
-    format=None,
-):
+    label_column: str | int | None = None,
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    format: str | None = None,
+) -> Data:
     """Read a data file, choosing the reader by its extension (or by ``format``).
 
     Parameters
@@ -83,7 +85,14 @@ def read_data(
     )
 
 
-def read_csv(path, *, label_column=None, labelled=True, n_features=None, header="auto") -> Data:
+def read_csv(
+    path: str | os.PathLike[str],
+    *,
+    label_column: str | int | None = None,
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    header: bool | str = "auto",
+) -> Data:
     """Read a CSV file of numeric features and a label column.
 
     Parameters
@@ -130,7 +139,13 @@ def read_csv(path, *, label_column=None, labelled=True, n_features=None, header=
     )
 
 
-def read_svmlight(path, *, labelled=True, n_features=None, zero_based="auto") -> Data:
+def read_svmlight(
+    path: str | os.PathLike[str],
+    *,
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+) -> Data:
     """Read an svmlight / libsvm file (``label index:value ...`` per line) into a CSR matrix.
 
     Parameters
@@ -169,7 +184,7 @@ def read_svmlight(path, *, labelled=True, n_features=None, zero_based="auto") ->
     )
 
 
-def read_text(path, *, labelled=True) -> Data:
+def read_text(path: str | os.PathLike[str], *, labelled: bool | None = True) -> Data:
     """Read labelled text: ``label<TAB>text`` per line (the text may hold more tabs).
 
     Blank lines are skipped. Unlabelled files (``labelled=False``, for

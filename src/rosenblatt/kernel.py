@@ -19,7 +19,6 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._config import PREDICT_BLOCK_ELEMENTS
-from ._decision import labels_from_scores
 from ._online import OnlineLearnerMixin
 from ._validation import (
     BOOL,
@@ -48,6 +47,7 @@ from .engine.dual import (
 )
 from .engine.orders import epoch_order, random_source
 from .engine.primal import constant_input
+from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
@@ -390,8 +390,13 @@ default="rbf"
         return constant_input(self.fit_intercept, self.intercept_scaling) ** 2
 
     @property
+    def _coding(self) -> TargetCoding:
+        """How ``classes_`` become the dual problems' ±1 targets, and scores labels."""
+        return TargetCoding.for_classes(self.classes_)
+
+    @property
     def _n_problems(self):
-        return 1 if self.classes_.shape[0] == 2 else self.classes_.shape[0]
+        return self._coding.n_outputs
 
     def _resolve_gamma(self, X):
         if callable(self.kernel) or "gamma" not in KERNEL_PARAMS[self.kernel]:
@@ -430,10 +435,7 @@ default="rbf"
 
     def _targets(self, target):
         """±1 targets, one row per dual problem (``target``: class indices)."""
-        if self.classes_.shape[0] == 2:
-            return np.where(target == 1, 1.0, -1.0)[np.newaxis, :]
-        problems = np.arange(self.classes_.shape[0])[:, np.newaxis]
-        return np.where(target[np.newaxis, :] == problems, 1.0, -1.0)
+        return self._coding.signs(target)
 
     # ------------------------------------------------------------------ state
     def _grown(self, X):
@@ -713,4 +715,4 @@ default="rbf"
         ndarray of shape (n_samples,)
         """
         scores = self.decision_function(X)  # checks the model is fitted first
-        return labels_from_scores(self.classes_, scores)
+        return self._coding.decode(scores)

@@ -354,9 +354,10 @@ def plot_decision_boundary(model, X, y, ax=None, margin=True, title=None, *, fea
 
 
 def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
+    from .engine.targets import TargetCoding
     from .exceptions import NotSeparableError
 
-    t = np.where(y == classes[1], 1.0, -1.0)
+    t = TargetCoding.binary(classes).signed(y)[0]
     if _is_linear(model):
         w = np.ravel(model.coef_)
         b = float(np.ravel(model.intercept_)[0])

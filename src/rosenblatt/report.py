@@ -12,6 +12,7 @@ import base64
 import html
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 __all__ = ["ReportFigure", "ReportTable", "render_report", "write_report"]
@@ -136,7 +137,13 @@ def _figure_html(figure: ReportFigure) -> str:
     )
 
 
-def render_report(title, tables=(), figures=(), intro="", footer="") -> str:
+def render_report(
+    title: str,
+    tables: Sequence[ReportTable] = (),
+    figures: Sequence[ReportFigure] = (),
+    intro: str = "",
+    footer: str = "",
+) -> str:
     """Return the report as one HTML string.
 
     Parameters
@@ -183,7 +190,14 @@ def render_report(title, tables=(), figures=(), intro="", footer="") -> str:
     return "\n".join(parts)
 
 
-def write_report(path, title, tables=(), figures=(), intro="", footer="") -> str:
+def write_report(
+    path: str | os.PathLike[str],
+    title: str,
+    tables: Sequence[ReportTable] = (),
+    figures: Sequence[ReportFigure] = (),
+    intro: str = "",
+    footer: str = "",
+) -> str:
     """Write :func:`render_report`'s page to ``path`` (UTF-8) and return the path.
 
     The file is written whole or not at all (a temporary file, then a rename).

@@ -52,7 +52,9 @@ import queue
 import threading
 import time
 import warnings
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -63,6 +65,12 @@ from ._wording import spelled
 from .engine.orders import random_source
 from .readers import Schema as ChunkIndex
 from .readers import format_of, iter_chunks, read_chunk, scan
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from ._typing import ArrayLike, RandomStateLike
+    from .engine.driver import EpochReport
 
 __all__ = [
     "DEFAULT_STREAM_EPOCHS",
@@ -81,16 +89,16 @@ __all__ = [
 
 # ---------------------------------------------------------------------- scan
 def index_file(
-    path,
-    chunk_size=DEFAULT_CHUNK_SIZE,
+    path: str | os.PathLike[str],
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
     *,
-    n_features=None,
-    zero_based="auto",
-    label_column=None,
-    header="auto",
-    cache=True,
-    progress=None,
-    format=None,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    label_column: str | int | None = None,
+    header: bool | str = "auto",
+    cache: bool | str | os.PathLike[str] = True,
+    progress: Callable[[int, int], Any] | None = None,
+    format: str | None = None,
 ) -> ChunkIndex:
     """Read a data file once and record where every chunk of ``chunk_size`` samples starts.
 
@@ -191,7 +199,9 @@ class StreamProgress:
         return self.rows / self.seconds if self.seconds > 0 else 0.0
 
 
-def hashing_vectorizer(n_features=DEFAULT_HASH_FEATURES, dtype=np.float64):
+def hashing_vectorizer(
+    n_features: int = DEFAULT_HASH_FEATURES, dtype: DTypeLike = np.float64
+) -> Any:
     """The vectorizer of streamed text: hashed word counts, l2-normalised, no vocabulary.
 
     Examples
@@ -206,7 +216,9 @@ def hashing_vectorizer(n_features=DEFAULT_HASH_FEATURES, dtype=np.float64):
     )
 
 
-def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
+def chunk_orders(
+    n_chunks: int, epochs: int, random_state: RandomStateLike, shuffle: bool = True
+) -> Iterator[np.ndarray]:
     """The chunk order of each epoch, as :func:`fit_stream` draws them.
 
     One generator, ``random_source(random_state)`` as an estimator's ``fit`` draws from (an
@@ -226,25 +238,25 @@ def chunk_orders(n_chunks, epochs, random_state, shuffle=True):
 
 
 def fit_stream(
-    estimator,
-    path,
+    estimator: Any,
+    path: str | os.PathLike[str],
     *,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    epochs=None,
-    random_state=None,
-    classes=None,
-    n_features=None,
-    zero_based="auto",
-    label_column=None,
-    dtype=np.float64,
-    vectorizer=None,
-    index=None,
-    on_epoch=None,
-    header="auto",
-    cache=None,
-    format=None,
-    on_progress=None,
-):
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    epochs: int | None = None,
+    random_state: RandomStateLike = None,
+    classes: ArrayLike | None = None,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    label_column: str | int | None = None,
+    dtype: DTypeLike = np.float64,
+    vectorizer: Any = None,
+    index: ChunkIndex | None = None,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    header: bool | str = "auto",
+    cache: bool | str | os.PathLike[str] | None = None,
+    format: str | None = None,
+    on_progress: Callable[[StreamProgress], Any] | None = None,
+) -> Any:
     """Train an online estimator on a data file chunk by chunk, in bounded memory.
 
     The file is parsed once, by the scan, into a binary cache (a temporary
@@ -360,7 +372,7 @@ def fit_stream(
             on_progress,
         )
     finally:
-        if own_index:
+        if own_index and index is not None:  # always set when own_index
             index.close()
 
 
@@ -506,17 +518,17 @@ def _is_text(path, format=None) -> bool:
 
 
 def score_stream(
-    model,
-    path,
+    model: Any,
+    path: str | os.PathLike[str],
     *,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    zero_based="auto",
-    label_column=None,
-    index=None,
-    dtype=np.float64,
-    header="auto",
-    format=None,
-):
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    zero_based: bool | str = "auto",
+    label_column: str | int | None = None,
+    index: ChunkIndex | None = None,
+    dtype: DTypeLike = np.float64,
+    header: bool | str = "auto",
+    format: str | None = None,
+) -> float:
     """Accuracy of a fitted model on a data file, read chunk by chunk.
 
     For svmlight the model's ``n_features_in_`` fixes the chunks' width.
@@ -545,6 +557,7 @@ def score_stream(
         )
     right = total = 0
     for X, y in iter_chunks(path, index=index, dtype=dtype):
+        assert y is not None  # read labelled
         right += int(np.sum(model.predict(X) == y))
         total += len(y)
     return right / total
@@ -559,23 +572,23 @@ STREAM_ALGORITHMS = ("perceptron", "averaged", "voted")
 
 
 def train_stream(
-    path,
-    algorithm="perceptron",
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    epochs=None,
-    seed=0,
+    path: str | os.PathLike[str],
+    algorithm: str = "perceptron",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    epochs: int | None = None,
+    seed: RandomStateLike = 0,
     *,
-    eta=1.0,
-    n_features=None,
-    zero_based="auto",
-    label_column=None,
-    header="auto",
-    evaluate=True,
-    on_epoch=None,
-    cache=None,
-    on_progress=None,
-    format=None,
-):
+    eta: float = 1.0,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    label_column: str | int | None = None,
+    header: bool | str = "auto",
+    evaluate: bool = True,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    cache: str | os.PathLike[str] | None = None,
+    on_progress: Callable[[StreamProgress], Any] | None = None,
+    format: str | None = None,
+) -> tuple[Any, dict[str, Any]]:
     """Train on a data file too large for memory; what ``rosenblatt train --stream`` runs.
 
     The file is parsed once into a binary cache (see :func:`fit_stream`), which the

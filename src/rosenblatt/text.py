@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
@@ -9,6 +11,9 @@ from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validation import Options, validate_params
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._typing import ArrayLike, MatrixLike
 
 
 class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -71,7 +76,7 @@ class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         tags.input_tags.positive_only = True  # counts
         return tags
 
-    def fit(self, X, y=None):
+    def fit(self, X: MatrixLike, y: ArrayLike | None = None) -> TfDfTransformer:
         """Learn the document frequency of every term.
 
         Parameters
@@ -94,7 +99,7 @@ class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         self.df_ = df.astype(np.float64)
         return self
 
-    def transform(self, X):
+    def transform(self, X: MatrixLike) -> Any:
         """Return ``tf / df`` (CSR for sparse input), l2-normalised if ``norm="l2"``.
 
         Parameters

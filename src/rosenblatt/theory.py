@@ -30,6 +30,7 @@ import numpy as np
 from ._config import ACTIVE_TOLERANCE, BOUND_PAD, SLACK_TOLERANCE
 from ._invariants import is_sparse
 from ._validation import BOOL, Interval, check_args, check_classes, check_not_empty
+from .engine.targets import TargetCoding
 from .exceptions import NotSeparableError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,7 +52,8 @@ __all__ = [
 
 # ---------------------------------------------------------------------- validation
 def signed_targets(y, owner: str) -> np.ndarray:
-    """Map two class labels to -1/+1 (``np.unique(y)[1]`` -> +1).
+    """Map two class labels to -1/+1 (``np.unique(y)[1]`` -> +1, the binary
+    :class:`~rosenblatt.engine.targets.TargetCoding`).
 
     Parameters
     ----------
@@ -71,7 +73,7 @@ def signed_targets(y, owner: str) -> np.ndarray:
             f"{owner} works on two classes; y has {classes.shape[0]}: {classes.tolist()!r}. "
             "For several classes, study each class against the rest (one-vs-rest)."
         )
-    return np.where(y == classes[1], 1.0, -1.0)
+    return TargetCoding.binary(classes).signed(y)[0]
 
 
 # The command line's readers hand over float64 arrays (or CSR matrices) of finite

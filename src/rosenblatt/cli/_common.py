@@ -6,7 +6,9 @@ import errno
 import os
 import sys
 import traceback
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import typer
@@ -22,6 +24,14 @@ except ImportError:  # pragma: no cover
 
 from .._wording import command_line
 from ..exceptions import DataFileError, ModelFileError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
+    from rich.progress import Progress
+    from rich.status import Status
+    from typer._click import Context, Parameter
+
+    from ..readers import Data
 
 
 class _Console(Console):
@@ -59,14 +69,14 @@ def _current_names(args):
     return renamed
 
 
-def working(message: str):
+def working(message: str) -> Status:
     """A spinner with ``message`` on standard error while a long step runs (nothing when
     standard error is not a terminal), so results on standard output stay clean."""
     return err_console.status(message)
 
 
 @contextmanager
-def erased_on_error(progress):
+def erased_on_error(progress: Progress) -> Iterator[None]:
     """Run the block; if it fails, ``progress`` (a rich Progress, stopped after the block)
     leaves no trace, so the error stays the one line on standard error."""
     try:
@@ -122,18 +132,25 @@ class ErrorHandlingGroup(TyperGroup):
     (:mod:`rosenblatt._wording`).
     """
 
-    def get_params(self, ctx):
+    def get_params(self, ctx: Context) -> list[Parameter]:
         return _flags_untyped(super().get_params(ctx))
 
-    def make_context(self, *args, **kwargs):
+    def make_context(self, *args: Any, **kwargs: Any) -> Context:
         with _closed_pipe_passed_up():  # the help, the version
             return super().make_context(*args, **kwargs)
 
-    def invoke(self, ctx):
+    def invoke(self, ctx: Context) -> Any:
         with _closed_pipe_passed_up():  # the commands
             return super().invoke(ctx)
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+    def main(  # type: ignore[override]  # always returns the exit status
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> int:
         args = _current_names(sys.argv[1:] if args is None else list(args))
         try:
             with command_line():
@@ -195,10 +212,10 @@ class PlainHelpCommand(TyperCommand):
     optional) and a flag shown as just its name.
     """
 
-    def get_params(self, ctx):
+    def get_params(self, ctx: Context) -> list[Parameter]:
         return _flags_untyped(super().get_params(ctx))  # the help option (-h) joins here
 
-    def collect_usage_pieces(self, ctx):
+    def collect_usage_pieces(self, ctx: Context) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []
         for param in self.get_params(ctx):
             if param.param_type_name != "argument":
@@ -217,7 +234,7 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
-def parse_label_column(text):
+def parse_label_column(text: str | None) -> str | int | None:
     """``--label-column``: an int when it looks like one (an index), else a header name."""
     if text is None:
         return None
@@ -227,7 +244,7 @@ def parse_label_column(text):
         return text
 
 
-def zero_based_option():
+def zero_based_option() -> Any:
     """``--zero-based/--one-based``: how svmlight feature indices are numbered."""
     return typer.Option(
         None,
@@ -237,7 +254,7 @@ def zero_based_option():
     )
 
 
-def header_option():
+def header_option() -> Any:
     """``--header/--no-header``: whether a CSV file's first row is a header."""
     return typer.Option(
         None,
@@ -247,7 +264,7 @@ def header_option():
     )
 
 
-def format_option():
+def format_option() -> Any:
     """``--format``: the data's format, for standard input and unusual extensions."""
     return typer.Option(
         None,
@@ -259,12 +276,12 @@ def format_option():
     )
 
 
-def auto(value):
+def auto(value: bool | None) -> bool | str:
     """An unset ``--zero-based``/``--header`` flag (None) as the readers' "auto"."""
     return "auto" if value is None else value
 
 
-def jsonable(value):
+def jsonable(value: Any) -> Any:
     """numpy scalars and arrays as plain Python values for ``json.dumps``."""
     if isinstance(value, np.ndarray):
         return value.tolist()
@@ -283,20 +300,22 @@ def _uncalibrated(model):
     return fitted[0] if fitted else model
 
 
-def is_text_model(model) -> bool:
+def is_text_model(model: Any) -> bool:
     """A pipeline that starts with a text vectorizer (trained on a .tsv file)."""
     steps = getattr(_uncalibrated(model), "steps", None)
     return bool(steps) and hasattr(steps[0][1], "build_analyzer")  # type: ignore[index]
 
 
-def final_estimator(model):
+def final_estimator(model: Any) -> Any:
     """The classifier itself (the last step of a pipeline, calibrated or not)."""
     model = _uncalibrated(model)
     steps = getattr(model, "steps", None)
     return steps[-1][1] if steps else model
 
 
-def load_model(path, *, predicting=False):
+def load_model(
+    path: str | os.PathLike[str], *, predicting: bool = False
+) -> tuple[Any, dict[str, Any]]:
     """Load a model file; return ``(model, metadata)`` (metadata may be empty).
 
     ``predicting``: a linear model comes back as a numpy-only
@@ -320,7 +339,7 @@ def load_model(path, *, predicting=False):
     return model, metadata if isinstance(metadata, dict) else {}
 
 
-def model_columns(model, metadata):
+def model_columns(model: Any, metadata: dict[str, Any]) -> tuple[list[str] | None, str | None]:
     """``(feature names, label name)`` the model was trained on (None where unknown)."""
     names = metadata.get("feature_names")
     if names is None:
@@ -340,16 +359,16 @@ def _centres(model) -> bool:
 
 
 def read_model_input(
-    path,
-    model,
-    metadata,
+    path: str | os.PathLike[str],
+    model: Any,
+    metadata: dict[str, Any],
     *,
-    chunk_size=None,
-    label_column=None,
-    zero_based=None,
-    header="auto",
-    format=None,
-):
+    chunk_size: int | None = None,
+    label_column: str | int | None = None,
+    zero_based: bool | str | None = None,
+    header: bool | str = "auto",
+    format: str | None = None,
+) -> Iterator[Data]:
     """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
 
     Yields a :class:`~rosenblatt.readers.Data` per block (the label column may be
@@ -400,9 +419,9 @@ def read_model_input(
             f"rows ({trained_on}) and centres every feature, which sparse rows cannot take; "
             "give it CSV data like its training file, or retrain it on svmlight data"
         )
-    trained = metadata.get("zero_based")
-    as_trained = zero_based is None and trained is not None
-    base = trained if as_trained else zero_based
+    trained_base = metadata.get("zero_based")
+    as_trained = zero_based is None and trained_base is not None
+    base = trained_base if as_trained else zero_based
     try:
         if base is None:  # "auto" needs the whole file: a first pass decides
             if os.fspath(path) == STDIN:
@@ -448,7 +467,7 @@ def _not_like_training(error, metadata, n_features, as_trained):
     return DataFileError(f"{where}; {fix}")
 
 
-def labels_like(y, classes, path):
+def labels_like(y: np.ndarray, classes: ArrayLike, path: str | os.PathLike[str]) -> np.ndarray:
     """Labels read from a file, as the same kind of values as the model's ``classes_``."""
     classes = np.asarray(classes)
     if classes.dtype.kind in "US" and y.dtype.kind not in "US":

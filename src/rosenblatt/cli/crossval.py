@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import typer
@@ -54,20 +57,20 @@ class FoldScores:
 
 
 def cross_validate(
-    data_path,
+    data_path: str | os.PathLike[str],
     *,
-    algorithms=DEFAULT_ALGORITHMS,
-    folds=5,
-    epochs=100,
-    eta=1.0,
-    seed=0,
-    scale=True,
-    label_column=None,
-    zero_based="auto",
-    header="auto",
-    on_fold=None,
-    format=None,
-    n_jobs=None,
+    algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
+    folds: int = 5,
+    epochs: int = 100,
+    eta: float = 1.0,
+    seed: int = 0,
+    scale: bool = True,
+    label_column: str | int | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    on_fold: Callable[[str, int, int], Any] | None = None,
+    format: str | None = None,
+    n_jobs: int | None = None,
 ) -> list[FoldScores]:
     """Score each algorithm on the same stratified, shuffled folds of ``data_path``.
 
@@ -118,6 +121,7 @@ def cross_validate(
         header=header,
         format=format,
     )
+    assert data.y is not None  # read labelled
     _, counts = np.unique(data.y, return_counts=True)
     if counts.min() < folds:
         fix = (
@@ -172,7 +176,7 @@ def _fit_and_score(model, X, y, train, test):
     return accuracy, time.perf_counter() - start, None if converged is None else bool(converged)
 
 
-def score_table(results, folds) -> Table:
+def score_table(results: Sequence[FoldScores], folds: int) -> Table:
     table = Table(title=f"test accuracy over {folds} folds (the same folds for every algorithm)")
     for name in ("algorithm", "mean", "std", "min", "max", "converged folds", "seconds"):
         table.add_column(name, justify="left" if name == "algorithm" else "right")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -10,10 +12,13 @@ from rich.table import Table
 from .._files import check_writable
 from ._common import console, err_console, working
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..demo import DemoRow
+
 DEFAULT_OUTPUT_DIR = "rosenblatt-report"
 
 
-def demo_table(rows) -> Table:
+def demo_table(rows: Iterable[DemoRow]) -> Table:
     from ..demo import demo_table as cells_of
 
     columns, cells = cells_of(rows)

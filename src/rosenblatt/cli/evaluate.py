@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import typer
@@ -25,6 +27,9 @@ from ._common import (
     working,
     zero_based_option,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
 
 
 @dataclass
@@ -75,7 +80,7 @@ class Confusion:
         self.labels = np.unique(self.classes)
         self.matrix = np.zeros((self.labels.shape[0],) * 2, dtype=np.int64)
 
-    def add(self, y_true, y_pred):
+    def add(self, y_true: ArrayLike, y_pred: ArrayLike) -> None:
         """Count the pairs ``(y_true[i], y_pred[i])``."""
         labels = np.union1d(self.labels, np.union1d(y_true, y_pred))
         if labels.shape[0] != self.labels.shape[0]:  # a label not met before: a wider matrix
@@ -118,7 +123,7 @@ def _ratio(top, bottom):
     return np.divide(top, bottom, out=np.zeros_like(bottom), where=bottom != 0)
 
 
-def scores(y_true, y_pred, classes) -> EvaluationResult:
+def scores(y_true: ArrayLike, y_pred: ArrayLike, classes: ArrayLike) -> EvaluationResult:
     """Accuracy, precision, recall, F1 and the confusion matrix.
 
     Examples
@@ -133,14 +138,14 @@ def scores(y_true, y_pred, classes) -> EvaluationResult:
 
 
 def evaluate(
-    model_path,
-    data_path,
+    model_path: str | os.PathLike[str],
+    data_path: str | os.PathLike[str],
     *,
-    label_column=None,
-    zero_based=None,
-    header="auto",
-    format=None,
-    chunk_size=None,
+    label_column: str | int | None = None,
+    zero_based: bool | str | None = None,
+    header: bool | str = "auto",
+    format: str | None = None,
+    chunk_size: int | None = None,
 ) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 

@@ -73,7 +73,12 @@ def _problem(name, X, y, theory):
 
 
 def inspect_data(
-    data_path, *, label_column=None, zero_based="auto", header="auto", format=None
+    data_path: str | os.PathLike[str],
+    *,
+    label_column: str | int | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    format: str | None = None,
 ) -> InspectResult:
     """Count samples, features and classes; decide separability; give margin, radius, bound.
 
@@ -109,6 +114,7 @@ def inspect_data(
         for _, step in text_features():
             X = step.fit_transform(X)
         notes.append("features: tf/df-weighted word counts, as `rosenblatt train` makes them")
+    assert data.y is not None  # read labelled
     labels, counts = np.unique(data.y, return_counts=True)
     if labels.shape[0] < 2:
         only = labels[:1].tolist()[0]

@@ -50,7 +50,7 @@ def _kind(kind, output):
     return kind
 
 
-def parse_size(text):
+def parse_size(text: str | None) -> tuple[int, int] | None:
     """``--size WIDTHxHEIGHT``: the image's width and height in pixels, or None.
 
     Examples
@@ -99,22 +99,22 @@ def _model(model_path, data, algorithm, epochs, eta, seed):
 
 
 def make_plot(
-    data_path,
-    output,
+    data_path: str | os.PathLike[str],
+    output: str | os.PathLike[str],
     *,
-    kind=None,
-    model_path=None,
-    algorithm="perceptron",
-    max_iter=None,
-    eta=1.0,
-    seed=0,
-    mode="online",
-    bias_input=TEACHING_BIAS_INPUT,
-    label_column=None,
-    zero_based="auto",
-    header="auto",
-    format=None,
-    size=None,
+    kind: str | None = None,
+    model_path: str | os.PathLike[str] | None = None,
+    algorithm: str = "perceptron",
+    max_iter: int | None = None,
+    eta: float = 1.0,
+    seed: int = 0,
+    mode: str = "online",
+    bias_input: float = TEACHING_BIAS_INPUT,
+    label_column: str | int | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    format: str | None = None,
+    size: tuple[int, int] | None = None,
 ) -> PlotResult:
     """Draw one figure of ``data_path`` into ``output`` (PNG, SVG, PDF, JPEG; GIF animation).
 

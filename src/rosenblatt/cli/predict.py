@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from collections.abc import Iterator
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -38,17 +40,17 @@ class PredictResult:
 
 
 def predict_blocks(
-    model_path,
-    data_path,
+    model_path: str | os.PathLike[str],
+    data_path: str | os.PathLike[str],
     *,
-    label_column=None,
-    zero_based=None,
-    header="auto",
-    scores=False,
-    format=None,
-    proba=False,
-    chunk_size=None,
-):
+    label_column: str | int | None = None,
+    zero_based: bool | str | None = None,
+    header: bool | str = "auto",
+    scores: bool = False,
+    format: str | None = None,
+    proba: bool = False,
+    chunk_size: int | None = None,
+) -> Iterator[PredictResult]:
     """Predict the samples of ``data_path`` a block at a time, as they are read.
 
     Parameters are those of :func:`predict`.
@@ -94,16 +96,16 @@ def predict_blocks(
 
 
 def predict(
-    model_path,
-    data_path,
+    model_path: str | os.PathLike[str],
+    data_path: str | os.PathLike[str],
     *,
-    label_column=None,
-    zero_based=None,
-    header="auto",
-    scores=False,
-    format=None,
-    proba=False,
-    chunk_size=None,
+    label_column: str | int | None = None,
+    zero_based: bool | str | None = None,
+    header: bool | str = "auto",
+    scores: bool = False,
+    format: str | None = None,
+    proba: bool = False,
+    chunk_size: int | None = None,
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -261,6 +263,7 @@ def command(
     if to_file:
         from .._files import check_writable, open_atomically
 
+        assert output is not None  # to_file says so; for mypy
         check_writable(output)
         with busy, open_atomically(output) as handle:
             count = _write(blocks, handle, as_json, scores, proba)

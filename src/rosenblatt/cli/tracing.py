@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 import typer
 
 from .._config import (
@@ -20,24 +23,27 @@ from ._common import (
     zero_based_option,
 )
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ..trace import Trace
+
 MAX_SAMPLES, MAX_FEATURES = TRACE_MAX_SAMPLES, TRACE_MAX_FEATURES
 
 
 def trace_data(
-    data_path,
+    data_path: str | os.PathLike[str],
     *,
-    mode="online",
-    eta=1.0,
-    bias_input=TEACHING_BIAS_INPUT,
-    epochs=100,
-    shuffle=False,
-    seed=0,
-    label_column=None,
-    max_samples=MAX_SAMPLES,
-    zero_based="auto",
-    header="auto",
-    format=None,
-):
+    mode: str = "online",
+    eta: float = 1.0,
+    bias_input: float = TEACHING_BIAS_INPUT,
+    epochs: int = 100,
+    shuffle: bool = False,
+    seed: int = 0,
+    label_column: str | int | None = None,
+    max_samples: int = MAX_SAMPLES,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    format: str | None = None,
+) -> Trace:
     """Run :func:`rosenblatt.trace.trace` on a small labelled data file.
 
     The table has one row per pattern presentation, so larger data are refused
@@ -63,6 +69,7 @@ def trace_data(
             f"{data.path}: trace shows numeric patterns; text has thousands of "
             "word features. Use a small .csv or .svm file."
         )
+    assert data.y is not None and data.n_features is not None  # numeric, read labelled
     if data.n_samples > max_samples or data.n_features > MAX_FEATURES:
         raise ValueError(
             f"{data.path}: {data.n_samples} samples x {data.n_features} features is too large "

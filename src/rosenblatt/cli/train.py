@@ -6,9 +6,10 @@ import json
 import os
 import time
 import warnings
-from contextlib import nullcontext
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import typer
@@ -31,6 +32,11 @@ from ._common import (
     working,
     zero_based_option,
 )
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..engine.driver import EpochReport
+    from ..readers import Data
+    from ..streaming import StreamProgress
 
 ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "centroid", "lp")
 ITERATIVE = ("perceptron", "averaged", "voted", "kernel")
@@ -109,8 +115,14 @@ def _option_value(name, value, algorithm):
 
 
 def make_estimator(
-    algorithm="perceptron", *, epochs=None, eta=1.0, seed=0, on_epoch=None, options=None
-):
+    algorithm: str = "perceptron",
+    *,
+    epochs: int | None = None,
+    eta: float = 1.0,
+    seed: int = 0,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    options: dict[str, Any] | None = None,
+) -> Any:
     """The estimator behind ``--algorithm`` (``on_epoch`` goes to the iterative ones).
 
     ``options`` maps estimator parameters to the command line's values (None: not
@@ -150,7 +162,7 @@ def make_estimator(
     if algorithm == "kernel":
         from ..kernel import KernelPerceptron
 
-        cls = KernelPerceptron
+        cls: Any = KernelPerceptron
     else:
         from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
@@ -164,7 +176,7 @@ def make_estimator(
     return estimator
 
 
-def text_features():
+def text_features() -> list[tuple[str, Any]]:
     """The vectorizer steps of a text model: tf-idf word weights.
 
     tf-idf rather than the lecture notes' tf/df weights (term frequency over document
@@ -176,7 +188,7 @@ def text_features():
     return [("vectorizer", TfidfVectorizer())]
 
 
-def model_for(data, estimator, *, scale=True):
+def model_for(data: Data, estimator: Any, *, scale: bool = True) -> Any:
     """The unfitted model that ``train`` fits on ``data`` (a :class:`rosenblatt.io.Data`).
 
     Text gets the vectorizer steps before ``estimator``; numeric features get a
@@ -197,23 +209,23 @@ def model_for(data, estimator, *, scale=True):
 
 
 def train_streamed(
-    data_path,
-    model_path,
+    data_path: str | os.PathLike[str],
+    model_path: str | os.PathLike[str],
     *,
-    algorithm="perceptron",
-    epochs=None,
-    eta=1.0,
-    seed=0,
-    label_column=None,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    on_epoch=None,
-    zero_based="auto",
-    header="auto",
-    cache=None,
-    on_progress=None,
-    format=None,
-    evaluate=True,
-    stage=None,
+    algorithm: str = "perceptron",
+    epochs: int | None = None,
+    eta: float = 1.0,
+    seed: int = 0,
+    label_column: str | int | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    cache: str | os.PathLike[str] | None = None,
+    on_progress: Callable[[StreamProgress], Any] | None = None,
+    format: str | None = None,
+    evaluate: bool = True,
+    stage: Callable[[str], AbstractContextManager[Any]] | None = None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -253,7 +265,7 @@ def train_streamed(
         format=format,
     )
     seconds = time.perf_counter() - start
-    metadata = {
+    metadata: dict[str, Any] = {
         key: summary[key]
         for key in (
             "data_format",
@@ -290,23 +302,23 @@ def train_streamed(
 
 
 def train(
-    data_path,
-    model_path,
+    data_path: str | os.PathLike[str],
+    model_path: str | os.PathLike[str],
     *,
-    algorithm="perceptron",
-    epochs=None,
-    eta=1.0,
-    seed=0,
-    label_column=None,
-    on_epoch=None,
-    zero_based="auto",
-    header="auto",
-    scale=True,
-    options=None,
-    format=None,
-    calibrate=None,
-    evaluate=True,
-    stage=None,
+    algorithm: str = "perceptron",
+    epochs: int | None = None,
+    eta: float = 1.0,
+    seed: int = 0,
+    label_column: str | int | None = None,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    scale: bool = True,
+    options: dict[str, Any] | None = None,
+    format: str | None = None,
+    calibrate: str | None = None,
+    evaluate: bool = True,
+    stage: Callable[[str], AbstractContextManager[Any]] | None = None,
 ) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
@@ -414,6 +426,8 @@ def train(
         metadata["label_column"] = label_column
     if data.feature_names is not None:  # predict and evaluate match columns by these names
         metadata["feature_names"] = list(data.feature_names)
+        assert data.schema is not None and data.schema.header is not None  # a CSV's, named
+        assert data.schema.label_index is not None
         metadata["label_name"] = data.schema.header[data.schema.label_index]
         name_features(model, data.feature_names)
     stage = stage or _no_stage
@@ -423,6 +437,7 @@ def train(
     if evaluate:
         rows = scored_rows(model, data.n_samples, seed)
         what = "all" if rows is None else f"a sample of {rows.shape[0]} of"
+        assert data.y is not None  # read labelled
         with stage(f"scoring {what} {data.n_samples} training rows..."):
             accuracy, scored = training_accuracy(model, data.X, data.y, rows)
     history = getattr(fitted, "mistakes_per_epoch_", None)
@@ -449,7 +464,7 @@ def _no_stage(message):
     return nullcontext()
 
 
-def vote_updates(model) -> int:
+def vote_updates(model: Any) -> int:
     """The stored updates a voted model scores each row against, over every voter
     (and every calibration fold): its ``n_vectors_`` less the zero vectors; 0 for a
     model that does not vote."""
@@ -460,7 +475,7 @@ def vote_updates(model) -> int:
     return total
 
 
-def scored_rows(model, n_samples, seed=0):
+def scored_rows(model: Any, n_samples: int, seed: int = 0) -> np.ndarray | None:
     """The training rows the summary scores: None for all of them, else a sorted
     seeded random sample of as many as :data:`VOTE_SCORE_PAIRS` allows (at least
     one). Random rather than the first rows: data files often come grouped by class.
@@ -477,7 +492,7 @@ def scored_rows(model, n_samples, seed=0):
     return np.sort(np.random.default_rng(seed).choice(n_samples, n_rows, replace=False))
 
 
-def name_features(model, names):
+def name_features(model: Any, names: Sequence[str] | np.ndarray) -> None:
     """Give a model fitted on an array the ``feature_names_in_`` that fitting on a DataFrame
     with columns ``names`` gives (on its first step), so that it refuses other columns."""
     names = np.asarray(names, dtype=object)
@@ -487,7 +502,9 @@ def name_features(model, names):
         (steps[0][1] if steps else fitted).feature_names_in_ = names
 
 
-def training_accuracy(model, X, y, rows=None):
+def training_accuracy(
+    model: Any, X: Any, y: np.ndarray, rows: np.ndarray | None = None
+) -> tuple[float, int]:
     """``(accuracy, rows scored)`` of ``model`` on the training data, or on ``rows``."""
     if rows is not None:
         X, y = rows_of(X, rows), y[rows]
@@ -496,7 +513,7 @@ def training_accuracy(model, X, y, rows=None):
         return float(np.mean(model.predict(X) == y)), len(y)
 
 
-def rows_of(X, rows):
+def rows_of(X: Any, rows: np.ndarray) -> Any:
     """The ``rows`` (indices) of features read by :func:`rosenblatt.io.read_data`: an
     array, a sparse matrix or a list of texts."""
     return [X[i] for i in rows] if isinstance(X, list) else X[rows]

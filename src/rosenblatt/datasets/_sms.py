@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Sequence
 from importlib import resources
 
 import numpy as np
@@ -30,7 +32,9 @@ ACM Symposium on Document Engineering (DOCENG'11), 2011.
 """
 
 
-def read_labelled_text(path, labels=_SMS_LABELS, encoding="utf-8"):
+def read_labelled_text(
+    path: str | os.PathLike[str], labels: Sequence[str] = _SMS_LABELS, encoding: str = "utf-8"
+) -> tuple[list[str], np.ndarray]:
     """Read a file of ``label<TAB>text`` records, one per line.
 
     The text runs from the first tab to the end of the line (later tabs are
@@ -75,10 +79,11 @@ def read_labelled_text(path, labels=_SMS_LABELS, encoding="utf-8"):
     from ..readers import read
 
     data = read(path, format="text", names=tuple(labels), encoding=encoding)
+    assert data.y is not None  # read labelled
     return data.X, data.y
 
 
-def load_sms_spam(*, return_X_y=False):
+def load_sms_spam(*, return_X_y: bool = False) -> Bunch | tuple[list[str], np.ndarray]:
     """Load the SMS Spam Collection (5,574 messages, 747 spam; CC BY 4.0).
 
     Parameters

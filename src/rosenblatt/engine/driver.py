@@ -28,8 +28,10 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
+from typing import Any
 
 import numpy as np
 
@@ -107,12 +109,12 @@ class Plateau:
         self.best, self.stale = np.inf, 0
 
     @classmethod
-    def of(cls, estimator):
+    def of(cls, estimator: Any) -> Plateau | None:
         """The rule an estimator's ``tol`` and ``n_iter_no_change`` set (None: ``tol=None``)."""
         tol = getattr(estimator, "tol", None)
         return None if tol is None else cls(tol, estimator.n_iter_no_change)
 
-    def update(self, value) -> bool:
+    def update(self, value: float) -> bool:
         if value > self.best - self.tol:
             self.stale += 1
         else:
@@ -135,22 +137,22 @@ def _outside_the_package() -> int:
 
 
 def run_epochs(
-    epoch,
+    epoch: Callable[[np.ndarray], tuple[np.ndarray, int]],
     *,
-    n_units,
-    max_epochs,
-    owner,
-    advice,
-    credit=None,
-    on_epoch=None,
-    stop_early=None,
-    verbose=0,
-    warn=True,
-    model=None,
-    unit_stops=True,
-    limit="max_iter",
-    unit="Epoch",
-    plateau=None,
+    n_units: int,
+    max_epochs: int,
+    owner: str,
+    advice: str,
+    credit: Callable[[np.ndarray, int], Any] | None = None,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    stop_early: Callable[[int], bool] | None = None,
+    verbose: int = 0,
+    warn: bool = True,
+    model: Any = None,
+    unit_stops: bool = True,
+    limit: str = "max_iter",
+    unit: str = "Epoch",
+    plateau: Plateau | None = None,
 ) -> History:
     """Run ``epoch`` until every unit has had an error-free epoch, or ``max_epochs``.
 

@@ -23,6 +23,9 @@ and the table holds just those rows.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -32,16 +35,19 @@ from .orders import rng_from_state, rng_to_state
 from .primal import readonly
 from .votes import survival_counts
 
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike
+
 __all__ = ["DualState", "Kernel", "KernelTable"]
 
 
-def block_rows(n_samples):
+def block_rows(n_samples: int) -> int:
     """Training rows whose kernel values are computed per call (about
     ``KERNEL_BLOCK_VALUES`` values)."""
     return int(min(max(KERNEL_BLOCK_VALUES // max(n_samples, 1), 16), 1024))
 
 
-def as_float64(rows):
+def as_float64(rows: Any) -> Any:
     """``rows`` (dense or sparse) in float64: a copy only when they are not already."""
     return rows if rows.dtype == np.float64 else rows.astype(np.float64)
 
@@ -64,7 +70,7 @@ class Kernel:
     def precomputed(self) -> bool:
         return self.kernel == "precomputed"
 
-    def values(self, first, second):
+    def values(self, first: Any, second: Any) -> np.ndarray:
         """The (n_first, n_second) float64 matrix of ``K(first_i, second_j)``.
 
         Named kernels sum every pair in feature order, so a value never depends
@@ -120,7 +126,7 @@ class Kernel:
             )
         return out
 
-    def training_rows(self, X, n_rows=None):
+    def training_rows(self, X: Any, n_rows: int | None = None) -> Callable[[int, int], np.ndarray]:
         """rows(a, b): ``K(x_j, x_i)`` for training samples ``a <= j < b`` against the
         first ``n_rows`` samples ``i`` (default: all), the ones an epoch presents."""
         n_rows = X.shape[0] if n_rows is None else n_rows
@@ -131,7 +137,7 @@ class Kernel:
         presented = X if n_rows == X.shape[0] else X[:n_rows]  # CSR rows: copied once
         return lambda a, b: self.values(X[a:b], presented)
 
-    def against(self, X, support_vectors, support):
+    def against(self, X: Any, support_vectors: Any, support: np.ndarray) -> np.ndarray:
         """Kernel values of test rows ``X`` against the support vectors, (n_test, n_support),
         the same numbers training used (``X`` holds kernel values when precomputed)."""
         if self.precomputed:
@@ -187,7 +193,7 @@ class KernelTable:
             self.n_slots = 0
             self._add_runs(np.sort(np.asarray(support, dtype=np.int64)))
 
-    def add(self, j):
+    def add(self, j: int) -> None:
         """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every presented ``i``."""
         self._add_range(j, j + 1)
 
@@ -278,7 +284,7 @@ class DualState:
         self._n_upd = np.zeros(shape[0], dtype=np.int64)
 
     @classmethod
-    def allocate(cls, n_problems, n_samples):
+    def allocate(cls, n_problems: int, n_samples: int) -> DualState:
         shape = (n_problems, n_samples)
         return cls(
             np.zeros(shape),
@@ -288,7 +294,7 @@ class DualState:
             np.zeros(n_problems, dtype=np.int64),
         )
 
-    def extended(self, n_new):
+    def extended(self, n_new: int) -> DualState:
         """A state over ``n_new`` new samples followed by this state's support vectors.
 
         The support vectors keep their coefficients, accumulators, presentation
@@ -328,7 +334,16 @@ class DualState:
         return self.coef.shape[0]
 
     # ------------------------------------------------------------------ training
-    def epoch(self, table, order, Y, sample_weight, eta, s2, active):
+    def epoch(
+        self,
+        table: KernelTable,
+        order: np.ndarray,
+        Y: np.ndarray,
+        sample_weight: np.ndarray,
+        eta: float,
+        s2: float,
+        active: np.ndarray,
+    ) -> tuple[np.ndarray, int]:
         """Present ``order`` once to every active problem; return (mistakes, presented)."""
         from .._kernels.dual import dual_epoch
 
@@ -371,25 +386,25 @@ class DualState:
                 )
         return mistakes, int(np.count_nonzero(sample_weight[order]))
 
-    def credit(self, epochs_left, presented) -> None:
+    def credit(self, epochs_left: ArrayLike, presented: int) -> None:
         """Count presentations a converged run skips (see ``run_epochs``)."""
         self.n_seen += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
     # ------------------------------------------------------------------ read-off
-    def support(self):
+    def support(self) -> np.ndarray:
         """Training samples updated on in any problem, in the order of ``index``
         (their order in the data)."""
         updated = np.flatnonzero(np.any(self.coef != 0.0, axis=0))
         return updated[np.argsort(self.index[updated], kind="stable")]
 
-    def coefficients(self, averaged=False):
+    def coefficients(self, averaged: bool = False) -> np.ndarray:
         """The last coefficients, or their average over every presentation."""
         if not averaged:
             return self.coef
         presented = np.maximum(self.n_seen, 1).astype(np.float64)
         return self.coef - self.coef_acc / presented[:, np.newaxis]
 
-    def fitted(self, averaged, s2):
+    def fitted(self, averaged: bool, s2: float) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """What a kernel perceptron trained on this state shows: ``(slots, attributes)``,
         ``slots`` the state's samples that are support vectors (in data order) and
         ``attributes`` its public fitted arrays but the support vectors' patterns
@@ -411,7 +426,7 @@ class DualState:
             "update_ptr_": np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
         }
 
-    def updates(self):
+    def updates(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, list[int]]:
         """All updates, problem after problem: samples, deltas, times, and counts."""
         parts = [part for kept in self._kept for part in kept]
         counts = [sum(part[0].shape[0] for part in kept) for kept in self._kept]
@@ -421,7 +436,7 @@ class DualState:
         samples, deltas, times = (np.concatenate(column) for column in zip(*parts))
         return samples, deltas, times, counts
 
-    def to_state(self):
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """``(meta, arrays)``: plain facts and arrays that :meth:`from_state` rebuilds."""
         samples, deltas, times, counts = self.updates()
         meta = {"kind": "dual", "version": self.VERSION}
@@ -443,7 +458,7 @@ class DualState:
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays):
+    def from_state(cls, meta: dict[str, Any], arrays: Mapping[str, Any]) -> DualState:
         """Rebuild a state from :meth:`to_state`'s output; ``ValueError`` naming the
         part that does not fit (wrong shape, kind or range)."""
         if meta.get("kind") != "dual" or meta.get("version") != cls.VERSION:
@@ -567,7 +582,13 @@ class DualState:
         return index.astype(np.int64)
 
 
-def decision_scores(K, dual_coef, order_ptr, order_columns, s2):
+def decision_scores(
+    K: np.ndarray,
+    dual_coef: np.ndarray,
+    order_ptr: np.ndarray,
+    order_columns: np.ndarray,
+    s2: float,
+) -> np.ndarray:
     """``f(x_q) = sum_r coef[p, c_r] (K[q, c_r] + s2)`` summed in the order problem
     ``p``'s support vectors joined (``order_columns[order_ptr[p]:order_ptr[p + 1]]``),
     which is how training summed it: a training point gets the very score it had."""
@@ -589,7 +610,15 @@ def decision_scores(K, dual_coef, order_ptr, order_columns, s2):
     return out
 
 
-def vote_scores(K, update_ptr, update_support, update_coef, update_time, n_presented, s2):
+def vote_scores(
+    K: np.ndarray,
+    update_ptr: np.ndarray,
+    update_support: np.ndarray,
+    update_coef: np.ndarray,
+    update_time: np.ndarray,
+    n_presented: np.ndarray,
+    s2: float,
+) -> np.ndarray:
     """The survival-weighted vote of every hypothesis of every problem, normalised."""
     from .._kernels.dual import voted_scores
 

@@ -24,12 +24,17 @@ from __future__ import annotations
 
 import numbers
 import threading
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._typing import RandomStateLike
 
 __all__ = [
     "CHUNK_ROWS",
@@ -56,7 +61,7 @@ __all__ = [
 # storage-order epoch does).
 
 
-def random_source(random_state):
+def random_source(random_state: RandomStateLike) -> np.random.RandomState | np.random.Generator:
     """The generator every random draw of a fit comes from.
 
     ``None``, an int or a ``RandomState`` give a ``numpy.random.RandomState``
@@ -81,7 +86,7 @@ def random_source(random_state):
     return check_random_state(random_state)
 
 
-def seed_from(rng) -> int:
+def seed_from(rng: np.random.RandomState | np.random.Generator) -> int:
     """A 63-bit seed drawn from ``rng`` (a RandomState or a Generator)."""
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(1, 2**63 - 1, dtype=np.int64))
@@ -91,7 +96,9 @@ def seed_from(rng) -> int:
 _BIT_GENERATORS = ("MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64")
 
 
-def rng_to_state(rng):
+def rng_to_state(
+    rng: np.random.RandomState | np.random.Generator,
+) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(meta, arrays)``: a RandomState or Generator as JSON and arrays, exactly.
 
     Examples
@@ -119,7 +126,9 @@ def rng_to_state(rng):
     return {"kind": kind, "state": plain(state, "rng")}, arrays
 
 
-def rng_from_state(meta, arrays):
+def rng_from_state(
+    meta: dict[str, Any], arrays: Mapping[str, Any]
+) -> np.random.RandomState | np.random.Generator:
     """The random source :func:`rng_to_state` describes (``ValueError`` if it is not one)."""
 
     def rebuilt(value):
@@ -146,14 +155,14 @@ def rng_from_state(meta, arrays):
     return np.random.Generator(bit_generator)
 
 
-def draw_seeds(rng, size):
+def draw_seeds(rng: np.random.RandomState | np.random.Generator, size: int) -> np.ndarray:
     """``size`` seeds in ``[0, 2**31 - 1)`` for tasks that draw on their own (Dask partitions)."""
     if isinstance(rng, np.random.Generator):
         return rng.integers(0, 2**31 - 1, size=size)
     return rng.randint(0, 2**31 - 1, size=size)
 
 
-def splitter_seed(rng):
+def splitter_seed(rng: np.random.RandomState | np.random.Generator) -> int | np.random.RandomState:
     """What scikit-learn's splitters take as ``random_state`` for draws from ``rng``:
     the RandomState itself, or an int drawn from a Generator (which they refuse)."""
     if isinstance(rng, np.random.Generator):
@@ -161,7 +170,7 @@ def splitter_seed(rng):
     return rng
 
 
-def resolve_mode(shuffle, n_samples) -> str:
+def resolve_mode(shuffle: bool | str, n_samples: int) -> str:
     """Map the ``shuffle`` parameter to "none", "full" or "block"."""
     if shuffle is False:
         return "none"
@@ -174,7 +183,7 @@ _recorders = threading.local()
 
 
 @contextmanager
-def recorded_orders():
+def recorded_orders() -> Iterator[list[np.ndarray]]:
     """Keep a copy of every epoch order handed out in this thread while the block runs.
 
     What a consumer asks instead of replaying a fit's random draws (the playground
@@ -194,7 +203,8 @@ def recorded_orders():
     [[0, 1, 2]]
     """
     previous = getattr(_recorders, "orders", None)
-    _recorders.orders = orders = []
+    orders: list[np.ndarray] = []
+    _recorders.orders = orders
     try:
         yield orders
     finally:
@@ -209,7 +219,13 @@ def _recorded(schedule):
     return schedule
 
 
-def epoch_order(rng, n_samples, mode, out=None, sparse=False):
+def epoch_order(
+    rng: Any,  # RandomState or Generator; unused (may be None) for mode "none"
+    n_samples: int,
+    mode: str,
+    out: tuple[np.ndarray, np.ndarray] | None = None,
+    sparse: bool = False,
+) -> tuple[np.ndarray, np.ndarray, int]:
     """One epoch's order, the rows to stream ahead (or empty), and the lookahead.
 
     Parameters
@@ -312,7 +328,7 @@ class EpochOrders:
         self._next = self._submit(self._buffers[0])
         return _recorded(current)
 
-    def close(self):
+    def close(self) -> None:
         """Stop the helper thread (what leaving the ``with`` block does)."""
         if self._pool is not None:
             self._pool.shutdown(wait=True)
@@ -324,7 +340,7 @@ class EpochOrders:
         self.close()
 
 
-def labels_look_sorted(target) -> bool:
+def labels_look_sorted(target: np.ndarray) -> bool:
     """True when consecutive labels agree far more often than in a random order."""
     if target.shape[0] < 1000:
         return False

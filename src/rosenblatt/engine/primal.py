@@ -33,6 +33,7 @@ from .._kernels.bundles import (
     Weights,
 )
 from .orders import rng_from_state, rng_to_state
+from .targets import TargetCoding
 from .votes import VoteRecord
 
 __all__ = [
@@ -213,7 +214,7 @@ class PrimalState:
     ):
         """Zero state for ``n_classes`` classes: one neuron for two (unless
         multinomial), else one row per class."""
-        n_rows = n_classes if (multinomial or n_classes > 2) else 1
+        n_rows = TargetCoding.for_classes(np.arange(n_classes), multinomial=multinomial).n_outputs
         averaged_columns = n_features if averaged else 0
         return cls(
             np.zeros((n_rows, n_features), dtype=dtype),
@@ -247,9 +248,19 @@ class PrimalState:
         """Parts that stop on their own: each one-vs-rest neuron, or the whole model."""
         return 1 if self.multinomial else self.n_rows
 
+    def coding(self) -> TargetCoding:
+        """The target coding of the rows, on class indices ``0 .. K-1``: binary for a
+        lone neuron, else multinomial or one-vs-rest."""
+        if self.n_rows == 1:
+            return TargetCoding.binary(np.arange(2))
+        classes = np.arange(self.n_rows)
+        if self.multinomial:
+            return TargetCoding.multinomial(classes)
+        return TargetCoding.one_vs_rest(classes)
+
     def positive(self) -> np.ndarray:
         """The class index each row answers +1 for (class 1 for a lone neuron)."""
-        return np.array([1]) if self.n_rows == 1 else np.arange(self.n_rows)
+        return self.coding().positives
 
     def copy(self) -> PrimalState:
         return PrimalState.from_state(*self.to_state(), copy=True)

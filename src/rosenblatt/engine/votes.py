@@ -12,16 +12,21 @@ mistakes, not with the number of presentations.
 from __future__ import annotations
 
 import weakref
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._config import VOTE_BLOCK_ELEMENTS
 from .._invariants import checked_csr, is_sparse
 
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import ArrayLike, DTypeLike
+
 __all__ = ["VoteRecord", "survival_counts"]
 
 
-def survival_counts(times, n_presented):
+def survival_counts(times: np.ndarray, n_presented: int) -> np.ndarray:
     """Survival counts of the initial vector and of the vector after each update.
 
     ``times[j]`` is the number of presentations before update ``j``; the vector
@@ -219,19 +224,28 @@ class VoteRecord:
         self.voters = [_Voter() for _ in range(1 if multinomial else n_voters)]
         self.patterns = _Patterns()
 
-    def add(self, k, batch, samples, coef, time, true=None, pred=None):
+    def add(
+        self,
+        k: int,
+        batch: Any,
+        samples: np.ndarray,
+        coef: np.ndarray,
+        time: np.ndarray,
+        true: np.ndarray | None = None,
+        pred: np.ndarray | None = None,
+    ) -> None:
         """Keep voter ``k``'s updates: rows ``samples`` of ``batch``, with their
         coefficients and times."""
         if coef.shape[0]:
             pattern = self.patterns.of(batch, samples)
             self.voters[k].add(pattern, coef, time, true, pred, sample=samples)
 
-    def rows(self, k):
+    def rows(self, k: int) -> Any:
         """Voter ``k``'s update patterns, one row per update (None before any)."""
         pattern = self.voters[k].column("pattern")
         return None if pattern.size == 0 else self.patterns.rows[pattern]
 
-    def n_vectors(self):
+    def n_vectors(self) -> list[int]:
         """Number of distinct weight vectors of each voter (updates + 1)."""
         return [v.column("coef").shape[0] + 1 for v in self.voters]
 
@@ -251,7 +265,7 @@ class VoteRecord:
             inner = inner.toarray() if is_sparse(inner) else np.asarray(inner)
             yield start, stop, np.ascontiguousarray(inner, dtype=np.float64)
 
-    def decision(self, X, counts, n_classes):
+    def decision(self, X: Any, counts: Sequence[int] | np.ndarray, n_classes: int) -> np.ndarray:
         """Normalised vote: (n_samples, n_voters) in [-1, 1], or (n_samples, n_classes)
         vote shares for the multinomial model. ``counts`` are the presentations each
         voter has seen, so the last vector survives until the end.
@@ -298,7 +312,16 @@ class VoteRecord:
         return out
 
     # ------------------------------------------------------------------ the table
-    def vectors(self, k, n_features, counts, dtype=np.float64, *, n_classes=None, coef=True):
+    def vectors(
+        self,
+        k: int,
+        n_features: int,
+        counts: Sequence[int] | np.ndarray,
+        dtype: DTypeLike = np.float64,
+        *,
+        n_classes: int | None = None,
+        coef: bool = True,
+    ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
         """Voter ``k``'s table of hypotheses ``(coef, intercept, votes)``, in order.
 
         Vector 0 is the initial zero vector, vector ``j + 1`` the one after update
@@ -400,7 +423,7 @@ class VoteRecord:
         return W, w0
 
     # ------------------------------------------------------------------ the run, step by step
-    def updates(self, k):
+    def updates(self, k: int) -> dict[str, np.ndarray]:
         """Voter ``k``'s update log, in order.
 
         Returns
@@ -419,7 +442,7 @@ class VoteRecord:
             for name in ("time", "sample", "pattern", "coef", "true", "pred")
         }
 
-    def in_force(self, k, presented):
+    def in_force(self, k: int, presented: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
         """Which of voter ``k``'s vectors (0: the initial one, ``j + 1``: the one after
         update ``j``) is in force after each of ``presented`` presentations, and for how
         many of them it has been: the survival counts of :func:`survival_counts` so far.
@@ -439,7 +462,9 @@ class VoteRecord:
         since = np.concatenate(([1], time + 1))[vector]  # its first presentation, 1-based
         return vector, presented - since + 1
 
-    def after(self, k, presented, n_features, *, averaged=False):
+    def after(
+        self, k: int, presented: ArrayLike, n_features: int, *, averaged: bool = False
+    ) -> tuple[np.ndarray, np.ndarray]:
         """Voter ``k``'s weights ``(W, w0)`` after each of ``presented`` presentations.
 
         The last weights then (the cumulative sums of the updates, as online training
@@ -465,7 +490,7 @@ class VoteRecord:
             w0 = w0 - U0[vector] / seen
         return W, w0
 
-    def tally(self, k, X, point, presented):
+    def tally(self, k: int, X: Any, point: ArrayLike, presented: ArrayLike) -> np.ndarray:
         """Voter ``k``'s vote on ``X[point[q]]`` after ``presented[q]`` presentations:
         ``(n_pairs, 2)`` int64, the votes for class 1 and against, every presentation's
         weights voting once (a zero score votes against, as in training): the vote
@@ -499,7 +524,7 @@ class VoteRecord:
         return np.column_stack([plus, presented - plus])
 
     # ------------------------------------------------------------------ plain form
-    def to_state(self):
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """``(meta, arrays)``: JSON-ready facts, the patterns and every voter's updates."""
         meta = {
             "multinomial": self.multinomial,
@@ -514,7 +539,17 @@ class VoteRecord:
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays, n_voters, *, n_features, n_classes, counts, dtype):
+    def from_state(
+        cls,
+        meta: dict[str, Any],
+        arrays: Mapping[str, Any],
+        n_voters: int,
+        *,
+        n_features: int,
+        n_classes: int,
+        counts: np.ndarray,
+        dtype: DTypeLike,
+    ) -> VoteRecord:
         """The record :meth:`to_state` describes, for a model with ``n_voters`` voters of
         ``n_features`` features (rows of ``dtype``) and ``n_classes`` classes that has
         seen ``counts`` presentations per voter (``ValueError`` if it does not add up).

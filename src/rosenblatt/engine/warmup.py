@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -116,7 +118,7 @@ def _reader_variants():
     yield "svmlight and CSV parsers", compile_parsers
 
 
-def cache_counts():
+def cache_counts() -> tuple[int, int]:
     """Loops loaded from numba's on-disk cache and loops compiled, in this process so far.
 
     Returns
@@ -149,7 +151,9 @@ def cache_counts():
     return hits, misses
 
 
-def warm_up(progress=None):
+def warm_up(
+    progress: Callable[[str, float], Any] | None = None,
+) -> list[tuple[str, float]]:
     """Compile (or load from the cache) every variant of the compiled loops.
 
     Parameters

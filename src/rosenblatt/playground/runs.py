@@ -365,6 +365,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
 
     from ..engine.dual import Kernel
     from ..engine.orders import recorded_orders
+    from ..engine.targets import TargetCoding
     from ..kernel import KernelPerceptron
 
     n = Z.shape[0]
@@ -391,7 +392,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
     s2 = clf.intercept_scaling**2
     gram = kernel.values(Z, Z) + s2
     rows = np.arange(n_rows)
-    t = np.where(y == clf.classes_[1], 1.0, -1.0)
+    t = TargetCoding.binary(clf.classes_).signed(y)[0]
     activation = t[pattern] * np.einsum("rj,rj->r", coef[rows], gram[pattern])
     updated = np.zeros(n_rows, dtype=bool)
     updated[clf.update_time_] = True

@@ -38,7 +38,8 @@ from __future__ import annotations
 
 import io
 import os
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -61,6 +62,9 @@ from ._schema import Chunker, Data, Schema
 from ._store import MemoryStore, NullStore, assemble
 from ._stream import Stream
 
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
     "FORMATS",
@@ -81,7 +85,15 @@ __all__ = [
 _READERS = {"csv": _csv, "svmlight": _svmlight, "text": _tsv}
 
 
-def check_options(kind, name, chunk_size, zero_based, header, label_column, names):
+def check_options(
+    kind: str,
+    name: str,
+    chunk_size: int | None,
+    zero_based: bool | str,
+    header: bool | str,
+    label_column: str | int | None,
+    names: Sequence[str] | None,
+) -> None:
     """Refuse reader options of the wrong type or value, or that ``kind`` does not take.
 
     Parameters
@@ -171,19 +183,19 @@ class _Counted:
 
 
 def scan(
-    path,
-    chunk_size=None,
+    path: str | os.PathLike[str],
+    chunk_size: int | None = None,
     *,
-    format=None,
-    labelled=True,
-    n_features=None,
-    zero_based="auto",
-    header="auto",
-    label_column=None,
-    names=None,
-    encoding="UTF-8",
-    cache=None,
-    progress=None,
+    format: str | None = None,
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    label_column: str | int | None = None,
+    names: Sequence[str] | None = None,
+    encoding: str = "UTF-8",
+    cache: bool | str | os.PathLike[str] | None = None,
+    progress: Callable[[int, int], Any] | None = None,
 ) -> Schema:
     """Read a data file once and fix its schema and, given ``chunk_size``, its chunks.
 
@@ -328,7 +340,9 @@ class _GzipReader:
             raise gzip_error(self.path, exc) from None
 
 
-def parse(schema, raw, first_line, *, dtype=np.float64):
+def parse(
+    schema: Schema, raw: bytes, first_line: int, *, dtype: DTypeLike = np.float64
+) -> tuple[Any, np.ndarray | None]:
     """Parse a block of whole records of a scanned file.
 
     Parameters
@@ -360,16 +374,16 @@ def parse(schema, raw, first_line, *, dtype=np.float64):
 
 
 def read(
-    path,
+    path: str | os.PathLike[str],
     *,
-    format=None,
-    labelled=True,
-    n_features=None,
-    zero_based="auto",
-    header="auto",
-    label_column=None,
-    names=None,
-    encoding="UTF-8",
+    format: str | None = None,
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    label_column: str | int | None = None,
+    names: Sequence[str] | None = None,
+    encoding: str = "UTF-8",
 ) -> Data:
     """Read a whole data file: a :func:`scan` and a :func:`parse` of all its records.
 
@@ -403,7 +417,7 @@ def read(
     return parse_bytes(name, kind, read_bytes(name), options)
 
 
-def parse_bytes(name, kind, raw, options) -> Data:
+def parse_bytes(name: str, kind: str, raw: bytes, options: dict[str, Any]) -> Data:
     """:class:`Data` of ``raw``, read as the whole content of file ``name`` (or a block of
     its lines, as :class:`Stream` reads it)."""
     store = MemoryStore()
@@ -422,7 +436,9 @@ def parse_bytes(name, kind, raw, options) -> Data:
     )
 
 
-def read_chunk(schema, c, *, dtype=np.float64, handle=None):
+def read_chunk(
+    schema: Schema, c: int, *, dtype: DTypeLike = np.float64, handle: Any = None
+) -> tuple[Any, np.ndarray | None]:
     """Chunk ``c`` of a scanned file: from its cache, or parsed from the text.
 
     ``handle``: an open reader of the cache (``schema.cache.open()``), or the open
@@ -481,19 +497,19 @@ def _cached_chunk(schema, c, dtype, reader):
 
 
 def iter_chunks(
-    path,
-    chunk_size=DEFAULT_CHUNK_SIZE,
-    n_features=None,
+    path: str | os.PathLike[str],
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    n_features: int | None = None,
     *,
-    order=None,
-    index=None,
-    zero_based="auto",
-    header="auto",
-    label_column=None,
-    labelled=True,
-    dtype=np.float64,
-    format=None,
-):
+    order: Iterable[int] | None = None,
+    index: Schema | None = None,
+    zero_based: bool | str = "auto",
+    header: bool | str = "auto",
+    label_column: str | int | None = None,
+    labelled: bool | None = True,
+    dtype: DTypeLike = np.float64,
+    format: str | None = None,
+) -> Iterator[tuple[Any, np.ndarray | None]]:
     """Yield ``(X, y)`` for every chunk of a data file, in file order or in ``order``.
 
     Chunks come from the index's binary cache when it has one (each in fresh
@@ -556,7 +572,7 @@ def _check_unchanged(schema):
         raise DataFileError(f"{schema.path}: the file changed since it was scanned; scan it again")
 
 
-def compile_parsers():
+def compile_parsers() -> dict[str, int]:
     """Compile (or load from numba's cache) the compiled parsers, as ``rosenblatt warmup`` may.
 
     The first large file a process reads otherwise waits for them (some seconds, once

@@ -36,11 +36,16 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .._config import CACHE_FORMAT_VERSION, CACHE_TEMP_PREFIX, CACHE_WRITE_BYTES
 from ._store import NullStore, label_values
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._schema import Schema
 
 MANIFEST = "manifest.json"
 DTYPES = {
@@ -63,7 +68,7 @@ def _files(kind, labelled):
     return FILES[kind] + (("labels",) if labelled else ())
 
 
-def clear(folder):
+def clear(folder: str | os.PathLike[str]) -> None:
     """Delete the cache files of ``folder`` (only those: the folder may hold others)."""
     for name in (MANIFEST, *DTYPES):
         try:
@@ -72,7 +77,7 @@ def clear(folder):
             pass
 
 
-def new_folder():
+def new_folder() -> str:
     return tempfile.mkdtemp(prefix=CACHE_TEMP_PREFIX)
 
 
@@ -103,7 +108,7 @@ class CacheWriter(NullStore):
     def _write(self, name, array):
         self.handles[name].write(memoryview(np.ascontiguousarray(array, dtype=DTYPES[name])))
 
-    def add(self, rows):
+    def add(self, rows: Any) -> None:
         super().add(rows)
         if rows.labels is not None:
             if not self.labelled:  # decided on the way (labelled=None)
@@ -124,13 +129,13 @@ class CacheWriter(NullStore):
             self.handles["text"].write(blob)
             self.text_bytes += len(blob)
 
-    def set_first(self, row, label):
+    def set_first(self, row: Any, label: Any) -> None:
         self.first_row = (np.asarray(row, dtype=np.float64), label)
 
-    def skip_first(self):
+    def skip_first(self) -> None:
         self.skip = 1
 
-    def finish(self, schema, keys):
+    def finish(self, schema: Schema, keys: Sequence[Any]) -> None:
         if self.first_row is not None:  # the placeholder of a CSV's first record: data after all
             row, label = self.first_row
             self.handles["X"].seek(0)
@@ -156,7 +161,7 @@ class CacheWriter(NullStore):
         if self.temporary:
             schema.remove_source_with_self(schema.cache.remove)
 
-    def abort(self):
+    def abort(self) -> None:
         for handle in self.handles.values():
             handle.close()
         if self.temporary:
@@ -176,11 +181,11 @@ class Cache:
         self.n_features = manifest["schema"]["n_features"]
         self.values = values
 
-    def open(self, recycle=0):
+    def open(self, recycle: int = 0) -> CacheReader:
         """A :class:`CacheReader`; ``recycle``: see there."""
         return CacheReader(self, recycle)
 
-    def remove(self):
+    def remove(self) -> None:
         """Delete the cache: the whole folder if it is temporary, else its cache files."""
         if self.temporary:
             shutil.rmtree(self.folder, ignore_errors=True)
@@ -219,7 +224,7 @@ class CacheReader:
     def __exit__(self, *exc):
         self.close()
 
-    def close(self):
+    def close(self) -> None:
         for handle in self.handles.values():
             handle.close()
 
@@ -246,7 +251,7 @@ class CacheReader:
             done += got
         return out
 
-    def rows(self, start, stop):
+    def rows(self, start: int, stop: int) -> tuple[Any, np.ndarray | None]:
         """``(payload, label ids)`` of rows ``start:stop`` (see ``_store.assemble``)."""
         kind, n_features = self.cache.kind, self.cache.n_features
         if kind == "svmlight":
@@ -287,7 +292,13 @@ def _key_json(value):
     return value
 
 
-def cache_key(path, stat, kind, chunk_size, options):
+def cache_key(
+    path: str | os.PathLike[str],
+    stat: os.stat_result,
+    kind: str,
+    chunk_size: int | None,
+    options: dict[str, Any],
+) -> Any:
     """What a kept cache must match to be reused: the file as it was and the options."""
     return _key_json(
         {
@@ -348,7 +359,7 @@ def _schema_from_json(data, schema_type):
     return schema_type(**fields)
 
 
-def load(folder, key, schema_type):
+def load(folder: str | os.PathLike[str], key: Any, schema_type: type[Schema]) -> Schema | None:
     """The schema of a finished cache in ``folder`` made with ``key``, or None."""
     try:
         with open(os.path.join(folder, MANIFEST), encoding="utf-8") as handle:

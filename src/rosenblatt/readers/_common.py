@@ -11,6 +11,8 @@ import gzip
 import os
 import tempfile
 import zlib
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
@@ -42,7 +44,14 @@ STDIN = "-"
 STDIN_NAME = "<stdin>"
 
 
-def fail(path, line, what, fix=None, code=None, column=None) -> DataFileError:
+def fail(
+    path: str,
+    line: int | None,
+    what: str,
+    fix: str | None = None,
+    code: str | None = None,
+    column: int | None = None,
+) -> DataFileError:
     """A :class:`DataFileError` reading ``"<path>, line N[, column C]: <what>; <fix>"``.
 
     The parts are kept as attributes (``path``, ``line``, ``column``, ``what``,
@@ -63,7 +72,7 @@ def fail(path, line, what, fix=None, code=None, column=None) -> DataFileError:
     return error
 
 
-def show(value, limit=60) -> str:
+def show(value: Any, limit: int = 60) -> str:
     """A token or line for a message: quoted, bytes decoded, long ones cut."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", "replace")
@@ -74,7 +83,7 @@ def show(value, limit=60) -> str:
 _FORMAT_FIX = ("format='csv' (or 'svmlight', 'tsv')", "--format csv|svmlight|tsv")
 
 
-def data_format(path) -> str:
+def data_format(path: str | os.PathLike[str]) -> str:
     """Name the format of a data file from its extension (``.gz`` looks at the one before).
 
     Examples
@@ -94,7 +103,7 @@ def data_format(path) -> str:
     return FORMATS[ext]
 
 
-def format_of(path, format=None) -> str:
+def format_of(path: str | os.PathLike[str], format: str | None = None) -> str:
     """The format to read ``path`` in: ``format`` when given, else from the extension.
 
     Examples
@@ -122,11 +131,11 @@ format; name it: format='csv' (or 'svmlight', 'tsv')
     return data_format(path)
 
 
-def is_gzip(path) -> bool:
+def is_gzip(path: str | os.PathLike[str]) -> bool:
     return os.fspath(path).lower().endswith(GZIP_SUFFIX)
 
 
-def check_file(path) -> str:
+def check_file(path: str | os.PathLike[str]) -> str:
     name = os.fspath(path)
     if name == STDIN:
         return name
@@ -135,13 +144,13 @@ def check_file(path) -> str:
     return name
 
 
-def shown_name(path) -> str:
+def shown_name(path: str | os.PathLike[str]) -> str:
     """How messages name a data file: its path, or ``<stdin>``."""
     name = os.fspath(path)
     return STDIN_NAME if name == STDIN else name
 
 
-def gzip_error(path, exc) -> DataFileError:
+def gzip_error(path: str, exc: BaseException) -> DataFileError:
     """The error for a file named ``.gz`` that gzip cannot read.
 
     Parameters
@@ -163,7 +172,7 @@ def gzip_error(path, exc) -> DataFileError:
     )
 
 
-def read_bytes(path) -> bytes:
+def read_bytes(path: str) -> bytes:
     """The whole content of a data file, decompressed when it is gzipped.
 
     ``"-"`` reads standard input to its end (gzipped data is recognised by its
@@ -202,7 +211,7 @@ class GzipCopy:
         )
         self._copy = os.fdopen(handle, "wb", buffering=GZIP_COPY_BYTES)
 
-    def read(self, size=-1) -> bytes:
+    def read(self, size: int = -1) -> bytes:
         try:
             block = self._source.read(size)
         except (OSError, EOFError, zlib.error) as exc:
@@ -210,23 +219,23 @@ class GzipCopy:
         self._copy.write(block)
         return block
 
-    def close(self):
+    def close(self) -> None:
         self._source.close()
         self._copy.close()
 
-    def remove(self):
+    def remove(self) -> None:
         self.close()
         remove_file(self.name)
 
 
-def remove_file(name):
+def remove_file(name: str) -> None:
     try:
         os.remove(name)
     except FileNotFoundError:
         pass
 
 
-def pieces(handle, block_bytes=None):
+def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, int, bytes]]:
     """Split a binary stream into blocks of whole lines.
 
     Parameters
@@ -288,7 +297,7 @@ def count_lines(block: bytes) -> int:
     return breaks + (not block.endswith((b"\n", b"\r")))
 
 
-def line_starts(offset, block):
+def line_starts(offset: int, block: bytes | list[bytes]) -> np.ndarray:
     """The byte offset of each line of a block of whole lines starting at ``offset``.
 
     ``block``: bytes, or its lines with their line breaks.
@@ -341,7 +350,7 @@ TEXT_CONTROL = b"\x00"
 _CONTROL_NAMES = {0: "a NUL byte", 11: "a vertical tab", 12: "a form feed"}
 
 
-def refuse_control_bytes(path, raw: bytes, first_line: int, forbidden: bytes) -> None:
+def refuse_control_bytes(path: str, raw: bytes, first_line: int, forbidden: bytes) -> None:
     """Raise :func:`fail` naming the line of the first forbidden control byte of a block.
 
     Examples
@@ -365,7 +374,7 @@ def refuse_control_bytes(path, raw: bytes, first_line: int, forbidden: bytes) ->
     raise fail(path, line_of(raw, position, first_line), f"{name} inside a line", fix, "control")
 
 
-def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
+def decode(path: str, raw: bytes, first_line: int, encoding: str) -> str:
     """Decode a block of lines, naming the line of the first invalid byte."""
     try:
         return raw.decode(encoding)
@@ -382,7 +391,7 @@ def decode(path, raw: bytes, first_line: int, encoding: str) -> str:
         raise ValueError(f"unknown text encoding {encoding!r}") from None
 
 
-def compiled(size) -> bool:
+def compiled(size: int) -> bool:
     """Whether to parse ``size`` bytes with the compiled parsers (see ``_config``)."""
     return size >= COMPILED_PARSE_MIN_BYTES
 
@@ -401,11 +410,11 @@ class Sizes:
     def __init__(self, per_record=64.0, per_token=8.0):
         self.per_record, self.per_token = per_record, per_token
 
-    def guess(self, size):
+    def guess(self, size: int) -> tuple[int, int]:
         """``(records, tokens)`` to allocate for a block of ``size`` bytes."""
         return int(size / self.per_record * 1.25) + 64, int(size / self.per_token * 1.25) + 64
 
-    def learn(self, size, records, tokens):
+    def learn(self, size: int, records: int, tokens: int) -> None:
         if records:
             self.per_record = max(min(self.per_record, size / records), 1.0)
         if tokens:

@@ -31,6 +31,8 @@ from __future__ import annotations
 import csv
 import io
 import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -49,7 +51,12 @@ from ._common import (
     text_lines,
 )
 from ._schema import Chunker
-from ._store import Labels, Rows
+from ._store import Labels, NullStore, Rows
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from ._schema import Schema
 
 EXPECTED = "expected comma-separated numbers"
 
@@ -66,7 +73,7 @@ def _number(text):
         return None
 
 
-def cell_problem(cell):
+def cell_problem(cell: str) -> tuple[str, str | None] | None:
     """``(what, fix)`` of a feature cell that is not a finite number, or None.
 
     The same rule as the conversion of whole blocks (``float`` of the stripped cell).
@@ -120,7 +127,9 @@ class _Feed:
         return self.lines[self.next - 1] + "\n"
 
 
-def csv_records(path, lines, first_line, final):
+def csv_records(
+    path: str, lines: Sequence[str], first_line: int, final: bool
+) -> tuple[list[tuple[int, list[str]]], int | None]:
     """The non-blank records of ``lines``, parsed by :mod:`csv`, with the line each starts on.
 
     Returns ``(records, cut)``: ``records`` lists ``(k, cells)`` (``k`` the index of
@@ -130,7 +139,7 @@ def csv_records(path, lines, first_line, final):
     """
     feed = _Feed(lines)
     reader = csv.reader(feed, _Dialect)
-    records = []
+    records: list[tuple[int, list[str]]] = []
     while True:
         start = feed.next
         try:
@@ -479,22 +488,23 @@ def _plain(block) -> bool:
 
 
 def scan(
-    schema,
-    handle,
-    chunks,
-    store,
+    schema: Schema,
+    handle: Any,
+    chunks: Chunker,
+    store: NullStore,
     *,
-    labelled=True,
-    n_features=None,
-    header="auto",
-    label_column=None,
-    names=None,
-    **_,
-):
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    header: bool | str = "auto",
+    label_column: str | int | None = None,
+    names: Sequence[str] | None = None,
+    **_: Any,
+) -> tuple[int, Chunker, list[Any]]:
     """Read the whole file once: header, columns, records, labels, chunk boundaries."""
     path = schema.path
     state = _Scan(schema, chunks, store, labelled, n_features, header, label_column)
     carry = None  # (offset, line, block, lines) of a record that a quoted field carries on
+    cut: int | None  # where a block is cut: a byte offset, or csv_records' record index
     end = 0
     for offset, line0, block in pieces(handle):
         end = offset + len(block)
@@ -529,7 +539,7 @@ def scan(
         _add_records(state, offset, line0, block, records)
     if carry is not None:
         offset, line0, block, lines = carry
-        records, _ = csv_records(path, lines, line0, final=True)
+        records = csv_records(path, lines, line0, final=True)[0]
         _add_records(state, offset, line0, block, records)
     chunks, keys = state.finish(schema, names)
     return end, chunks, keys
@@ -542,7 +552,9 @@ def _add_records(state, offset, line0, block, records):
     state.add_cells(offset, line0, block, records)
 
 
-def parse(schema, raw, first_line, dtype=np.float64):
+def parse(
+    schema: Schema, raw: bytes, first_line: int, dtype: DTypeLike = np.float64
+) -> tuple[np.ndarray, np.ndarray | None]:
     """``(X, y)`` of a block of whole records starting at ``first_line``: dense ``X``."""
     if compiled(len(raw)) and _plain(raw):
         parsed = _parse_compiled(schema, raw)

@@ -17,10 +17,13 @@ Every error names the first line that shows the problem.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from .._config import MAX_LABEL_MAGNITUDE
+from ..exceptions import DataFileError
 from ._common import fail, show
 
 #: What the label set turned out to be.
@@ -34,7 +37,13 @@ def _number(label):
         return None
 
 
-def decide(path, first_lines: dict, *, numbers_only=False, names=None):
+def decide(
+    path: str,
+    first_lines: dict,
+    *,
+    numbers_only: bool = False,
+    names: Sequence[str] | None = None,
+) -> tuple[str, dict[Any, Any], np.ndarray]:
     """Classes from the distinct labels of a file.
 
     Parameters
@@ -148,7 +157,12 @@ def _named(path, first_lines, names):
     return NAMES, mapping, np.arange(len(names), dtype=np.int64)
 
 
-def convert(labels, kind, mapping, unknown):
+def convert(
+    labels: Sequence[Any],
+    kind: str,
+    mapping: Mapping[Any, Any],
+    unknown: Callable[[int], Exception],
+) -> np.ndarray:
     """The values of a block's labels (strings stripped as the scan stripped them).
 
     ``unknown(k)`` makes the error for the ``k``-th label when the scan did not see
@@ -161,7 +175,7 @@ def convert(labels, kind, mapping, unknown):
     return np.array(values, dtype=str if kind == TEXT else np.int64)
 
 
-def changed(path, line, label):
+def changed(path: str, line: int, label: Any) -> DataFileError:
     """The error of a label that was not in the file when it was scanned."""
     return fail(
         path,

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._common import line_starts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._cache import Cache
 
 
 @dataclass(eq=False)
@@ -79,7 +83,7 @@ class Schema:
     label_map: dict = field(default_factory=dict, repr=False)
     source: str = ""
     encoding: str = "UTF-8"
-    cache: object = field(default=None, repr=False)
+    cache: Cache | None = field(default=None, repr=False)
     cleanups: list = field(default_factory=list, repr=False)
 
     @property
@@ -97,11 +101,11 @@ class Schema:
             return None
         return [name for j, name in enumerate(self.header) if j != self.label_index]
 
-    def remove_source_with_self(self, remove):
+    def remove_source_with_self(self, remove: Callable[[], Any]) -> None:
         """Call ``remove()`` (delete a temporary copy) when this schema goes away, or at exit."""
         self.cleanups.append(weakref.finalize(self, remove))
 
-    def close(self):
+    def close(self) -> None:
         """Delete the temporary files of this schema now (a gzip copy, a temporary cache).
 
         A kept cache (a folder given as ``cache``) stays.
@@ -129,12 +133,13 @@ class Chunker:
         self.count = 0
         self._offsets, self._lines = [], []
 
-    def add(self, offsets, lines):
+    def add(self, offsets: np.ndarray, lines: np.ndarray) -> None:
         """Records starting at byte ``offsets[k]`` on line ``lines[k]`` (numpy arrays)."""
         n = len(offsets)
         if not n:
             return
         size = self.chunk_size or 0
+        starts: np.ndarray | tuple[()]
         if size:
             starts = np.flatnonzero((self.count + np.arange(n)) % size == 0)
         else:
@@ -144,7 +149,13 @@ class Chunker:
             self._lines.append(int(lines[k]))
         self.count += n
 
-    def add_lines(self, offset, first_line, block, keep):
+    def add_lines(
+        self,
+        offset: int,
+        first_line: int,
+        block: bytes | list[bytes],
+        keep: Sequence[int] | np.ndarray,
+    ) -> None:
         """Records that start on lines ``keep`` (a sorted list of 0-based line indices).
 
         ``block`` holds whole lines of the file (bytes, or a list of lines with their
@@ -163,7 +174,7 @@ class Chunker:
     def first_lines(self) -> np.ndarray:
         return np.array(self._lines, dtype=np.int64)
 
-    def offsets(self, end) -> np.ndarray:
+    def offsets(self, end: int) -> np.ndarray:
         return np.array(self._offsets + [end], dtype=np.int64)
 
     def n_rows(self) -> list:
@@ -171,7 +182,7 @@ class Chunker:
         full, rest = divmod(self.count, size) if size else (0, 0)
         return [size] * full + ([rest] if rest else [])
 
-    def fill(self, schema, end):
+    def fill(self, schema: Schema, end: int) -> None:
         """Set ``schema``'s offsets, first lines and rows per chunk."""
         schema.offsets = self.offsets(end)
         schema.first_lines = self.first_lines

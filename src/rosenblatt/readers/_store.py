@@ -17,9 +17,17 @@ first record, which the scan either fills in (data) or skips (a header).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from . import _labels
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from ._schema import Schema
 
 
 class Rows:
@@ -70,7 +78,7 @@ class Labels:
     def keys(self) -> list:
         return list(self.ids)
 
-    def add(self, keys, lines) -> np.ndarray:
+    def add(self, keys: Sequence[Any], lines: Sequence[int] | np.ndarray) -> np.ndarray:
         """The ids of ``keys`` (a block's distinct labels, first seen on ``lines``)."""
         out = np.empty(len(keys), dtype=np.int32)
         ids, first_lines = self.ids, self.first_lines
@@ -85,7 +93,7 @@ class Labels:
         return out
 
 
-def label_values(schema, keys):
+def label_values(schema: Schema, keys: Sequence[Any]) -> np.ndarray | None:
     """The value of every label id (``keys`` in id order), or None without labels."""
     if not schema.labelled:
         return None
@@ -94,7 +102,14 @@ def label_values(schema, keys):
     return np.array([mapping[key] for key in keys], dtype=dtype)
 
 
-def sparse(indptr, indices, values, base, n_features, dtype):
+def sparse(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    values: np.ndarray,
+    base: int,
+    n_features: int | None,
+    dtype: DTypeLike,
+) -> Any:
     """A CSR matrix from a store's arrays: indices shifted to zero-based, ``dtype`` values."""
     import scipy.sparse as sp  # not for CSV and text (``rosenblatt predict`` stays light)
 
@@ -110,7 +125,13 @@ def sparse(indptr, indices, values, base, n_features, dtype):
     return X
 
 
-def assemble(schema, payload, ids, values, dtype):
+def assemble(
+    schema: Schema,
+    payload: Any,
+    ids: np.ndarray | None,
+    values: np.ndarray | None,
+    dtype: DTypeLike,
+) -> tuple[Any, np.ndarray | None]:
     """``(X, y)`` of rows read back from a store: ``payload`` is what :meth:`rows` gave."""
     if schema.format == "svmlight":
         indptr, indices, data = payload
@@ -131,19 +152,19 @@ class NullStore:
     def __init__(self):
         self.count = 0
 
-    def add(self, rows):
+    def add(self, rows: Any) -> None:
         self.count += rows.n
 
-    def set_first(self, row, label):
+    def set_first(self, row: Any, label: Any) -> None:
         pass
 
-    def skip_first(self):
+    def skip_first(self) -> None:
         pass
 
-    def finish(self, schema, keys):
+    def finish(self, schema: Schema, keys: Sequence[Any]) -> None:
         pass
 
-    def abort(self):
+    def abort(self) -> None:
         pass
 
 
@@ -154,20 +175,20 @@ class MemoryStore(NullStore):
         super().__init__()
         self.parts, self.skip, self.first = [], 0, None
 
-    def add(self, rows):
+    def add(self, rows: Any) -> None:
         super().add(rows)
         self.parts.append(rows)
 
-    def set_first(self, row, label):
+    def set_first(self, row: Any, label: Any) -> None:
         self.first = (row, label)
 
-    def skip_first(self):
+    def skip_first(self) -> None:
         self.skip = 1
 
-    def finish(self, schema, keys):
+    def finish(self, schema: Schema, keys: Sequence[Any]) -> None:
         self.schema, self.values = schema, label_values(schema, keys)
 
-    def result(self):
+    def result(self) -> tuple[Any, np.ndarray | None]:
         """``(X, y)`` of the whole file (float64)."""
         schema, parts = self.schema, self.parts
         if self.first is not None:
@@ -179,6 +200,7 @@ class MemoryStore(NullStore):
         ids = None
         if self.values is not None:
             ids = np.concatenate([p.labels for p in parts])[self.skip :]
+        payload: Any
         if schema.format == "svmlight":
             nnz = np.cumsum([0] + [p.indptr[-1] for p in parts])
             indptr = np.concatenate(

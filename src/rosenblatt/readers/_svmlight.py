@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -28,7 +29,12 @@ from .._config import SVMLIGHT_MAX_FEATURES
 from .._wording import spelled
 from . import _labels
 from ._common import NUMERIC_CONTROL, Sizes, compiled, fail, pieces, refuse_control_bytes, show
-from ._store import Labels, Rows, sparse
+from ._store import Labels, NullStore, Rows, sparse
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from ._schema import Chunker, Schema
 
 EXPECTED = "expected lines of label index:value ..."
 _QID = b"qid:"
@@ -185,7 +191,15 @@ def _line_content(raw, start):
     return raw[start:stop]
 
 
-def read_block(raw, offset, line0, labelled, path, use_compiled=None, sizes=None):
+def read_block(
+    raw: bytes,
+    offset: int,
+    line0: int,
+    labelled: bool | None,
+    path: str,
+    use_compiled: bool | None = None,
+    sizes: Sizes | None = None,
+) -> Any:  # a Block
     """Parse a block of whole lines starting at byte ``offset`` and line ``line0``.
 
     Raises the error of the first line that cannot be read (see the module).
@@ -365,25 +379,27 @@ def _check_feature_count(path, n_features, highest):
 
 # ---------------------------------------------------------------------- scan and parse
 def scan(
-    schema,
-    handle,
-    chunks,
-    store,
+    schema: Schema,
+    handle: Any,
+    chunks: Chunker,
+    store: NullStore,
     *,
-    labelled=True,
-    n_features=None,
-    zero_based="auto",
-    **_,
-):
+    labelled: bool | None = True,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    **_: Any,
+) -> tuple[int, Chunker, list[Any]]:
     """Read the whole file once: records, labels, index range and base, chunk boundaries."""
     path = schema.path
     use_compiled = compiled(schema.size)
     sizes = Sizes()
     registry = Labels()
-    lowest = highest = None  # (index, line)
+    lowest: tuple[int, int] | None = None  # (index, line)
+    highest: tuple[int, int] | None = None
     zero = None  # first line with index 0
-    below = {0: None, 1: None}  # first (line, content) with an index below each base
-    over = {0: None, 1: None}  # first (line, content) beyond n_features, with each base
+    # first (line, content) with an index below each base, and beyond n_features
+    below: dict[int, tuple[int, Any] | None] = {0: None, 1: None}
+    over: dict[int, tuple[int, Any] | None] = {0: None, 1: None}
     said = None  # what a scikit-learn header comment says of the base
     end = 0
     for offset, line0, raw in pieces(handle):
@@ -455,10 +471,13 @@ def _base_note(zero, lowest, said):
     )
 
 
-def parse(schema, raw, first_line, dtype=np.float64):
+def parse(
+    schema: Schema, raw: bytes, first_line: int, dtype: DTypeLike = np.float64
+) -> tuple[Any, np.ndarray | None]:
     """``(X, y)`` of a block of whole lines starting at ``first_line``: CSR ``X``, int64 ``y``."""
     path, labelled = schema.path, schema.labelled
     base, n_features = (0 if schema.zero_based else 1), schema.n_features
+    assert n_features is not None  # set by the scan
     block = read_block(raw, 0, first_line, labelled, path)
     r = _first_row((block.first < base) | (block.last >= n_features + base))
     if r is not None:

@@ -7,6 +7,9 @@ without labels (for prediction) holds one document per line.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from . import _labels
@@ -20,7 +23,12 @@ from ._common import (
     show,
     text_lines,
 )
-from ._store import Labels, Rows
+from ._store import Labels, NullStore, Rows
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from ._schema import Chunker, Schema
 
 EXPECTED = "expected lines of label<TAB>text"
 
@@ -66,7 +74,16 @@ def _records(path, lines, first_line):
     return keep, [label for label, _ in records], [document for _, document in records]
 
 
-def scan(schema, handle, chunks, store, *, labelled=True, names=None, **_):
+def scan(
+    schema: Schema,
+    handle: Any,
+    chunks: Chunker,
+    store: NullStore,
+    *,
+    labelled: bool | None = True,
+    names: Sequence[str] | None = None,
+    **_: Any,
+) -> tuple[int, Chunker, list[Any]]:
     """Read the whole file once: records, labels, chunk boundaries (see :func:`..scan`)."""
     path = schema.path
     registry = Labels()
@@ -80,7 +97,7 @@ def scan(schema, handle, chunks, store, *, labelled=True, names=None, **_):
         ids = None
         if labelled:
             keep, labels, documents = _records(path, lines, line0)
-            distinct = {}
+            distinct: dict[Any, int] = {}
             ids = np.fromiter(
                 (distinct.setdefault(label, len(distinct)) for label in labels),
                 dtype=np.int32,
@@ -113,7 +130,9 @@ def scan(schema, handle, chunks, store, *, labelled=True, names=None, **_):
     return end, chunks, registry.keys
 
 
-def parse(schema, raw, first_line, dtype=None):
+def parse(
+    schema: Schema, raw: bytes, first_line: int, dtype: DTypeLike | None = None
+) -> tuple[list[str], np.ndarray | None]:
     """The documents and labels of a block of whole records starting at ``first_line``."""
     lines = text_lines(decode(schema.path, raw, first_line, schema.encoding))
     if not schema.labelled:
@@ -121,7 +140,9 @@ def parse(schema, raw, first_line, dtype=None):
     return assemble(schema, [(first_line, *_records(schema.path, lines, first_line))])
 
 
-def assemble(schema, records):
+def assemble(
+    schema: Schema, records: Sequence[tuple[int, Sequence[int], list[Any], list[str]]]
+) -> tuple[list[str], np.ndarray | None]:
     """``(X, y)`` from the ``(first_line, keep, labels, documents)`` of consecutive blocks."""
     documents = [document for *_, block in records for document in block]
     if not schema.labelled:
