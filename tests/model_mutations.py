@@ -220,7 +220,7 @@ def _builders():
             y2,
         ),
         "string-labels": lambda: (Perceptron(**fast), X2, np.array(["ham", "spam"])[y2]),
-        # the scikit-learn preprocessing before a classifier (persistence._PREPROCESSING_RULES)
+        # the scikit-learn preprocessing before a classifier (persistence.policy)
         "polynomial": lambda: (make_pipeline(PolynomialFeatures(2), Perceptron(**fast)), X2, y2),
         "columns-frame": lambda: (make_pipeline(columns, Perceptron(**fast)), frame, y2),
         "imputer-pca": lambda: (

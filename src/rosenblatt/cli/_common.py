@@ -178,7 +178,7 @@ class ErrorHandlingGroup(TyperGroup):
         except Abort:
             report_error("aborted")
             code = 1
-        except (DataFileError, ModelFileError, ValueError, OSError, TypeError) as exc:
+        except (DataFileError, ModelFileError, ValueError, OSError) as exc:
             if os.environ.get(TRACEBACK_ENV):  # where the error came from, then the line
                 traceback.print_exc()
             report_error(_describe(exc))
