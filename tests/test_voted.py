@@ -16,6 +16,7 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
 from rosenblatt import VotedPerceptron
+from rosenblatt.cli import _train_summary as summary_module
 from rosenblatt.cli import train as train_module
 
 PROPERTY = settings(
@@ -269,7 +270,7 @@ def test_summary_scores_a_bounded_sample_of_a_voted_model(noisy_csv, tmp_path, m
         return accuracy, n
 
     monkeypatch.setattr(train_module, "training_accuracy", spy)
-    monkeypatch.setattr(train_module, "VOTE_SCORE_PAIRS", 5_000)
+    monkeypatch.setattr(summary_module, "VOTE_SCORE_PAIRS", 5_000)  # scored_rows reads it there
     model = tmp_path / "v.rbl"
     result = run_cli("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
     assert result.exit_code == 0, result.output
@@ -278,7 +279,7 @@ def test_summary_scores_a_bounded_sample_of_a_voted_model(noisy_csv, tmp_path, m
     assert n == 5_000 // updates and n * updates <= 5_000
     assert f"on a sample of {n} rows" in result.stderr  # the summary: on standard error
     # the whole training set when it fits, and other models always
-    monkeypatch.setattr(train_module, "VOTE_SCORE_PAIRS", 200 * updates)
+    monkeypatch.setattr(summary_module, "VOTE_SCORE_PAIRS", 200 * updates)
     scored.clear()
     result = run_cli("train", noisy_csv, "-m", model, "-a", "voted", "--max-iter", "20")
     assert result.exit_code == 0 and scored == [(updates, 200)]
@@ -296,7 +297,7 @@ def test_sampled_rows_are_seeded_and_distinct():
     assert updates == clf.n_vectors_[0] - 1 > 10
     assert train_module.scored_rows(clf, 150) is None  # the default budget covers them all
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(train_module, "VOTE_SCORE_PAIRS", 10 * updates + 1)
+        patch.setattr(summary_module, "VOTE_SCORE_PAIRS", 10 * updates + 1)
         rows = train_module.scored_rows(clf, 150, seed=3)
         again = train_module.scored_rows(clf, 150, seed=3)
     assert rows.shape == (10,) and np.unique(rows).shape == (10,)
