@@ -264,3 +264,323 @@ def dual_one_vs_rest(K, labels, classes, orders, method=dual_online, **kwargs):
         run["y"] = y
         runs.append(run)
     return runs
+
+
+# ---------------------------------------------------------------- the compiled kernels, one by one
+# References of the kernels of rosenblatt._kernels (see rosenblatt._kernels.registry, which
+# names each by string, and tests/test_kernel_registry.py): plain loops over the same arrays,
+# in the same example order, returning new arrays instead of updating in place.
+
+
+def primal_epoch(
+    X,
+    target,
+    positive,
+    sample_weight,
+    order,
+    state,
+    slots,
+    eta=1.0,
+    bias_input=1.0,
+    batch=False,
+    average=False,
+    multinomial=False,
+):
+    """One epoch of :func:`rosenblatt._kernels.primal.primal_epoch` on dense float64 rows.
+
+    ``state`` is ``(W, w0, U, U0, counts)`` (U, U0 empty unless ``average``);
+    returns ``(W, w0, U, U0, counts)`` after the epoch, the mistakes (one per
+    state row, or one in all for ``multinomial``), the patterns presented, the
+    updates ``(row, sample, coef, time)`` of each row in order (multinomial: one
+    per mistake, on row 0, with the true class and the rival appended) and the
+    activations ``y (w . x + w0 s)`` of the last trained row per presentation.
+    """
+    X = np.asarray(X, dtype=float)
+    W, w0, U, U0, counts = (np.array(part, copy=True) for part in state)
+    W_, U_ = [list(map(float, row)) for row in W], [list(map(float, row)) for row in U]
+    n_rows, d = W.shape
+    delta = [[0.0] * d for _ in range(n_rows)]
+    delta0 = [0.0] * n_rows
+    mistakes = [0] * (1 if multinomial else n_rows)
+    updates, activations = [], []
+    presented = 0
+    for i in order:
+        if sample_weight[i] == 0.0:
+            continue
+        x = [float(v) for v in X[i]] + [float(bias_input)]
+        wrong = []
+        if multinomial:
+            scores = [_dot(W_[c] + [float(w0[c])], x) for c in range(n_rows)]
+            true = int(target[i])
+            rival = None
+            for c in range(n_rows):
+                if c != true and (rival is None or scores[c] > scores[rival]):
+                    rival = c
+            if scores[rival] >= scores[true]:
+                wrong = [(true, eta * sample_weight[i]), (rival, -eta * sample_weight[i])]
+                mistakes[0] += 1
+        else:
+            for s in slots:
+                y = 1.0 if target[i] == positive[s] else -1.0
+                a = y * _dot(W_[s] + [float(w0[s])], x)
+                activations.append(a)
+                if a <= 0.0:
+                    wrong.append((s, eta * sample_weight[i] * y))
+                    mistakes[s] += 1
+        for u, (s, coef) in enumerate(wrong):
+            now = int(counts[0 if multinomial else s]) + presented
+            if batch:
+                _axpy(coef, x[:-1], delta[s])
+                delta0[s] += coef * bias_input
+            else:
+                _axpy(coef, x[:-1], W_[s])
+                w0[s] += coef * bias_input
+                if average:
+                    _axpy(coef * now, x[:-1], U_[s])
+                    U0[s] += coef * now * bias_input
+            if not multinomial:
+                updates.append((s, i, coef, now))
+            elif u == 0:
+                updates.append((0, i, coef, now, s, wrong[1][0]))
+        presented += 1
+    for s in range(n_rows) if multinomial else slots:
+        if batch:
+            for j in range(d):
+                W_[s][j] += delta[s][j]
+            w0[s] += delta0[s]
+        if not multinomial:
+            counts[s] += presented
+    if multinomial:
+        counts[0] += presented
+    state = (np.array(W_).reshape(W.shape), w0, np.array(U_).reshape(U.shape), U0, counts)
+    return state, mistakes, presented, updates, activations
+
+
+def linear_scores(X, coef, intercept):
+    """``scores[i, k] = x_i . coef_k + intercept_k``, summed as training sums it (:func:`_dot`)."""
+    X = np.asarray(X, dtype=float)
+    out = np.zeros((X.shape[0], len(coef)))
+    for i in range(X.shape[0]):
+        for k in range(len(coef)):
+            out[i, k] = _dot(list(coef[k]) + [float(intercept[k])], list(X[i]) + [1.0])
+    return out
+
+
+def binary_vote(inner, pattern, coef, bias, weights):
+    """Each hypothesis (the zero one, then one after each update) votes its survival count,
+    + when its score is positive, else -; the score is summed update by update."""
+    out = np.zeros(len(inner))
+    for q in range(len(inner)):
+        f, vote = 0.0, -weights[0]
+        for j in range(len(coef)):
+            f += inner[q][pattern[j]] * coef[j] + bias[j]
+            vote += weights[j + 1] if f > 0.0 else -weights[j + 1]
+        out[q] = vote
+    return out
+
+
+def multinomial_vote(inner, pattern, coef, bias, rec_true, rec_pred, weights, n_classes):
+    """Each hypothesis votes its survival count for its highest-scoring class (lowest on ties)."""
+    votes = np.zeros((len(inner), n_classes))
+    for q in range(len(inner)):
+        scores = [0.0] * n_classes
+        for j in range(len(coef) + 1):
+            if j > 0:
+                step = inner[q][pattern[j - 1]] * coef[j - 1] + bias[j - 1]
+                scores[rec_true[j - 1]] += step
+                scores[rec_pred[j - 1]] -= step
+            if weights[j] > 0:
+                best = max(range(n_classes), key=lambda k: (scores[k], -k))
+                votes[q, best] += weights[j]
+    return votes
+
+
+def dual_epoch(K, Y, sample_weight, order, p, coef, coef_acc, sv, n_seen, eta=1.0, s2=0.0):
+    """One epoch of dual problem ``p`` with every kernel value known (``K[i][j] = K(x_j, x_i)``).
+
+    Scores sum over the support vectors in the order they joined (``sv``); returns
+    ``coef, coef_acc, sv, n_seen`` after the epoch and the updates ``(sample, delta,
+    time)`` in order.
+    """
+    coef, coef_acc = np.array(coef, dtype=float), np.array(coef_acc, dtype=float)
+    sv, n_seen = [list(row) for row in sv], list(n_seen)
+    updates = []
+    for i in order:
+        if sample_weight[i] == 0.0:
+            continue
+        f = 0.0
+        for j in sv[p]:
+            f += coef[p, j] * (K[i][j] + s2)
+        if Y[p][i] * f <= 0.0:
+            delta = eta * sample_weight[i] * Y[p][i]
+            if coef[p, i] == 0.0 and delta != 0.0:
+                sv[p].append(i)
+            coef[p, i] += delta
+            coef_acc[p, i] += n_seen[p] * delta
+            updates.append((i, delta, n_seen[p]))
+        n_seen[p] += 1
+    return coef, coef_acc, sv, n_seen, updates
+
+
+def gram_block(A, B, kind, gamma=1.0, coef0=0.0, degree=3, sparse=False):
+    """``K(a_i, b_j)`` pair by pair, each dot product (or squared distance, for rbf) summed
+    over the features in increasing order; ``kind`` 0 linear, 1 poly, 2 rbf, 3 sigmoid.
+
+    ``sparse``: the squared distance of CSR rows, ``|a|^2 + |b|^2 - 2 a.b`` (each summed
+    in column order), as the CSR kernel computes it."""
+    import math
+
+    A, B = np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+    out = np.zeros((A.shape[0], B.shape[0]))
+    norms_a, norms_b = squared_norms(A), squared_norms(B)
+    for i in range(A.shape[0]):
+        for j in range(B.shape[0]):
+            value = 0.0
+            for k in range(A.shape[1]):
+                if kind == 2 and not sparse:
+                    d = A[i, k] - B[j, k]
+                    value += d * d
+                else:
+                    value += A[i, k] * B[j, k]
+            if kind == 2 and sparse:
+                value = (norms_a[i] + norms_b[j]) - 2.0 * value
+            if kind == 1:
+                base, value = gamma * value + coef0, 1.0
+                for _ in range(degree):
+                    value *= base
+            elif kind == 2:
+                value = math.exp(-gamma * max(value, 0.0))
+            elif kind == 3:
+                value = math.tanh(gamma * value + coef0)
+            out[i, j] = value
+    return out
+
+
+def squared_norms(rows):
+    """Each row's squared norm, summed over its nonzeros in column order."""
+    out = []
+    for row in rows:
+        total = 0.0
+        for v in row:
+            if v != 0.0:
+                total += v * v
+        out.append(total)
+    return np.array(out)
+
+
+def ordered_scores(K, coef, columns_of, s2=0.0):
+    """``out[q, p] = sum coef[p, c] (K[q, c] + s2)`` over the columns ``columns_of[p]`` of
+    problem ``p``, in their order."""
+    out = np.zeros((len(K), len(coef)))
+    for p in range(len(coef)):
+        for q in range(len(K)):
+            for c in columns_of[p]:
+                out[q, p] += coef[p][c] * (K[q][c] + s2)
+    return out
+
+
+def voted_scores(kernel, upd_column, upd_delta, weights, s2=0.0):
+    """The survival-weighted vote of the dual hypotheses (see :func:`binary_vote`)."""
+    out = np.zeros(len(kernel))
+    for q in range(len(kernel)):
+        f, vote = 0.0, -weights[0]
+        for k in range(len(upd_column)):
+            f += upd_delta[k] * (kernel[q][upd_column[k]] + s2)
+            vote += weights[k + 1] if f > 0.0 else -weights[k + 1]
+        out[q] = vote
+    return out
+
+
+_MASK64 = (1 << 64) - 1
+
+
+def _splitmix64(state):
+    state = (state + 0x9E3779B97F4A7C15) & _MASK64
+    z = state
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return state, z ^ (z >> 31)
+
+
+def _below(state, bound):
+    state, bits = _splitmix64(state)
+    return state, int((bits >> 11) * (1.0 / 9007199254740992.0) * bound)
+
+
+def block_order(n_samples, chunk_rows, chunks_per_block, seed):
+    """The block shuffle by its definition: SplitMix64 draws, chunks permuted by Fisher-Yates,
+    each block's rows shuffled inside out; ``stream`` the next block's rows in storage order."""
+    n_chunks = (n_samples + chunk_rows - 1) // chunk_rows
+    chunks = list(range(n_chunks))
+    state = seed
+    for k in range(n_chunks - 1, 0, -1):
+        state, r = _below(state, k + 1)
+        chunks[k], chunks[r] = chunks[r], chunks[k]
+    order, stream = [0] * n_samples, [-1] * n_samples
+    start = previous_start = 0
+    for c in range(0, n_chunks, chunks_per_block):
+        block_rows = [
+            row
+            for b in chunks[c : c + chunks_per_block]
+            for row in range(b * chunk_rows, min(b * chunk_rows + chunk_rows, n_samples))
+        ]
+        for size, row in enumerate(block_rows):
+            state, r = _below(state, size + 1)
+            order[start + size] = order[start + r]
+            order[start + r] = row
+        if start > 0:
+            for offset, row in enumerate(block_rows[: start - previous_start]):
+                stream[previous_start + offset] = row
+        previous_start = start
+        start += len(block_rows)
+    return order, stream
+
+
+def number(text):
+    """``(0, float(text))`` for a decimal number of the parsers' grammar, else ``(1, 0.0)``
+    (deferred to ``float()``)."""
+    import re
+
+    grammar = r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?"
+    if re.fullmatch(grammar, text) is None:
+        return 1, 0.0
+    value = float(text)
+    return (0, value) if np.isfinite(value) else (1, 0.0)
+
+
+def svmlight_block(text, labelled=True):
+    """Rows of plain svmlight lines ``label index:value ...``: the label text, the indices
+    and the values of each row, and the line each row came from (blank lines have no row)."""
+    rows = []
+    for k, line in enumerate(text.split("\n")):
+        tokens = line.split("#")[0].split()
+        if not tokens:
+            continue
+        label = tokens.pop(0) if labelled else None
+        pairs = [token.split(":") for token in tokens if not token.startswith("qid:")]
+        rows.append((label, [int(i) for i, _ in pairs], [float(v) for _, v in pairs], k))
+    return rows
+
+
+def csv_block(text, label_column=-1):
+    """Rows of plain CSV lines: the label text (``label_column``, or none for -1) and the
+    float cells of the other columns, and the line each row came from."""
+    rows = []
+    for k, line in enumerate(text.split("\n")):
+        if not line.strip():
+            continue
+        cells = line.split(",")
+        label = cells.pop(label_column).strip() if label_column >= 0 else None
+        rows.append((label, [float(cell) for cell in cells], k))
+    return rows
+
+
+def dedupe(strings):
+    """Each distinct string's id in order of first appearance; the first row of each id."""
+    ids, firsts, seen = [], [], {}
+    for r, value in enumerate(strings):
+        if value not in seen:
+            seen[value] = len(firsts)
+            firsts.append(r)
+        ids.append(seen[value])
+    return ids, firsts

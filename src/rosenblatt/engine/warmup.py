@@ -11,6 +11,10 @@ tiny problem through every one of them, so that later processes, joblib workers
 and Dask workers load the cached code instead of compiling (``make demo`` and
 ``make test`` run it). Read-only inputs need no variant of their own: every
 input reaches the loops as a read-only view.
+
+The variants come from the registry of compiled kernels
+(:data:`rosenblatt._kernels.registry.KERNELS`): each kernel lists the variants
+that compile it, and a variant shared by several kernels runs once.
 """
 
 from __future__ import annotations
@@ -20,102 +24,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-import scipy.sparse as sp
-
 __all__ = ["cache_counts", "warm_up"]
-
-
-def _problems():
-    rng = np.random.RandomState(0)
-    X = rng.randn(40, 5)
-    binary = (X[:, 0] + X[:, 1] > 0).astype(int)
-    three = np.digitize(X[:, 0], [-0.4, 0.4])
-    return X, binary, three
-
-
-def _linear_variants():
-    from ..linear import Perceptron, VotedPerceptron
-
-    X, binary, three = _problems()
-    for dtype in (np.float64, np.float32):
-        for sparse in (False, True):
-            data = X.astype(dtype)
-            data = sp.csr_matrix(data) if sparse else data
-            name = f"{np.dtype(dtype).name} {'CSR' if sparse else 'dense'}"
-            for cls in (Perceptron, VotedPerceptron):
-                for y, multi_class, layout in (
-                    (binary, "ovr", "one neuron"),
-                    (three, "ovr", "one-vs-rest"),
-                    (three, "multinomial", "multinomial"),
-                ):
-                    estimator = cls(max_iter=2, random_state=0, multi_class=multi_class)
-                    yield (
-                        f"{cls.__name__}, {layout}, {name}",
-                        (
-                            lambda estimator=estimator, data=data, y=y: estimator.fit(
-                                data, y
-                            ).decision_function(data)
-                        ),
-                    )
-
-
-def _int64_indices():
-    """CSR rows with int64 indices (more than 2**31 nonzeros), on a tiny problem."""
-    from .._kernels.bundles import Rows
-    from .primal import Batch, PrimalRule, PrimalState
-
-    X, binary, _ = _problems()
-    for dtype in (np.float64, np.float32):
-        csr = sp.csr_matrix(X.astype(dtype))
-        batch = Batch(csr, binary, np.ones(X.shape[0]))
-        batch.rows = Rows(
-            batch.rows.X, (csr.data, csr.indices.astype(np.int64), csr.indptr.astype(np.int64))
-        )
-        state = PrimalState.allocate(2, X.shape[1], dtype)
-        order = (np.arange(X.shape[0]), np.empty(0, dtype=np.int64), 0)
-        yield (
-            f"int64 CSR indices, {np.dtype(dtype).name}",
-            (
-                lambda state=state, batch=batch, order=order: state.epoch(
-                    batch, PrimalRule(), order, np.ones(1, dtype=bool)
-                )
-            ),
-        )
-
-
-def _other_variants():
-    from .._kernels.order import block_order
-    from ..kernel import KernelPerceptron
-
-    X, binary, three = _problems()
-    for sparse in (False, True):
-        data = sp.csr_matrix(X) if sparse else X
-        for prediction in ("last", "voted"):
-            for kernel in ("rbf", "poly"):
-                yield (
-                    f"KernelPerceptron {kernel}, {prediction}, {'CSR' if sparse else 'dense'}",
-                    (
-                        lambda data=data, kernel=kernel, prediction=prediction: (
-                            KernelPerceptron(
-                                kernel=kernel, prediction=prediction, max_iter=2, random_state=0
-                            )
-                            .fit(data, three)
-                            .decision_function(data)
-                        )
-                    ),
-                )
-    n = 300
-    yield (
-        "block shuffle",
-        lambda: block_order(n, 32, 4, 1, np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)),
-    )
-
-
-def _reader_variants():
-    from ..readers import compile_parsers
-
-    yield "svmlight and CSV parsers", compile_parsers
 
 
 def cache_counts() -> tuple[int, int]:
@@ -177,16 +86,17 @@ def warm_up(
     >>> done[-1][0]
     'svmlight and CSV parsers'
     """
-    done = []
+    from .._kernels.registry import KERNELS
+
+    done: list[tuple[str, float]] = []
+    seen = set()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        for variants in (
-            _linear_variants(),
-            _int64_indices(),
-            _other_variants(),
-            _reader_variants(),
-        ):
-            for what, run in variants:
+        for kernel in KERNELS:
+            for what, run in kernel.variants():
+                if what in seen:  # already run for an earlier kernel
+                    continue
+                seen.add(what)
                 start = time.perf_counter()
                 run()
                 done.append((what, time.perf_counter() - start))
