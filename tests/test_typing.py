@@ -24,13 +24,7 @@ import rosenblatt
 UNCHECKED = {
     "rosenblatt._invariants": "being edited elsewhere; annotations to follow",
     "rosenblatt._kernels": "numba-compiled loops and the pure-Python stubs numba overloads",
-    "rosenblatt.engine.primal": "being edited elsewhere; annotations to follow",
-    "rosenblatt.engine.targets": "being edited elsewhere; annotations to follow",
     "rosenblatt.persistence": "being edited elsewhere; annotations to follow",
-    "rosenblatt.playground": "being edited elsewhere; annotations to follow",
-    "rosenblatt.plot": "being edited elsewhere; annotations to follow",
-    "rosenblatt.theory": "being edited elsewhere; annotations to follow",
-    "rosenblatt.trace": "being edited elsewhere; annotations to follow",
 }
 
 

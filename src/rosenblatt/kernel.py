@@ -12,13 +12,21 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import gen_batches
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._config import PREDICT_BLOCK_ELEMENTS
+from ._kernel_helpers import (
+    KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
+    KERNELS,
+    MB,
+    advice,
+    dual_scores,
+    kernel_can_grow,
+    resolve_gamma,
+    same_rows,
+    stacked,
+)
 from ._online import OnlineLearnerMixin
 from ._validation import (
     BOOL,
@@ -35,71 +43,14 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
-from ._wording import parameter_name, spelled
 from .engine.driver import Plateau, run_epochs
-from .engine.dual import (
-    DualState,
-    Kernel,
-    KernelTable,
-    as_float64,
-    decision_scores,
-    vote_scores,
-)
+from .engine.dual import DualState, Kernel, KernelTable
 from .engine.orders import epoch_order, random_source
 from .engine.primal import constant_input
 from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
-
-_KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")
-# The parameters each named kernel takes.
-KERNEL_PARAMS = {
-    "linear": (),
-    "poly": ("gamma", "degree", "coef0"),
-    "rbf": ("gamma",),
-    "sigmoid": ("gamma", "coef0"),
-    "precomputed": (),
-}
-_MB = 1024 * 1024
-
-
-def _advice():
-    """What the ConvergenceWarning suggests, in the caller's words (:mod:`._wording`)."""
-    return (
-        "The data may not be separable in the kernel's feature space; raise "
-        f"{parameter_name('max_iter')}, or try another {spelled('kernel', '--kernel')} "
-        f"(or {spelled('gamma', '--gamma')})."
-    )
-
-
-def _kernel_can_grow(estimator):
-    """Whether ``partial_fit`` is available: a new batch needs its kernel values
-    against the support vectors so far, which a precomputed matrix cannot give."""
-    if estimator.kernel == "precomputed":
-        raise ValueError(
-            "partial_fit needs a named or callable kernel: with kernel='precomputed' a "
-            "new batch would need its kernel values against every earlier support vector. "
-            "Use a named kernel ('linear', 'poly', 'rbf', 'sigmoid') or a callable, or fit "
-            "once on the kernel matrix of all the data."
-        )
-    return True
-
-
-def _stacked(first, second):
-    """The rows of ``first`` then those of ``second`` (CSR when either is sparse)."""
-    if sp.issparse(first) or sp.issparse(second):
-        return sp.vstack([first, second], format="csr")
-    return np.concatenate((first, second))
-
-
-def _same_rows(a, b):
-    """Whether two dense or sparse matrices hold the same numbers."""
-    if a.shape != b.shape:
-        return False
-    if sp.issparse(a) or sp.issparse(b):
-        return (sp.csr_matrix(a) != sp.csr_matrix(b)).nnz == 0
-    return np.array_equal(a, b)
 
 
 class KernelPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -294,7 +245,7 @@ default="rbf"
     """
 
     _parameter_constraints = {
-        "kernel": [Options(_KERNELS), CALLABLE],
+        "kernel": [Options(KERNELS), CALLABLE],
         "degree": [Interval(numbers.Integral, 0, None)],
         "gamma": [NONE, Options(("scale", "auto")), Interval(numbers.Real, 0, None, "neither")],
         "coef0": [Interval(numbers.Real, None, None)],
@@ -399,18 +350,7 @@ default="rbf"
         return self._coding.n_outputs
 
     def _resolve_gamma(self, X):
-        if callable(self.kernel) or "gamma" not in KERNEL_PARAMS[self.kernel]:
-            return None
-        if self.gamma == "auto":
-            return 1.0 / X.shape[1]
-        if self.gamma is None or self.gamma == "scale":
-            X = as_float64(X)  # float32 data: the gamma of the float64 numbers it holds
-            if sp.issparse(X):
-                variance = X.multiply(X).mean() - X.mean() ** 2
-            else:
-                variance = X.var()
-            return 1.0 / (X.shape[1] * variance) if variance > 0 else 1.0
-        return float(self.gamma)
+        return resolve_gamma(self.kernel, self.gamma, X)
 
     def _kernel_function(self):
         if callable(self.kernel) or self.kernel == "precomputed":
@@ -442,7 +382,7 @@ default="rbf"
         """The state and its samples' patterns when training goes on with new samples
         ``X``: ``X`` first, then the support vectors learnt so far."""
         state = self.training_state_.extended(X.shape[0])
-        return state, _stacked(X, self.support_vectors_)
+        return state, stacked(X, self.support_vectors_)
 
     def _continued(self, X):
         """What a warm-started ``fit`` trains: the previous state on the data it was
@@ -463,7 +403,7 @@ default="rbf"
         if state.n_samples != n or not np.array_equal(state.index, np.arange(n)):
             return False
         # the model depends on the support vectors alone: the other rows may differ
-        return self.kernel == "precomputed" or _same_rows(X[state.support()], self.support_vectors_)
+        return self.kernel == "precomputed" or same_rows(X[state.support()], self.support_vectors_)
 
     # ------------------------------------------------------------------ training
     def _train(self, state, patterns, Y, sample_weight, rng, max_epochs, *, partial=False):
@@ -478,7 +418,7 @@ default="rbf"
         table = KernelTable(
             self._kernel_function().training_rows(patterns, n),
             state.n_samples,
-            float(self.cache_size) * _MB,
+            float(self.cache_size) * MB,
             n_rows=n,
             support=state.support(),
         )
@@ -494,7 +434,7 @@ default="rbf"
             n_units=Y.shape[0],
             max_epochs=max_epochs,
             owner=type(self).__name__,
-            advice=_advice(),
+            advice=advice(),
             credit=None if partial else state.credit,
             on_epoch=self.on_epoch,
             warn=not partial,
@@ -559,7 +499,7 @@ default="rbf"
                 "positive sample_weight; the weights leave only one class."
             )
 
-    @available_if(_kernel_can_grow)
+    @available_if(kernel_can_grow)
     def partial_fit(
         self,
         X: MatrixLike,
@@ -650,18 +590,6 @@ default="rbf"
             self.support_vectors_ = patterns[slots]
 
     # ------------------------------------------------------------------ predict
-    def _summation_order(self):
-        """Per problem, the columns of ``dual_coef_`` in the order they became support
-        vectors (their first update): the order training summed scores in."""
-        ptr, columns = [0], []
-        for p in range(self.dual_coef_.shape[0]):
-            updated = self.update_support_[self.update_ptr_[p] : self.update_ptr_[p + 1]]
-            _, first = np.unique(updated, return_index=True)
-            columns.append(updated[np.sort(first)])
-            ptr.append(ptr[-1] + first.shape[0])
-        columns = np.concatenate(columns) if columns else np.empty(0)
-        return np.asarray(ptr, dtype=np.int64), columns.astype(np.int64)
-
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Score of each sample; its sign (two classes) or argmax gives the class.
 
@@ -679,29 +607,8 @@ default="rbf"
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        n_problems = self.dual_coef_.shape[0]
-        scores = np.empty((X.shape[0], n_problems))
-        kernel = self._kernel_function()
-        order = None if self.prediction == "voted" else self._summation_order()
-        rows = max(1, PREDICT_BLOCK_ELEMENTS // max(1, self.support_.shape[0]))
-        for batch in gen_batches(X.shape[0], rows):
-            K = kernel.against(X[batch], self.support_vectors_, self.support_)
-            if order is None:
-                scores[batch] = vote_scores(
-                    K,
-                    self.update_ptr_,
-                    self.update_support_,
-                    self.update_coef_,
-                    self.update_time_,
-                    self.n_presented_,
-                    self._s2,
-                )
-            else:
-                order_ptr, order_columns = order
-                scores[batch] = decision_scores(
-                    K, self.dual_coef_, order_ptr, order_columns, self._s2
-                )
-        return scores.ravel() if n_problems == 1 else scores
+        scores = dual_scores(self, self._kernel_function(), self._s2, X)
+        return scores.ravel() if scores.shape[1] == 1 else scores
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """Predict class labels (a zero score goes to the first class, as in training).

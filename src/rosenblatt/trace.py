@@ -23,6 +23,8 @@ from .engine.primal import Batch, PrimalRule, PrimalState
 from .theory import checked_Xy, signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
     from ._typing import ArrayLike, MatrixLike, RandomStateLike
 
 __all__ = ["Trace", "trace"]
@@ -167,7 +169,7 @@ class Trace:
             return 0.0
         return float(self.weights[-1, -1] * self.bias_input)
 
-    def tally(self, X, presented) -> np.ndarray:
+    def tally(self, X: ArrayLike, presented: ArrayLike) -> np.ndarray:
         """The voted perceptron's vote on ``X[q]`` after ``presented[q]`` presentations
         (online mode): ``(n, 2)`` int, the votes for ``classes[1]`` and against, the
         weights after each presentation so far voting once (a zero score votes
@@ -200,7 +202,7 @@ class Trace:
             return self.delta_w[self.step - 1]
         return np.where(self.updated[:, np.newaxis], self.eta * self.tx, 0.0)
 
-    def to_frame(self):
+    def to_frame(self) -> pd.DataFrame:
         """The trace as a pandas DataFrame, one row per pattern presentation.
 
         Columns: ``epoch``, ``step``, ``pattern`` (numbered from 1, as the printed

@@ -168,6 +168,7 @@ def make_plot(
         header=header,
         format=format,
     )
+    assert data.y is not None  # read_data reads the labels unless told not to
     if data.is_text:
         raise ValueError(f"{data.path}: plots draw numeric data, not text")
     X = data.X.toarray() if hasattr(data.X, "toarray") else data.X

@@ -13,9 +13,11 @@ and turn itself into plain arrays and JSON and back (model files, Dask).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +37,11 @@ from .._kernels.bundles import (
 from .orders import rng_from_state, rng_to_state
 from .targets import TargetCoding
 from .votes import VoteRecord
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from .._typing import ArrayLike
 
 __all__ = [
     "Batch",
@@ -99,13 +106,13 @@ class Batch:
         return self.X.shape[0]
 
 
-def constant_input(fit_intercept, scaling) -> float:
+def constant_input(fit_intercept: bool, scaling: float) -> float:
     """The constant input appended to every pattern: the resolved ``intercept_scaling``
     with an intercept, 0 without one (the intercept is ``w0`` times it)."""
     return float(scaling) if fit_intercept else 0.0
 
 
-def rows_of(X):
+def rows_of(X: Any) -> Rows:
     """The ``Rows`` bundle of dense rows or of a CSR matrix (sorted indices), read-only."""
     if is_sparse(X):
         index = np.int32 if X.nnz < np.iinfo(np.int32).max else np.int64
@@ -114,7 +121,7 @@ def rows_of(X):
     return Rows(readonly(X), None)
 
 
-def scores(X, coef, intercept):
+def scores(X: Any, coef: ArrayLike, intercept: ArrayLike) -> np.ndarray:
     """``X @ coef.T + intercept`` summed as training sums each activation (see
     :mod:`rosenblatt._kernels.scores`): (n_samples,) for one neuron, else (n_samples, k).
 
@@ -144,7 +151,7 @@ def scores(X, coef, intercept):
     return out.ravel() if out.shape[1] == 1 else out
 
 
-def readonly(array):
+def readonly(array: np.ndarray) -> np.ndarray:
     """A read-only view: the loops never write the data, and numba compiles a separate
     variant for read-only arrays (joblib's memmaps, ``mmap_mode="r"``), so every input
     reaches them read-only and one variant serves both."""
@@ -153,7 +160,7 @@ def readonly(array):
     return view
 
 
-def thread_count(n_jobs, n_units) -> int:
+def thread_count(n_jobs: int | None, n_units: int) -> int:
     """Threads for ``n_jobs`` (None: 1; negative: all cores and fewer), at most one
     per unit that can train on its own."""
     if n_jobs is None:
@@ -163,7 +170,7 @@ def thread_count(n_jobs, n_units) -> int:
 
 
 @contextmanager
-def worker_pool(threads):
+def worker_pool(threads: int) -> Iterator[ThreadPoolExecutor | None]:
     """The threads that train neuron groups beside the calling thread, kept for a
     whole fit (``None`` with one thread): starting threads every epoch delayed
     each epoch's start by about a millisecond on two cores."""
@@ -210,8 +217,15 @@ class PrimalState:
 
     @classmethod
     def allocate(
-        cls, n_classes, n_features, dtype, *, averaged=False, voted=False, multinomial=False
-    ):
+        cls,
+        n_classes: int,
+        n_features: int,
+        dtype: DTypeLike,
+        *,
+        averaged: bool = False,
+        voted: bool = False,
+        multinomial: bool = False,
+    ) -> PrimalState:
         """Zero state for ``n_classes`` classes: one neuron for two (unless
         multinomial), else one row per class."""
         n_rows = TargetCoding.for_classes(np.arange(n_classes), multinomial=multinomial).n_outputs
@@ -236,7 +250,7 @@ class PrimalState:
         return self.W.shape[1]
 
     @property
-    def dtype(self):
+    def dtype(self) -> np.dtype:
         return self.W.dtype
 
     @property
@@ -273,7 +287,7 @@ class PrimalState:
             self.votes = VoteRecord(self.n_rows, self.multinomial)
 
     # ------------------------------------------------------------------ read-off
-    def weights(self, averaged=False):
+    def weights(self, averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
         """``(W, w0)``: the last weights, or their average over every presentation.
 
         The average is ``W - U / T`` (CIML Algorithm 7) with ``T`` the
@@ -288,7 +302,7 @@ class PrimalState:
         w0 = self.w0 - self.U0 / presented
         return W.astype(self.dtype), w0
 
-    def public_weights(self, averaged, bias_input):
+    def public_weights(self, averaged: bool, bias_input: float) -> tuple[np.ndarray, np.ndarray]:
         """``(coef_, intercept_)`` of an estimator trained on this state: the last or
         averaged weights, the intercept ``w0 * bias_input``, and for a multinomial
         model of two classes the one binary row ``class 1 - class 0``."""
@@ -299,18 +313,26 @@ class PrimalState:
             intercept = intercept[1:] - intercept[:1]
         return np.array(W, copy=True), np.array(intercept, copy=True)
 
-    def vote(self, X, n_classes):
+    def vote(self, X: Any, n_classes: int) -> np.ndarray:
         """The survival-weighted vote of every weight vector passed through
         (:meth:`VoteRecord.decision`)."""
         return self.votes.decision(X, self.counts, n_classes)
 
-    def credit(self, epochs_left, presented) -> None:
+    def credit(self, epochs_left: ArrayLike, presented: int) -> None:
         """Count ``epochs_left`` more epochs of ``presented`` patterns for each unit
         without an update: what a converged run skips (see ``run_epochs``)."""
         self.counts += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
     # ------------------------------------------------------------------ training
-    def epoch(self, batch, rule, schedule, active, workers=None, activation=None):
+    def epoch(
+        self,
+        batch: Batch,
+        rule: PrimalRule,
+        schedule: tuple,
+        active: np.ndarray,
+        workers: ThreadPoolExecutor | None = None,
+        activation: np.ndarray | None = None,
+    ) -> tuple[np.ndarray, int]:
         """Present ``batch`` once, in ``schedule``'s order, to the ``active`` units.
 
         Parameters
@@ -341,7 +363,7 @@ class PrimalState:
         else:
             trained = np.flatnonzero(active)
             threads = 1 if workers is None else min(rule.threads, trained.shape[0])
-            if threads <= 1:
+            if threads <= 1 or workers is None:  # (None means one thread; for mypy)
                 mistakes, updates, presented = self._train_rows(
                     batch, rule, schedule, trained, shared=True, activation=activation
                 )
@@ -471,7 +493,7 @@ class PrimalState:
         return by_unit, updates, presented
 
     # ------------------------------------------------------------------ plain form
-    def to_state(self):
+    def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """``(meta, arrays)``: JSON-ready facts and named numpy arrays, enough for
         :meth:`from_state` to rebuild this state exactly."""
         meta = {
@@ -490,7 +512,9 @@ class PrimalState:
         return meta, arrays
 
     @classmethod
-    def from_state(cls, meta, arrays, *, copy=False):
+    def from_state(
+        cls, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray], *, copy: bool = False
+    ) -> PrimalState:
         """Rebuild a state from :meth:`to_state`'s output (arrays copied when ``copy``);
         ``ValueError`` naming the part that does not fit."""
         try:
@@ -555,7 +579,7 @@ class PrimalState:
 
     # ------------------------------------------------------------------ mixing
     @classmethod
-    def mix(cls, states, weights):
+    def mix(cls, states: Sequence[PrimalState], weights: ArrayLike) -> PrimalState:
         """Mix states with non-negative ``weights`` (iterative parameter mixing).
 
         The weights mix linearly, ``W = sum_i mu_i W_i``. For the averaged

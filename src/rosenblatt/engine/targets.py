@@ -26,10 +26,15 @@ is the class index each neuron answers +1 for, and ``_kernels/primal.py`` derive
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .._decision import labels_from_scores
 from .._validation import label_indices
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._typing import ArrayLike
 
 __all__ = ["BINARY", "MULTINOMIAL", "ONE_VS_REST", "TargetCoding"]
 
@@ -75,7 +80,7 @@ class TargetCoding:
            [ 1., -1.]])
     """
 
-    def __init__(self, classes, kind: str) -> None:
+    def __init__(self, classes: ArrayLike, kind: str) -> None:
         classes = np.asarray(classes)
         if kind not in (BINARY, ONE_VS_REST, MULTINOMIAL):
             raise ValueError(f"unknown target coding {kind!r}")
@@ -94,22 +99,22 @@ class TargetCoding:
 
     # ------------------------------------------------------------------ builders
     @classmethod
-    def binary(cls, classes) -> TargetCoding:
+    def binary(cls, classes: ArrayLike) -> TargetCoding:
         """One neuron: +1 for ``classes[1]``, -1 for ``classes[0]``."""
         return cls(classes, BINARY)
 
     @classmethod
-    def one_vs_rest(cls, classes) -> TargetCoding:
+    def one_vs_rest(cls, classes: ArrayLike) -> TargetCoding:
         """One neuron per class: neuron ``k`` answers +1 for ``classes[k]``."""
         return cls(classes, ONE_VS_REST)
 
     @classmethod
-    def multinomial(cls, classes) -> TargetCoding:
+    def multinomial(cls, classes: ArrayLike) -> TargetCoding:
         """One weight vector per class, trained on the class index."""
         return cls(classes, MULTINOMIAL)
 
     @classmethod
-    def for_classes(cls, classes, *, multinomial: bool = False) -> TargetCoding:
+    def for_classes(cls, classes: ArrayLike, *, multinomial: bool = False) -> TargetCoding:
         """The estimators' coding: multinomial if asked, else one neuron for two
         classes and one-vs-rest for more.
 
@@ -133,12 +138,12 @@ class TargetCoding:
         """The neurons (state rows) the coding trains: 1 for binary, else one per class."""
         return int(self.positives.shape[0])
 
-    def positive(self, k: int = 0):
+    def positive(self, k: int = 0) -> Any:
         """The class label output ``k`` answers +1 for (its row, multinomial)."""
         return self.classes[self.positives[k]].item()
 
     # ------------------------------------------------------------------ labels in
-    def encode(self, y) -> np.ndarray:
+    def encode(self, y: ArrayLike) -> np.ndarray:
         """The class index of each label of ``y`` (int64); a ValueError for a label
         outside ``classes``."""
         y = np.asarray(y)
@@ -150,14 +155,14 @@ class TargetCoding:
             )
         return index.astype(np.int64)
 
-    def signs(self, target) -> np.ndarray:
+    def signs(self, target: ArrayLike) -> np.ndarray:
         """±1 targets of each output from class indices: shape (n_outputs, n_samples),
         +1.0 where the sample's class is the output's positive class."""
         self._check_signed()
         target = np.asarray(target)
         return np.where(target[np.newaxis, :] == self.positives[:, np.newaxis], 1.0, -1.0)
 
-    def signed(self, y) -> np.ndarray:
+    def signed(self, y: ArrayLike) -> np.ndarray:
         """±1 targets of each output from labels: shape (n_outputs, n_samples).
 
         Labels outside ``classes`` are -1 for every output (the rest).
@@ -174,7 +179,7 @@ class TargetCoding:
             )
 
     # ------------------------------------------------------------------ labels out
-    def decode(self, scores) -> np.ndarray:
+    def decode(self, scores: ArrayLike) -> np.ndarray:
         """Labels from scores: a 1-D score > 0 is ``classes[1]`` (0 and below the first
         class), else the class of the largest column (the lowest index on ties).
 

@@ -30,7 +30,9 @@ def _request(name, X, y, settings: Settings) -> dict:
     return request
 
 
-def export(folder, name: str = "or", settings: Settings | None = None) -> str:
+def export(
+    folder: str | os.PathLike[str], name: str = "or", settings: Settings | None = None
+) -> str:
     """Write the static playground for preset ``name`` to ``folder``; return its index page.
 
     Parameters

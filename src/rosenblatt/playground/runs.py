@@ -142,7 +142,7 @@ def _points(payload):
     return np.asarray(points, dtype=np.float64), y
 
 
-def parse_request(payload) -> tuple[np.ndarray, np.ndarray, Settings]:
+def parse_request(payload: Any) -> tuple[np.ndarray, np.ndarray, Settings]:
     """Check a run request (parsed JSON) and return ``(X, y, settings)``.
 
     Raises
@@ -193,7 +193,7 @@ def parse_request(payload) -> tuple[np.ndarray, np.ndarray, Settings]:
 
 
 # ---------------------------------------------------------------------- features
-def feature_map(X) -> np.ndarray:
+def feature_map(X: np.ndarray) -> np.ndarray:
     """The lecture notes' quadratic map ``(x1, x2) -> (x1, x2, x1 x2, x1^2, x2^2)``.
 
     A line in these five features is a conic in the plane, so XOR becomes
@@ -422,7 +422,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
 
 
 # ---------------------------------------------------------------------- the run
-def run(X, y, settings: Settings) -> dict:
+def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
     """Every presentation of one training run on the page's points, as JSON-ready data.
 
     Parameters

@@ -116,7 +116,7 @@ def url_of(server: ThreadingHTTPServer) -> str:
     return f"http://{host!s}:{port}/"
 
 
-def serve_in_thread(host: str = "127.0.0.1", port: int = 0):
+def serve_in_thread(host: str = "127.0.0.1", port: int = 0) -> tuple[ThreadingHTTPServer, str]:
     """Start a server in a daemon thread; return ``(server, url)`` (tests, notebooks).
 
     Examples

@@ -1,0 +1,178 @@
+"""Input checks and small linear-algebra helpers shared by :mod:`rosenblatt.theory`.
+
+Kept apart from the solvers so that :mod:`rosenblatt.trace` can check its data
+without importing scikit-learn or a solver.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ._invariants import is_sparse
+from ._validation import check_classes, check_not_empty
+from .engine.targets import TargetCoding
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+
+    from ._typing import ArrayLike, MatrixLike
+
+
+def signed_targets(y: ArrayLike, owner: str) -> np.ndarray:
+    """Map two class labels to -1/+1 (``np.unique(y)[1]`` -> +1, the binary
+    :class:`~rosenblatt.engine.targets.TargetCoding`).
+
+    Parameters
+    ----------
+    y : array of shape (n_samples,)
+        Labels of at most two classes.
+    owner : str
+        The function named in the error message when ``y`` has more classes.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        +1.0 for the larger class label, -1.0 for the other.
+    """
+    classes = check_classes(y, owner)
+    if classes.shape[0] > 2:
+        raise ValueError(
+            f"{owner} works on two classes; y has {classes.shape[0]}: {classes.tolist()!r}. "
+            "For several classes, study each class against the rest (one-vs-rest)."
+        )
+    return TargetCoding.binary(classes).signed(y)[0]
+
+
+# The command line's readers hand over float64 arrays (or CSR matrices) of finite
+# numbers and 1-D label arrays: exactly what scikit-learn's checks return. Those are
+# taken as they are, so that `rosenblatt inspect` and `trace` do not import
+# scikit-learn (which takes longer than their whole computation); any other input,
+# and every error message, still goes through scikit-learn's checks.
+def _ready_X(X) -> bool:
+    """Whether ``check_array(X, accept_sparse="csr", dtype=np.float64)`` would return X as is."""
+    if is_sparse(X):
+        if X.format != "csr":
+            return False
+        values = X.data
+    elif type(X) is np.ndarray and X.ndim == 2:
+        values = X
+    else:
+        return False
+    return X.dtype == np.float64 and min(X.shape) > 0 and bool(np.isfinite(values).all())
+
+
+def _ready_y(y, n_samples: int) -> bool:
+    """Whether ``check_X_y`` would return the labels ``y`` as they are."""
+    if type(y) is not np.ndarray or y.ndim != 1 or y.shape[0] != n_samples:
+        return False
+    return y.dtype.kind in "biuUS" or (y.dtype.kind == "f" and bool(np.isfinite(y).all()))
+
+
+def checked_Xy(X: MatrixLike, y: ArrayLike) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+    """Float64 X (dense or CSR) with at least one sample and feature, and 1-D labels y.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Patterns; arrays the readers return are taken as they are (no scikit-learn).
+    y : array-like of shape (n_samples,)
+        Labels.
+
+    Returns
+    -------
+    X : ndarray or csr_matrix of float64
+    y : ndarray of shape (n_samples,)
+    """
+    if not (_ready_X(X) and _ready_y(y, X.shape[0])):
+        from sklearn.utils import check_X_y
+
+        X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
+    check_not_empty(X)
+    return X, np.asarray(y)  # already an ndarray: asarray only tells mypy so
+
+
+def check_Xy(X: MatrixLike, y: ArrayLike, owner: str) -> tuple[Any, np.ndarray]:
+    """Validate a binary problem; return float64 X (dense or CSR) and ±1 targets."""
+    X, y = checked_Xy(X, y)
+    return X, signed_targets(y, owner)
+
+
+def check_X(X: MatrixLike) -> Any:
+    if not _ready_X(X):
+        from sklearn.utils import check_array
+
+        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    check_not_empty(X)
+    return X
+
+
+def check_Xy_lenient(X: MatrixLike, y: ArrayLike, owner: str) -> tuple[Any, np.ndarray]:
+    """Like :func:`check_Xy`, but labels already in {-1, +1} may hold one class."""
+    from sklearn.utils import column_or_1d
+
+    X = check_X(X)
+    labels = column_or_1d(y, warn=True)
+    if labels.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X has {X.shape[0]} samples but y has {labels.shape[0]}; give one label per sample."
+        )
+    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+        raise ValueError("Input y contains NaN or infinity; give finite class labels.")
+    if labels.dtype.kind in "iuf" and np.all(np.isin(labels, (-1, 1))):
+        return X, labels.astype(np.float64)
+    return X, signed_targets(labels, owner)
+
+
+def hyperplane(
+    coef: ArrayLike, intercept: ArrayLike, n_features: int | None = None
+) -> tuple[np.ndarray, float]:
+    """Return ``(w, b)`` as a 1-D float64 array and a float."""
+    w = np.asarray(coef, dtype=np.float64)
+    if w.ndim == 2 and w.shape[0] == 1:
+        w = w[0]
+    if w.ndim != 1:
+        raise ValueError(
+            f"coef must be 1-D (n_features,) or a single row (1, n_features); got shape "
+            f"{np.shape(coef)}. For a multi-class model pass one row of coef_."
+        )
+    b = np.asarray(intercept, dtype=np.float64).ravel()
+    if b.shape[0] != 1:
+        raise ValueError(f"intercept must be a number or a one-element array; got {intercept!r}.")
+    if not (np.all(np.isfinite(w)) and np.isfinite(b[0])):
+        raise ValueError("coef and intercept must be finite (no NaN or infinity).")
+    if n_features is not None and w.shape[0] != n_features:
+        raise ValueError(f"coef has {w.shape[0]} entries but X has {n_features} features.")
+    return w, float(b[0])
+
+
+def decision(X: Any, w: np.ndarray, b: float) -> np.ndarray:
+    return np.asarray(X @ w).ravel() + b
+
+
+def squared_norms(X: Any) -> np.ndarray:
+    """``||x_i||^2`` of every row (dense or CSR)."""
+    if is_sparse(X):
+        return np.asarray(X.multiply(X).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", X, X)
+
+
+def signed_rows(X: Any, t: np.ndarray, fit_intercept: bool) -> Any:
+    """The LP/QP constraint rows ``t_i * [x_i, 1]`` as a sparse CSR matrix."""
+    import scipy.sparse as sp
+
+    rows = sp.diags(t) @ sp.csr_matrix(X)
+    if fit_intercept:
+        rows = sp.hstack([rows, sp.csr_matrix(t[:, np.newaxis])], format="csr")
+    return sp.csr_matrix(rows)
+
+
+def augment(X: Any, value: float) -> Any:
+    """Append the constant input ``value`` to every pattern (dense or CSR)."""
+    column = np.full((X.shape[0], 1), value)
+    if is_sparse(X):
+        import scipy.sparse as sp
+
+        return sp.hstack([X, sp.csr_matrix(column)], format="csr")
+    return np.hstack([X, column])
