@@ -868,3 +868,14 @@ def test_dual_from_state_refuses_parts_that_do_not_fit(name, bad):
     arrays[name] = bad
     with pytest.raises(ValueError):
         DualState.from_state(meta, arrays)
+
+
+def test_every_rosenblatt_key_has_its_location_and_back():
+    from rosenblatt.persistence.policy import CLASS_LOCATIONS, REGISTRY, key_of, resolve
+
+    for registry in (REGISTRY, STATE_REGISTRY):
+        for key in registry:
+            if key.startswith("rosenblatt."):
+                assert key in CLASS_LOCATIONS
+                cls = resolve(key, registry)
+                assert cls is not None and key_of(cls, registry) == key

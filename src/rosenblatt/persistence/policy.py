@@ -38,6 +38,7 @@ from .._invariants import (
 
 __all__ = [
     "CALLBACK_PARAMETERS",
+    "CLASS_LOCATIONS",
     "FITTED_PROPERTIES",
     "PARAMETER_RULES",
     "REGISTRY",
@@ -57,6 +58,28 @@ STATE_REGISTRY = (
     "rosenblatt.engine.primal.PrimalState",
     "rosenblatt.engine.dual.DualState",
 )
+
+# Where each class of rosenblatt a model file may name lives: registry key -> (module,
+# name). The keys are the file format (files older versions wrote name classes by them)
+# and never change; the modules may. scikit-learn's keys are its public import paths.
+CLASS_LOCATIONS = {
+    "rosenblatt.linear.Perceptron": ("rosenblatt.linear", "Perceptron"),
+    "rosenblatt.linear.AveragedPerceptron": ("rosenblatt.linear", "AveragedPerceptron"),
+    "rosenblatt.linear.VotedPerceptron": ("rosenblatt.linear", "VotedPerceptron"),
+    "rosenblatt.kernel.KernelPerceptron": ("rosenblatt.kernel", "KernelPerceptron"),
+    "rosenblatt.baselines.CentroidClassifier": ("rosenblatt.baselines", "CentroidClassifier"),
+    "rosenblatt.baselines.LinearProgramClassifier": (
+        "rosenblatt.baselines",
+        "LinearProgramClassifier",
+    ),
+    "rosenblatt.calibration.CalibratedClassifier": (
+        "rosenblatt.calibration",
+        "CalibratedClassifier",
+    ),
+    "rosenblatt.text.TfDfTransformer": ("rosenblatt.text", "TfDfTransformer"),
+    "rosenblatt.engine.primal.PrimalState": ("rosenblatt.engine.primal", "PrimalState"),
+    "rosenblatt.engine.dual.DualState": ("rosenblatt.engine.dual", "DualState"),
+}
 
 # Fitted properties a class keeps behind a private attribute, saved beside its
 # public fitted attributes and restored through the property's setter.
@@ -501,11 +524,24 @@ def dtype_named(name, kinds):
         raise ValueError(f"dtype {name!r:.40} is not a numpy dtype") from None
 
 
+def _location(key):
+    """The ``(module, name)`` that defines the class registered as ``key``."""
+    if key in CLASS_LOCATIONS:
+        return CLASS_LOCATIONS[key]
+    if key.startswith("rosenblatt."):  # every rosenblatt key has its row in the table
+        return None
+    module, _, name = key.rpartition(".")  # scikit-learn's: keys are its public paths
+    return module, name
+
+
 def resolve(key, registry=REGISTRY):
     """Return the class registered as ``key``, or None if it is not registered."""
     if not isinstance(key, str) or key not in registry:
         return None
-    module, _, name = key.rpartition(".")
+    location = _location(key)
+    if location is None:
+        return None
+    module, name = location
     try:
         return getattr(import_module(module), name)
     except (ImportError, AttributeError):
@@ -513,9 +549,14 @@ def resolve(key, registry=REGISTRY):
 
 
 def key_of(cls, registry=REGISTRY):
-    """The registry key of exactly ``cls`` (not of a subclass), or None."""
+    """The registry key of exactly ``cls`` (not of a subclass), or None.
+
+    Found by class identity, never from ``cls.__module__``: a class may move between
+    modules while the key a model file names it by stays.
+    """
     for key in registry:
-        if key.rpartition(".")[2] == cls.__name__ and resolve(key, registry) is cls:
+        location = _location(key)
+        if location is not None and location[1] == cls.__name__ and resolve(key, registry) is cls:
             return key
     return None
 
