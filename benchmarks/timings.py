@@ -136,7 +136,8 @@ def zip_bomb_refusal(repeats):
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), os.pardir, "tests"))
     from forging import MiB, Zeros, forge
 
-    from rosenblatt import ModelFileError, Perceptron, _config
+    from rosenblatt import ModelFileError, Perceptron
+    from rosenblatt._core import config as _config
     from rosenblatt.persistence import load, load_predictor, read_manifest, save
 
     X, y = make_classification(60, 4, random_state=0)

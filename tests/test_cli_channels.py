@@ -251,12 +251,12 @@ def test_train_refuses_a_read_only_folder_before_reading(files, tmp_path, nothin
 
 
 def test_check_writable_says_why_and_creates_nothing(tmp_path, monkeypatch):
-    from rosenblatt._files import check_writable
+    from rosenblatt._core.files import check_writable
 
     check_writable(tmp_path / "new.rbl")
     check_writable(tmp_path / "a" / "b", folder=True)
     assert os.listdir(tmp_path) == []
-    monkeypatch.setattr("rosenblatt._files.os.access", lambda path, mode: False)
+    monkeypatch.setattr("rosenblatt._core.files.os.access", lambda path, mode: False)
     with pytest.raises(PermissionError, match="is not writable; give a path in a folder"):
         check_writable(tmp_path / "new.rbl")
 
@@ -308,6 +308,6 @@ def test_messages_name_options_on_the_command_line_and_parameters_in_python(file
     (message,) = [str(w.message) for w in caught if "did not converge" in str(w.message)]
     assert "max_iter=2" in message and "use AveragedPerceptron" in message and "--" not in message
     # the command line's wording ends with the command
-    from rosenblatt._wording import spelled
+    from rosenblatt._core.wording import spelled
 
     assert spelled("header=False", "--no-header") == "header=False"

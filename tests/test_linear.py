@@ -460,7 +460,7 @@ def test_batch_mode_is_refused_for_online_only_variants():
     ],
 )
 def test_label_helpers_equal_numpy(y):
-    from rosenblatt._validation import distinct_labels, label_indices
+    from rosenblatt._core.validation import distinct_labels, label_indices
 
     classes = np.unique(y)
     np.testing.assert_array_equal(distinct_labels(y), classes)

@@ -24,7 +24,8 @@ from sklearn.feature_extraction.text import (
 )
 from sklearn.pipeline import Pipeline, make_pipeline
 
-from rosenblatt import ModelFileError, Perceptron, _config, persistence
+from rosenblatt import ModelFileError, Perceptron, persistence
+from rosenblatt._core import config as _config
 from rosenblatt.cli.train import text_features
 from rosenblatt.kernel import KernelPerceptron
 from rosenblatt.persistence import load, load_predictor, read_manifest, save
@@ -234,7 +235,7 @@ def test_zip_bomb_member_is_refused_before_inflating(linear_file, monkeypatch):
         with pytest.raises(
             ModelFileError,
             match=r"'arrays/0.npy' inflates to 209715200 bytes, more than the 10485760 .*"
-            r"raise that limit \(rosenblatt._config.MODEL_MAX_MEMBER_BYTES = ...\)",
+            r"raise that limit \(rosenblatt._core.config.MODEL_MAX_MEMBER_BYTES = ...\)",
         ):
             reader(linear_file)
         peak = tracemalloc.get_traced_memory()[1]

@@ -21,9 +21,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._config import SPARSE_INTERCEPT_SCALING
-from ._online import OnlineLearnerMixin
-from ._validation import (
+from ._core.config import SPARSE_INTERCEPT_SCALING
+from ._core.validation import (
     BOOL,
     CALLABLE,
     NONE,
@@ -38,7 +37,8 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
-from ._wording import parameter_name, spelled
+from ._core.wording import parameter_name, spelled
+from ._online import OnlineLearnerMixin
 from .engine.driver import Plateau, run_epochs
 from .engine.orders import (
     EpochOrders,
@@ -59,7 +59,7 @@ from .engine.primal import (
 from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike, MatrixLike, RandomStateLike
+    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
     from .engine.driver import History
 
 _ADVICE = "The data may not be linearly separable; raise {limit}, or use {averaged}."

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import MatrixLike
+    from ._core.typing import MatrixLike
 
 LANES = 8  # the compiled loops' dot products: feature j goes to partial sum j % 8
 

@@ -615,7 +615,7 @@ def _kernel_perceptron(c):
 def _kernel_parameters(c):
     """The class's own parameter constraints (prediction computes the kernel from them),
     a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
-    from ._validation import check_args
+    from ._core.validation import check_args
     from .kernel import KERNEL_PARAMS, KernelPerceptron
 
     constraints = KernelPerceptron._parameter_constraints

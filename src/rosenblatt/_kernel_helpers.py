@@ -14,8 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
-from ._config import PREDICT_BLOCK_ELEMENTS
-from ._wording import parameter_name, spelled
+from ._core.config import PREDICT_BLOCK_ELEMENTS
+from ._core.wording import parameter_name, spelled
 from .engine.dual import as_float64, decision_scores, vote_scores
 
 if TYPE_CHECKING:  # pragma: no cover

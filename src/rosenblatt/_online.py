@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validation import check_classes, check_sample_weight, class_weighted, label_indices
+from ._core.validation import check_classes, check_sample_weight, class_weighted, label_indices
 from .engine.orders import random_source
 
 INDEX_DTYPE = np.int64

@@ -22,7 +22,7 @@ from ._plot_figures import (
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ._typing import ArrayLike, MatrixLike, RandomStateLike
+    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
     from .trace import Trace
 
 
@@ -253,7 +253,7 @@ def animate_training(
     """
     import io
 
-    from ._files import write_atomically
+    from ._core.files import write_atomically
     from .trace import trace
 
     path = os.fspath(path)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure, SubFigure
     from matplotlib.legend import Legend
 
-    from ._typing import MatrixLike
+    from ._core.typing import MatrixLike
 
 _MARKERS = "os^vD<>ph*"
 
@@ -143,7 +143,7 @@ def save_figure(fig: Figure | SubFigure, path: str | os.PathLike[str], *, dpi: f
     # constrained layout would resize the canvas with bbox_inches; keep the exact size
     import io
 
-    from ._files import write_atomically
+    from ._core.files import write_atomically
 
     image = io.BytesIO()  # written whole or not at all: no half image after an error
     # typed, an Axes' .figure may be a SubFigure: .figure is the Figure (itself, or the root)

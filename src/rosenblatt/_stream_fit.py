@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from ._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
 from ._stream_index import StreamProgress, chunk_orders, index_file, is_text, parse_progress
 from ._stream_read import RECYCLE, epoch_chunks, read_ahead
 from .readers import Schema as ChunkIndex
@@ -20,7 +20,7 @@ from .readers import Schema as ChunkIndex
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
 
-    from ._typing import ArrayLike, RandomStateLike
+    from ._core.typing import ArrayLike, RandomStateLike
     from .engine.driver import EpochReport
 
 

@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._config import DEFAULT_CHUNK_SIZE
+from ._core.config import DEFAULT_CHUNK_SIZE
 from .engine.orders import random_source
 from .readers import Schema as ChunkIndex
 from .readers import format_of, scan
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import RandomStateLike
+    from ._core.typing import RandomStateLike
 
 
 def index_file(

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._config import DEFAULT_CHUNK_SIZE
+from ._core.config import DEFAULT_CHUNK_SIZE
 from ._stream_index import index_file, is_text
 from .readers import Schema as ChunkIndex
 from .readers import iter_chunks

@@ -10,7 +10,7 @@ import numpy as np
 from ._theory_inputs import check_X, check_Xy_lenient, decision, hyperplane, squared_norms
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike, MatrixLike
+    from ._core.typing import ArrayLike, MatrixLike
 
 
 # ---------------------------------------------------------------------- margins

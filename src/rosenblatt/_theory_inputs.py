@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ._core.validation import check_classes, check_not_empty
 from ._invariants import is_sparse
-from ._validation import check_classes, check_not_empty
 from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
 
-    from ._typing import ArrayLike, MatrixLike
+    from ._core.typing import ArrayLike, MatrixLike
 
 
 def signed_targets(y: ArrayLike, owner: str) -> np.ndarray:

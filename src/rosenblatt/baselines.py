@@ -13,13 +13,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._core.validation import BOOL, Options, check_classes, check_not_empty, validate_params
 from ._decision import linear_scores
-from ._validation import BOOL, Options, check_classes, check_not_empty, validate_params
 from .engine.targets import TargetCoding
 from .theory import separating_lp
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike, MatrixLike
+    from ._core.typing import ArrayLike, MatrixLike
 
 __all__ = ["CentroidClassifier", "LinearProgramClassifier"]
 

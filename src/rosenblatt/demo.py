@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._config import DEMO_EPOCHS
+from ._core.config import DEMO_EPOCHS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .report import ReportFigure

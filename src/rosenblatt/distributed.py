@@ -48,14 +48,14 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
-from ._config import INLINE_STATE_BYTES
-from ._validation import Interval, Options, validate_params
+from ._core.config import INLINE_STATE_BYTES
+from ._core.validation import Interval, Options, validate_params
 from .engine.driver import Plateau, run_epochs
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike
+    from ._core.typing import ArrayLike
 
 __all__ = ["ParameterMixing", "mix_states"]
 
@@ -337,7 +337,7 @@ def _check_estimator(estimator):
 
 
 def _check_classes(classes, estimator):
-    from ._validation import check_classes
+    from ._core.validation import check_classes
 
     return check_classes(classes, f"ParameterMixing({type(estimator).__name__})")
 

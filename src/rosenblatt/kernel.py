@@ -16,19 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._kernel_helpers import (
-    KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
-    KERNELS,
-    MB,
-    advice,
-    dual_scores,
-    kernel_can_grow,
-    resolve_gamma,
-    same_rows,
-    stacked,
-)
-from ._online import OnlineLearnerMixin
-from ._validation import (
+from ._core.validation import (
     BOOL,
     CALLABLE,
     NONE,
@@ -43,6 +31,18 @@ from ._validation import (
     check_not_empty,
     validate_params,
 )
+from ._kernel_helpers import (
+    KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
+    KERNELS,
+    MB,
+    advice,
+    dual_scores,
+    kernel_can_grow,
+    resolve_gamma,
+    same_rows,
+    stacked,
+)
+from ._online import OnlineLearnerMixin
 from .engine.driver import Plateau, run_epochs
 from .engine.dual import DualState, Kernel, KernelTable
 from .engine.orders import epoch_order, random_source
@@ -50,7 +50,7 @@ from .engine.primal import constant_input
 from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike, MatrixLike, RandomStateLike
+    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
 
 
 class KernelPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):

@@ -9,10 +9,10 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._base import BaseLinearPerceptron
-from ._validation import Options
+from ._core.validation import Options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import MatrixLike, RandomStateLike
+    from ._core.typing import MatrixLike, RandomStateLike
 
 _SHARED_PARAMETERS = """
     eta : float, default=1.0

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from . import _plot_figures
-from ._config import PLOT_GRID_POINTS
+from ._core.config import PLOT_GRID_POINTS
 from ._plot_animation import animate_training, plot_training_step
 from ._plot_figures import (
     Z_BOUNDARY,
@@ -49,7 +49,7 @@ from ._plot_figures import (
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ._typing import ArrayLike, MatrixLike
+    from ._core.typing import ArrayLike, MatrixLike
 
 __all__ = [
     "ANIMATION_SIZE",

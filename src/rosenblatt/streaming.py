@@ -61,17 +61,17 @@ from typing import TYPE_CHECKING, Any
 
 from sklearn.exceptions import ConvergenceWarning
 
-from ._config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from ._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from ._core.validation import validate_params
+from ._core.wording import spelled
 from ._stream_fit import fit_stream, hashing_vectorizer
 from ._stream_index import StreamProgress, chunk_orders, index_file, is_text, parse_progress
 from ._stream_score import score_stream
-from ._validation import validate_params
-from ._wording import spelled
 from .readers import Schema as ChunkIndex
 from .readers import iter_chunks, read_chunk
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import RandomStateLike
+    from ._core.typing import RandomStateLike
     from .engine.driver import EpochReport
 
 __all__ = [

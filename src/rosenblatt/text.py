@@ -10,10 +10,10 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._validation import Options, validate_params
+from ._core.validation import Options, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike, MatrixLike
+    from ._core.typing import ArrayLike, MatrixLike
 
 
 class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):

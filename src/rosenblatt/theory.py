@@ -27,7 +27,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._config import ACTIVE_TOLERANCE, BOUND_PAD
+from ._core.config import ACTIVE_TOLERANCE, BOUND_PAD
+from ._core.validation import BOOL, Interval, check_args
 from ._theory_geometry import (
     distance_from_origin,
     geometric_margin,
@@ -50,11 +51,10 @@ from ._theory_separability import (  # separating_lp: used by baselines
     is_linearly_separable,
     separating_lp,
 )
-from ._validation import BOOL, Interval, check_args
 from .exceptions import NotSeparableError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._typing import ArrayLike, MatrixLike
+    from ._core.typing import ArrayLike, MatrixLike
 
 __all__ = [
     "MaxMarginResult",

@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._config import TRACE_MAX_PRESENTATIONS
+from ._core.config import TRACE_MAX_PRESENTATIONS
+from ._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args
 from ._invariants import is_sparse
-from ._validation import BOOL, RANDOM_STATE, Interval, Options, check_args
 from .engine.driver import run_epochs
 from .engine.orders import epoch_order, random_source
 from .engine.primal import Batch, PrimalRule, PrimalState
@@ -25,7 +25,7 @@ from .theory import checked_Xy, signed_targets
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from ._typing import ArrayLike, MatrixLike, RandomStateLike
+    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
 
 __all__ = ["Trace", "trace"]
 

@@ -3,7 +3,7 @@
 numba keys each cached function on the file that defines it, not on the helpers
 it inlines or the constants it reads: after an update that changed only
 ``_rows.py``, ``_simd.py``, ``_prefetch.py`` or the tuning constants in
-``rosenblatt/_config.py`` (a ``git pull`` in an editable install touches only
+``rosenblatt/_core/config.py`` (a ``git pull`` in an editable install touches only
 those), the loops of ``primal.py`` would load from the cache with the old code
 compiled in. So the first import drops the cache when those sources have changed
 since it was written.
@@ -14,7 +14,7 @@ from pathlib import Path
 
 _HERE = Path(__file__).parent
 _INLINED_HELPERS = ("_rows.py", "_simd.py", "_prefetch.py")
-_CONSTANTS = _HERE.parent / "_config.py"
+_CONSTANTS = _HERE.parent / "_core" / "config.py"
 
 
 def _drop_stale_cache(folder=_HERE, constants=_CONSTANTS):

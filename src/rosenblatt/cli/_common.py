@@ -22,7 +22,7 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException  # type: ignore[assignment]
 
-from .._wording import command_line
+from .._core.wording import command_line
 from ..exceptions import DataFileError, ModelFileError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -129,7 +129,7 @@ class ErrorHandlingGroup(TyperGroup):
     errors as a traceback; people running ``rosenblatt`` should get one line
     that says what is wrong instead. A closed pipe (``| head``) ends a command
     quietly with status 0. Messages name options, not the library's parameters
-    (:mod:`rosenblatt._wording`).
+    (:mod:`rosenblatt._core.wording`).
     """
 
     def get_params(self, ctx: Context) -> list[Parameter]:
@@ -382,7 +382,7 @@ def read_model_input(
     was; a file that does not fit is refused with what to pass. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
     """
-    from .._config import DEFAULT_CHUNK_SIZE
+    from .._core.config import DEFAULT_CHUNK_SIZE
     from ..readers import STDIN, Stream, format_of, scan, shown_name
 
     chunk_size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._validation import validate_params
+from .._core.validation import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.driver import EpochReport

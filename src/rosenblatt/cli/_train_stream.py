@@ -8,8 +8,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from .._config import DEFAULT_CHUNK_SIZE
-from .._files import check_writable
+from .._core.config import DEFAULT_CHUNK_SIZE
+from .._core.files import check_writable
 from ._train_progress import no_stage
 from ._train_summary import TrainResult
 

@@ -11,7 +11,7 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from .._config import DEFAULT_CHUNK_SIZE
+from .._core.config import DEFAULT_CHUNK_SIZE
 from ..exceptions import DataFileError
 from ._common import (
     auto,
@@ -169,7 +169,7 @@ def evaluate(
         The data's format (default: from the extension); needed for standard input (``"-"``).
     chunk_size : int, default=None
         Lines read and predicted at a time (default:
-        :data:`rosenblatt._config.DEFAULT_CHUNK_SIZE`).
+        :data:`rosenblatt._core.config.DEFAULT_CHUNK_SIZE`).
 
     Returns
     -------

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import typer
 
-from .._config import TEACHING_BIAS_INPUT
-from .._files import check_writable
+from .._core.config import TEACHING_BIAS_INPUT
+from .._core.files import check_writable
 from ._common import (
     auto,
     err_console,

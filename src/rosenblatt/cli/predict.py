@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import typer
 
-from .._config import DEFAULT_CHUNK_SIZE
+from .._core.config import DEFAULT_CHUNK_SIZE
 from ._common import (
     auto,
     err_console,
@@ -133,7 +133,7 @@ def predict(
         The data's format (default: from the extension); needed for standard input (``"-"``).
     chunk_size : int, default=None
         Lines read and predicted at a time (default:
-        :data:`rosenblatt._config.DEFAULT_CHUNK_SIZE`).
+        :data:`rosenblatt._core.config.DEFAULT_CHUNK_SIZE`).
 
     Returns
     -------
@@ -261,7 +261,7 @@ def command(
     # a spinner unless the labels go to the terminal, where it would mix with them
     busy = working(f"predicting {data}...") if to_file or not sys.stdout.isatty() else nullcontext()
     if to_file:
-        from .._files import check_writable, open_atomically
+        from .._core.files import check_writable, open_atomically
 
         assert output is not None  # to_file says so; for mypy
         check_writable(output)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .._config import (
+from .._core.config import (
     TEACHING_BIAS_INPUT,
     TRACE_MAX_FEATURES,
     TRACE_MAX_ROWS,

@@ -20,8 +20,8 @@ import numpy as np
 import typer
 from rich.markup import escape
 
-from .._config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
-from .._files import check_writable
+from .._core.config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from .._core.files import check_writable
 from ._common import (
     auto,
     err_console,

@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from .._wording import parameter_name
+from .._core.wording import parameter_name
 
 __all__ = ["EpochReport", "History", "Plateau", "run_epochs"]
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 
-from .._config import KERNEL_BLOCK_VALUES
+from .._core.config import KERNEL_BLOCK_VALUES
 from .._kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
 from .orders import rng_from_state, rng_to_state
 from .primal import readonly

@@ -31,10 +31,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
+from .._core.config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._typing import RandomStateLike
+    from .._core.typing import RandomStateLike
 
 __all__ = [
     "CHUNK_ROWS",

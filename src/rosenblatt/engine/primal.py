@@ -41,7 +41,7 @@ from .votes import VoteRecord
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
 
-    from .._typing import ArrayLike
+    from .._core.typing import ArrayLike
 
 __all__ = [
     "Batch",

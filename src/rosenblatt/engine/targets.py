@@ -30,11 +30,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.validation import label_indices
 from .._decision import labels_from_scores
-from .._validation import label_indices
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._typing import ArrayLike
+    from .._core.typing import ArrayLike
 
 __all__ = ["BINARY", "MULTINOMIAL", "ONE_VS_REST", "TargetCoding"]
 

@@ -11,7 +11,7 @@
 
 The archive comment holds the SHA-256 of every byte before it, so a flipped or missing
 byte anywhere in the file is caught before anything is decoded. Before a member is
-inflated, what its zip entry declares is held to ``rosenblatt._config``'s
+inflated, what its zip entry declares is held to ``rosenblatt._core.config``'s
 ``MODEL_MAX_MEMBER_BYTES`` and ``MODEL_MAX_TOTAL_BYTES`` (a zip bomb is refused
 unread), and inflating never goes past it. The same model always gives the same bytes.
 
@@ -43,7 +43,7 @@ from importlib import import_module
 
 import numpy as np
 
-from .._files import write_atomically
+from .._core.files import write_atomically
 from ..exceptions import ModelFileError
 from .errors import RESAVE, RETRAIN, ZIP_DAMAGE, fail
 from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, MAX_INDEX, dtype_named
@@ -167,7 +167,7 @@ def _read_bytes(path, limit):
 
 def open_model(path):
     """Read and check a model file; return (manifest, archive)."""
-    from .. import _config
+    from .._core import config as _config
 
     limit = _config.MODEL_MAX_TOTAL_BYTES
     size, data = _read_bytes(path, limit)
@@ -175,8 +175,8 @@ def open_model(path):
         raise fail(
             path,
             f"the model file is larger than {limit} bytes, the most rosenblatt reads "
-            "(rosenblatt._config.MODEL_MAX_TOTAL_BYTES)",
-            "if you trust the file, raise that limit (rosenblatt._config."
+            "(rosenblatt._core.config.MODEL_MAX_TOTAL_BYTES)",
+            "if you trust the file, raise that limit (rosenblatt._core.config."
             "MODEL_MAX_TOTAL_BYTES = ...) and load it again",
         )
     if not data.startswith(_ZIP_MAGIC):
@@ -237,7 +237,7 @@ def open_model(path):
 
 def _check_sizes(path, archive):
     """Refuse, before inflating anything, members that declare more bytes than the limits."""
-    from .. import _config
+    from .._core import config as _config
 
     member_limit, total_limit = _config.MODEL_MAX_MEMBER_BYTES, _config.MODEL_MAX_TOTAL_BYTES
     total = 0
@@ -246,9 +246,9 @@ def _check_sizes(path, archive):
             raise fail(
                 path,
                 f"its member {info.filename!r:.80} inflates to {info.file_size} bytes, more "
-                f"than the {member_limit} a member may (rosenblatt._config."
+                f"than the {member_limit} a member may (rosenblatt._core.config."
                 "MODEL_MAX_MEMBER_BYTES): a zip bomb, or a very large model",
-                "if you trust the file, raise that limit (rosenblatt._config."
+                "if you trust the file, raise that limit (rosenblatt._core.config."
                 "MODEL_MAX_MEMBER_BYTES = ...) and load it again",
             )
         total += info.file_size
@@ -256,9 +256,9 @@ def _check_sizes(path, archive):
         raise fail(
             path,
             f"its members inflate to {total} bytes in all, more than the {total_limit} a "
-            "model may (rosenblatt._config.MODEL_MAX_TOTAL_BYTES): a zip bomb, or a very "
+            "model may (rosenblatt._core.config.MODEL_MAX_TOTAL_BYTES): a zip bomb, or a very "
             "large model",
-            "if you trust the file, raise that limit (rosenblatt._config."
+            "if you trust the file, raise that limit (rosenblatt._core.config."
             "MODEL_MAX_TOTAL_BYTES = ...) and load it again",
         )
 

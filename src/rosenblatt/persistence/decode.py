@@ -318,7 +318,7 @@ def _generator(state):
 def _check_conversion(csr, fmt):
     """Refuse a sparse matrix whose stored format would take more memory than a model
     may (a 1 x 2**31 row is a few bytes in CSR and 16 GiB of column pointers in CSC)."""
-    from .. import _config
+    from .._core import config as _config
 
     rows, columns = csr.shape
     if fmt == "csc":
@@ -334,7 +334,7 @@ def _check_conversion(csr, fmt):
     if needed > limit:
         raise ValueError(
             f"a {rows} x {columns} sparse matrix stored as {fmt} would take {needed} bytes, "
-            f"more than the {limit} a model may (rosenblatt._config.MODEL_MAX_TOTAL_BYTES)"
+            f"more than the {limit} a model may (rosenblatt._core.config.MODEL_MAX_TOTAL_BYTES)"
         )
 
 

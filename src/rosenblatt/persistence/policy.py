@@ -27,7 +27,7 @@ from importlib import import_module
 
 import numpy as np
 
-from .._config import CALIBRATION_METHODS
+from .._core.config import CALIBRATION_METHODS
 from .._invariants import (
     INVARIANTS,
     MAX_POLYNOMIAL_DEGREE,
@@ -129,14 +129,14 @@ def _int_in(lo, hi, none=False):
     def test(value):
         return (none and value is None) or (_is_int(value) and lo <= value <= _limit(hi))
 
-    bound = hi if isinstance(hi, int) else f"rosenblatt._config.{hi}"
+    bound = hi if isinstance(hi, int) else f"rosenblatt._core.config.{hi}"
     return _rule(test, f"{'None or ' if none else ''}an int from {lo} to {bound}")
 
 
 def _limit(hi):
     if isinstance(hi, int):
         return hi
-    from .. import _config
+    from .._core import config as _config
 
     return getattr(_config, hi)
 

@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import asdict, replace
 
-from .._files import write_atomically
+from .._core.files import write_atomically
 from .presets import PRESETS, preset, presets
 from .runs import ALGORITHMS, MAX_EPOCHS, MAX_PRESENTATIONS, Settings, run
 from .server import static_files

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._config import TEACHING_BIAS_INPUT
+from .._core.config import TEACHING_BIAS_INPUT
 from .presets import VIEW
 
 __all__ = [

@@ -16,8 +16,13 @@ from typing import Any
 
 import numpy as np
 
-from .._config import COMPILED_PARSE_MIN_BYTES, GZIP_COPY_BYTES, GZIP_TEMP_PREFIX, SCAN_BLOCK_BYTES
-from .._wording import spelled
+from .._core.config import (
+    COMPILED_PARSE_MIN_BYTES,
+    GZIP_COPY_BYTES,
+    GZIP_TEMP_PREFIX,
+    SCAN_BLOCK_BYTES,
+)
+from .._core.wording import spelled
 from ..exceptions import DataFileError
 
 FORMATS = {
@@ -79,7 +84,7 @@ def show(value: Any, limit: int = 60) -> str:
     return repr(value[:limit])
 
 
-# how to name a data's format: in Python, on the command line (see rosenblatt._wording)
+# how to name a data's format: in Python, on the command line (see rosenblatt._core.wording)
 _FORMAT_FIX = ("format='csv' (or 'svmlight', 'tsv')", "--format csv|svmlight|tsv")
 
 

@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._wording import spelled
+from .._core.wording import spelled
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .._config import MAX_LABEL_MAGNITUDE
+from .._core.config import MAX_LABEL_MAGNITUDE
 from ..exceptions import DataFileError
 from ._common import fail, show
 

@@ -26,7 +26,7 @@ import zlib
 
 import numpy as np
 
-from .._config import SCAN_BLOCK_BYTES
+from .._core.config import SCAN_BLOCK_BYTES
 from ..exceptions import DataFileError
 from ._common import (
     GZIP_MAGIC,

@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._config import SVMLIGHT_MAX_FEATURES
-from .._wording import spelled
+from .._core.config import SVMLIGHT_MAX_FEATURES
+from .._core.wording import spelled
 from . import _labels
 from ._common import NUMERIC_CONTROL, Sizes, compiled, fail, pieces, refuse_control_bytes, show
 from ._store import Labels, NullStore, Rows, sparse
@@ -353,7 +353,7 @@ def _detect_labelled(raw):
 
 def max_features() -> int:
     """The most features a file may make without ``n_features=``: ``ROSENBLATT_MAX_FEATURES``
-    or :data:`rosenblatt._config.SVMLIGHT_MAX_FEATURES`."""
+    or :data:`rosenblatt._core.config.SVMLIGHT_MAX_FEATURES`."""
     text = os.environ.get(MAX_FEATURES_ENV, "")
     try:
         return int(text) if text.strip() else SVMLIGHT_MAX_FEATURES

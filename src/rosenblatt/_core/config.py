@@ -106,7 +106,7 @@ CACHE_WRITE_BYTES = 1 << 20
 CALIBRATION_METHODS = ("sigmoid", "isotonic")
 
 # ---------------------------------------------------------------------- model files
-# Loading reads these when it runs: raise one (``rosenblatt._config.MODEL_MAX_... = n``)
+# Loading reads these when it runs: raise one (``rosenblatt._core.config.MODEL_MAX_... = n``)
 # before ``load`` to read a larger model you trust.
 #: A model file's members may inflate to at most this many bytes each (zip bombs).
 MODEL_MAX_MEMBER_BYTES = 1 << 30

@@ -38,7 +38,7 @@ def check_writable(path: str | os.PathLike[str], *, folder: bool = False) -> Non
     Examples
     --------
     >>> import tempfile
-    >>> from rosenblatt._files import check_writable
+    >>> from rosenblatt._core.files import check_writable
     >>> folder = tempfile.mkdtemp()
     >>> check_writable(os.path.join(folder, "model.rbl"))
     >>> check_writable(folder)  # doctest: +ELLIPSIS
@@ -77,7 +77,7 @@ def write_atomically(path: str | os.PathLike[str], data: bytes) -> None:
     Examples
     --------
     >>> import os, tempfile
-    >>> from rosenblatt._files import write_atomically
+    >>> from rosenblatt._core.files import write_atomically
     >>> path = os.path.join(tempfile.mkdtemp(), "note.txt")
     >>> write_atomically(path, b"hello")
     >>> open(path, "rb").read(), sorted(os.listdir(os.path.dirname(path)))
@@ -101,7 +101,7 @@ def open_atomically(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     Examples
     --------
     >>> import os, tempfile
-    >>> from rosenblatt._files import open_atomically
+    >>> from rosenblatt._core.files import open_atomically
     >>> path = os.path.join(tempfile.mkdtemp(), "labels.txt")
     >>> with open_atomically(path) as handle:
     ...     _ = handle.write(b"1\\n")
