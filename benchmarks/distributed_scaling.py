@@ -60,7 +60,7 @@ def main():
     from sklearn.exceptions import ConvergenceWarning
 
     from rosenblatt.distributed import ParameterMixing
-    from rosenblatt.linear import AveragedPerceptron, Perceptron
+    from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
 
     warnings.simplefilter("ignore", ConvergenceWarning)
     # persisting in-memory arrays ships them inside the graph, which is what we time as "load"

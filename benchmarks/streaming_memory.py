@@ -80,7 +80,7 @@ def train_child(path, chunk_size, epochs, seed):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from rosenblatt.linear import Perceptron
+    from rosenblatt.estimators.linear import Perceptron
     from rosenblatt.streaming import fit_stream, index_file
 
     # compile the kernels first, so the baseline includes the JIT's memory
@@ -125,7 +125,7 @@ def check_equal_to_in_memory(path, chunk_size, epochs, seed):
     from sklearn.datasets import load_svmlight_file
     from sklearn.exceptions import ConvergenceWarning
 
-    from rosenblatt.linear import AveragedPerceptron, Perceptron
+    from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
     from rosenblatt.streaming import fit_stream
 
     X, y = load_svmlight_file(path, n_features=N_FEATURES)

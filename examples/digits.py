@@ -26,8 +26,8 @@ from sklearn.linear_model import Perceptron as SklearnPerceptron
 from sklearn.model_selection import train_test_split
 from sklearn.svm import SVC
 
-from rosenblatt.kernel import KernelPerceptron
-from rosenblatt.linear import AveragedPerceptron, Perceptron
+from rosenblatt.estimators.kernel import KernelPerceptron
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
 
 
 def models(random_state=0):

@@ -11,7 +11,7 @@ training messages only:
   reference figures in the data's README (scikit-learn Perceptron 0.975, LinearSVC
   0.982).
 - ``tf/df (lecture notes)``: ``CountVectorizer()`` then the notes' ``tf / df``
-  weighting (:class:`rosenblatt.text.TfDfTransformer`, l2-normalised). The plain
+  weighting (:class:`rosenblatt.estimators.text.TfDfTransformer`, l2-normalised). The plain
   ratio favours rare words far more than tf-idf's logarithm does, and it shows.
 - ``char tf-idf``: tf-idf of character 2- to 5-grams within word boundaries, with
   sublinear term frequencies; the best of the representations tried in 5-fold
@@ -40,9 +40,9 @@ from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
 from rosenblatt.datasets import load_sms_spam
-from rosenblatt.kernel import KernelPerceptron
-from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron
-from rosenblatt.text import TfDfTransformer
+from rosenblatt.estimators.kernel import KernelPerceptron
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+from rosenblatt.estimators.text import TfDfTransformer
 
 FEATURES = {
     "word tf-idf": lambda: TfidfVectorizer(),

@@ -19,8 +19,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 
-from rosenblatt.kernel import KernelPerceptron
-from rosenblatt.linear import Perceptron
+from rosenblatt.estimators.kernel import KernelPerceptron
+from rosenblatt.estimators.linear import Perceptron
 
 X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 y = np.array([0, 1, 1, 0])

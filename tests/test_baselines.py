@@ -1,4 +1,4 @@
-"""rosenblatt.baselines: the centroid method and seed 001's LP as classifiers."""
+"""rosenblatt.estimators.baselines: the centroid method and seed 001's LP as classifiers."""
 
 import numpy as np
 import pytest
@@ -7,7 +7,7 @@ from sklearn.datasets import make_blobs
 from sklearn.neighbors import NearestCentroid
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rosenblatt.baselines import CentroidClassifier, LinearProgramClassifier
+from rosenblatt.estimators.baselines import CentroidClassifier, LinearProgramClassifier
 
 
 @parametrize_with_checks(

@@ -12,7 +12,7 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 from rosenblatt.distributed import ParameterMixing, mix_states  # noqa: E402
-from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron  # noqa: E402
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron  # noqa: E402
 
 
 @pytest.fixture(scope="module")

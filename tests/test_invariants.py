@@ -468,7 +468,7 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
     )
 
     from rosenblatt import CentroidClassifier, LinearProgramClassifier
-    from rosenblatt.text import TfDfTransformer
+    from rosenblatt.estimators.text import TfDfTransformer
 
     frame = pd.DataFrame({"colour": ["red", "blue"] * 20, "a": X2[:, 0], "b": X2[:, 1]})
     columns = ColumnTransformer(
@@ -600,7 +600,7 @@ def test_votes_with_another_constant_input_than_the_model_are_refused(tmp_path):
 
 
 def test_text_steps_in_the_wrong_order_are_refused(tmp_path):
-    from rosenblatt.text import TfDfTransformer
+    from rosenblatt.estimators.text import TfDfTransformer
 
     docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"]
     model = make_pipeline(CountVectorizer(), TfDfTransformer(), Perceptron(random_state=0))

@@ -17,8 +17,8 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import rosenblatt.engine.dual as dual_module
 from rosenblatt.engine.dual import DualState, Kernel, KernelTable
-from rosenblatt.kernel import KernelPerceptron
-from rosenblatt.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+from rosenblatt.estimators.kernel import KernelPerceptron
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.persistence import load, save
 
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])

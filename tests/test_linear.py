@@ -15,7 +15,7 @@ from sklearn.datasets import load_breast_cancer, make_classification
 from sklearn.exceptions import ConvergenceWarning
 
 from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
-from rosenblatt.kernel import KernelPerceptron
+from rosenblatt.estimators.kernel import KernelPerceptron
 
 XOR_Y = np.array([-1, 1, 1, -1])
 

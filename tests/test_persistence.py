@@ -33,10 +33,11 @@ from sklearn.preprocessing import (
 )
 
 from rosenblatt import AveragedPerceptron, ModelFileError, Perceptron, VotedPerceptron
-from rosenblatt.baselines import CentroidClassifier, LinearProgramClassifier
 from rosenblatt.engine.dual import DualState
 from rosenblatt.engine.primal import PrimalState
-from rosenblatt.kernel import KernelPerceptron
+from rosenblatt.estimators.baselines import CentroidClassifier, LinearProgramClassifier
+from rosenblatt.estimators.kernel import KernelPerceptron
+from rosenblatt.estimators.text import TfDfTransformer
 from rosenblatt.persistence import (
     FORMAT_NAME,
     FORMAT_VERSION,
@@ -45,7 +46,6 @@ from rosenblatt.persistence import (
     read_manifest,
     save,
 )
-from rosenblatt.text import TfDfTransformer
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

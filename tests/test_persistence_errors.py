@@ -27,7 +27,7 @@ from typer.testing import CliRunner
 from rosenblatt import ModelFileError, Perceptron, VotedPerceptron
 from rosenblatt.cli import app
 from rosenblatt.engine.primal import PrimalState
-from rosenblatt.kernel import KernelPerceptron
+from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.persistence import load, load_predictor, save
 from rosenblatt.persistence.decode import Reader
 from rosenblatt.persistence.errors import DAMAGE, ZIP_DAMAGE

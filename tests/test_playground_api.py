@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 import reference
 
-from rosenblatt.kernel import KernelPerceptron
+from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.playground.export import MARKER, export
 from rosenblatt.playground.presets import PRESETS, VIEW, preset
 from rosenblatt.playground.runs import (

@@ -12,9 +12,9 @@ from PIL import Image, ImageSequence
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
-from rosenblatt.baselines import CentroidClassifier
 from rosenblatt.cli import app
-from rosenblatt.kernel import KernelPerceptron
+from rosenblatt.estimators.baselines import CentroidClassifier
+from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.plot import (
     ANIMATION_SIZE,
     animate_training,

@@ -8,8 +8,8 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.pipeline import Pipeline
 
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
 from rosenblatt.exceptions import DataFileError
-from rosenblatt.linear import AveragedPerceptron, Perceptron
 from rosenblatt.streaming import (
     fit_stream,
     index_file,

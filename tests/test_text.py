@@ -8,8 +8,8 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from rosenblatt.linear import Perceptron
-from rosenblatt.text import TfDfTransformer
+from rosenblatt.estimators.linear import Perceptron
+from rosenblatt.estimators.text import TfDfTransformer
 
 DOCS = ["free offer free", "lecture cs", "free lecture notes lecture"]
 

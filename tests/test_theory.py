@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.svm import SVC
 
+from rosenblatt.estimators.linear import Perceptron
 from rosenblatt.exceptions import NotSeparableError
-from rosenblatt.linear import Perceptron
 from rosenblatt.theory import (
     _novikoff,
     distance_from_origin,

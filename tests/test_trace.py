@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.exceptions import ConvergenceWarning
 
-from rosenblatt.linear import AveragedPerceptron, Perceptron
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
 from rosenblatt.trace import Trace, trace
 
 # Seed 003, "Example (modified OR problem)": patterns 2, 3, 4 -> t = 1, pattern 1 -> t = -1,

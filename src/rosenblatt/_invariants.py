@@ -616,7 +616,7 @@ def _kernel_parameters(c):
     """The class's own parameter constraints (prediction computes the kernel from them),
     a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
     from ._core.validation import check_args
-    from .kernel import KERNEL_PARAMS, KernelPerceptron
+    from .estimators.kernel import KERNEL_PARAMS, KernelPerceptron
 
     constraints = KernelPerceptron._parameter_constraints
     params = {name: value for name, value in c.model.params.items() if name in constraints}

@@ -84,9 +84,9 @@ def demo_estimators() -> Iterator[tuple[str, Any]]:
     """Yield ``(name, estimator)`` pairs compared by the demo, scikit-learn's as a reference."""
     from sklearn.linear_model import Perceptron as SklearnPerceptron
 
-    from .baselines import CentroidClassifier, LinearProgramClassifier
-    from .kernel import KernelPerceptron
-    from .linear import AveragedPerceptron, Perceptron, VotedPerceptron
+    from .estimators.baselines import CentroidClassifier, LinearProgramClassifier
+    from .estimators.kernel import KernelPerceptron
+    from .estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     yield "Perceptron (online)", Perceptron(random_state=0, max_iter=DEMO_EPOCHS)
     yield "Perceptron (batch)", Perceptron(mode="batch", random_state=0, max_iter=DEMO_EPOCHS)
@@ -189,8 +189,8 @@ def demo_figures(directory: str | os.PathLike[str]) -> list[ReportFigure]:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.preprocessing import StandardScaler
 
-    from .kernel import KernelPerceptron
-    from .linear import Perceptron
+    from .estimators.kernel import KernelPerceptron
+    from .estimators.linear import Perceptron
     from .plot import (
         animate_training,
         new_figure,

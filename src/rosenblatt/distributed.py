@@ -308,7 +308,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
 
 # ---------------------------------------------------------------------- estimator state
 def _check_estimator(estimator):
-    from .linear import AveragedPerceptron, Perceptron
+    from .estimators.linear import AveragedPerceptron, Perceptron
 
     if estimator is None:
         return Perceptron()
@@ -343,7 +343,7 @@ def _check_classes(classes, estimator):
 
 
 def _averages(estimator) -> bool:
-    from .linear import AveragedPerceptron
+    from .estimators.linear import AveragedPerceptron
 
     return isinstance(estimator, AveragedPerceptron)
 

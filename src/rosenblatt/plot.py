@@ -75,7 +75,7 @@ PIXEL_RANGE = _plot_figures.PIXEL_RANGE
 
 def _is_linear(model) -> bool:
     """The decision function is ``X @ coef_.T + intercept_`` (not a vote or a kernel)."""
-    from .linear import VotedPerceptron
+    from .estimators.linear import VotedPerceptron
 
     return (
         hasattr(model, "coef_")

@@ -172,7 +172,7 @@ def train_stream(
     >>> summary["converged"], summary["n_chunks"], summary["train_accuracy"]
     (True, 2, 1.0)
     """
-    from .linear import AveragedPerceptron, Perceptron, VotedPerceptron
+    from .estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     if algorithm not in STREAM_ALGORITHMS:
         raise ValueError(

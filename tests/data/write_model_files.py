@@ -62,9 +62,9 @@ def _models():
     from sklearn.preprocessing import MaxAbsScaler, MinMaxScaler, Normalizer, StandardScaler
 
     from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
-    from rosenblatt.baselines import CentroidClassifier, LinearProgramClassifier
-    from rosenblatt.kernel import KernelPerceptron
-    from rosenblatt.text import TfDfTransformer
+    from rosenblatt.estimators.baselines import CentroidClassifier, LinearProgramClassifier
+    from rosenblatt.estimators.kernel import KernelPerceptron
+    from rosenblatt.estimators.text import TfDfTransformer
 
     X_iris, y_iris = load_iris(return_X_y=True)
     X_bin, y_bin = make_classification(n_samples=80, n_features=5, random_state=0)

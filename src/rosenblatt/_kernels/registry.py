@@ -140,7 +140,7 @@ def _kernel_variants(predictions=("last", "voted")) -> Iterator[Variant]:
     """The kernel perceptron: dense and CSR patterns, rbf and poly, last and voted."""
     import scipy.sparse as sp
 
-    from ..kernel import KernelPerceptron
+    from ..estimators.kernel import KernelPerceptron
 
     X, _, three = _problems()
     for sparse in (False, True):

@@ -92,19 +92,19 @@ def make_estimator(
     if epochs is not None:
         params["max_iter"] = epochs
     if algorithm == "centroid":
-        from ..baselines import CentroidClassifier
+        from ..estimators.baselines import CentroidClassifier
 
         return CentroidClassifier()
     if algorithm == "lp":
-        from ..baselines import LinearProgramClassifier
+        from ..estimators.baselines import LinearProgramClassifier
 
         return LinearProgramClassifier()
     if algorithm == "kernel":
-        from ..kernel import KernelPerceptron
+        from ..estimators.kernel import KernelPerceptron
 
         cls: Any = KernelPerceptron
     else:
-        from ..linear import AveragedPerceptron, Perceptron, VotedPerceptron
+        from ..estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
         cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
             algorithm

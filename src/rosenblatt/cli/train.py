@@ -167,7 +167,7 @@ def train(
     )
     model = model_for(data, estimator, scale=scale)
     if calibrate is not None:
-        from ..calibration import calibrated
+        from ..estimators.calibration import calibrated
 
         model = calibrated(model, method=calibrate)
     start = time.perf_counter()

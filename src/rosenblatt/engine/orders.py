@@ -187,7 +187,7 @@ def recorded_orders() -> Iterator[list[np.ndarray]]:
     """Keep a copy of every epoch order handed out in this thread while the block runs.
 
     What a consumer asks instead of replaying a fit's random draws (the playground
-    shows the orders a :class:`~rosenblatt.kernel.KernelPerceptron` fit presented).
+    shows the orders a :class:`~rosenblatt.estimators.kernel.KernelPerceptron` fit presented).
 
     Yields
     ------

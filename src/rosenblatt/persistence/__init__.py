@@ -171,7 +171,7 @@ def read_manifest(path) -> dict:
     Examples
     --------
     >>> import tempfile, pathlib
-    >>> from rosenblatt.baselines import CentroidClassifier
+    >>> from rosenblatt.estimators.baselines import CentroidClassifier
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "c.rbm"
     >>> save(CentroidClassifier().fit([[0], [1]], [0, 1]), path, metadata={"note": "tiny"})
     >>> manifest = read_manifest(path)

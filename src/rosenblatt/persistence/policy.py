@@ -63,20 +63,23 @@ STATE_REGISTRY = (
 # name). The keys are the file format (files older versions wrote name classes by them)
 # and never change; the modules may. scikit-learn's keys are its public import paths.
 CLASS_LOCATIONS = {
-    "rosenblatt.linear.Perceptron": ("rosenblatt.linear", "Perceptron"),
-    "rosenblatt.linear.AveragedPerceptron": ("rosenblatt.linear", "AveragedPerceptron"),
-    "rosenblatt.linear.VotedPerceptron": ("rosenblatt.linear", "VotedPerceptron"),
-    "rosenblatt.kernel.KernelPerceptron": ("rosenblatt.kernel", "KernelPerceptron"),
-    "rosenblatt.baselines.CentroidClassifier": ("rosenblatt.baselines", "CentroidClassifier"),
+    "rosenblatt.linear.Perceptron": ("rosenblatt.estimators.linear", "Perceptron"),
+    "rosenblatt.linear.AveragedPerceptron": ("rosenblatt.estimators.linear", "AveragedPerceptron"),
+    "rosenblatt.linear.VotedPerceptron": ("rosenblatt.estimators.linear", "VotedPerceptron"),
+    "rosenblatt.kernel.KernelPerceptron": ("rosenblatt.estimators.kernel", "KernelPerceptron"),
+    "rosenblatt.baselines.CentroidClassifier": (
+        "rosenblatt.estimators.baselines",
+        "CentroidClassifier",
+    ),
     "rosenblatt.baselines.LinearProgramClassifier": (
-        "rosenblatt.baselines",
+        "rosenblatt.estimators.baselines",
         "LinearProgramClassifier",
     ),
     "rosenblatt.calibration.CalibratedClassifier": (
-        "rosenblatt.calibration",
+        "rosenblatt.estimators.calibration",
         "CalibratedClassifier",
     ),
-    "rosenblatt.text.TfDfTransformer": ("rosenblatt.text", "TfDfTransformer"),
+    "rosenblatt.text.TfDfTransformer": ("rosenblatt.estimators.text", "TfDfTransformer"),
     "rosenblatt.engine.primal.PrimalState": ("rosenblatt.engine.primal", "PrimalState"),
     "rosenblatt.engine.dual.DualState": ("rosenblatt.engine.dual", "DualState"),
 }

@@ -9,7 +9,7 @@ through them. The steps come from the package's own training paths:
   weights and the vote after each presentation are the engine's record's
   (:class:`rosenblatt.engine.votes.VoteRecord`), the last average
   :class:`rosenblatt.AveragedPerceptron`'s;
-- ``kernel``: :class:`rosenblatt.kernel.KernelPerceptron` with its update record,
+- ``kernel``: :class:`rosenblatt.estimators.kernel.KernelPerceptron` with its update record,
   the orders its fit presented (:func:`rosenblatt.engine.orders.recorded_orders`)
   and :class:`rosenblatt.engine.dual.Kernel`'s values;
 - separability, margins, ``R`` and the bound: :mod:`rosenblatt.theory`.
@@ -366,7 +366,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
     from ..engine.dual import Kernel
     from ..engine.orders import recorded_orders
     from ..engine.targets import TargetCoding
-    from ..kernel import KernelPerceptron
+    from ..estimators.kernel import KernelPerceptron
 
     n = Z.shape[0]
     clf = KernelPerceptron(

@@ -1,6 +1,6 @@
 """What the linear perceptrons share: parameters, validation, and training through the engine.
 
-Estimators in :mod:`rosenblatt.linear` are thin subclasses that say whether
+Estimators in :mod:`rosenblatt.estimators.linear` are thin subclasses that say whether
 they average (``_averaged``) or vote (``_voted``). Training goes through
 :mod:`rosenblatt.engine`: the state lives in a
 :class:`~rosenblatt.engine.primal.PrimalState` (the fitted attribute
@@ -21,8 +21,8 @@ import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._core.config import SPARSE_INTERCEPT_SCALING
-from ._core.validation import (
+from .._core.config import SPARSE_INTERCEPT_SCALING
+from .._core.validation import (
     BOOL,
     CALLABLE,
     NONE,
@@ -37,17 +37,16 @@ from ._core.validation import (
     check_not_empty,
     validate_params,
 )
-from ._core.wording import parameter_name, spelled
-from ._online import OnlineLearnerMixin
-from .engine.driver import Plateau, run_epochs
-from .engine.orders import (
+from .._core.wording import parameter_name, spelled
+from ..engine.driver import Plateau, run_epochs
+from ..engine.orders import (
     EpochOrders,
     labels_look_sorted,
     random_source,
     resolve_mode,
     splitter_seed,
 )
-from .engine.primal import (
+from ..engine.primal import (
     Batch,
     PrimalRule,
     PrimalState,
@@ -56,11 +55,12 @@ from .engine.primal import (
     thread_count,
     worker_pool,
 )
-from .engine.targets import TargetCoding
+from ..engine.targets import TargetCoding
+from ._online import OnlineLearnerMixin
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
-    from .engine.driver import History
+    from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
+    from ..engine.driver import History
 
 _ADVICE = "The data may not be linearly separable; raise {limit}, or use {averaged}."
 # averaged and voted predictions are already the remedy for data that is not separable

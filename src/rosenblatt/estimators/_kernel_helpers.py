@@ -1,8 +1,8 @@
 """The kernel perceptron's helpers: its kernels' parameters, gamma, the rows of
 growing training data, and the blocked prediction scores.
 
-:class:`rosenblatt.kernel.KernelPerceptron` stays defined in :mod:`rosenblatt.kernel`
-(model files name it there); what it needs beyond its own state lives here.
+:class:`~rosenblatt.estimators.kernel.KernelPerceptron` stays defined in
+:mod:`rosenblatt.estimators.kernel`; what it needs beyond its own state lives here.
 """
 
 from __future__ import annotations
@@ -14,12 +14,12 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
-from ._core.config import PREDICT_BLOCK_ELEMENTS
-from ._core.wording import parameter_name, spelled
-from .engine.dual import as_float64, decision_scores, vote_scores
+from .._core.config import PREDICT_BLOCK_ELEMENTS
+from .._core.wording import parameter_name, spelled
+from ..engine.dual import as_float64, decision_scores, vote_scores
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .engine.dual import Kernel
+    from ..engine.dual import Kernel
     from .kernel import KernelPerceptron
 
 KERNELS = ("linear", "poly", "rbf", "sigmoid", "precomputed")

@@ -16,10 +16,10 @@ import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils.validation import check_is_fitted
 
-from ._core.config import CALIBRATION_METHODS
+from .._core.config import CALIBRATION_METHODS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 __all__ = ["CalibratedClassifier", "calibrated"]
 

@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._core.validation import (
+from .._core.validation import (
     BOOL,
     CALLABLE,
     NONE,
@@ -31,6 +31,11 @@ from ._core.validation import (
     check_not_empty,
     validate_params,
 )
+from ..engine.driver import Plateau, run_epochs
+from ..engine.dual import DualState, Kernel, KernelTable
+from ..engine.orders import epoch_order, random_source
+from ..engine.primal import constant_input
+from ..engine.targets import TargetCoding
 from ._kernel_helpers import (
     KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
     KERNELS,
@@ -43,14 +48,9 @@ from ._kernel_helpers import (
     stacked,
 )
 from ._online import OnlineLearnerMixin
-from .engine.driver import Plateau, run_epochs
-from .engine.dual import DualState, Kernel, KernelTable
-from .engine.orders import epoch_order, random_source
-from .engine.primal import constant_input
-from .engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
+    from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
 
 
 class KernelPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
@@ -65,7 +65,7 @@ class KernelPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     ``f(x) = sum_j alpha_j y_j K'(x_j, x)``. On a mistake, ``y_i f(x_i) <= 0``,
     ``alpha_i += eta * sample_weight_i``. The intercept is the weight of a constant
     input ``s = intercept_scaling`` appended to ``phi(x)``, as in the linear
-    :class:`~rosenblatt.linear.Perceptron`; in the dual that is the kernel
+    :class:`~rosenblatt.estimators.linear.Perceptron`; in the dual that is the kernel
     ``K'(x, z) = K(x, z) + s**2``. With ``kernel="linear"`` and
     ``prediction="last"`` the model is the linear perceptron, mistake for mistake.
 
@@ -204,7 +204,7 @@ default="rbf"
 
     See Also
     --------
-    rosenblatt.linear.Perceptron : The primal form, for explicit features.
+    rosenblatt.estimators.linear.Perceptron : The primal form, for explicit features.
     sklearn.svm.SVC : The maximum-margin classifier with the same kernels.
 
     Notes
@@ -227,7 +227,7 @@ default="rbf"
     XOR is not linearly separable, but it is with the degree-2 monomials:
 
     >>> import numpy as np
-    >>> from rosenblatt.kernel import KernelPerceptron
+    >>> from rosenblatt.estimators.kernel import KernelPerceptron
     >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
     >>> y = np.array([0, 1, 1, 0])
     >>> clf = KernelPerceptron(kernel="poly", degree=2, random_state=0).fit(X, y)
@@ -539,7 +539,7 @@ default="rbf"
         XOR in two batches:
 
         >>> import numpy as np
-        >>> from rosenblatt.kernel import KernelPerceptron
+        >>> from rosenblatt.estimators.kernel import KernelPerceptron
         >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
         >>> y = np.array([0, 1, 1, 0])
         >>> clf = KernelPerceptron(gamma=1.0, prediction="last", shuffle=False)

@@ -13,13 +13,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._core.validation import BOOL, Options, check_classes, check_not_empty, validate_params
-from ._decision import linear_scores
-from .engine.targets import TargetCoding
-from .theory import separating_lp
+from .._core.validation import BOOL, Options, check_classes, check_not_empty, validate_params
+from .._decision import linear_scores
+from ..engine.targets import TargetCoding
+from ..theory import separating_lp
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 __all__ = ["CentroidClassifier", "LinearProgramClassifier"]
 
@@ -108,7 +108,7 @@ class CentroidClassifier(_OneVsRestLinear):
 
     Examples
     --------
-    >>> from rosenblatt.baselines import CentroidClassifier
+    >>> from rosenblatt.estimators.baselines import CentroidClassifier
     >>> X = [[0.0, 0.0], [0.0, 2.0], [4.0, 0.0], [4.0, 2.0]]
     >>> clf = CentroidClassifier().fit(X, ["a", "a", "b", "b"])
     >>> clf.coef_.tolist(), clf.intercept_.tolist()
@@ -187,7 +187,7 @@ class LinearProgramClassifier(_OneVsRestLinear):
 
     Examples
     --------
-    >>> from rosenblatt.baselines import LinearProgramClassifier
+    >>> from rosenblatt.estimators.baselines import LinearProgramClassifier
     >>> X = [[0, 0], [0, 1], [1, 0], [1, 1]]
     >>> clf = LinearProgramClassifier().fit(X, [0, 1, 1, 1])
     >>> clf.separable_, clf.score(X, [0, 1, 1, 1])

@@ -1,7 +1,7 @@
 """What every perceptron that learns online shares: labels, weights, classes, history.
 
-The linear perceptrons (:mod:`rosenblatt._base`) and the kernel perceptron
-(:mod:`rosenblatt.kernel`) keep different training states (primal, dual) but
+The linear perceptrons (:mod:`rosenblatt.estimators._base`) and the kernel perceptron
+(:mod:`rosenblatt.estimators.kernel`) keep different training states (primal, dual) but
 check their batches, weigh their samples, draw their ``partial_fit`` orders and
 keep their epoch record the same way; this mixin is that one way.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._core.validation import check_classes, check_sample_weight, class_weighted, label_indices
-from .engine.orders import random_source
+from .._core.validation import check_classes, check_sample_weight, class_weighted, label_indices
+from ..engine.orders import random_source
 
 INDEX_DTYPE = np.int64
 

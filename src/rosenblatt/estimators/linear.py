@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._core.validation import Options
 from ._base import BaseLinearPerceptron
-from ._core.validation import Options
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import MatrixLike, RandomStateLike
+    from .._core.typing import MatrixLike, RandomStateLike
 
 _SHARED_PARAMETERS = """
     eta : float, default=1.0

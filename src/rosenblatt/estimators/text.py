@@ -10,10 +10,10 @@ from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import normalize
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ._core.validation import Options, validate_params
+from .._core.validation import Options, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 
 class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
@@ -46,7 +46,7 @@ class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     Examples
     --------
     >>> import numpy as np
-    >>> from rosenblatt.text import TfDfTransformer
+    >>> from rosenblatt.estimators.text import TfDfTransformer
     >>> counts = np.array([[2, 1, 0], [0, 1, 1]])
     >>> tfdf = TfDfTransformer(norm=None).fit(counts)
     >>> tfdf.df_
