@@ -9,6 +9,7 @@ import pytest
 from conftest import OR_X, OR_Y, run_cli
 from matplotlib.text import Text
 from PIL import Image, ImageSequence
+from rosenblatt.trace import trace
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
@@ -28,7 +29,6 @@ from rosenblatt.plot import (
 )
 from rosenblatt.report import ReportFigure, ReportTable, render_report, write_report
 from rosenblatt.theory import max_margin
-from rosenblatt.trace import trace
 
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 XOR_Y = np.array([0, 1, 1, 0])

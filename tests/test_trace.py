@@ -8,10 +8,10 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from rosenblatt.trace import Trace, trace
 from sklearn.exceptions import ConvergenceWarning
 
 from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
-from rosenblatt.trace import Trace, trace
 
 # Seed 003, "Example (modified OR problem)": patterns 2, 3, 4 -> t = 1, pattern 1 -> t = -1,
 # threshold input x_0 = -1, epsilon = 1, no shuffling.
@@ -350,3 +350,17 @@ def test_trace_average_and_vote_are_the_estimators():
     np.testing.assert_array_equal(tr.tally(X, np.full(10, c)), np.column_stack([plus, c - plus]))
     with pytest.raises(ValueError, match="presentations"):
         tr.tally(X, np.full(10, tr.step.shape[0] + 1))
+
+
+def test_the_public_paths_of_trace():
+    """``rosenblatt.trace`` is the function, also after ``import rosenblatt.trace``."""
+    import importlib
+
+    import rosenblatt
+    import rosenblatt.theory.trace as module
+
+    alias = importlib.import_module("rosenblatt.trace")
+    from rosenblatt.trace import Trace, trace
+
+    assert rosenblatt.trace is module.trace and trace is module.trace
+    assert alias.Trace is module.Trace and Trace is module.Trace

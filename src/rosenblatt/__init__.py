@@ -23,14 +23,14 @@ _EXPORTS = {
     "ParameterMixing": "distributed",
     "Perceptron": "estimators.linear",
     "TfDfTransformer": "estimators.text",
-    "Trace": "trace",
+    "Trace": "theory.trace",
     "VotedPerceptron": "estimators.linear",
     "calibrated": "estimators.calibration",
     "fit_stream": "streaming",
     "load": "persistence",
     "read_manifest": "persistence",
     "save": "persistence",
-    "trace": "trace",
+    "trace": "theory.trace",
 }
 _SUBMODULES = {"datasets", "distributed", "plot", "streaming", "theory"}
 
@@ -61,18 +61,21 @@ def __dir__():
     return sorted(set(globals()) | set(__all__))
 
 
-class _Package(types.ModuleType):
-    """Keeps ``rosenblatt.trace`` the function when the ``rosenblatt.trace`` module loads.
+def _alias_module(alias, target):
+    """Make ``import rosenblatt.<alias>`` give a module that reads ``target`` on first use.
 
-    Importing a submodule binds it as an attribute of its package; the public
-    name ``trace`` is the function (DESIGN contract), which lives in the module
-    of the same name. ``from rosenblatt.trace import ...`` still reaches the module.
+    ``rosenblatt.trace`` is the function (DESIGN contract); its module lives in
+    :mod:`rosenblatt.theory.trace`. Importing a real submodule ``rosenblatt.trace`` would
+    bind it over the function, so the old path is an entry of ``sys.modules`` (imports
+    find it there and bind nothing) whose names load the target lazily (PEP 562).
     """
+    module = types.ModuleType(f"{__name__}.{alias}", f"Alias of :mod:`{__name__}.{target}`.")
 
-    def __setattr__(self, name, value):
-        if name == "trace" and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
+    def forward(name):
+        return getattr(importlib.import_module(f".{target}", __name__), name)
+
+    module.__getattr__ = forward
+    sys.modules[module.__name__] = module
 
 
-sys.modules[__name__].__class__ = _Package
+_alias_module("trace", "theory.trace")

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
     from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
-    from .trace import Trace
+    from .theory.trace import Trace
 
 
 def _line_points(w, b, low, high):
@@ -117,8 +117,8 @@ def plot_training_step(
 
     Parameters
     ----------
-    tr : rosenblatt.trace.Trace
-        A run of :func:`rosenblatt.trace.trace` on ``X`` and ``y``.
+    tr : rosenblatt.theory.trace.Trace
+        A run of :func:`rosenblatt.theory.trace.trace` on ``X`` and ``y``.
     X : array-like of shape (n_samples, 2)
     y : array-like of shape (n_samples,)
     step : int
@@ -135,7 +135,7 @@ def plot_training_step(
 
     Examples
     --------
-    >>> from rosenblatt.trace import trace
+    >>> from rosenblatt.theory.trace import trace
     >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
     >>> tr = trace(X, y, bias_input=-1)
     >>> plot_training_step(tr, X, y, 1).get_title(loc="left").splitlines()
@@ -211,7 +211,7 @@ def animate_training(
 
     The "successive changes of the separating straight line" of the
     perceptron's worked example in the lecture notes (the modified OR problem,
-    with the constant input -1). Runs :func:`rosenblatt.trace.trace` and draws
+    with the constant input -1). Runs :func:`rosenblatt.theory.trace.trace` and draws
     one frame per weight change with :func:`plot_training_step`. Every frame
     has the same size in pixels, and the file is written whole or not at all.
 
@@ -223,7 +223,7 @@ def animate_training(
     path : str or path-like
         The ``.gif`` to write.
     mode, eta, bias_input, shuffle, max_iter, random_state
-        Passed to :func:`rosenblatt.trace.trace`.
+        Passed to :func:`rosenblatt.theory.trace.trace`.
     fps : float, default=1.5
     dpi : int, default=80
         Frames of ``ANIMATION_SIZE * dpi`` pixels (520 x 360 at the default).
@@ -237,7 +237,7 @@ def animate_training(
 
     Returns
     -------
-    trace : rosenblatt.trace.Trace
+    trace : rosenblatt.theory.trace.Trace
         The run that was drawn.
 
     Examples
@@ -254,7 +254,7 @@ def animate_training(
     import io
 
     from ._core.files import write_atomically
-    from .trace import trace
+    from .theory.trace import trace
 
     path = os.fspath(path)
     if os.path.splitext(path)[1].lower() != ".gif":

@@ -9,7 +9,7 @@ run and in a notebook alike.
 - :func:`plot_mistakes`: mistakes per epoch.
 - :func:`plot_scores`: accuracies of several algorithms on several datasets.
 - :func:`plot_training_step`: the separating line after one step of a
-  :func:`rosenblatt.trace.trace` run.
+  :func:`rosenblatt.theory.trace.trace` run.
 - :func:`animate_training`: a GIF of the separating line moving update by update,
   the "successive changes of the separating straight line" of the perceptron's
   worked example in the lecture notes (the modified OR problem).

@@ -83,7 +83,7 @@ TRACE_MAX_FEATURES = 10
 SVMLIGHT_MAX_FEATURES = 2**26
 #: ``rosenblatt trace`` prints at most this many rows (presentations): more epochs are cut.
 TRACE_MAX_ROWS = 5_000
-#: :func:`rosenblatt.trace.trace` keeps every weight vector: it refuses longer runs.
+#: :func:`rosenblatt.theory.trace.trace` keeps every weight vector: it refuses longer runs.
 TRACE_MAX_PRESENTATIONS = 2_000_000
 
 # ------------------------------------------------------------- parsing and the stream cache
@@ -118,5 +118,5 @@ MODEL_MAX_HASH_FEATURES = 2**26
 
 #: The constant input of the teaching commands (``rosenblatt trace``, ``plot``'s animation,
 #: the playground): the lecture notes' threshold input, so that their worked example comes out
-#: with the defaults. (The API's ``rosenblatt.trace`` keeps its documented 1.0.)
+#: with the defaults. (The API's ``rosenblatt.theory.trace`` keeps its documented 1.0.)
 TEACHING_BIAS_INPUT = -1.0

@@ -24,7 +24,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..trace import Trace
+    from ..theory.trace import Trace
 
 MAX_SAMPLES, MAX_FEATURES = TRACE_MAX_SAMPLES, TRACE_MAX_FEATURES
 
@@ -44,7 +44,7 @@ def trace_data(
     header: bool | str = "auto",
     format: str | None = None,
 ) -> Trace:
-    """Run :func:`rosenblatt.trace.trace` on a small labelled data file.
+    """Run :func:`rosenblatt.theory.trace.trace` on a small labelled data file.
 
     The table has one row per pattern presentation, so larger data are refused
     rather than flooding the terminal. ``zero_based`` (svmlight), ``header``
@@ -52,10 +52,10 @@ def trace_data(
 
     Returns
     -------
-    rosenblatt.trace.Trace
+    rosenblatt.theory.trace.Trace
     """
     from ..io import read_data
-    from ..trace import trace
+    from ..theory.trace import trace
 
     data = read_data(
         data_path,

@@ -4,7 +4,7 @@ The page never learns anything itself: it asks for a run (points, labels and
 settings), gets back every step the package took, and only moves a cursor
 through them. The steps come from the package's own training paths:
 
-- ``online``, ``batch``, ``averaged``, ``voted``: :func:`rosenblatt.trace.trace`,
+- ``online``, ``batch``, ``averaged``, ``voted``: :func:`rosenblatt.theory.trace.trace`,
   the engine's epoch with every activation and update recorded; the averaged
   weights and the vote after each presentation are the engine's record's
   (:class:`rosenblatt.engine.votes.VoteRecord`), the last average
@@ -283,7 +283,7 @@ def _voters(record, n_rows):
 
 
 def _primal(X, Z, y, s: Settings) -> dict:
-    from ..trace import trace
+    from ..theory.trace import trace
 
     mode = "batch" if s.algorithm == "batch" else "online"
     tr = trace(

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._theory_inputs import check_X, check_Xy_lenient, decision, hyperplane, squared_norms
+from ._inputs import check_X, check_Xy_lenient, decision, hyperplane, squared_norms
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 
 # ---------------------------------------------------------------------- margins

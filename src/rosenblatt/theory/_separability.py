@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._core.config import SLACK_TOLERANCE
-from ._core.validation import BOOL, check_args
-from ._theory_inputs import check_Xy, decision, signed_rows
+from .._core.config import SLACK_TOLERANCE
+from .._core.validation import BOOL, check_args
+from ._inputs import check_Xy, decision, signed_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
 
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,18 +14,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._core.config import TRACE_MAX_PRESENTATIONS
-from ._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args
-from ._invariants import is_sparse
-from .engine.driver import run_epochs
-from .engine.orders import epoch_order, random_source
-from .engine.primal import Batch, PrimalRule, PrimalState
-from .theory import checked_Xy, signed_targets
+from .._core.config import TRACE_MAX_PRESENTATIONS
+from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args
+from .._invariants import is_sparse
+from ..engine.driver import run_epochs
+from ..engine.orders import epoch_order, random_source
+from ..engine.primal import Batch, PrimalRule, PrimalState
+from ._inputs import checked_Xy, signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
+    from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
 
 __all__ = ["Trace", "trace"]
 
@@ -49,7 +49,7 @@ def _latex_name(name: str) -> str:
 
 
 class Trace:
-    """Record of a perceptron training run, as returned by :func:`rosenblatt.trace`.
+    """Record of a perceptron training run, as returned by :func:`rosenblatt.theory.trace`.
 
     Rows are pattern presentations, in order; steps are weight changes: one per
     row in online mode, one per epoch in batch mode.
@@ -278,7 +278,7 @@ class Trace:
 
         Examples
         --------
-        >>> from rosenblatt.trace import trace
+        >>> from rosenblatt.theory.trace import trace
         >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
         >>> print(trace(X, y, bias_input=-1).to_latex().splitlines()[4])  # the first row
         1 & $0$ & $0$ & $0$ & $1$ & $1$ & $1$ & $0$ & YES & $1$ & $1$ & $1$ \\
@@ -380,7 +380,7 @@ def trace(
     Rosenblatt's modified OR problem, the lecture notes' worked example, with
     threshold input -1:
 
-    >>> from rosenblatt.trace import trace
+    >>> from rosenblatt.theory.trace import trace
     >>> X = [[-1, -1], [1, -1], [-1, 1], [1, 1]]
     >>> y = [-1, 1, 1, 1]
     >>> tr = trace(X, y, bias_input=-1)

@@ -1,6 +1,6 @@
 """Input checks and small linear-algebra helpers shared by :mod:`rosenblatt.theory`.
 
-Kept apart from the solvers so that :mod:`rosenblatt.trace` can check its data
+Kept apart from the solvers so that :mod:`rosenblatt.theory.trace` can check its data
 without importing scikit-learn or a solver.
 """
 
@@ -10,14 +10,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core.validation import check_classes, check_not_empty
-from ._invariants import is_sparse
-from .engine.targets import TargetCoding
+from .._core.validation import check_classes, check_not_empty
+from .._invariants import is_sparse
+from ..engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
 
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 
 def signed_targets(y: ArrayLike, owner: str) -> np.ndarray:

@@ -27,9 +27,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._core.config import ACTIVE_TOLERANCE, BOUND_PAD
-from ._core.validation import BOOL, Interval, check_args
-from ._theory_geometry import (
+from .._core.config import ACTIVE_TOLERANCE, BOUND_PAD
+from .._core.validation import BOOL, Interval, check_args
+from ..exceptions import NotSeparableError
+from ._geometry import (
     distance_from_origin,
     geometric_margin,
     margin,
@@ -37,7 +38,7 @@ from ._theory_geometry import (
     radius,
     signed_distance,
 )
-from ._theory_inputs import (  # checked_Xy, signed_targets: the trace checks with them
+from ._inputs import (  # checked_Xy, signed_targets: the trace checks with them
     augment,
     check_Xy,
     checked_Xy,  # noqa: F401
@@ -46,15 +47,14 @@ from ._theory_inputs import (  # checked_Xy, signed_targets: the trace checks wi
     signed_targets,  # noqa: F401
     squared_norms,
 )
-from ._theory_separability import (  # separating_lp: used by baselines
+from ._separability import (  # separating_lp: used by baselines
     SeparabilityResult,
     is_linearly_separable,
     separating_lp,
 )
-from .exceptions import NotSeparableError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import ArrayLike, MatrixLike
 
 __all__ = [
     "MaxMarginResult",
