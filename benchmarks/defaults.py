@@ -16,7 +16,7 @@ penalty=None)`` and ``NearestCentroid()``.
 Data: iris, wine, breast cancer and digits (scikit-learn's bundled copies),
 spambase (``../shared/data/spambase55.csv`` beside the repository, label = last
 column), each standardised by a ``StandardScaler`` fitted on the training split;
-and the SMS Spam Collection (``rosenblatt.datasets.load_sms_spam``) as tf-idf
+and the SMS Spam Collection (``rosenblatt.data.datasets.load_sms_spam``) as tf-idf
 unigrams and bigrams (``TfidfVectorizer(ngram_range=(1, 2))`` fitted on the
 training split, sparse CSR rows).
 
@@ -91,7 +91,7 @@ from rosenblatt import (
     Perceptron,
     VotedPerceptron,
 )
-from rosenblatt.datasets import load_sms_spam
+from rosenblatt.data.datasets import load_sms_spam
 
 SPAMBASE = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "spambase55.csv"
 N_SPLITS = 5

@@ -366,7 +366,7 @@ import resource, sys, time, warnings
 import numpy as np
 warnings.simplefilter("ignore")
 from rosenblatt import AveragedPerceptron
-from rosenblatt.streaming import fit_stream
+from rosenblatt.data.streaming import fit_stream
 path = sys.argv[1]
 stamps = []
 def on_epoch(report):
@@ -381,7 +381,7 @@ rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 # an in-memory epoch of the same rows (a separate measure: it holds the whole file)
 import subprocess
 code = ("import sys, time, warnings; warnings.simplefilter('ignore');"
-        "from rosenblatt.io import read_data; from rosenblatt import AveragedPerceptron;"
+        "from rosenblatt.data.io import read_data; from rosenblatt import AveragedPerceptron;"
         "d = read_data(sys.argv[1]); m = AveragedPerceptron(random_state=0, max_iter=1);"
         "m.fit(d.X, d.y); t = time.perf_counter(); m.set_params(max_iter=4).fit(d.X, d.y);"
         "print((time.perf_counter() - t) / 4)")

@@ -39,7 +39,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import LinearSVC
 
-from rosenblatt.datasets import load_sms_spam
+from rosenblatt.data.datasets import load_sms_spam
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.estimators.text import TfDfTransformer

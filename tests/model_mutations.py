@@ -93,7 +93,7 @@ def _datasets():
 
 
 def _texts(n=80):
-    from rosenblatt.datasets import load_sms_spam
+    from rosenblatt.data.datasets import load_sms_spam
 
     sms = load_sms_spam()
     return list(sms.data[:n]), sms.target[:n], sms.target_names[sms.target[:n]]
@@ -360,7 +360,7 @@ def write_references(folder, kinds=None, cli=True):
 
     ``cli``: also train the command-line references (:func:`cli_references`)."""
     from rosenblatt import load, save
-    from rosenblatt.io import read_data
+    from rosenblatt.data.io import read_data
     from rosenblatt.persistence import load_predictor
 
     folder = Path(folder)

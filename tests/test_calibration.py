@@ -20,7 +20,7 @@ from rosenblatt import (
     VotedPerceptron,
     calibrated,
 )
-from rosenblatt.io import read_data
+from rosenblatt.data.io import read_data
 
 SHARED = __import__("pathlib").Path(__file__).resolve().parents[2] / "shared" / "data"
 
@@ -33,7 +33,7 @@ def spambase():
 def sms():
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    from rosenblatt.datasets import load_sms_spam
+    from rosenblatt.data.datasets import load_sms_spam
 
     texts, labels = load_sms_spam(return_X_y=True)
     return TfidfVectorizer().fit_transform(texts), np.asarray(labels)

@@ -322,7 +322,7 @@ def test_no_arguments_shows_the_commands():
 # ---------------------------------------------------------------------- real processes
 def test_importing_the_library_stays_light():
     code = (
-        "import sys, rosenblatt, rosenblatt.io, rosenblatt.persistence, rosenblatt.plot, "
+        "import sys, rosenblatt, rosenblatt.data.io, rosenblatt.persistence, rosenblatt.plot, "
         "rosenblatt.report; heavy = [m for m in ('matplotlib', 'typer', 'rich') "
         "if m in sys.modules]; print(heavy)"
     )
@@ -819,7 +819,7 @@ def test_standard_input_errors_are_one_line(tmp_path, monkeypatch, args, stdin, 
 def test_read_data_reads_standard_input(monkeypatch):
     import io
 
-    from rosenblatt.io import read_data
+    from rosenblatt.data.io import read_data
 
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(OR_CSV.encode())))
     data = read_data("-", format="csv")

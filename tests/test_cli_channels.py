@@ -15,8 +15,8 @@ from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
 from rosenblatt.cli import app
+from rosenblatt.data.io import read_data
 from rosenblatt.exceptions import DataFileError
-from rosenblatt.io import read_data
 
 XOR = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,no\n"
 OR = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
@@ -200,8 +200,8 @@ def nothing_read(monkeypatch):
     def refuse(*args, **kwargs):
         raise AssertionError("the data were read before the output was checked")
 
-    monkeypatch.setattr("rosenblatt.io.read_data", refuse)
-    monkeypatch.setattr("rosenblatt.streaming.train_stream", refuse)
+    monkeypatch.setattr("rosenblatt.data.io.read_data", refuse)
+    monkeypatch.setattr("rosenblatt.data.streaming.train_stream", refuse)
     monkeypatch.setattr("rosenblatt.demo.run_demo", refuse)
 
 

@@ -73,8 +73,8 @@ import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
 from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.engine.warmup import cache_counts
-from rosenblatt.io import read_data
-from rosenblatt.streaming import fit_stream
+from rosenblatt.data.io import read_data
+from rosenblatt.data.streaming import fit_stream
 warnings.simplefilter("ignore")
 rng = np.random.RandomState(1)
 X = rng.randn(500, 12)

@@ -6,7 +6,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
-from rosenblatt.datasets import load_sms_spam, read_labelled_text
+from rosenblatt.data.datasets import load_sms_spam, read_labelled_text
 
 SMS_SHA256 = "7d039a24a6083ed9ef0f806ebad56bbb976e3aeb8de05669173bfdc4996c239d"
 
@@ -24,7 +24,7 @@ def test_load_sms_spam_has_the_published_counts():
 
 
 def test_shipped_copy_is_unaltered_and_attributed():
-    data = resources.files("rosenblatt.datasets") / "data"
+    data = resources.files("rosenblatt.data.datasets") / "data"
     digest = hashlib.sha256((data / "sms_spam_collection.tsv").read_bytes()).hexdigest()
     assert digest == SMS_SHA256
     readme = (data / "README.md").read_text(encoding="utf-8")

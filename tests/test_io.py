@@ -1,11 +1,11 @@
-"""rosenblatt.io: reading CSV, svmlight and labelled text, with errors that name the line."""
+"""rosenblatt.data.io: reading CSV, svmlight and labelled text, with errors that name the line."""
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from rosenblatt.data.io import data_format, read_csv, read_data, read_svmlight, read_text
 from rosenblatt.exceptions import DataFileError
-from rosenblatt.io import data_format, read_csv, read_data, read_svmlight, read_text
 
 
 def write(tmp_path, name, text, mode="w"):

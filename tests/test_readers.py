@@ -1,4 +1,4 @@
-"""rosenblatt.readers: one reader per format, the same in memory and streamed.
+"""rosenblatt.data.readers: one reader per format, the same in memory and streamed.
 
 Each test names a behaviour users saw go wrong before the readers were merged
 (streamed files read differently from in-memory ones, or crashed).
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from rosenblatt.data.io import read_data
+from rosenblatt.data.readers import parse, read, scan
+from rosenblatt.data.streaming import index_file, iter_chunks
 from rosenblatt.exceptions import DataFileError
-from rosenblatt.io import read_data
-from rosenblatt.readers import parse, read, scan
-from rosenblatt.streaming import index_file, iter_chunks
 
 
 def write(tmp_path, name, content):
@@ -362,7 +362,7 @@ def test_options_for_another_format_are_refused(tmp_path):
 
 
 def test_reading_many_lines_across_scan_blocks(tmp_path, monkeypatch):
-    from rosenblatt.readers import _common
+    from rosenblatt.data.readers import _common
 
     rng = np.random.RandomState(0)
     X = np.round(rng.randn(500, 3), 4)

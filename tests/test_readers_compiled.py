@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from rosenblatt._kernels import textparse
+from rosenblatt.data.io import read_data
+from rosenblatt.data.readers import _common, _svmlight, scan
+from rosenblatt.data.streaming import iter_chunks
 from rosenblatt.exceptions import DataFileError
-from rosenblatt.io import read_data
-from rosenblatt.readers import _common, _svmlight, scan
-from rosenblatt.streaming import iter_chunks
 
 
 @pytest.fixture

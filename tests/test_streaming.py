@@ -8,15 +8,15 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.pipeline import Pipeline
 
-from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
-from rosenblatt.exceptions import DataFileError
-from rosenblatt.streaming import (
+from rosenblatt.data.streaming import (
     fit_stream,
     index_file,
     iter_chunks,
     score_stream,
     train_stream,
 )
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
+from rosenblatt.exceptions import DataFileError
 
 
 def _noisy(n=230, d=6, n_classes=2, noise=0.1, seed=0):
@@ -272,7 +272,7 @@ def test_train_stream_cli_hook(tmp_path):
 # ---------------------------------------------------------------------- the binary cache
 def _count_text_parses(monkeypatch):
     """A list that gets an entry for every block of svmlight text parsed from now on."""
-    from rosenblatt.readers import _svmlight
+    from rosenblatt.data.readers import _svmlight
 
     calls, original = [], _svmlight.read_block
 
@@ -319,7 +319,7 @@ def test_later_epochs_read_the_cache_not_the_text(tmp_path, monkeypatch):
 def test_a_temporary_cache_is_removed_after_the_fit(tmp_path, monkeypatch):
     import os
 
-    from rosenblatt.readers import _cache
+    from rosenblatt.data.readers import _cache
 
     path, _, _ = _noisy_file(tmp_path)
     folders, original = [], _cache.new_folder
@@ -412,7 +412,7 @@ def test_csv_and_float32_chunks_from_the_cache(tmp_path):
 
 
 def test_streamed_training_defaults_to_a_few_epochs(tmp_path):
-    from rosenblatt.streaming import DEFAULT_STREAM_EPOCHS
+    from rosenblatt.data.streaming import DEFAULT_STREAM_EPOCHS
 
     path, X, y = _noisy_file(tmp_path)
     with pytest.warns(ConvergenceWarning):
@@ -455,7 +455,7 @@ def test_an_error_while_training_stops_the_read_ahead(tmp_path, monkeypatch):
     import os
     import threading
 
-    from rosenblatt.readers import _cache
+    from rosenblatt.data.readers import _cache
 
     path, _, _ = _noisy_file(tmp_path)
     folders, original = [], _cache.new_folder

@@ -331,7 +331,7 @@ def test_max_margin_on_text_beyond_the_active_set_solver(monkeypatch):
     from sklearn.feature_extraction.text import TfidfVectorizer
 
     import rosenblatt.theory as theory_module
-    from rosenblatt.datasets import load_sms_spam
+    from rosenblatt.data.datasets import load_sms_spam
 
     calls = []
     solve = theory_module._interior_point_qp

@@ -173,7 +173,7 @@ class Public:
     ]
 
 
-@pytest.mark.parametrize("name", ["rosenblatt.estimators.linear", "rosenblatt.streaming"])
+@pytest.mark.parametrize("name", ["rosenblatt.estimators.linear", "rosenblatt.data.streaming"])
 def test_annotated_modules_pass(name):
     module = importlib.import_module(name)
     assert public_functions(module)  # something was checked

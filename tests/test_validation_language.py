@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
 from rosenblatt.cli import app
+from rosenblatt.data.streaming import chunk_orders, fit_stream
 from rosenblatt.distributed import ParameterMixing
-from rosenblatt.streaming import chunk_orders, fit_stream
 
 
 @pytest.fixture

@@ -26,7 +26,7 @@ _EXPORTS = {
     "Trace": "theory.trace",
     "VotedPerceptron": "estimators.linear",
     "calibrated": "estimators.calibration",
-    "fit_stream": "streaming",
+    "fit_stream": "data.streaming",
     "load": "persistence",
     "read_manifest": "persistence",
     "save": "persistence",

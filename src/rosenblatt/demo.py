@@ -58,7 +58,7 @@ def demo_datasets() -> Iterator[tuple[str, Any, Any, np.ndarray, np.ndarray]]:
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import StandardScaler
 
-    from .datasets import load_sms_spam
+    from .data.datasets import load_sms_spam
 
     yield "modified OR (lecture notes)", OR_X, OR_X, OR_Y, OR_Y
     yield "XOR", XOR_X, XOR_X, XOR_Y, XOR_Y

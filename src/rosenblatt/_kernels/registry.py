@@ -185,7 +185,7 @@ def _numbers() -> Iterator[Variant]:
 
 
 def _parsers() -> Iterator[Variant]:
-    from ..readers import compile_parsers
+    from ..data.readers import compile_parsers
 
     yield "svmlight and CSV parsers", compile_parsers
 

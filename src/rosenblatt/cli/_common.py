@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.status import Status
     from typer._click import Context, Parameter
 
-    from ..readers import Data
+    from ..data.readers import Data
 
 
 class _Console(Console):
@@ -371,9 +371,9 @@ def read_model_input(
 ) -> Iterator[Data]:
     """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
 
-    Yields a :class:`~rosenblatt.readers.Data` per block (the label column may be
+    Yields a :class:`~rosenblatt.data.readers.Data` per block (the label column may be
     missing); memory is that of one block, and standard input is read as it comes
-    (:class:`~rosenblatt.readers.Stream`). Checks that the file's kind suits the
+    (:class:`~rosenblatt.data.readers.Stream`). Checks that the file's kind suits the
     model (text for a text model, numbers otherwise; dense rows for a model that
     centres them). A CSV whose header names the model's columns is read by name
     (in any order; a missing or unexpected column is an error naming it); any
@@ -383,7 +383,7 @@ def read_model_input(
     ``label_column``, a CSV's label column is the one the model was trained with.
     """
     from .._core.config import DEFAULT_CHUNK_SIZE
-    from ..readers import STDIN, Stream, format_of, scan, shown_name
+    from ..data.readers import STDIN, Stream, format_of, scan, shown_name
 
     chunk_size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
     kind = format_of(path, format)

@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from .._core.validation import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..data.readers import Data
     from ..engine.driver import EpochReport
-    from ..readers import Data
 
 ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "centroid", "lp")
 ITERATIVE = ("perceptron", "averaged", "voted", "kernel")
@@ -129,7 +129,7 @@ def text_features() -> list[tuple[str, Any]]:
 
 
 def model_for(data: Data, estimator: Any, *, scale: bool = True) -> Any:
-    """The unfitted model that ``train`` fits on ``data`` (a :class:`rosenblatt.io.Data`).
+    """The unfitted model that ``train`` fits on ``data`` (a :class:`rosenblatt.data.io.Data`).
 
     Text gets the vectorizer steps before ``estimator``; numeric features get a
     ``StandardScaler`` (scaling sparse rows without centring them) unless ``scale``

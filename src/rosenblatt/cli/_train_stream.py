@@ -14,8 +14,8 @@ from ._train_progress import no_stage
 from ._train_summary import TrainResult
 
 if TYPE_CHECKING:  # pragma: no cover
+    from ..data.streaming import StreamProgress
     from ..engine.driver import EpochReport
-    from ..streaming import StreamProgress
 
 
 def train_streamed(
@@ -42,18 +42,18 @@ def train_streamed(
     The file is parsed once into a binary cache (a temporary folder, or ``cache``
     to keep it for the next run); each epoch visits the chunks in a fresh random
     order and shuffles the rows inside each chunk
-    (:func:`rosenblatt.streaming.train_stream`); text is hashed (no vocabulary
+    (:func:`rosenblatt.data.streaming.train_stream`); text is hashed (no vocabulary
     pass). Only the online perceptrons can learn this way. ``epochs`` defaults to
     ``DEFAULT_STREAM_EPOCHS`` (5), fewer when an epoch makes no mistake;
-    ``on_progress`` gets a :class:`~rosenblatt.streaming.StreamProgress` as the
+    ``on_progress`` gets a :class:`~rosenblatt.data.streaming.StreamProgress` as the
     file is parsed and after every chunk. ``evaluate``: stream the file once more
     for the training accuracy, except for the voted perceptron, whose vote over
     every update of every row has no bound (``train_accuracy`` None); ``stage`` as
     for :func:`train`. An algorithm that cannot stream, or a ``model_path`` that
     cannot be written, fails before the file is read.
     """
+    from ..data.streaming import train_stream
     from ..persistence import save
-    from ..streaming import train_stream
 
     check_writable(model_path)
     stage = stage or no_stage

@@ -88,7 +88,7 @@ def training_accuracy(
 
 
 def rows_of(X: Any, rows: np.ndarray) -> Any:
-    """The ``rows`` (indices) of features read by :func:`rosenblatt.io.read_data`: an
+    """The ``rows`` (indices) of features read by :func:`rosenblatt.data.io.read_data`: an
     array, a sparse matrix or a list of texts."""
     return [X[i] for i in rows] if isinstance(X, list) else X[rows]
 

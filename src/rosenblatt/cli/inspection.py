@@ -99,7 +99,7 @@ def inspect_data(
     InspectResult
     """
     from .. import theory
-    from ..io import read_data
+    from ..data.io import read_data
     from .train import text_features
 
     data = read_data(

@@ -155,7 +155,7 @@ def make_plot(
     -------
     PlotResult
     """
-    from ..io import read_data
+    from ..data.io import read_data
     from ..plot import animate_training, plot_decision_boundary, plot_mistakes, save_figure
 
     output = os.fspath(output)

@@ -54,7 +54,7 @@ def trace_data(
     -------
     rosenblatt.theory.trace.Trace
     """
-    from ..io import read_data
+    from ..data.io import read_data
     from ..theory.trace import trace
 
     data = read_data(

@@ -155,7 +155,7 @@ def train(
     """
     from sklearn.exceptions import ConvergenceWarning
 
-    from ..io import read_data
+    from ..data.io import read_data
     from ..persistence import save
 
     estimator = make_estimator(

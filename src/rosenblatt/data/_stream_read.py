@@ -1,6 +1,6 @@
 """Reading the chunks of one streamed epoch: from the binary cache, a chunk ahead.
 
-Part of :mod:`rosenblatt.streaming`.
+Part of :mod:`rosenblatt.data.streaming`.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Training an online estimator on a file chunk by chunk: :func:`fit_stream`.
 
-Part of :mod:`rosenblatt.streaming`, which re-exports the public names.
+Part of :mod:`rosenblatt.data.streaming`, which re-exports the public names.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from .._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
 from ._stream_index import StreamProgress, chunk_orders, index_file, is_text, parse_progress
 from ._stream_read import RECYCLE, epoch_chunks, read_ahead
 from .readers import Schema as ChunkIndex
@@ -20,8 +20,8 @@ from .readers import Schema as ChunkIndex
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
 
-    from ._core.typing import ArrayLike, RandomStateLike
-    from .engine.driver import EpochReport
+    from .._core.typing import ArrayLike, RandomStateLike
+    from ..engine.driver import EpochReport
 
 
 def hashing_vectorizer(

@@ -39,7 +39,7 @@ def read_labelled_text(
 
     The text runs from the first tab to the end of the line (later tabs are
     kept); ``\\n``, ``\\r\\n`` and ``\\r`` line endings are accepted and blank lines
-    skipped. This is the ``.tsv`` reader of :mod:`rosenblatt.readers`, with a
+    skipped. This is the ``.tsv`` reader of :mod:`rosenblatt.data.readers`, with a
     fixed list of labels.
 
     Parameters
@@ -100,7 +100,7 @@ def load_sms_spam(*, return_X_y: bool = False) -> Bunch | tuple[list[str], np.nd
 
     Examples
     --------
-    >>> from rosenblatt.datasets import load_sms_spam
+    >>> from rosenblatt.data.datasets import load_sms_spam
     >>> sms = load_sms_spam()
     >>> len(sms.data), int(sms.target.sum()), sms.target_names.tolist()
     (5574, 747, ['ham', 'spam'])

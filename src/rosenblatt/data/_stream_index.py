@@ -1,6 +1,6 @@
 """The scan of a streamed file, its progress reports and each epoch's chunk order.
 
-Part of :mod:`rosenblatt.streaming` (its module docstring tells the whole story),
+Part of :mod:`rosenblatt.data.streaming` (its module docstring tells the whole story),
 which re-exports the public names.
 """
 
@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core.config import DEFAULT_CHUNK_SIZE
-from .engine.orders import random_source
+from .._core.config import DEFAULT_CHUNK_SIZE
+from ..engine.orders import random_source
 from .readers import Schema as ChunkIndex
 from .readers import format_of, scan
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import RandomStateLike
+    from .._core.typing import RandomStateLike
 
 
 def index_file(
@@ -37,7 +37,7 @@ def index_file(
 ) -> ChunkIndex:
     """Read a data file once and record where every chunk of ``chunk_size`` samples starts.
 
-    :func:`rosenblatt.readers.scan` with chunks and, by default, a binary cache of
+    :func:`rosenblatt.data.readers.scan` with chunks and, by default, a binary cache of
     the parsed records that chunks are then read from; see there for the options.
 
     Parameters
@@ -68,7 +68,7 @@ def index_file(
     Returns
     -------
     ChunkIndex
-        The file's :class:`rosenblatt.readers.Schema`.
+        The file's :class:`rosenblatt.data.readers.Schema`.
 
     Examples
     --------

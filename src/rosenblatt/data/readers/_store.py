@@ -4,7 +4,7 @@ A scan parses every record of a file once (that is how it checks the file) and
 hands each block's records, as :class:`Rows`, to a store:
 
 - :class:`NullStore` drops them (a scan that only fixes the schema);
-- :class:`MemoryStore` keeps them, for :func:`rosenblatt.readers.read`;
+- :class:`MemoryStore` keeps them, for :func:`rosenblatt.data.readers.read`;
 - :class:`~._cache.CacheWriter` appends them to a binary cache on disk, which
   streaming then reads chunk by chunk instead of the text.
 

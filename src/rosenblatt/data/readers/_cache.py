@@ -41,7 +41,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.config import CACHE_FORMAT_VERSION, CACHE_TEMP_PREFIX, CACHE_WRITE_BYTES
+from ..._core.config import CACHE_FORMAT_VERSION, CACHE_TEMP_PREFIX, CACHE_WRITE_BYTES
 from ._store import NullStore, label_values
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -1,10 +1,10 @@
 """One pass over a data file or standard input, block by block, for prediction.
 
-:func:`rosenblatt.readers.scan` reads a file twice (a scan fixes the schema, then
+:func:`rosenblatt.data.readers.scan` reads a file twice (a scan fixes the schema, then
 chunks are read); prediction needs neither a second pass nor a seekable input:
 :class:`Stream` cuts its input into blocks of whole lines and reads each block as
 a file of its own (the same readers, checks and messages as
-:func:`rosenblatt.readers.read`, line numbers counted from the input's start).
+:func:`rosenblatt.data.readers.read`, line numbers counted from the input's start).
 The first block with a record fixes what later blocks are read with: the CSV
 header, columns and label column, and whether the input holds labels. The
 svmlight index base must be known beforehand (``zero_based`` True or False; a
@@ -26,8 +26,8 @@ import zlib
 
 import numpy as np
 
-from .._core.config import SCAN_BLOCK_BYTES
-from ..exceptions import DataFileError
+from ..._core.config import SCAN_BLOCK_BYTES
+from ...exceptions import DataFileError
 from ._common import (
     GZIP_MAGIC,
     STDIN,
@@ -145,8 +145,8 @@ def _blocks(source, chunk_size, quoted):
 class Stream:
     """Read a data file (or standard input, ``"-"``) once, a block of lines at a time.
 
-    Iterating gives a :class:`~rosenblatt.readers.Data` per block (``X`` and ``y``
-    as :func:`~rosenblatt.readers.read` gives them); after the first,
+    Iterating gives a :class:`~rosenblatt.data.readers.Data` per block (``X`` and ``y``
+    as :func:`~rosenblatt.data.readers.read` gives them); after the first,
     ``labelled``, ``notes`` and ``feature_names`` describe the input.
 
     Parameters
@@ -155,7 +155,7 @@ class Stream:
     chunk_size : int
         Lines per block (a CSV field in quotes may carry a block on a few lines).
     format, labelled, n_features, header, label_column, encoding
-        As in :func:`rosenblatt.readers.scan`.
+        As in :func:`rosenblatt.data.readers.scan`.
     zero_based : bool
         svmlight: whether feature indices start at 0 (no "auto": that needs the
         whole file).

@@ -1,6 +1,6 @@
 """Datasets shipped with rosenblatt, and the readers behind them.
 
-The loaders are imported on first use, so ``import rosenblatt.datasets`` stays cheap.
+The loaders are imported on first use, so ``import rosenblatt.data.datasets`` stays cheap.
 
 - :func:`load_sms_spam` -- the SMS Spam Collection (5,574 messages, CC BY 4.0).
 - :func:`read_labelled_text` -- parse a ``label<TAB>text`` file, one record per line.

@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.config import DEFAULT_CHUNK_SIZE, GZIP_TEMP_PREFIX
-from ..exceptions import DataFileError
+from ..._core.config import DEFAULT_CHUNK_SIZE, GZIP_TEMP_PREFIX
+from ...exceptions import DataFileError
 from . import _cache, _csv, _svmlight, _tsv
 from ._common import (
     FORMAT_NAMES,

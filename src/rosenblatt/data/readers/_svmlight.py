@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.config import SVMLIGHT_MAX_FEATURES
-from .._core.wording import spelled
+from ..._core.config import SVMLIGHT_MAX_FEATURES
+from ..._core.wording import spelled
 from . import _labels
 from ._common import NUMERIC_CONTROL, Sizes, compiled, fail, pieces, refuse_control_bytes, show
 from ._store import Labels, NullStore, Rows, sparse
@@ -224,7 +224,7 @@ def _raise_line(raw, line0, k, labelled, path):
 
 def _compiled_block(raw, offset, line0, labelled, path, sizes):
     """The block by the compiled parser; None when Python must read it."""
-    from .._kernels.textparse import FULL, dedupe, svmlight_block
+    from ..._kernels.textparse import FULL, dedupe, svmlight_block
 
     buf = np.frombuffer(raw, dtype=np.uint8)
     size = len(raw)

@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 
-from .._core.config import (
+from ..._core.config import (
     COMPILED_PARSE_MIN_BYTES,
     GZIP_COPY_BYTES,
     GZIP_TEMP_PREFIX,
     SCAN_BLOCK_BYTES,
 )
-from .._core.wording import spelled
-from ..exceptions import DataFileError
+from ..._core.wording import spelled
+from ...exceptions import DataFileError
 
 FORMATS = {
     ".csv": "csv",

@@ -1,6 +1,6 @@
 """The accuracy of a fitted model on a file read chunk by chunk: :func:`score_stream`.
 
-Part of :mod:`rosenblatt.streaming`, which re-exports it.
+Part of :mod:`rosenblatt.data.streaming`, which re-exports it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core.config import DEFAULT_CHUNK_SIZE
+from .._core.config import DEFAULT_CHUNK_SIZE
 from ._stream_index import index_file, is_text
 from .readers import Schema as ChunkIndex
 from .readers import iter_chunks
@@ -39,7 +39,7 @@ def score_stream(
     --------
     >>> import tempfile, pathlib
     >>> from rosenblatt import Perceptron
-    >>> from rosenblatt.streaming import fit_stream
+    >>> from rosenblatt.data.streaming import fit_stream
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.svm"
     >>> _ = path.write_text("-1 1:-1 2:-1\\n1 1:1 2:-1\\n1 1:-1 2:1\\n1 1:1 2:1\\n")
     >>> clf = fit_stream(Perceptron(random_state=0), path, chunk_size=2)

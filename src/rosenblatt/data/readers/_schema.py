@@ -56,7 +56,7 @@ class Schema:
     source : str
         The file chunks are read from: ``path``, or the decompressed copy of a ``.gz`` file.
     encoding : str
-    cache : rosenblatt.readers._cache.Cache or None
+    cache : rosenblatt.data.readers._cache.Cache or None
         The binary cache of the parsed records, when the scan wrote one: chunks
         are then read from it, not from the text.
     cleanups : list of weakref.finalize

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from .._core.config import MAX_LABEL_MAGNITUDE
-from ..exceptions import DataFileError
+from ..._core.config import MAX_LABEL_MAGNITUDE
+from ...exceptions import DataFileError
 from ._common import fail, show
 
 #: What the label set turned out to be.
