@@ -177,8 +177,8 @@ def playground_largest_request(repeats):
 
     import numpy as np
 
-    from rosenblatt.playground.runs import MAX_POINTS, MAX_PRESENTATIONS
-    from rosenblatt.playground.server import serve_in_thread
+    from rosenblatt.apps.playground.runs import MAX_POINTS, MAX_PRESENTATIONS
+    from rosenblatt.apps.playground.server import serve_in_thread
 
     rng = np.random.default_rng(0)
     X = rng.uniform(-2.5, 2.5, size=(MAX_POINTS, 2))

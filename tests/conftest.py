@@ -46,7 +46,7 @@ def run_cli(*args):
     """``rosenblatt *args`` in this process; the arguments may be paths or numbers."""
     from typer.testing import CliRunner
 
-    from rosenblatt.cli import app
+    from rosenblatt.apps.cli import app
 
     return CliRunner().invoke(app, [str(a) for a in args])
 

@@ -284,7 +284,7 @@ def cli_references(folder, kinds=None):
     command line's metadata) into ``folder``: ``{kind: (model path, data path)}``."""
     from sklearn.exceptions import ConvergenceWarning
 
-    from rosenblatt.cli.train import train
+    from rosenblatt.apps.cli.train import train
 
     folder = Path(folder)
     csv, tsv = _write_cli_data(folder)

@@ -160,7 +160,7 @@ def test_cli_calibrate_then_predict_proba(tmp_path):
 
     from typer.testing import CliRunner
 
-    from rosenblatt.cli import app
+    from rosenblatt.apps.cli import app
 
     X, y = spambase()
     rng = np.random.RandomState(0)

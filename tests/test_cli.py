@@ -13,9 +13,9 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
-from rosenblatt.cli import app
-from rosenblatt.cli.evaluate import evaluate
-from rosenblatt.cli.train import train
+from rosenblatt.apps.cli import app
+from rosenblatt.apps.cli.evaluate import evaluate
+from rosenblatt.apps.cli.train import train
 from rosenblatt.persistence import read_manifest
 
 OR_CSV = "x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n"
@@ -322,8 +322,8 @@ def test_no_arguments_shows_the_commands():
 # ---------------------------------------------------------------------- real processes
 def test_importing_the_library_stays_light():
     code = (
-        "import sys, rosenblatt, rosenblatt.data.io, rosenblatt.persistence, rosenblatt.plot, "
-        "rosenblatt.report; heavy = [m for m in ('matplotlib', 'typer', 'rich') "
+        "import sys, rosenblatt, rosenblatt.data.io, rosenblatt.persistence, rosenblatt.apps.plot, "
+        "rosenblatt.apps.report; heavy = [m for m in ('matplotlib', 'typer', 'rich') "
         "if m in sys.modules]; print(heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -385,7 +385,7 @@ def test_train_stream_option_trains_chunk_by_chunk(tmp_path):
     from typer.testing import CliRunner
 
     from rosenblatt import load
-    from rosenblatt.cli import app
+    from rosenblatt.apps.cli import app
 
     rng = np.random.RandomState(0)
     X = rng.randn(300, 3)
@@ -673,7 +673,7 @@ def test_train_standardises_numeric_features_unless_told_not_to(tmp_path):
 def test_cross_validate_compares_algorithms_on_the_same_folds(tmp_path):
     from sklearn.datasets import load_iris
 
-    from rosenblatt.cli.crossval import cross_validate
+    from rosenblatt.apps.cli.crossval import cross_validate
 
     X, y = load_iris(return_X_y=True)
     path = tmp_path / "iris.csv"
@@ -856,7 +856,7 @@ def test_long_commands_show_a_spinner_on_a_terminal(files, tmp_path, monkeypatch
 
     from rich.console import Console
 
-    from rosenblatt.cli import _common
+    from rosenblatt.apps.cli import _common
 
     model = tmp_path / "or.rbm"
     assert run("train", files["or.csv"], "-m", model, "-q").exit_code == 0

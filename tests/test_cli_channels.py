@@ -14,7 +14,7 @@ from conftest import run_cli
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
-from rosenblatt.cli import app
+from rosenblatt.apps.cli import app
 from rosenblatt.data.io import read_data
 from rosenblatt.exceptions import DataFileError
 
@@ -119,7 +119,7 @@ def test_cross_validate_counts_folds_on_standard_error(files):
 def test_cross_validate_n_jobs_gives_the_same_scores():
     from sklearn.datasets import load_iris
 
-    from rosenblatt.cli.crossval import cross_validate
+    from rosenblatt.apps.cli.crossval import cross_validate
 
     X, y = load_iris(return_X_y=True)
     path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"iris-{os.getpid()}.csv")
@@ -171,7 +171,7 @@ def test_a_closed_pipe_ends_a_command_quietly(big):
 def test_a_closed_pipe_is_caught_by_the_group(files, monkeypatch):
     """In-process: a closed pipe met by `print` or by rich's console (which would exit
     with status 1 on its own) is status 0 and no message."""
-    from rosenblatt.cli._common import _Console
+    from rosenblatt.apps.cli._common import _Console
 
     class ClosedPipe:
         def write(self, text):
@@ -180,14 +180,14 @@ def test_a_closed_pipe_is_caught_by_the_group(files, monkeypatch):
         def flush(self):
             pass
 
-    monkeypatch.setattr("rosenblatt.cli.tracing.console", _Console(file=ClosedPipe()))
+    monkeypatch.setattr("rosenblatt.apps.cli.tracing.console", _Console(file=ClosedPipe()))
     result = run_cli("trace", files["or.csv"])
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
 
     def closed(*args, **kwargs):
         raise BrokenPipeError(32, "Broken pipe")
 
-    monkeypatch.setattr("rosenblatt.cli.tracing.trace_data", closed)
+    monkeypatch.setattr("rosenblatt.apps.cli.tracing.trace_data", closed)
     result = run_cli("trace", files["or.csv"])
     assert (result.exit_code, result.stdout, result.stderr) == (0, "", "")
 
@@ -202,7 +202,7 @@ def nothing_read(monkeypatch):
 
     monkeypatch.setattr("rosenblatt.data.io.read_data", refuse)
     monkeypatch.setattr("rosenblatt.data.streaming.train_stream", refuse)
-    monkeypatch.setattr("rosenblatt.demo.run_demo", refuse)
+    monkeypatch.setattr("rosenblatt.apps.demo.run_demo", refuse)
 
 
 @pytest.mark.parametrize("stream", [[], ["--stream"]])

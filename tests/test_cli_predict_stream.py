@@ -12,7 +12,7 @@ import pytest
 from conftest import run_cli
 from sklearn.metrics import confusion_matrix, precision_recall_fscore_support
 
-from rosenblatt.cli.evaluate import scores
+from rosenblatt.apps.cli.evaluate import scores
 
 CLI = [sys.executable, "-m", "rosenblatt"]
 
@@ -118,7 +118,7 @@ def test_output_file_appears_whole_or_not_at_all(csv_model, tmp_path):
 def _peak_mb(path, model, out):
     """Peak RSS (MB) of a ``rosenblatt predict`` process on ``path``."""
     script = (
-        "import resource, sys\nfrom rosenblatt.cli import main\n"
+        "import resource, sys\nfrom rosenblatt.apps.cli import main\n"
         f"sys.argv = ['rosenblatt', 'predict', {str(path)!r}, '-m', {str(model)!r}, "
         f"'-o', {str(out)!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
@@ -181,7 +181,7 @@ def test_scores_are_scikit_learns(y_true, y_pred, classes):
 def test_evaluate_imports_neither_sklearn_nor_scipy(csv_model):
     _, data, model = csv_model
     script = (
-        "import sys\nfrom rosenblatt.cli import main\n"
+        "import sys\nfrom rosenblatt.apps.cli import main\n"
         f"sys.argv = ['rosenblatt', 'evaluate', {str(data)!r}, '-m', {str(model)!r}, '--json']\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"
         "print(sorted(m for m in ('sklearn', 'scipy', 'numba') if m in sys.modules))\n"

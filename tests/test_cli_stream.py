@@ -7,7 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron, load
-from rosenblatt.cli import app
+from rosenblatt.apps.cli import app
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ import re
 
 from typer.testing import CliRunner
 
-from rosenblatt.cli import app
-from rosenblatt.demo import demo_table, run_demo
+from rosenblatt.apps.cli import app
+from rosenblatt.apps.demo import demo_table, run_demo
 
 DATASETS = ["modified OR", "XOR", "SMS spam", "breast cancer", "digits"]
 ALGORITHMS = [

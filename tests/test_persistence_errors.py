@@ -25,7 +25,7 @@ from sklearn.datasets import make_classification
 from typer.testing import CliRunner
 
 from rosenblatt import ModelFileError, Perceptron, VotedPerceptron
-from rosenblatt.cli import app
+from rosenblatt.apps.cli import app
 from rosenblatt.engine.primal import PrimalState
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.persistence import load, load_predictor, save

@@ -26,7 +26,7 @@ from sklearn.pipeline import Pipeline, make_pipeline
 
 from rosenblatt import ModelFileError, Perceptron, persistence
 from rosenblatt._core import config as _config
-from rosenblatt.cli.train import text_features
+from rosenblatt.apps.cli.train import text_features
 from rosenblatt.data.streaming import hashing_vectorizer
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.estimators.text import TfDfTransformer

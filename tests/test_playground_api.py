@@ -20,10 +20,9 @@ import numpy as np
 import pytest
 import reference
 
-from rosenblatt.estimators.kernel import KernelPerceptron
-from rosenblatt.playground.export import MARKER, export
-from rosenblatt.playground.presets import PRESETS, VIEW, preset
-from rosenblatt.playground.runs import (
+from rosenblatt.apps.playground.export import MARKER, export
+from rosenblatt.apps.playground.presets import PRESETS, VIEW, preset
+from rosenblatt.apps.playground.runs import (
     MAX_EPOCHS,
     MAX_POINTS,
     MAX_PRESENTATIONS,
@@ -32,7 +31,8 @@ from rosenblatt.playground.runs import (
     parse_request,
     run,
 )
-from rosenblatt.playground.server import serve_in_thread
+from rosenblatt.apps.playground.server import serve_in_thread
+from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.theory import is_linearly_separable
 
 

@@ -28,7 +28,7 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 if not os.access(CHROMIUM, os.X_OK):  # pragma: no cover - depends on the machine
     pytest.skip("no chromium binary (apt-get install chromium)", allow_module_level=True)
 
-from rosenblatt.playground.server import serve_in_thread  # noqa: E402
+from rosenblatt.apps.playground.server import serve_in_thread  # noqa: E402
 
 STATIC = ROOT / "src" / "rosenblatt" / "playground" / "static"
 WORKED_EXAMPLE = "?preset=or&algorithm=online&eta=1&bias=-1&shuffle=0"
@@ -382,7 +382,7 @@ def test_a_refused_run_shows_the_server_message(page, server_url):
 
 # ---------------------------------------------------------------------- static copies
 def test_static_copy_needs_no_server(page, tmp_path):
-    from rosenblatt.playground.export import export
+    from rosenblatt.apps.playground.export import export
 
     index = Path(export(tmp_path / "site", "or"))
     assert "<!-- playground-static-data -->" not in index.read_text(encoding="utf-8")

@@ -1,4 +1,4 @@
-"""rosenblatt.plot and rosenblatt.report: headless figures, GIF animations, one HTML page."""
+"""rosenblatt.apps.plot and rosenblatt.apps.report: headless figures, GIF animations, HTML."""
 
 import base64
 import re
@@ -13,10 +13,8 @@ from rosenblatt.trace import trace
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
-from rosenblatt.cli import app
-from rosenblatt.estimators.baselines import CentroidClassifier
-from rosenblatt.estimators.kernel import KernelPerceptron
-from rosenblatt.plot import (
+from rosenblatt.apps.cli import app
+from rosenblatt.apps.plot import (
     ANIMATION_SIZE,
     animate_training,
     new_figure,
@@ -27,7 +25,9 @@ from rosenblatt.plot import (
     plot_training_step,
     save_figure,
 )
-from rosenblatt.report import ReportFigure, ReportTable, render_report, write_report
+from rosenblatt.apps.report import ReportFigure, ReportTable, render_report, write_report
+from rosenblatt.estimators.baselines import CentroidClassifier
+from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.theory import max_margin
 
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)

@@ -100,7 +100,7 @@ def test_cli_predict_imports_neither_sklearn_nor_scipy_nor_numba(tmp_path):
     save(make_pipeline(StandardScaler(), Perceptron(random_state=0)).fit(X3, Y3), tmp_path / "m")
     script = (
         "import sys\n"
-        "from rosenblatt.cli import main\n"
+        "from rosenblatt.apps.cli import main\n"
         f"sys.argv = ['rosenblatt', 'predict', '--model', {str(tmp_path / 'm')!r}, "
         f"{str(data)!r}, '--output', {str(tmp_path / 'out.txt')!r}]\n"
         "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code\n"

@@ -124,7 +124,7 @@ def shell_commands():
 def _help(command):
     from typer.testing import CliRunner
 
-    from rosenblatt.cli import app
+    from rosenblatt.apps.cli import app
 
     # an option first (`rosenblatt --version`) is the group's own: its help lists it
     args = ["--help"] if command.startswith("-") else [command, "--help"]

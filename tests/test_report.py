@@ -1,10 +1,10 @@
-"""rosenblatt.report: tables grouped by a column, code spans instead of backticks."""
+"""rosenblatt.apps.report: tables grouped by a column, code spans instead of backticks."""
 
 import re
 
 import pytest
 
-from rosenblatt.report import ReportTable, render_report, write_report
+from rosenblatt.apps.report import ReportTable, render_report, write_report
 
 COLUMNS = ["dataset", "algorithm", "test acc"]
 ROWS = [

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
-from rosenblatt.cli import app
+from rosenblatt.apps.cli import app
 from rosenblatt.data.streaming import chunk_orders, fit_stream
 from rosenblatt.distributed import ParameterMixing
 

@@ -16,8 +16,8 @@ from sklearn.exceptions import NotFittedError
 from sklearn.utils import check_random_state
 
 from rosenblatt import VotedPerceptron
-from rosenblatt.cli import _train_summary as summary_module
-from rosenblatt.cli import train as train_module
+from rosenblatt.apps.cli import _train_summary as summary_module
+from rosenblatt.apps.cli import train as train_module
 
 PROPERTY = settings(
     max_examples=15,
@@ -307,7 +307,7 @@ def test_sampled_rows_are_seeded_and_distinct():
 def test_steps_after_training_show_a_spinner_on_a_terminal_only(noisy_csv, tmp_path, monkeypatch):
     from rich.console import Console
 
-    from rosenblatt.cli import _common
+    from rosenblatt.apps.cli import _common
 
     shown = []
     real_working = train_module.working

@@ -1,6 +1,6 @@
 """``python -m rosenblatt``: the command line, as the ``rosenblatt`` script runs it."""
 
-from .cli import main
+from .apps.cli import main
 
 if __name__ == "__main__":
     main()

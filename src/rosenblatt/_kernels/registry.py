@@ -87,7 +87,7 @@ def _linear_variants(classes=("Perceptron", "VotedPerceptron")) -> Iterator[Vari
     """Every estimator (plain, voted: no record and record), dtype, layout and dense/CSR form."""
     import scipy.sparse as sp
 
-    from .. import linear
+    from ..estimators import linear
 
     X, binary, three = _problems()
     for dtype in (np.float64, np.float32):

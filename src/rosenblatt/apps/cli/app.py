@@ -3,7 +3,7 @@
 The commands live in one module each (``train.py``, ``predict.py``, ...), as a
 plain function that returns data and a thin ``command`` that prints it. Every
 error reaches the user as one red line and exit status 2 (see
-:class:`~rosenblatt.cli._common.ErrorHandlingGroup`).
+:class:`~rosenblatt.apps.cli._common.ErrorHandlingGroup`).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import typer
 
-from .._core.config import DEFAULT_CHUNK_SIZE
+from ..._core.config import DEFAULT_CHUNK_SIZE
 from ._common import (
     auto,
     err_console,
@@ -261,7 +261,7 @@ def command(
     # a spinner unless the labels go to the terminal, where it would mix with them
     busy = working(f"predicting {data}...") if to_file or not sys.stdout.isatty() else nullcontext()
     if to_file:
-        from .._core.files import check_writable, open_atomically
+        from ..._core.files import check_writable, open_atomically
 
         assert output is not None  # to_file says so; for mypy
         check_writable(output)

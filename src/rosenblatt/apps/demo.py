@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._core.config import DEMO_EPOCHS
+from .._core.config import DEMO_EPOCHS
 
 if TYPE_CHECKING:  # pragma: no cover
     from .report import ReportFigure
@@ -58,7 +58,7 @@ def demo_datasets() -> Iterator[tuple[str, Any, Any, np.ndarray, np.ndarray]]:
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.preprocessing import StandardScaler
 
-    from .data.datasets import load_sms_spam
+    from ..data.datasets import load_sms_spam
 
     yield "modified OR (lecture notes)", OR_X, OR_X, OR_Y, OR_Y
     yield "XOR", XOR_X, XOR_X, XOR_Y, XOR_Y
@@ -84,9 +84,9 @@ def demo_estimators() -> Iterator[tuple[str, Any]]:
     """Yield ``(name, estimator)`` pairs compared by the demo, scikit-learn's as a reference."""
     from sklearn.linear_model import Perceptron as SklearnPerceptron
 
-    from .estimators.baselines import CentroidClassifier, LinearProgramClassifier
-    from .estimators.kernel import KernelPerceptron
-    from .estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+    from ..estimators.baselines import CentroidClassifier, LinearProgramClassifier
+    from ..estimators.kernel import KernelPerceptron
+    from ..estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
     yield "Perceptron (online)", Perceptron(random_state=0, max_iter=DEMO_EPOCHS)
     yield "Perceptron (batch)", Perceptron(mode="batch", random_state=0, max_iter=DEMO_EPOCHS)
@@ -189,8 +189,8 @@ def demo_figures(directory: str | os.PathLike[str]) -> list[ReportFigure]:
     from sklearn.exceptions import ConvergenceWarning
     from sklearn.preprocessing import StandardScaler
 
-    from .estimators.kernel import KernelPerceptron
-    from .estimators.linear import Perceptron
+    from ..estimators.kernel import KernelPerceptron
+    from ..estimators.linear import Perceptron
     from .plot import (
         animate_training,
         new_figure,
@@ -315,7 +315,7 @@ def write_demo_report(directory: str | os.PathLike[str], rows: Sequence[DemoRow]
     str
         The path of ``index.html``; the figure files sit beside it.
     """
-    from . import __version__
+    from .. import __version__
     from .report import ReportTable, write_report
 
     os.makedirs(directory, exist_ok=True)

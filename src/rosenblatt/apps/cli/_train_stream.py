@@ -8,14 +8,14 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from .._core.config import DEFAULT_CHUNK_SIZE
-from .._core.files import check_writable
+from ..._core.config import DEFAULT_CHUNK_SIZE
+from ..._core.files import check_writable
 from ._train_progress import no_stage
 from ._train_summary import TrainResult
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data.streaming import StreamProgress
-    from ..engine.driver import EpochReport
+    from ...data.streaming import StreamProgress
+    from ...engine.driver import EpochReport
 
 
 def train_streamed(
@@ -52,8 +52,8 @@ def train_streamed(
     for :func:`train`. An algorithm that cannot stream, or a ``model_path`` that
     cannot be written, fails before the file is read.
     """
-    from ..data.streaming import train_stream
-    from ..persistence import save
+    from ...data.streaming import train_stream
+    from ...persistence import save
 
     check_writable(model_path)
     stage = stage or no_stage

@@ -104,7 +104,7 @@ def cross_validate(
     from sklearn.base import clone
     from sklearn.model_selection import StratifiedKFold
 
-    from ..data.io import read_data
+    from ...data.io import read_data
 
     if folds < 2:
         raise ValueError(f"--folds must be at least 2; got {folds}")

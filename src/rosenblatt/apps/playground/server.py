@@ -122,7 +122,7 @@ def serve_in_thread(host: str = "127.0.0.1", port: int = 0) -> tuple[ThreadingHT
     Examples
     --------
     >>> import json, urllib.request
-    >>> from rosenblatt.playground.server import serve_in_thread
+    >>> from rosenblatt.apps.playground.server import serve_in_thread
     >>> server, url = serve_in_thread()
     >>> with urllib.request.urlopen(url + "api/presets") as reply:
     ...     sorted(json.load(reply)["presets"])[:3]

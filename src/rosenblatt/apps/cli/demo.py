@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from .._core.files import check_writable
+from ..._core.files import check_writable
 from ._common import console, err_console, working
 
 if TYPE_CHECKING:  # pragma: no cover

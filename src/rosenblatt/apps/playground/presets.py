@@ -69,7 +69,7 @@ def preset(name: str) -> tuple[np.ndarray, np.ndarray]:
 
     Examples
     --------
-    >>> from rosenblatt.playground.presets import preset
+    >>> from rosenblatt.apps.playground.presets import preset
     >>> X, y = preset("or")
     >>> X.tolist(), y.tolist()
     ([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]], [-1.0, 1.0, 1.0, 1.0])

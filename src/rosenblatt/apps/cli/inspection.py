@@ -53,7 +53,7 @@ class InspectResult:
 
 
 def _problem(name, X, y, theory):
-    from ..exceptions import NotSeparableError
+    from ...exceptions import NotSeparableError
 
     try:
         lp = theory.is_linearly_separable(X, y)
@@ -98,8 +98,8 @@ def inspect_data(
     -------
     InspectResult
     """
-    from .. import theory
-    from ..data.io import read_data
+    from ... import theory
+    from ...data.io import read_data
     from .train import text_features
 
     data = read_data(

@@ -1,5 +1,5 @@
 """The separating line after each step of a trace, drawn and animated
-(re-exported by :mod:`rosenblatt.plot`)."""
+(re-exported by :mod:`rosenblatt.apps.plot`)."""
 
 from __future__ import annotations
 
@@ -22,8 +22,8 @@ from ._plot_figures import (
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
 
-    from ._core.typing import ArrayLike, MatrixLike, RandomStateLike
-    from .theory.trace import Trace
+    from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
+    from ..theory.trace import Trace
 
 
 def _line_points(w, b, low, high):
@@ -253,8 +253,8 @@ def animate_training(
     """
     import io
 
-    from ._core.files import write_atomically
-    from .theory.trace import trace
+    from .._core.files import write_atomically
+    from ..theory.trace import trace
 
     path = os.fspath(path)
     if os.path.splitext(path)[1].lower() != ".gif":

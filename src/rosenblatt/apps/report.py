@@ -209,7 +209,7 @@ def write_report(
     >>> open(path, encoding="utf-8").read().count("<h1>Empty</h1>")
     1
     """
-    from ._core.files import write_atomically
+    from .._core.files import write_atomically
 
     page = render_report(title, tables, figures, intro, footer)
     path = os.fspath(path)

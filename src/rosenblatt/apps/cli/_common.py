@@ -22,8 +22,8 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException  # type: ignore[assignment]
 
-from .._core.wording import command_line
-from ..exceptions import DataFileError, ModelFileError
+from ..._core.wording import command_line
+from ...exceptions import DataFileError, ModelFileError
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rich.status import Status
     from typer._click import Context, Parameter
 
-    from ..data.readers import Data
+    from ...data.readers import Data
 
 
 class _Console(Console):
@@ -324,7 +324,7 @@ def load_model(
     """
     import warnings
 
-    from ..persistence import load, load_predictor, read_manifest
+    from ...persistence import load, load_predictor, read_manifest
 
     if not os.path.isfile(path):
         raise ModelFileError(
@@ -382,8 +382,8 @@ def read_model_input(
     was; a file that does not fit is refused with what to pass. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
     """
-    from .._core.config import DEFAULT_CHUNK_SIZE
-    from ..data.readers import STDIN, Stream, format_of, scan, shown_name
+    from ..._core.config import DEFAULT_CHUNK_SIZE
+    from ...data.readers import STDIN, Stream, format_of, scan, shown_name
 
     chunk_size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
     kind = format_of(path, format)

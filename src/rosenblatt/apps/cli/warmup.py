@@ -14,7 +14,7 @@ def command() -> None:
 
     Run once after installing or upgrading; make demo and make test do.
     """
-    from ..engine.warmup import cache_counts, warm_up
+    from ...engine.warmup import cache_counts, warm_up
 
     start = time.perf_counter()
     with err_console.status("Compiling the training loops...") as status:  # not a result

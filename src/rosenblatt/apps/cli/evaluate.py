@@ -11,8 +11,8 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from .._core.config import DEFAULT_CHUNK_SIZE
-from ..exceptions import DataFileError
+from ..._core.config import DEFAULT_CHUNK_SIZE
+from ...exceptions import DataFileError
 from ._common import (
     auto,
     console,

@@ -20,8 +20,8 @@ import numpy as np
 import typer
 from rich.markup import escape
 
-from .._core.config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
-from .._core.files import check_writable
+from ..._core.config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from ..._core.files import check_writable
 from ._common import (
     auto,
     err_console,
@@ -55,7 +55,7 @@ from ._train_summary import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..engine.driver import EpochReport
+    from ...engine.driver import EpochReport
 
 __all__ = [
     "ALGORITHMS",
@@ -155,8 +155,8 @@ def train(
     """
     from sklearn.exceptions import ConvergenceWarning
 
-    from ..data.io import read_data
-    from ..persistence import save
+    from ...data.io import read_data
+    from ...persistence import save
 
     estimator = make_estimator(
         algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options
@@ -167,7 +167,7 @@ def train(
     )
     model = model_for(data, estimator, scale=scale)
     if calibrate is not None:
-        from ..estimators.calibration import calibrated
+        from ...estimators.calibration import calibrated
 
         model = calibrated(model, method=calibrate)
     start = time.perf_counter()

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from .._core.config import (
+from ..._core.config import (
     TEACHING_BIAS_INPUT,
     TRACE_MAX_FEATURES,
     TRACE_MAX_ROWS,
@@ -24,7 +24,7 @@ from ._common import (
 )
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..theory.trace import Trace
+    from ...theory.trace import Trace
 
 MAX_SAMPLES, MAX_FEATURES = TRACE_MAX_SAMPLES, TRACE_MAX_FEATURES
 
@@ -54,8 +54,8 @@ def trace_data(
     -------
     rosenblatt.theory.trace.Trace
     """
-    from ..data.io import read_data
-    from ..theory.trace import trace
+    from ...data.io import read_data
+    from ...theory.trace import trace
 
     data = read_data(
         data_path,

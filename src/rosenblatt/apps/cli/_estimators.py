@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from .._core.validation import validate_params
+from ..._core.validation import validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..data.readers import Data
-    from ..engine.driver import EpochReport
+    from ...data.readers import Data
+    from ...engine.driver import EpochReport
 
 ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "centroid", "lp")
 ITERATIVE = ("perceptron", "averaged", "voted", "kernel")
@@ -92,19 +92,19 @@ def make_estimator(
     if epochs is not None:
         params["max_iter"] = epochs
     if algorithm == "centroid":
-        from ..estimators.baselines import CentroidClassifier
+        from ...estimators.baselines import CentroidClassifier
 
         return CentroidClassifier()
     if algorithm == "lp":
-        from ..estimators.baselines import LinearProgramClassifier
+        from ...estimators.baselines import LinearProgramClassifier
 
         return LinearProgramClassifier()
     if algorithm == "kernel":
-        from ..estimators.kernel import KernelPerceptron
+        from ...estimators.kernel import KernelPerceptron
 
         cls: Any = KernelPerceptron
     else:
-        from ..estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+        from ...estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 
         cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
             algorithm

@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import asdict, replace
 
-from .._core.files import write_atomically
+from ..._core.files import write_atomically
 from .presets import PRESETS, preset, presets
 from .runs import ALGORITHMS, MAX_EPOCHS, MAX_PRESENTATIONS, Settings, run
 from .server import static_files
@@ -40,7 +40,7 @@ def export(
     folder : str or path-like
         Created if missing; files of the same names are replaced, each atomically.
     name : str, default="or"
-        A preset (see :data:`rosenblatt.playground.presets.PRESETS`).
+        A preset (see :data:`rosenblatt.apps.playground.presets.PRESETS`).
     settings : Settings or None
         eta, bias input, shuffling, seed, feature map and kernel of every run
         (the algorithm is each of the five in turn). None: the page's defaults,
@@ -54,7 +54,7 @@ def export(
     Examples
     --------
     >>> import os, tempfile
-    >>> from rosenblatt.playground.export import export
+    >>> from rosenblatt.apps.playground.export import export
     >>> page = export(tempfile.mkdtemp(), "xor")
     >>> sorted(os.listdir(os.path.dirname(page)))
     ['index.html', 'static']

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.config import TEACHING_BIAS_INPUT
+from ..._core.config import TEACHING_BIAS_INPUT
 from .presets import VIEW
 
 __all__ = [
@@ -152,7 +152,7 @@ def parse_request(payload: Any) -> tuple[np.ndarray, np.ndarray, Settings]:
 
     Examples
     --------
-    >>> from rosenblatt.playground.runs import PlaygroundError, parse_request
+    >>> from rosenblatt.apps.playground.runs import PlaygroundError, parse_request
     >>> X, y, s = parse_request({"points": [[0, 0], [1, 1]], "labels": [1, -1], "eta": 0.5})
     >>> X.shape, y.tolist(), s.eta, s.algorithm
     ((2, 2), [1.0, -1.0], 0.5, 'online')
@@ -201,7 +201,7 @@ def feature_map(X: np.ndarray) -> np.ndarray:
 
     Examples
     --------
-    >>> from rosenblatt.playground.runs import feature_map
+    >>> from rosenblatt.apps.playground.runs import feature_map
     >>> feature_map([[2.0, 3.0]]).tolist()
     [[2.0, 3.0, 6.0, 4.0, 9.0]]
     """
@@ -239,7 +239,7 @@ def _grids(cursors, values_at) -> dict:
 # ---------------------------------------------------------------------- theory
 def _theory(Z, y, bias, plane: bool) -> dict:
     """Separability (LP), the max margin, ``R``, ``gamma`` and ``(R/gamma)^2``."""
-    from ..theory import is_linearly_separable, max_margin, mistake_bound, radius
+    from ...theory import is_linearly_separable, max_margin, mistake_bound, radius
 
     separable = bool(is_linearly_separable(Z, y))
     out: dict[str, Any] = {"separable": separable, "margin": None, "gamma": None, "bound": None}
@@ -274,7 +274,7 @@ def _cursor_weights(tr, n_rows):
 def _voters(record, n_rows):
     """Each distinct weight vector in turn: the cursors it was current for (start..end-1)
     and its votes at the end (one per presentation), from the engine's record."""
-    from ..engine.votes import survival_counts
+    from ...engine.votes import survival_counts
 
     time = record.updates(0)["time"]
     starts = np.r_[0, time + 1]
@@ -283,7 +283,7 @@ def _voters(record, n_rows):
 
 
 def _primal(X, Z, y, s: Settings) -> dict:
-    from ..theory.trace import trace
+    from ...theory.trace import trace
 
     mode = "batch" if s.algorithm == "batch" else "online"
     tr = trace(
@@ -363,10 +363,10 @@ def _primal(X, Z, y, s: Settings) -> dict:
 def _dual(X, Z, y, s: Settings) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
-    from ..engine.dual import Kernel
-    from ..engine.orders import recorded_orders
-    from ..engine.targets import TargetCoding
-    from ..estimators.kernel import KernelPerceptron
+    from ...engine.dual import Kernel
+    from ...engine.orders import recorded_orders
+    from ...engine.targets import TargetCoding
+    from ...estimators.kernel import KernelPerceptron
 
     n = Z.shape[0]
     clf = KernelPerceptron(
@@ -443,8 +443,8 @@ def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
     --------
     The lecture notes' modified OR example, bias input -1:
 
-    >>> from rosenblatt.playground.presets import preset
-    >>> from rosenblatt.playground.runs import Settings, run
+    >>> from rosenblatt.apps.playground.presets import preset
+    >>> from rosenblatt.apps.playground.runs import Settings, run
     >>> X, y = preset("or")
     >>> out = run(X, y, Settings(algorithm="online", eta=1.0, bias=-1.0))
     >>> out["weights"][8], sum(out["rows"]["updated"]), out["theory"]["separable"]

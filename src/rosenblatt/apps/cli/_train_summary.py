@@ -65,7 +65,7 @@ def scored_rows(model: Any, n_samples: int, seed: int = 0) -> np.ndarray | None:
 
     Examples
     --------
-    >>> from rosenblatt.cli.train import make_estimator
+    >>> from rosenblatt.apps.cli.train import make_estimator
     >>> scored_rows(make_estimator("perceptron"), 10) is None
     True
     """

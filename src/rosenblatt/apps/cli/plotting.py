@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import typer
 
-from .._core.config import TEACHING_BIAS_INPUT
-from .._core.files import check_writable
+from ..._core.config import TEACHING_BIAS_INPUT
+from ..._core.files import check_writable
 from ._common import (
     auto,
     err_console,
@@ -147,7 +147,7 @@ def make_plot(
         The data's format when its name does not say it (standard input, ``.txt``).
     size : (int, int), default=None
         The image's width and height in pixels (see
-        :func:`rosenblatt.plot.pixel_figure_size`); default 600 x 450 for a
+        :func:`rosenblatt.apps.plot.pixel_figure_size`); default 600 x 450 for a
         still image, 520 x 360 for the animation. A ``.svg`` or ``.pdf`` gets
         the same size in inches at the dpi that pixel size implies.
 
@@ -155,7 +155,7 @@ def make_plot(
     -------
     PlotResult
     """
-    from ..data.io import read_data
+    from ...data.io import read_data
     from ..plot import animate_training, plot_decision_boundary, plot_mistakes, save_figure
 
     output = os.fspath(output)

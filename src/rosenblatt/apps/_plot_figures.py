@@ -1,5 +1,5 @@
-"""Figures, their sizes and files, and the drawing helpers :mod:`rosenblatt.plot`'s
-still figures and animation share (re-exported by :mod:`rosenblatt.plot`)."""
+"""Figures, their sizes and files, and the drawing helpers :mod:`rosenblatt.apps.plot`'s
+still figures and animation share (re-exported by :mod:`rosenblatt.apps.plot`)."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._invariants import is_sparse
+from .._invariants import is_sparse
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure, SubFigure
     from matplotlib.legend import Legend
 
-    from ._core.typing import MatrixLike
+    from .._core.typing import MatrixLike
 
 _MARKERS = "os^vD<>ph*"
 
@@ -143,7 +143,7 @@ def save_figure(fig: Figure | SubFigure, path: str | os.PathLike[str], *, dpi: f
     # constrained layout would resize the canvas with bbox_inches; keep the exact size
     import io
 
-    from ._core.files import write_atomically
+    from .._core.files import write_atomically
 
     image = io.BytesIO()  # written whole or not at all: no half image after an error
     # typed, an Axes' .figure may be a SubFigure: .figure is the Figure (itself, or the root)

@@ -1,0 +1,354 @@
+"""Figures and animations of perceptron training (matplotlib, imported only when used).
+
+Figures are built on :class:`matplotlib.figure.Figure` with the Agg canvas
+rather than through ``pyplot``: nothing here touches the global backend or
+keeps figures alive, so the functions work on a headless server, in a test
+run and in a notebook alike.
+
+- :func:`plot_decision_boundary`: 2-D data, the model's boundary and its margin.
+- :func:`plot_mistakes`: mistakes per epoch.
+- :func:`plot_scores`: accuracies of several algorithms on several datasets.
+- :func:`plot_training_step`: the separating line after one step of a
+  :func:`rosenblatt.theory.trace.trace` run.
+- :func:`animate_training`: a GIF of the separating line moving update by update,
+  the "successive changes of the separating straight line" of the perceptron's
+  worked example in the lecture notes (the modified OR problem).
+- :func:`save_figure`: write a figure as PNG, SVG, PDF or JPEG.
+- :func:`pixel_figure_size`: the figure size and resolution of an image of a given
+  size in pixels.
+
+Legends sit outside the axes (under the x axis label, or right of the axes in
+the animation), so they never hide a data point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._core.config import PLOT_GRID_POINTS
+from . import _plot_figures
+from ._plot_animation import animate_training, plot_training_step
+from ._plot_figures import (
+    Z_BOUNDARY,
+    Z_CLOSEST,
+    Z_MAX_MARGIN,
+    Z_SUPPORT,
+    axis_names,
+    dense_2d,
+    legend_below,
+    limits,
+    new_figure,
+    pixel_figure_size,
+    save_figure,
+    scatter,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+
+    from .._core.typing import ArrayLike, MatrixLike
+
+__all__ = [
+    "ANIMATION_SIZE",
+    "PIXEL_RANGE",
+    "STILL_SIZE",
+    "animate_training",
+    "new_figure",
+    "pixel_figure_size",
+    "plot_decision_boundary",
+    "plot_mistakes",
+    "plot_scores",
+    "plot_training_step",
+    "save_figure",
+]
+
+#: the design size (inches) of the still figures and of the animation's frames
+STILL_SIZE = _plot_figures.STILL_SIZE
+ANIMATION_SIZE = _plot_figures.ANIMATION_SIZE
+
+#: the smallest and the largest side of an image, in pixels (:func:`pixel_figure_size`)
+PIXEL_RANGE = _plot_figures.PIXEL_RANGE
+
+
+def _is_linear(model) -> bool:
+    """The decision function is ``X @ coef_.T + intercept_`` (not a vote or a kernel)."""
+    from ..estimators.linear import VotedPerceptron
+
+    return (
+        hasattr(model, "coef_")
+        and hasattr(model, "intercept_")
+        and not isinstance(model, VotedPerceptron)
+        and not hasattr(model, "dual_coef_")
+    )
+
+
+def plot_decision_boundary(
+    model: Any,
+    X: MatrixLike,
+    y: ArrayLike,
+    ax: Axes | None = None,
+    margin: bool = True,
+    title: str | None = None,
+    *,
+    feature_names: Sequence[str] | None = None,
+) -> Axes:
+    """Draw 2-D data, the model's decision regions and boundary, and the margin.
+
+    For a two-class model the boundary is the zero level of
+    ``decision_function``. With ``margin=True`` and a linear model (a
+    perceptron's last or averaged weights, a baseline) two dotted lines run
+    through the closest point of each class, parallel to the boundary, and the
+    legend gives the model's geometric margin on the data; when the data are
+    linearly separable, the maximum-margin hyperplane of
+    :func:`rosenblatt.theory.max_margin` is drawn too, with its margin band.
+    The model's boundary is drawn over the maximum-margin line (a wide, pale
+    green band), so both stay visible where they coincide, as on the modified
+    OR problem. The legend sits under the axes.
+
+    Parameters
+    ----------
+    model : fitted classifier
+        Trained on the two features of ``X``.
+    X : array-like or sparse matrix of shape (n_samples, 2)
+    y : array-like of shape (n_samples,)
+    ax : matplotlib Axes, default=None
+        Draw here; a new figure is made when None.
+    margin : bool, default=True
+    title : str, default=None
+    feature_names : sequence of 2 str, default=None
+        The axis labels (a CSV file's column names); ``x1`` and ``x2`` when None.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Its ``.figure`` can be passed to :func:`save_figure`.
+
+    Examples
+    --------
+    >>> from rosenblatt import Perceptron
+    >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
+    >>> ax = plot_decision_boundary(Perceptron(shuffle=False).fit(X, y), X, y)
+    >>> ax.get_legend() is not None
+    True
+    """
+    X = dense_2d(X)
+    y = np.asarray(y)
+    xlabel, ylabel = axis_names(feature_names)
+    if ax is None:
+        _, ax = new_figure()
+    low, high = limits(X)
+    xx, yy = np.meshgrid(
+        np.linspace(low[0], high[0], PLOT_GRID_POINTS),
+        np.linspace(low[1], high[1], PLOT_GRID_POINTS),
+    )
+    grid = np.column_stack([xx.ravel(), yy.ravel()])
+    classes = np.asarray(getattr(model, "classes_", np.unique(y)))
+    predicted = np.searchsorted(classes, model.predict(grid)).reshape(xx.shape)
+    ax.contourf(
+        xx,
+        yy,
+        predicted,
+        levels=np.arange(len(classes) + 1) - 0.5,
+        cmap="tab10",
+        vmin=0,
+        vmax=9.5,
+        alpha=0.18,
+    )
+    if len(classes) == 2:
+        scores = np.asarray(model.decision_function(grid)).reshape(xx.shape)
+        boundary = ax.contour(
+            xx, yy, scores, levels=[0.0], colors="black", linewidths=2, zorder=Z_BOUNDARY
+        )
+        boundary.set_gid("decision boundary")  # tests and SVG readers find it by this id
+        ax.plot([], [], color="black", linewidth=2, label=f"{type(model).__name__} boundary")
+        if margin:
+            _draw_margins(ax, model, X, y, classes, xx, yy, grid)
+    else:
+        ax.contour(
+            xx, yy, predicted, levels=np.arange(len(classes)) + 0.5, colors="black", linewidths=1.2
+        )
+    scatter(ax, X, y, classes)
+    ax.set_xlim(low[0], high[0])
+    ax.set_ylim(low[1], high[1])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title or f"{type(model).__name__}: decision boundary")
+    legend_below(ax, ncols=2)
+    return ax
+
+
+def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
+    from ..engine.targets import TargetCoding
+    from ..exceptions import NotSeparableError
+
+    t = TargetCoding.binary(classes).signed(y)[0]
+    if _is_linear(model):
+        w = np.ravel(model.coef_)
+        b = float(np.ravel(model.intercept_)[0])
+        f = X @ w + b
+        norm = np.linalg.norm(w)
+        if norm > 0 and np.all(t * f > 0):
+            near_pos, near_neg = f[t > 0].min(), f[t < 0].max()
+            scores = (grid @ w + b).reshape(xx.shape)
+            ax.contour(
+                xx,
+                yy,
+                scores,
+                levels=sorted([near_neg, near_pos]),
+                colors="black",
+                linestyles="dotted",
+                linewidths=1.2,
+                zorder=Z_CLOSEST,
+            )
+            gamma = min(near_pos, -near_neg) / norm
+            ax.plot(
+                [],
+                [],
+                color="black",
+                linestyle="dotted",
+                label=f"through the closest points (margin {gamma:.3g})",
+            )
+    try:
+        from ..theory import max_margin
+
+        best = max_margin(X, y)
+    except (NotSeparableError, ImportError, RuntimeError, ValueError):
+        return
+    scores = (grid @ best.coef + best.intercept).reshape(xx.shape)
+    widest = ax.contour(
+        xx,
+        yy,
+        scores,
+        levels=[-1.0, 0.0, 1.0],
+        colors="tab:green",
+        linestyles=["dashed", "solid", "dashed"],
+        linewidths=[1, 6, 1],  # the hyperplane wide enough to show around a line on it
+        alpha=0.55,
+        zorder=Z_MAX_MARGIN,
+    )
+    widest.set_gid("maximum margin")
+    ax.plot(
+        [],
+        [],
+        color="tab:green",
+        linewidth=6,
+        alpha=0.55,
+        label=f"maximum margin (γ = {best.margin:.3g})",
+    )
+    support = X[best.support]
+    ax.scatter(
+        support[:, 0],
+        support[:, 1],
+        s=160,
+        facecolors="none",
+        edgecolors="tab:green",
+        linewidth=1.5,
+        zorder=Z_SUPPORT,
+    )
+
+
+def plot_mistakes(
+    model: Any, ax: Axes | None = None, label: str | None = None, title: str | None = None
+) -> Axes:
+    """Plot a fitted perceptron's mistakes per epoch (``mistakes_per_epoch_``).
+
+    The legend, one entry per model drawn on the axes, sits under the axes.
+
+    Parameters
+    ----------
+    model : fitted estimator with ``mistakes_per_epoch_``
+    ax : matplotlib Axes, default=None
+        Draw here (several models can share one axes); new figure when None.
+    label : str, default=None
+        Legend entry; the class name by default.
+    title : str, default=None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> from rosenblatt import Perceptron
+    >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
+    >>> ax = plot_mistakes(Perceptron(shuffle=False).fit(X, y))
+    >>> ax.lines[0].get_ydata().tolist()
+    [3, 0]
+    """
+    history = getattr(model, "mistakes_per_epoch_", None)
+    if history is None:
+        raise ValueError(
+            f"{type(model).__name__} has no mistakes_per_epoch_: only the perceptrons "
+            "(fitted) record their mistakes per epoch."
+        )
+    if ax is None:
+        _, ax = new_figure()
+    epochs = np.arange(1, len(history) + 1)
+    ax.plot(
+        epochs,
+        list(history),
+        marker="o" if len(history) <= 30 else None,
+        markersize=4,
+        label=label or type(model).__name__,
+    )
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("mistakes (updates)")
+    top = max(max(np.ravel(line.get_ydata()), default=0) for line in ax.lines)
+    ax.set_ylim(0, 1.05 * top + 1)  # from zero, and high enough for every model drawn here
+    if len(history) <= 12:
+        ax.set_xticks(epochs)
+    ax.set_title(title or "Mistakes per epoch")
+    ax.grid(alpha=0.3)
+    legend_below(ax, ncols=min(len(ax.lines), 4))
+    return ax
+
+
+def plot_scores(
+    datasets: Sequence[str],
+    algorithms: Sequence[str],
+    scores: ArrayLike,
+    ax: Axes | None = None,
+    title: str = "Test accuracy",
+) -> Axes:
+    """Grouped bars: one group per dataset, one bar per algorithm.
+
+    The legend (the algorithms) sits under the dataset names.
+
+    Parameters
+    ----------
+    datasets, algorithms : list of str
+    scores : array-like of shape (n_datasets, n_algorithms)
+        NaN for a missing combination.
+    ax : matplotlib Axes, default=None
+    title : str
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_scores(["OR", "XOR"], ["a", "b"], [[1.0, 1.0], [0.5, 1.0]])
+    >>> len(ax.patches)
+    4
+    """
+    scores = np.asarray(scores, dtype=np.float64)
+    if ax is None:
+        _, ax = new_figure(max(6.0, 1.2 * len(datasets) + 2), 4.5)
+    n = len(algorithms)
+    width = 0.8 / max(n, 1)
+    positions = np.arange(len(datasets))
+    for k, name in enumerate(algorithms):
+        ax.bar(
+            positions + (k - (n - 1) / 2) * width, np.nan_to_num(scores[:, k]), width, label=name
+        )
+    ax.set_xticks(positions, datasets, fontsize="small")
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("accuracy")
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3)
+    legend_below(ax, ncols=min(n, 4))
+    return ax
