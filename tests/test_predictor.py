@@ -21,7 +21,7 @@ from rosenblatt import (
     load,
     save,
 )
-from rosenblatt._decision import LinearPredictor
+from rosenblatt.engine.numpy_decision import LinearPredictor
 from rosenblatt.persistence import load_predictor
 
 X3, Y3 = load_iris(return_X_y=True)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._invariants import is_sparse
+from .._core.invariants import is_sparse
 from .._kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,

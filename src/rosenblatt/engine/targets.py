@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.validation import label_indices
-from .._decision import labels_from_scores
+from .numpy_decision import labels_from_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike

@@ -14,7 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._core.validation import BOOL, Options, check_classes, check_not_empty, validate_params
-from .._decision import linear_scores
+from ..engine.numpy_decision import linear_scores
 from ..engine.targets import TargetCoding
 from ..theory import separating_lp
 

@@ -188,7 +188,7 @@ def read_manifest(path) -> dict:
 def _read(path, build):
     """Open and check a model file, decode its tree and check every estimator in it
     against its class's invariants; return the manifest and ``build(plain, reader)``,
-    what a builder makes of the checked tree (:class:`~rosenblatt._invariants.Plain`).
+    what a builder makes of the checked tree (:class:`~rosenblatt._core.invariants.Plain`).
 
     What a damaged, crafted or foreign file makes this raise is a ModelFileError
     (:func:`~rosenblatt.persistence.errors.translated`); anything else is a bug."""
@@ -261,7 +261,7 @@ def load_predictor(path):
 
     A linear model (``Perceptron``, ``AveragedPerceptron``, ``CentroidClassifier``,
     ``LinearProgramClassifier``), alone or in a Pipeline after a ``StandardScaler``,
-    comes back as a :class:`~rosenblatt._decision.LinearPredictor`: its coefficients
+    comes back as a :class:`~rosenblatt.engine.numpy_decision.LinearPredictor`: its coefficients
     and the standardisation, applied with numpy alone, so that predicting imports
     neither scikit-learn nor scipy nor numba and gives exactly the estimator's
     predictions. Any other model is :func:`load`-ed.

@@ -1,11 +1,11 @@
-"""Decode a model file's tree of nodes into a checked :class:`~rosenblatt._invariants.Plain`
+"""Decode a model file's tree of nodes into a checked :class:`~rosenblatt._core.invariants.Plain`
 tree, then build the estimators it describes.
 
 Every value is checked where it is decoded (its node kind, its fields, its type, its
 range), every estimator against the invariants its class declares and every training
 state against the layout of its ``to_state``, so that the code the values reach (numpy,
 scipy, the estimators, the compiled loops) never sees one it would fail on. What does
-not fit is a ``ValueError`` (or :class:`~rosenblatt._invariants.BrokenInvariant`, one of
+not fit is a ``ValueError`` (or :class:`~rosenblatt._core.invariants.BrokenInvariant`, one of
 them) naming it, which the loader reports as a damaged or crafted file; anything else
 that decoding raises is a bug.
 
@@ -27,7 +27,7 @@ import inspect
 
 import numpy as np
 
-from .._invariants import (
+from .._core.invariants import (
     BIT_GENERATORS,
     FITTED,
     PARAMETERS,
@@ -37,7 +37,6 @@ from .._invariants import (
     check_state,
     checked_csr,
 )
-from .._sklearn_derived import DERIVED_STATE
 from .errors import ForeignClass, Incompatible, UnsafeParameter
 from .policy import (
     ARRAY_KINDS,
@@ -53,6 +52,7 @@ from .policy import (
     resolve,
     unsafe_parameter,
 )
+from .sklearn_derived import DERIVED_STATE
 
 
 class Reader:
@@ -60,7 +60,7 @@ class Reader:
 
     Two steps: :meth:`plain` decodes the tree (only allow-listed classes, parameter and
     attribute names, values) and checks every estimator in it against its class's
-    declared invariants (:mod:`rosenblatt._invariants`), building nothing; then
+    declared invariants (:mod:`rosenblatt._core.invariants`), building nothing; then
     :meth:`build` makes the estimators. The command line's predictor takes the checked
     tree of a linear model as it is, so every file :func:`load` refuses, it refuses.
 

@@ -28,7 +28,7 @@ import sys
 
 import numpy as np
 
-from .._invariants import BIT_GENERATORS, BrokenInvariant, is_sparse
+from .._core.invariants import BIT_GENERATORS, BrokenInvariant, is_sparse
 from .decode import Reader
 from .policy import (
     ARRAY_KINDS,
@@ -58,7 +58,7 @@ def encode(model):
         If the model holds something a model file may not (the message names it).
     ValueError
         If a parameter value is one loading refuses, or the model breaks what its class
-        declares (rosenblatt._invariants).
+        declares (rosenblatt._core.invariants).
     """
     key = key_of(type(model))
     if key is None:
@@ -81,7 +81,7 @@ def _check_written(model, tree, arrays):
     except BrokenInvariant as exc:
         raise ValueError(
             f"Cannot save {type(model).__name__}: {exc}, and load() refuses a model file "
-            "whose values break what its class declares (rosenblatt._invariants). Save a "
+            "whose values break what its class declares (rosenblatt._core.invariants). Save a "
             "model as fit left it (a classifier of rosenblatt, or a pipeline of transformers "
             "ending in one), without setting its fitted attributes by hand."
         ) from None

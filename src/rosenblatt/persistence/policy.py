@@ -2,7 +2,7 @@
 them, and the limits on both.
 
 Loading builds only the classes of :data:`REGISTRY` (estimators, each with the invariants
-:mod:`rosenblatt._invariants` declares for it) and :data:`STATE_REGISTRY` (training
+:mod:`rosenblatt._core.invariants` declares for it) and :data:`STATE_REGISTRY` (training
 states of the engine), resolved through these tables alone: a file cannot make
 rosenblatt import anything else. The classes that read text, and the scikit-learn
 preprocessing a model may hold, also get their parameter values checked
@@ -28,7 +28,7 @@ from importlib import import_module
 import numpy as np
 
 from .._core.config import CALIBRATION_METHODS
-from .._invariants import (
+from .._core.invariants import (
     INVARIANTS,
     MAX_POLYNOMIAL_DEGREE,
     Plain,

@@ -3,13 +3,13 @@
 A linear model (one of :data:`LINEAR_CLASSES`), alone or in a Pipeline after a
 ``StandardScaler``, predicts ``labels_from_scores(linear_scores(X, coef_, intercept_))``
 after the standardisation: :func:`build_predictor` takes these arrays from the decoded and
-checked :class:`~rosenblatt._invariants.Plain` tree (the very checks :func:`load` runs,
+checked :class:`~rosenblatt._core.invariants.Plain` tree (the very checks :func:`load` runs,
 so every file it refuses, this refuses) into a
-:class:`~rosenblatt._decision.LinearPredictor`, without building an estimator, so that
+:class:`~rosenblatt.engine.numpy_decision.LinearPredictor`, without building an estimator, so that
 predicting imports neither scikit-learn nor scipy nor numba. Any other model is built.
 
 >>> import numpy as np
->>> from rosenblatt._invariants import Plain
+>>> from rosenblatt._core.invariants import Plain
 >>> from rosenblatt.persistence.predictor import LINEAR_CLASSES, build_predictor
 >>> "rosenblatt.linear.Perceptron" in LINEAR_CLASSES
 True
@@ -39,7 +39,7 @@ def build_predictor(model, reader):
     """A LinearPredictor for a checked linear model (alone or after a StandardScaler),
     else the estimator itself, built by ``reader`` (a
     :class:`~rosenblatt.persistence.decode.Reader`)."""
-    from .._decision import LinearPredictor
+    from ..engine.numpy_decision import LinearPredictor
 
     steps = [model]
     if model.key == "sklearn.pipeline.Pipeline":

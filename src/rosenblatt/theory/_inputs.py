@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.invariants import is_sparse
 from .._core.validation import check_classes, check_not_empty
-from .._invariants import is_sparse
 from ..engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover

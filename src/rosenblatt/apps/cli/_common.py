@@ -319,7 +319,7 @@ def load_model(
     """Load a model file; return ``(model, metadata)`` (metadata may be empty).
 
     ``predicting``: a linear model comes back as a numpy-only
-    :class:`~rosenblatt._decision.LinearPredictor` (the same predictions, without
+    :class:`~rosenblatt.engine.numpy_decision.LinearPredictor` (the same predictions, without
     importing scikit-learn, scipy or numba).
     """
     import warnings

@@ -1,4 +1,5 @@
-"""From scores to labels, the same way for every classifier of the library.
+"""The numpy decision rule: from scores to labels, the same way for every classifier of the
+library (the estimators, through the engine's target coding, and the fast predictor).
 
 Also :class:`LinearPredictor`: what a saved linear model needs to predict, with
 numpy alone, so that ``rosenblatt predict`` loads neither scikit-learn nor scipy
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ._core.typing import MatrixLike
+    from .._core.typing import MatrixLike
 
 LANES = 8  # the compiled loops' dot products: feature j goes to partial sum j % 8
 

@@ -510,7 +510,7 @@ def _linear_perceptron(c, *, averaged, voted):
     required += _EPOCH_RECORD
     if not c.fitted(*required, *(("n_vectors_",) if voted else ())):
         return
-    from .engine.primal import PrimalState, constant_input
+    from ..engine.primal import PrimalState, constant_input
 
     classes = c.classes()
     n_features = c.n_features()
@@ -570,8 +570,8 @@ def _kernel_perceptron(c):
     )
     if not c.fitted(*required):
         return
-    from .engine.dual import DualState
-    from .engine.primal import constant_input
+    from ..engine.dual import DualState
+    from ..engine.primal import constant_input
 
     classes = c.classes()
     n_features = c.n_features()
@@ -615,8 +615,8 @@ def _kernel_perceptron(c):
 def _kernel_parameters(c):
     """The class's own parameter constraints (prediction computes the kernel from them),
     a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
-    from ._core.validation import check_args
-    from .estimators.kernel import KERNEL_PARAMS, KernelPerceptron
+    from ..estimators.kernel import KERNEL_PARAMS, KernelPerceptron
+    from .validation import check_args
 
     constraints = KernelPerceptron._parameter_constraints
     params = {name: value for name, value in c.model.params.items() if name in constraints}
@@ -1280,7 +1280,7 @@ def check_random_state(state, where, *, legacy=False) -> None:
     >>> check_random_state(state, "a generator")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rosenblatt._invariants.BrokenInvariant: a generator.has_uint32 must be an int from 0 to 1...
+    rosenblatt._core.invariants.BrokenInvariant: a generator.has_uint32 must be an int from 0...
     """
     name = state.get("bit_generator") if isinstance(state, dict) else None
     if not isinstance(name, str) or name not in (("MT19937",) if legacy else BIT_GENERATORS):
@@ -1381,7 +1381,7 @@ def check_state(key, meta, arrays) -> None:
     >>> check_state("rosenblatt.engine.primal.PrimalState", meta, {})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rosenblatt._invariants.BrokenInvariant: PrimalState meta 'votes' must be null or a vote...
+    rosenblatt._core.invariants.BrokenInvariant: PrimalState meta 'votes' must be null or a vote...
     """
     where = key.rpartition(".")[2]
     _check_fields(meta, _STATE_META[key], f"{where} meta")
