@@ -30,7 +30,7 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import normalize
 
 from rosenblatt import AveragedPerceptron, Perceptron
-from rosenblatt._kernels._rows import row_dot
+from rosenblatt.engine.kernels._rows import row_dot
 
 EPOCHS = 10
 

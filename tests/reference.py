@@ -267,7 +267,7 @@ def dual_one_vs_rest(K, labels, classes, orders, method=dual_online, **kwargs):
 
 
 # ---------------------------------------------------------------- the compiled kernels, one by one
-# References of the kernels of rosenblatt._kernels (see rosenblatt._kernels.registry, which
+# References of the kernels of rosenblatt.engine.kernels (see its registry, which
 # names each by string, and tests/test_kernel_registry.py): plain loops over the same arrays,
 # in the same example order, returning new arrays instead of updating in place.
 
@@ -286,7 +286,7 @@ def primal_epoch(
     average=False,
     multinomial=False,
 ):
-    """One epoch of :func:`rosenblatt._kernels.primal.primal_epoch` on dense float64 rows.
+    """One epoch of :func:`rosenblatt.engine.kernels.primal.primal_epoch` on dense float64 rows.
 
     ``state`` is ``(W, w0, U, U0, counts)`` (U, U0 empty unless ``average``);
     returns ``(W, w0, U, U0, counts)`` after the epoch, the mistakes (one per

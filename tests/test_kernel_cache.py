@@ -3,7 +3,7 @@
 import shutil
 from pathlib import Path
 
-import rosenblatt._kernels as kernels
+import rosenblatt.engine.kernels as kernels
 
 
 def test_cache_is_dropped_when_an_inlined_helper_changes(tmp_path):

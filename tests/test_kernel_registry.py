@@ -1,6 +1,6 @@
 """Every compiled kernel against its plain-Python reference, through the registry.
 
-:data:`rosenblatt._kernels.registry.KERNELS` lists every ``@njit`` function the
+:data:`rosenblatt.engine.kernels.registry.KERNELS` lists every ``@njit`` function the
 package calls from Python with the name of its reference in ``tests/reference.py``;
 each check below runs the kernel and the reference on small random inputs, in the
 same example order, and asks for the very same numbers (no tolerance anywhere).
@@ -11,6 +11,7 @@ here) or the named list of helpers compiled into other kernels.
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import numpy as np
@@ -18,8 +19,8 @@ import pytest
 import reference
 import scipy.sparse as sp
 
-from rosenblatt._kernels import registry
-from rosenblatt._kernels.bundles import (
+from rosenblatt.engine.kernels import registry
+from rosenblatt.engine.kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
     SINGLE,
@@ -38,12 +39,15 @@ from rosenblatt._kernels.bundles import (
 from rosenblatt.engine.primal import Batch, readonly, rows_of
 
 KERNELS_DIR = Path(registry.__file__).parent
+# the compiled kernels outside engine/kernels/: the readers' parsers, beside the readers
+ELSEWHERE = [Path(importlib.import_module(path).__file__) for path in registry.ELSEWHERE.values()]
 
 
 def _njit_functions():
-    """``module.function`` of every function decorated with ``njit`` in ``_kernels/``."""
+    """``module.function`` of every function decorated with ``njit`` in ``engine/kernels/``
+    and the modules of kernels that live elsewhere."""
     found = set()
-    for path in sorted(KERNELS_DIR.glob("*.py")):
+    for path in [*sorted(KERNELS_DIR.glob("*.py")), *ELSEWHERE]:
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.FunctionDef):
                 continue
@@ -272,7 +276,7 @@ def check_dense_block(kernel, ref):
 
 
 def check_sparse_block(kernel, ref):
-    from rosenblatt._kernels.gram import squared_norms
+    from rosenblatt.engine.kernels.gram import squared_norms
 
     rng = np.random.RandomState(6)
     (a, A), (b, B) = _patterns(rng, 6, 11, sparse=True), _patterns(rng, 4, 11, sparse=True)

@@ -1,4 +1,4 @@
-"""The compiled parsers (rosenblatt._kernels.textparse) against Python and scikit-learn.
+"""The compiled parsers (rosenblatt.data.readers.textparse) against Python and scikit-learn.
 
 - every number they convert is the double ``float()`` gives, bit for bit;
 - svmlight files read as scikit-learn's ``load_svmlight_file`` reads them;
@@ -17,9 +17,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
-from rosenblatt._kernels import textparse
 from rosenblatt.data.io import read_data
-from rosenblatt.data.readers import _common, _svmlight, scan
+from rosenblatt.data.readers import _common, _svmlight, scan, textparse
 from rosenblatt.data.streaming import iter_chunks
 from rosenblatt.exceptions import DataFileError
 

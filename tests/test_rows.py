@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numba import njit
 
-from rosenblatt._kernels._rows import row_axpy, row_dot
+from rosenblatt.engine.kernels._rows import row_axpy, row_dot
 
 
 @njit

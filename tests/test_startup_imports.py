@@ -60,7 +60,7 @@ def or_csv(tmp_path):
 def test_trace_imports_the_engine_and_numpy_only(tmp_path, or_csv):
     stdout, modules = loaded_modules(tmp_path, "trace", or_csv, "--bias-input", "-1")
     assert "3 update(s) in 2 epoch(s), converged" in stdout
-    assert "rosenblatt._kernels.primal" in modules  # the probe sees what the run loads
+    assert "rosenblatt.engine.kernels.primal" in modules  # the probe sees what the run loads
     assert_none_of((*NEVER, "matplotlib", "scipy.optimize"), modules, "trace")
 
 

@@ -6,7 +6,7 @@ alpha_j y_j phi(x_j)``, so the perceptron can learn the counts ``alpha`` and see
 patterns only through a kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
 
 - :class:`Kernel`: the kernel values, one pair at a time, identical in training
-  and prediction (see :mod:`rosenblatt._kernels.gram`);
+  and prediction (see :mod:`rosenblatt.engine.kernels.gram`);
 - :class:`KernelTable`: the training kernel values laid out for the compiled
   epoch, the whole Gram matrix when it fits the cache budget, else a column
   per support vector, computed when it first errs;
@@ -30,7 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.config import KERNEL_BLOCK_VALUES
-from .._kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
+from .kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
 from .orders import rng_from_state, rng_to_state
 from .primal import readonly
 from .votes import survival_counts
@@ -86,7 +86,7 @@ class Kernel:
             return np.asarray(
                 pairwise_kernels(first, second, metric=self.kernel, **self.params), dtype=np.float64
             )
-        from .._kernels.gram import KINDS, dense_block, sparse_block, squared_norms
+        from .kernels.gram import KINDS, dense_block, sparse_block, squared_norms
 
         kind = KINDS[self.kernel]
         gamma = 0.0 if self.gamma is None else float(self.gamma)
@@ -345,7 +345,7 @@ class DualState:
         active: np.ndarray,
     ) -> tuple[np.ndarray, int]:
         """Present ``order`` once to every active problem; return (mistakes, presented)."""
-        from .._kernels.dual import dual_epoch
+        from .kernels.dual import dual_epoch
 
         # what the compiled epoch indexes by, checked once per epoch: presented rows i
         # (the table's first rows) index Y, sample_weight and the table; samples j < n
@@ -592,7 +592,7 @@ def decision_scores(
     """``f(x_q) = sum_r coef[p, c_r] (K[q, c_r] + s2)`` summed in the order problem
     ``p``'s support vectors joined (``order_columns[order_ptr[p]:order_ptr[p + 1]]``),
     which is how training summed it: a training point gets the very score it had."""
-    from .._kernels.dual import ordered_scores
+    from .kernels.dual import ordered_scores
 
     n_support = K.shape[1]  # what the compiled loop indexes by
     if (
@@ -620,7 +620,7 @@ def vote_scores(
     s2: float,
 ) -> np.ndarray:
     """The survival-weighted vote of every hypothesis of every problem, normalised."""
-    from .._kernels.dual import voted_scores
+    from .kernels.dual import voted_scores
 
     K = np.ascontiguousarray(K)  # one compiled signature for every kernel
     n_updates = update_support.shape[0]  # what the compiled loop indexes by

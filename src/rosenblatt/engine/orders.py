@@ -269,7 +269,7 @@ def _block_seed(rng):
 
 
 def _block_order(n_samples, seed, out, sparse):
-    from .._kernels.order import block_order  # numba loads when an order is made
+    from .kernels.order import block_order  # numba loads when an order is made
 
     order, stream = out
     block_order(n_samples, CHUNK_ROWS, CHUNKS_PER_BLOCK, seed, order, stream)

@@ -5,7 +5,7 @@ neuron: the weights ``W`` and ``w0`` (the weight of the constant input), the
 averaging accumulators ``U`` and ``U0``, the presentation counts and, for the
 voted perceptron, the record of every update. It can allocate and reset itself,
 read off the last or the averaged weights, vote, run one epoch of the compiled
-rule (:func:`rosenblatt._kernels.primal.primal_epoch`), take the credit of the
+rule (:func:`rosenblatt.engine.kernels.primal.primal_epoch`), take the credit of the
 presentations a converged run skips, mix with other states (parameter mixing),
 and turn itself into plain arrays and JSON and back (model files, Dask).
 """
@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.invariants import is_sparse
-from .._kernels.bundles import (
+from .kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
     SINGLE,
@@ -123,11 +123,11 @@ def rows_of(X: Any) -> Rows:
 
 def scores(X: Any, coef: ArrayLike, intercept: ArrayLike) -> np.ndarray:
     """``X @ coef.T + intercept`` summed as training sums each activation (see
-    :mod:`rosenblatt._kernels.scores`): (n_samples,) for one neuron, else (n_samples, k).
+    :mod:`rosenblatt.engine.kernels.scores`): (n_samples,) for one neuron, else (n_samples, k).
 
     Patterns and weights meet in the wider of their two types.
     """
-    from .._kernels.scores import linear_scores
+    from .kernels.scores import linear_scores
 
     coef, intercept = np.asarray(coef), np.asarray(intercept)
     if coef.ndim != 2 or coef.shape[1] != X.shape[1] or intercept.shape != coef.shape[:1]:
@@ -438,7 +438,7 @@ class PrimalState:
                 _EMPTY_FLOAT if activation is None else activation,
             )
         mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
-        from .._kernels.primal import primal_epoch  # numba loads when training starts
+        from .kernels.primal import primal_epoch  # numba loads when training starts
 
         targets = Targets(batch.target, positive, batch.sample_weight)
         scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged)

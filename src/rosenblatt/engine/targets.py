@@ -20,7 +20,7 @@ first class (``classes[0]``, the -1 side), and a tie between class scores to the
 lowest class index, as :func:`numpy.argmax` does.
 
 The compiled loops take arrays, never this object: :attr:`TargetCoding.positives`
-is the class index each neuron answers +1 for, and ``_kernels/primal.py`` derives
+is the class index each neuron answers +1 for, and ``engine/kernels/primal.py`` derives
 ``y = +1 if label == positives[s] else -1`` from it.
 """
 

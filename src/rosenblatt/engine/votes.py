@@ -275,7 +275,7 @@ class VoteRecord:
         per update: O(n_patterns * n_features + n_updates) per test point, with at
         most one pattern per training row however many epochs ran.
         """
-        from .._kernels.votes import binary_vote, multinomial_vote
+        from .kernels.votes import binary_vote, multinomial_vote
 
         if len(counts) != len(self.voters):
             raise ValueError(f"{len(counts)} counts for {len(self.voters)} voters")

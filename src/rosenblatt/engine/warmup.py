@@ -13,7 +13,7 @@ and Dask workers load the cached code instead of compiling (``make demo`` and
 input reaches the loops as a read-only view.
 
 The variants come from the registry of compiled kernels
-(:data:`rosenblatt._kernels.registry.KERNELS`): each kernel lists the variants
+(:data:`rosenblatt.engine.kernels.registry.KERNELS`): each kernel lists the variants
 that compile it, and a variant shared by several kernels runs once.
 """
 
@@ -86,7 +86,7 @@ def warm_up(
     >>> done[-1][0]
     'svmlight and CSV parsers'
     """
-    from .._kernels.registry import KERNELS
+    from .kernels.registry import KERNELS
 
     done: list[tuple[str, float]] = []
     seen = set()

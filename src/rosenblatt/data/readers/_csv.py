@@ -18,7 +18,7 @@ and looks like names:
 A label column named by its header name implies a header.
 
 Blocks of lines without quotes are parsed by the compiled parser of
-:mod:`rosenblatt._kernels.textparse` (numbers exactly as ``float()`` reads them);
+:mod:`rosenblatt.data.readers.textparse` (numbers exactly as ``float()`` reads them);
 blocks with quotes, small files and lines the compiled parser leaves to Python
 go through :mod:`csv`, with the same result. Errors come in the order of the
 checks: a record with the wrong number of fields or broken quotes stops the
@@ -299,7 +299,7 @@ class _Scan:
 
     def _add_compiled(self, offset, line0, block):
         """The block by the compiled parser; False when Python must read it."""
-        from ..._kernels.textparse import dedupe
+        from .textparse import dedupe
 
         buf = np.frombuffer(block, dtype=np.uint8)
         label = -1 if self.label is None else self.label
@@ -459,7 +459,7 @@ def _csv_block(buf, width, label, n_features, sizes):
 
     Returns its four results, then ``X``, the spans and the deferred cells.
     """
-    from ..._kernels.textparse import FULL, csv_block
+    from .textparse import FULL, csv_block
 
     size = buf.shape[0]
     # the worst case: each record takes width - 1 commas and a line break (or a character
@@ -566,7 +566,7 @@ def parse(
 
 def _parse_compiled(schema, raw):
     """The block by the compiled parser; None if it holds anything else than good rows."""
-    from ..._kernels.textparse import dedupe
+    from .textparse import dedupe
 
     if not raw.isascii():
         try:

@@ -3,7 +3,7 @@
 Indices increase along a line; ``#`` starts a comment; blank lines are skipped.
 Tokens are split at ASCII whitespace; an index is what ``int()`` reads and a value
 what ``float()`` reads, as in scikit-learn's ``load_svmlight_file``. Blocks of
-lines are parsed by the compiled parser of :mod:`rosenblatt._kernels.textparse`
+lines are parsed by the compiled parser of :mod:`rosenblatt.data.readers.textparse`
 (values exactly as ``float()`` gives them), or, for small files and for lines
 the compiled parser leaves to Python, line by line in Python, with the same
 result.
@@ -224,7 +224,7 @@ def _raise_line(raw, line0, k, labelled, path):
 
 def _compiled_block(raw, offset, line0, labelled, path, sizes):
     """The block by the compiled parser; None when Python must read it."""
-    from ..._kernels.textparse import FULL, dedupe, svmlight_block
+    from .textparse import FULL, dedupe, svmlight_block
 
     buf = np.frombuffer(raw, dtype=np.uint8)
     size = len(raw)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 _HERE = Path(__file__).parent
 _INLINED_HELPERS = ("_rows.py", "_simd.py", "_prefetch.py")
-_CONSTANTS = _HERE.parent / "_core" / "config.py"
+_CONSTANTS = _HERE.parents[1] / "_core" / "config.py"
 
 
 def _drop_stale_cache(folder=_HERE, constants=_CONSTANTS):

@@ -7,7 +7,7 @@ a program can import the estimators) before numba is loaded; the loops in
 
 from collections import namedtuple
 
-# the primal loop (rosenblatt._kernels.primal)
+# the primal loop (rosenblatt.engine.kernels.primal)
 Rows = namedtuple("Rows", "X csr")
 Targets = namedtuple("Targets", "target positive sample_weight")
 Schedule = namedtuple("Schedule", "order stream lookahead")
@@ -26,7 +26,7 @@ Single = namedtuple("Single", "")
 OneVsRest = namedtuple("OneVsRest", "")
 SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
 
-# the dual loop (rosenblatt._kernels.dual)
+# the dual loop (rosenblatt.engine.kernels.dual)
 Table = namedtuple("Table", "values slot_of")
 Problems = namedtuple("Problems", "Y sample_weight")
 Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")

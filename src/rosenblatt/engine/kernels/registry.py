@@ -1,6 +1,8 @@
 """Every compiled kernel the package calls from Python, in one list.
 
-Each entry names a kernel (``module.function`` under :mod:`rosenblatt._kernels`),
+Each entry names a kernel (``module.function`` under :mod:`rosenblatt.engine.kernels`, or
+``textparse.function``: the readers' compiled parsers, which live beside them in
+:mod:`rosenblatt.data.readers.textparse`),
 the plain-Python reference it must reproduce (a function of ``tests/reference.py``,
 named by string: the package does not import its tests) and the variants that
 compile it: small problems run through the very code paths a user reaches (the
@@ -28,10 +30,19 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["INLINED_HELPERS", "KERNELS", "Kernel", "Variant", "kernel"]
+__all__ = ["ELSEWHERE", "INLINED_HELPERS", "KERNELS", "Kernel", "Variant", "kernel", "module_path"]
 
 #: ``(what, run)``: a name for ``rosenblatt warmup``'s progress, and a call that runs it.
 Variant = tuple[str, Callable[[], Any]]
+
+
+# Modules of compiled kernels that live outside this package, beside the code that runs them.
+ELSEWHERE = {"textparse": "rosenblatt.data.readers.textparse"}
+
+
+def module_path(module: str) -> str:
+    """The full name of the module a kernel name's ``module`` part names."""
+    return ELSEWHERE.get(module, f"{__package__}.{module}")
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,8 @@ class Kernel:
     Attributes
     ----------
     name : str
-        ``module.function`` under :mod:`rosenblatt._kernels`, e.g. ``"primal.primal_epoch"``.
+        ``module.function`` under :mod:`rosenblatt.engine.kernels`, e.g. ``"primal.primal_epoch"``
+        (the parsers' module, ``textparse``, is in ``ELSEWHERE``).
     reference : str
         The plain-Python reference, ``"reference.<function>"`` in ``tests/reference.py``.
     variants : callable
@@ -57,7 +69,7 @@ class Kernel:
     def function(self) -> Any:
         """The compiled function (a numba dispatcher); importing it loads numba."""
         module, function = self.name.split(".")
-        return getattr(importlib.import_module(f"{__package__}.{module}"), function)
+        return getattr(importlib.import_module(module_path(module)), function)
 
     def warm_up(self) -> list[tuple[str, float]]:
         """Run every variant of this kernel; return each one's name and seconds."""
@@ -87,7 +99,7 @@ def _linear_variants(classes=("Perceptron", "VotedPerceptron")) -> Iterator[Vari
     """Every estimator (plain, voted: no record and record), dtype, layout and dense/CSR form."""
     import scipy.sparse as sp
 
-    from ..estimators import linear
+    from ...estimators import linear
 
     X, binary, three = _problems()
     for dtype in (np.float64, np.float32):
@@ -111,7 +123,7 @@ def _int64_indices() -> Iterator[Variant]:
     """CSR rows with int64 indices (more than 2**31 nonzeros), on a tiny problem."""
     import scipy.sparse as sp
 
-    from ..engine.primal import Batch, PrimalRule, PrimalState
+    from ..primal import Batch, PrimalRule, PrimalState
     from .bundles import Rows
 
     X, binary, _ = _problems()
@@ -140,7 +152,7 @@ def _kernel_variants(predictions=("last", "voted")) -> Iterator[Variant]:
     """The kernel perceptron: dense and CSR patterns, rbf and poly, last and voted."""
     import scipy.sparse as sp
 
-    from ..estimators.kernel import KernelPerceptron
+    from ...estimators.kernel import KernelPerceptron
 
     X, _, three = _problems()
     for sparse in (False, True):
@@ -178,14 +190,14 @@ def _block_shuffle() -> Iterator[Variant]:
 
 def _numbers() -> Iterator[Variant]:
     """The number converter on its own, as the tests (and a program) call it: a read-only buffer."""
-    from .textparse import number
+    from ...data.readers.textparse import number
 
     buf = np.frombuffer(b"-1.25e-3", dtype=np.uint8)
     yield "decimal numbers", lambda: number(buf, 0, buf.shape[0])
 
 
 def _parsers() -> Iterator[Variant]:
-    from ..data.readers import compile_parsers
+    from ...data.readers import compile_parsers
 
     yield "svmlight and CSV parsers", compile_parsers
 
