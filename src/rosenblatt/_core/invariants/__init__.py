@@ -1,0 +1,62 @@
+"""What a valid fitted model is: the invariants of every class a model file may hold.
+
+A model file is a trust boundary. Its checksums catch damage, and its decoder builds
+only allow-listed values, but a crafted file can still give a class values that do
+not agree with each other (weights narrower than the features, a training state of
+another kind, class indices past the end of an array) and the compiled loops trust
+the shapes they are given. So every class that :func:`rosenblatt.load` can build
+declares here what its fitted state must satisfy: shapes that agree with each other
+and with ``n_features_in_`` and ``classes_``, dtypes, finite values, index ranges,
+sorted breakpoints, flags that match the arrays, and, where the public attributes are
+read off a training state of the engine, that they are exactly what the state gives.
+
+The checks run on the decoded file (:class:`Plain`), before any estimator is built, so
+no estimator method, numpy broadcast or compiled loop sees a value that breaks them;
+the command line's numpy-only predictor runs the very same checks. A violation is a
+:class:`BrokenInvariant` naming the class, the attribute and what is wrong, which the
+loader reports as a :class:`~rosenblatt.exceptions.ModelFileError`.
+
+The package, by job: :mod:`.checker` (the checker language), :mod:`.models` (what a
+file may name, and the invariants of each class by its key), :mod:`.estimators`,
+:mod:`.transformers`, :mod:`.states` (random sources and training states).
+
+This package imports numpy alone (scipy only to check a sparse matrix), so that
+reading a model for prediction imports neither scikit-learn nor numba.
+"""
+
+from .checker import (
+    BrokenInvariant,
+    Plain,
+    checked_csr,
+    column_indices,
+    is_column_selector,
+    is_sparse,
+)
+from .models import FITTED, INVARIANTS, PARAMETERS, check_model
+from .states import BIT_GENERATORS, check_random_state, check_state
+from .transformers import (
+    MAX_POLYNOMIAL_DEGREE,
+    output_width,
+    polynomial_degrees,
+    polynomial_width,
+)
+
+__all__ = [
+    "BIT_GENERATORS",
+    "FITTED",
+    "INVARIANTS",
+    "MAX_POLYNOMIAL_DEGREE",
+    "PARAMETERS",
+    "BrokenInvariant",
+    "Plain",
+    "check_model",
+    "check_random_state",
+    "check_state",
+    "checked_csr",
+    "column_indices",
+    "is_column_selector",
+    "is_sparse",
+    "output_width",
+    "polynomial_degrees",
+    "polynomial_width",
+]

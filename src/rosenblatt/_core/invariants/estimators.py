@@ -1,0 +1,235 @@
+"""The invariants of rosenblatt's classifiers (linear, kernel, baselines, calibrated)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .checker import BrokenInvariant, is_sparse, rows_for
+from .transformers import final_step, output_width
+
+# ---------------------------------------------------------------------- classifiers
+_EPOCH_RECORD = ("n_iter_", "n_mistakes_", "mistakes_per_epoch_", "converged_")
+
+
+def _epoch_record(c):
+    c.integer("n_iter_")
+    c.integer("n_mistakes_", high=2**63 - 1)
+    c.counts("mistakes_per_epoch_")
+    c.boolean("converged_")
+
+
+def check_linear_perceptron(c, *, averaged, voted):
+    # intercept_scaling_ may be missing: files written before it existed use the parameter
+    required = ("classes_", "n_features_in_", "training_state_", "coef_", "intercept_")
+    required += _EPOCH_RECORD
+    if not c.fitted(*required, *(("n_vectors_",) if voted else ())):
+        return
+    from ...engine.primal import PrimalState, constant_input
+
+    classes = c.classes()
+    n_features = c.n_features()
+    state = c.values["training_state_"]
+    if type(state) is not PrimalState:
+        c.fail("training_state_", f"must be a PrimalState; it is a {type(state).__name__}")
+    multinomial = c.param("multi_class") == "multinomial"
+    if state.multinomial != multinomial:
+        c.fail("training_state_", f"is {'not ' * multinomial}multinomial, unlike multi_class")
+    rows = rows_for(classes.shape[0], multinomial)
+    if state.n_rows != rows or state.n_features != n_features:
+        c.fail(
+            "training_state_",
+            f"has {state.n_rows} rows of {state.n_features} features; {classes.shape[0]} "
+            f"classes of {n_features} features need {rows} rows",
+        )
+    if state.averaged != averaged or (state.votes is not None) != voted:
+        c.fail("training_state_", "is not the state of this kind of perceptron")
+    if "intercept_scaling_" in c.values:
+        scaling = c.number("intercept_scaling_", nonzero=True)
+    else:
+        scaling = c.param("intercept_scaling")
+        if isinstance(scaling, bool) or not isinstance(scaling, (int, float)):
+            c.fail("intercept_scaling_", "is missing and intercept_scaling is not a number")
+        scaling = float(scaling)
+        if not math.isfinite(scaling) or scaling == 0:
+            c.fail("intercept_scaling", "must be a finite non-zero number")
+    fit_intercept = c.param("fit_intercept")
+    if not isinstance(fit_intercept, bool):
+        c.fail("fit_intercept", "must be True or False")
+    coef, intercept = state.public_weights(averaged, constant_input(fit_intercept, scaling))
+    c.same("coef_", coef)
+    c.same("intercept_", intercept)
+    _epoch_record(c)
+    if voted:
+        c.same("n_vectors_", state.votes.n_vectors())
+        if state.votes.bias_input != constant_input(fit_intercept, scaling):
+            c.fail("training_state_", "votes with another constant input than the model's")
+
+
+def check_kernel_perceptron(c):
+    required = (
+        "classes_",
+        "n_features_in_",
+        "training_state_",
+        "gamma_",
+        "support_",
+        "support_vectors_",
+        "dual_coef_",
+        "intercept_",
+        "n_presented_",
+        "update_support_",
+        "update_coef_",
+        "update_time_",
+        "update_ptr_",
+        *_EPOCH_RECORD,
+    )
+    if not c.fitted(*required):
+        return
+    from ...engine.dual import DualState
+    from ...engine.primal import constant_input
+
+    classes = c.classes()
+    n_features = c.n_features()
+    state = c.values["training_state_"]
+    if type(state) is not DualState:
+        c.fail("training_state_", f"must be a DualState; it is a {type(state).__name__}")
+    problems = rows_for(classes.shape[0])
+    if state.n_units != problems:
+        c.fail("training_state_", f"has {state.n_units} problems; {classes.shape[0]} classes")
+    _kernel_parameters(c)
+    prediction = c.param("prediction")
+    fit_intercept = c.param("fit_intercept")
+    if prediction not in ("last", "averaged", "voted") or not isinstance(fit_intercept, bool):
+        c.fail("prediction", "or fit_intercept is not one of the values the class takes")
+    scaling = c.param("intercept_scaling")
+    if fit_intercept and (not isinstance(scaling, (int, float)) or not math.isfinite(scaling)):
+        c.fail("intercept_scaling", "must be a finite number")
+    s2 = constant_input(fit_intercept, scaling) ** 2
+    slots, derived = state.fitted(prediction == "averaged", s2)
+    if np.any(derived["update_support_"] < 0):
+        c.fail("training_state_", "records updates on samples that are not support vectors")
+    for name, value in derived.items():
+        c.same(name, value)
+    support = derived["support_"]
+    vectors = c.values["support_vectors_"]
+    if c.param("kernel") == "precomputed":
+        c.array("support_vectors_", shape=(0, 0))
+        if support.size and support.max() >= n_features:
+            c.fail("support_", f"indexes kernel columns beyond the {n_features} training samples")
+    elif is_sparse(vectors):
+        if vectors.format != "csr" or vectors.shape != (support.shape[0], n_features):
+            c.fail("support_vectors_", f"must be CSR of shape ({support.shape[0]}, {n_features})")
+        if not vectors.has_canonical_format:  # as fit keeps them: sorted, no duplicates
+            c.fail("support_vectors_", "must have sorted column indices, each once per row")
+        c.array("support_vectors_", value=vectors.data)
+    else:
+        c.array("support_vectors_", shape=(support.shape[0], n_features))
+    _epoch_record(c)
+
+
+def _kernel_parameters(c):
+    """The class's own parameter constraints (prediction computes the kernel from them),
+    a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
+    from ...estimators.kernel import KERNEL_PARAMS, KernelPerceptron
+    from ..validation import check_args
+
+    constraints = KernelPerceptron._parameter_constraints
+    params = {name: value for name, value in c.model.params.items() if name in constraints}
+    try:
+        check_args("KernelPerceptron", {n: constraints[n] for n in params}, params, "parameter")
+    except ValueError as exc:
+        raise BrokenInvariant(str(exc)) from None
+    kernel = c.param("kernel", "rbf")
+    if not isinstance(kernel, str):
+        c.fail("kernel", "must name a kernel: a model file holds no functions")
+    gamma = c.values["gamma_"]
+    if "gamma" in KERNEL_PARAMS[kernel]:
+        if not isinstance(gamma, (float, np.floating)) or not math.isfinite(gamma):
+            c.fail("gamma_", f"must be the finite float gamma of the {kernel} kernel")
+    elif gamma is not None:
+        c.fail("gamma_", f"must be None: the {kernel} kernel has no gamma")
+
+
+def _one_vs_rest_linear(c, rows):
+    """``coef_`` (rows, n_features) and ``intercept_`` (rows,), finite floats."""
+    n_features = c.n_features()
+    c.array("coef_", shape=(rows, n_features))
+    c.array("intercept_", shape=(rows,))
+
+
+def check_centroid(c):
+    if not c.fitted("classes_", "n_features_in_", "centroids_", "coef_", "intercept_"):
+        return
+    classes = c.classes()
+    n_features = c.n_features()
+    centroids = c.array("centroids_", shape=(classes.shape[0], n_features))
+    nearest = c.param("multi_class") == "nearest" and classes.shape[0] > 2
+    _one_vs_rest_linear(c, classes.shape[0] if nearest else rows_for(classes.shape[0]))
+    if nearest:  # the nearest class mean, written as linear scores
+        c.same("coef_", centroids.copy())
+        c.same("intercept_", -0.5 * np.einsum("kj,kj->k", centroids, centroids))
+
+
+def check_linear_program(c):
+    required = ("classes_", "n_features_in_", "coef_", "intercept_", "total_slack_")
+    if not c.fitted(*required, "separable_"):
+        return
+    rows = rows_for(c.classes().shape[0])
+    _one_vs_rest_linear(c, rows)
+    c.array("total_slack_", shape=(rows,), low=0.0)
+    c.boolean("separable_")
+
+
+# (the roles of the classes, models.FINAL_STEPS and models.CLASSIFIERS, come with INVARIANTS)
+
+
+def check_calibrated(c):
+    if not c.fitted("classes_", "estimators_", "calibrators_"):
+        return
+    classes = c.classes()
+    # documents in (a text pipeline calibrated) have no feature count
+    n_features = c.n_features() if "n_features_in_" in c.values else None
+    folds, maps = c.values["estimators_"], c.values["calibrators_"]
+    if not isinstance(folds, list) or not folds:
+        c.fail("estimators_", "must be a non-empty list of fitted classifiers")
+    if not isinstance(maps, list) or len(maps) != len(folds):
+        c.fail("calibrators_", f"must hold one list of maps per fold ({len(folds)})")
+    method = c.param("method")
+    if "estimator" in c.model.params and c.param("estimator") is not None:
+        c.estimator(c.param("estimator"), "estimator", models.CLASSIFIERS)
+    for k, (fold, fold_maps) in enumerate(zip(folds, maps)):
+        where = f"estimators_[{k}]"
+        fold = c.estimator(fold, where, models.CLASSIFIERS)
+        fold_classes = final_step(fold).fitted.get("classes_")
+        if not isinstance(fold_classes, np.ndarray) or not np.isin(fold_classes, classes).all():
+            c.fail(where, "is not fitted on the model's classes")
+        if n_features is not None and output_width(fold, inputs=True) != n_features:
+            c.fail(where, f"does not take the model's {n_features} features")
+        expected = 1 if classes.shape[0] == 2 else fold_classes.shape[0]
+        if not isinstance(fold_maps, list) or len(fold_maps) != expected:
+            c.fail(f"calibrators_[{k}]", f"must hold {expected} calibration map(s)")
+        for j, mapping in enumerate(fold_maps):
+            _calibration_map(c, f"calibrators_[{k}][{j}]", mapping, method)
+
+
+def _calibration_map(c, name, mapping, method):
+    if method == "sigmoid" and isinstance(mapping, dict) and set(mapping) == {"a", "b"}:
+        for part in ("a", "b"):
+            value = mapping[part]
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                c.fail(f"{name}[{part!r}]", "must be a number")
+            if not math.isfinite(value):
+                c.fail(f"{name}[{part!r}]", "must be finite")
+        return
+    if method == "isotonic" and isinstance(mapping, dict) and set(mapping) == {"x", "y"}:
+        x = c.array(f"{name}['x']", value=mapping["x"], ndim=1, increasing=True)
+        c.array(f"{name}['y']", value=mapping["y"], shape=(max(x.shape[0], 1),), low=0.0)
+        if mapping["y"].max() > 1.0:
+            c.fail(f"{name}['y']", "holds probabilities above 1")
+        return
+    wanted = "{'a', 'b'} (sigmoid)" if method == "sigmoid" else "{'x', 'y'} (isotonic)"
+    c.fail(name, f"must be a calibration map {wanted} for method={method!r}")
+
+
+from . import models  # noqa: E402 (a cycle: the roles are the tables' keys)
