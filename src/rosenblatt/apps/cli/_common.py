@@ -264,6 +264,19 @@ def header_option() -> Any:
     )
 
 
+def chunk_size_option(more: str = "") -> Any:
+    """``--chunk-size``: lines of DATA that ``predict`` and ``evaluate`` hold at a time;
+    ``more`` adds what it means for the command."""
+    from ..._core.config import DEFAULT_CHUNK_SIZE
+
+    return typer.Option(
+        DEFAULT_CHUNK_SIZE,
+        "--chunk-size",
+        min=1,
+        help="Lines of DATA read and predicted at a time: memory holds one such block." + more,
+    )
+
+
 def format_option() -> Any:
     """``--format``: the data's format, for standard input and unusual extensions."""
     return typer.Option(

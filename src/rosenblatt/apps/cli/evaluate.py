@@ -11,10 +11,10 @@ import numpy as np
 import typer
 from rich.table import Table
 
-from ..._core.config import DEFAULT_CHUNK_SIZE
 from ...exceptions import DataFileError
 from ._common import (
     auto,
+    chunk_size_option,
     console,
     final_estimator,
     format_option,
@@ -240,12 +240,7 @@ def command(
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
-    chunk_size: int = typer.Option(
-        DEFAULT_CHUNK_SIZE,
-        "--chunk-size",
-        min=1,
-        help="Lines of DATA read and predicted at a time: memory holds one such block.",
-    ),
+    chunk_size: int = chunk_size_option(),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
 

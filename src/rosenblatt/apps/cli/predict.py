@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 import typer
 
-from ..._core.config import DEFAULT_CHUNK_SIZE
 from ._common import (
     auto,
+    chunk_size_option,
     err_console,
     format_option,
     header_option,
@@ -233,13 +233,9 @@ def command(
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
-    chunk_size: int = typer.Option(
-        DEFAULT_CHUNK_SIZE,
-        "--chunk-size",
-        min=1,
-        help="Lines of DATA read and predicted at a time: memory holds one such block. "
-        "Standard input is also answered wherever it pauses, so that `predict -` works "
-        "as a filter.",
+    chunk_size: int = chunk_size_option(
+        " Standard input is also answered wherever it pauses, so that `predict -` works "
+        "as a filter."
     ),
 ) -> None:
     """Predict a label for every sample of DATA, one per line, as DATA is read.
