@@ -395,31 +395,126 @@ def multinomial_vote(inner, pattern, coef, bias, rec_true, rec_pred, weights, n_
     return votes
 
 
-def dual_epoch(K, Y, sample_weight, order, p, coef, coef_acc, sv, n_seen, eta=1.0, s2=0.0):
+def dual_epoch(
+    K,
+    Y,
+    sample_weight,
+    order,
+    p,
+    coef,
+    coef_acc,
+    sv,
+    n_seen,
+    eta=1.0,
+    s2=0.0,
+    budget=None,
+):
     """One epoch of dual problem ``p`` with every kernel value known (``K[i][j] = K(x_j, x_i)``).
 
     Scores sum over the support vectors in the order they joined (``sv``); returns
-    ``coef, coef_acc, sv, n_seen`` after the epoch and the updates ``(sample, delta,
-    time)`` in order.
+    ``coef, coef_acc, sv, n_seen`` after the epoch, the updates ``(sample, delta,
+    time)`` in order, and the prediction mistakes.
+
+    ``budget``: None, or a dict with ``policy`` ("stop", "random", "forgetron",
+    "project"), ``size``, and what the policy carries, updated in place: ``draws``
+    (a uniform number per position of ``order``), ``errors`` and ``forget_q`` (lists,
+    one entry per problem), ``kinv`` (a list per problem of the rows of the inverse
+    kernel matrix of the support vectors), ``threshold`` and ``plus``.
     """
     coef, coef_acc = np.array(coef, dtype=float), np.array(coef_acc, dtype=float)
     sv, n_seen = [list(row) for row in sv], list(n_seen)
-    updates = []
-    for i in order:
+    b = budget or {"policy": None, "size": 2**62, "errors": [0] * len(sv), "plus": False}
+    policy = b["policy"]
+    updates, mistakes = [], 0
+
+    def change(j, delta):
+        coef[p, j] += delta
+        coef_acc[p, j] += n_seen[p] * delta
+
+    def evict(r):
+        j = sv[p].pop(r)
+        change(j, -coef[p, j])
+        coef[p, j] = 0.0
+
+    for pos, i in enumerate(order):
         if sample_weight[i] == 0.0:
             continue
         f = 0.0
         for j in sv[p]:
             f += coef[p, j] * (K[i][j] + s2)
-        if Y[p][i] * f <= 0.0:
-            delta = eta * sample_weight[i] * Y[p][i]
-            if coef[p, i] == 0.0 and delta != 0.0:
+        y = Y[p][i]
+        mistake = y * f <= 0.0
+        if not (mistake or (b["plus"] and y * f < eta)):
+            n_seen[p] += 1
+            continue
+        delta = eta * sample_weight[i] * y
+        joins = coef[p, i] == 0.0
+        full = len(sv[p]) >= b["size"]
+        if mistake:
+            mistakes += 1
+            b["errors"][p] += 1
+        now = n_seen[p]
+        if policy == "project":
+            m, kinv = len(sv[p]), b["kinv"][p]
+            k = [K[i][j] + s2 for j in sv[p]]
+            kii = K[i][i] + s2
+            d = [sum(kinv[q][u] * k[u] for u in range(m)) for q in range(m)]
+            distance = kii
+            for q in range(m):
+                distance -= k[q] * d[q]
+            distance = max(distance, 0.0)
+            if mistake and joins and distance > b["threshold"]:
+                for q in range(m):
+                    for u in range(m):
+                        kinv[q][u] += d[q] * d[u] / distance
+                    kinv[q].append(-d[q] / distance)
+                kinv.append([-d[q] / distance for q in range(m)] + [1.0 / distance])
                 sv[p].append(i)
-            coef[p, i] += delta
-            coef_acc[p, i] += n_seen[p] * delta
-            updates.append((i, delta, n_seen[p]))
+                change(i, delta)
+                updates.append((i, delta, now))
+            else:
+                tau = 1.0
+                if not mistake:
+                    loss = 1.0 - y * f / eta
+                    norm = max(kii - distance, 0.0)
+                    room = loss - distance / b["threshold"]
+                    tau = min(min(loss / norm, 1.0), 2.0 * room / norm) if room > 0 < norm else 0.0
+                for q, j in enumerate(list(sv[p])):
+                    change(j, tau * delta * d[q])
+        elif policy == "stop" and joins and full:
+            pass  # the Stoptron: a full budget learns nothing new
+        else:
+            if joins:
+                if policy == "random" and full:
+                    evict(min(int(b["draws"][pos] * len(sv[p])), len(sv[p]) - 1))
+                sv[p].append(i)
+                change(i, delta)
+                if policy == "forgetron" and len(sv[p]) > b["size"]:
+                    r = sv[p][0]
+                    fr = sum(coef[p, j] * (K[r][j] + s2) for j in sv[p])
+                    beta, fr = coef[p, r] / eta, fr / eta
+                    qa, qb = beta * beta - 2.0 * beta * fr, 2.0 * abs(beta)
+                    qc = b["forget_q"][p] - 15.0 / 32.0 * b["errors"][p]
+                    disc = qb * qb - 4.0 * qa * qc
+                    phi = 1.0
+                    if qa > 0.0 or (
+                        qa < 0.0 and disc > 0.0 and (-qb - np.sqrt(abs(disc))) / (2.0 * qa) > 1.0
+                    ):
+                        phi = min(1.0, (-qb + np.sqrt(disc)) / (2.0 * qa))
+                    elif qa == 0.0:
+                        phi = min(1.0, -qc / qb)
+                    if phi < 1.0:
+                        for j in sv[p]:
+                            change(j, (phi - 1.0) * coef[p, j])
+                    e = abs(beta * phi)
+                    b["forget_q"][p] += e * e + 2.0 * e - 2.0 * e * np.sign(beta) * (phi * fr)
+                    evict(0)
+            else:
+                change(i, delta)
+            if coef[p, i] != 0.0:
+                updates.append((i, delta, now))
         n_seen[p] += 1
-    return coef, coef_acc, sv, n_seen, updates
+    return coef, coef_acc, sv, n_seen, updates, mistakes
 
 
 def gram_block(A, B, kind, gamma=1.0, coef0=0.0, degree=3, sparse=False):

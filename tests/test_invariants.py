@@ -31,6 +31,7 @@ from rosenblatt import (
     KernelPerceptron,
     ModelFileError,
     Perceptron,
+    Projectron,
     VotedPerceptron,
     calibrated,
 )
@@ -484,6 +485,7 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
         AveragedPerceptron(max_iter=5).fit(X3, Y3),
         VotedPerceptron(max_iter=5).fit(X3, Y3),
         KernelPerceptron(max_iter=3).fit(X3, Y3),
+        Projectron(max_iter=3).fit(X3, Y3),
         CentroidClassifier().fit(X3, Y3),
         LinearProgramClassifier().fit(X3, Y3),
         _calibrated("sigmoid"),

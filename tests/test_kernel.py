@@ -15,7 +15,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import PolynomialFeatures
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-import rosenblatt.engine.dual as dual_module
+import rosenblatt.engine.kernel_values as kernel_values
 from rosenblatt.engine.dual import DualState, Kernel, KernelTable
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
@@ -189,7 +189,7 @@ def test_averaged_coefficients_are_the_mean_over_presentations():
     ],
 )
 def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypatch):
-    monkeypatch.setattr(dual_module, "KERNEL_BLOCK_VALUES", 16 * 150)  # 16-row blocks
+    monkeypatch.setattr(kernel_values, "KERNEL_BLOCK_VALUES", 16 * 150)  # 16-row blocks
     rng = np.random.RandomState(0)
     X = rng.randn(150, 30)
     X[rng.rand(*X.shape) < 0.5] = 0.0
@@ -227,7 +227,7 @@ def test_cached_gram_and_on_the_fly_paths_are_identical(params, sparse, monkeypa
 def test_kernel_columns_on_the_fly_are_bitwise_the_cached_ones(block_values, monkeypatch):
     # kernel values are computed pair by pair: any row blocking gives the same numbers
     if block_values is not None:
-        monkeypatch.setattr(dual_module, "KERNEL_BLOCK_VALUES", block_values)
+        monkeypatch.setattr(kernel_values, "KERNEL_BLOCK_VALUES", block_values)
     rng = np.random.RandomState(1)
     X = rng.randn(300, 64)
     rows = Kernel("rbf", gamma=0.01).training_rows(X)
@@ -604,7 +604,7 @@ def test_extended_state_keeps_the_support_vectors_only():
 def test_kernel_table_of_a_batch_holds_its_rows_only(monkeypatch):
     """After extended(), an epoch presents the first n_rows samples only; support
     vectors carried over get their columns at once, a run of samples at a time."""
-    monkeypatch.setattr(dual_module, "KERNEL_BLOCK_VALUES", 1)  # runs of 16 samples
+    monkeypatch.setattr(kernel_values, "KERNEL_BLOCK_VALUES", 1)  # runs of 16 samples
     X = np.random.RandomState(2).randn(60, 8)
     rows = Kernel("rbf", gamma=0.2).training_rows(X, n_rows=20)
     cached = KernelTable(rows, 60, cache_bytes=8 * 20 * 60, n_rows=20)

@@ -19,6 +19,7 @@ import pytest
 import reference
 import scipy.sparse as sp
 
+from rosenblatt.engine.budget import BudgetState
 from rosenblatt.engine.kernels import registry
 from rosenblatt.engine.kernels.bundles import (
     MULTINOMIAL,
@@ -221,7 +222,26 @@ def check_multinomial_vote(kernel, ref):
     assert np.array_equal(votes, ref(inner, pattern, coef, bias, true, pred, weights, 3))
 
 
+# every budget policy of the dual rule, with a budget small enough to fill (or a threshold
+# that both projects and adds)
+_BUDGETS = [
+    None,
+    {"policy": "stop", "size": 4},
+    {"policy": "random", "size": 4},
+    {"policy": "forgetron", "size": 4},
+    {"policy": "project", "threshold": 0.3, "plus": False},
+    {"policy": "project", "threshold": 0.3, "plus": True},
+]
+
+
 def check_dual_epoch(kernel, ref):
+    for budget in _BUDGETS:
+        _check_dual_epoch_under(kernel, ref, budget)
+
+
+def _check_dual_epoch_under(kernel, ref, budget):
+    """The compiled dual rule against the reference, three epochs of two problems, under
+    ``budget`` (a policy of rosenblatt.engine.budget, or None)."""
     rng = np.random.RandomState(4)
     n, n_problems = 25, 2
     A = rng.randn(n, 4)
@@ -236,13 +256,36 @@ def check_dual_epoch(kernel, ref):
         np.zeros(n_problems, dtype=np.int64),
         np.zeros(n_problems, dtype=np.int64),
     )
+    policy = None if budget is None else budget["policy"]
+    carried = BudgetState(
+        policy,
+        budget.get("size", n) if budget else 2**62,
+        n_problems,
+        budget.get("threshold", 0.0) if budget else 0.0,
+        budget.get("plus", False) if budget else False,
+    )
+    if policy == "project":
+        carried.kinv = np.zeros((n_problems, n, n))
+    mirror = dict(budget or {"policy": None, "size": 2**62})
+    mirror.update(
+        size=carried.size,
+        errors=[0] * n_problems,
+        forget_q=[0.0] * n_problems,
+        kinv=[[] for _ in range(n_problems)],
+        plus=carried.plus,
+        threshold=carried.threshold,
+    )
     table = Table(K, np.arange(n, dtype=np.int64))  # every sample owns a slot
     rule = DualRule(0.5, 1.5)
     for _ in range(3):
         order = rng.permutation(n).astype(np.int64)
+        draws = rng.rand(n)
+        mirror["draws"] = draws
         for p in range(n_problems):
             sv = [list(state.sv[q, : state.n_sv[q]]) for q in range(n_problems)]
-            want = ref(K, Y, sw, order, p, state.coef, state.coef_acc, sv, state.n_seen, 0.5, 1.5)
+            want = ref(
+                K, Y, sw, order, p, state.coef, state.coef_acc, sv, state.n_seen, 0.5, 1.5, mirror
+            )
             updates = Updates(
                 np.zeros(n_problems, dtype=np.int64),
                 np.zeros(shape, dtype=np.int64),
@@ -250,17 +293,29 @@ def check_dual_epoch(kernel, ref):
                 np.zeros(shape, dtype=np.int64),
                 np.zeros(n_problems, dtype=np.int64),
             )
-            assert kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule) == n
-            coef, coef_acc, want_sv, n_seen, want_updates = want
-            assert np.array_equal(state.coef, coef) and np.array_equal(state.coef_acc, coef_acc)
+            bundle = carried.bundle(draws)
+            got = kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule, bundle)
+            assert got == n, policy
+            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes = want
+            assert np.array_equal(state.coef, coef), policy
+            assert np.array_equal(state.coef_acc, coef_acc), policy
             assert [list(state.sv[q, : state.n_sv[q]]) for q in range(n_problems)] == want_sv
+            assert all(len(row) <= carried.size for row in want_sv), policy
             assert state.n_seen.tolist() == n_seen
             k = updates.n_upd[p]
             got = list(zip(updates.sample[p, :k], updates.delta[p, :k], updates.time[p, :k]))
             assert [tuple(map(float, u)) for u in got] == [
                 tuple(map(float, u)) for u in want_updates
-            ]
-            assert updates.mistakes[p] == len(want_updates)
+            ], policy
+            assert updates.mistakes[p] == want_mistakes, policy
+            assert carried.errors.tolist() == mirror["errors"], policy
+            assert carried.forget_q.tolist() == mirror["forget_q"], policy
+            for q in range(n_problems):
+                m = state.n_sv[q]
+                if policy == "project":
+                    assert np.array_equal(
+                        carried.kinv[q, :m, :m], np.array(mirror["kinv"][q]).reshape(m, m)
+                    )
 
 
 _GRAM_KINDS = [(0, 1.0, 0.0, 1), (1, 0.3, 0.5, 3), (2, 0.7, 0.0, 1), (3, 0.2, -0.4, 1)]

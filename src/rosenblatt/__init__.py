@@ -19,6 +19,7 @@ _EXPORTS = {
     "CalibratedClassifier": "estimators.calibration",
     "CentroidClassifier": "estimators.baselines",
     "KernelPerceptron": "estimators.kernel",
+    "Projectron": "estimators.projectron",
     "LinearProgramClassifier": "estimators.baselines",
     "ParameterMixing": "distributed",
     "Perceptron": "estimators.linear",

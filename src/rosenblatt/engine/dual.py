@@ -5,11 +5,8 @@ perceptron started at zero is a combination of the training patterns, ``w = sum_
 alpha_j y_j phi(x_j)``, so the perceptron can learn the counts ``alpha`` and see the
 patterns only through a kernel ``K(x_j, x) = phi(x_j) . phi(x)``.
 
-- :class:`Kernel`: the kernel values, one pair at a time, identical in training
-  and prediction (see :mod:`rosenblatt.engine.kernels.gram`);
-- :class:`KernelTable`: the training kernel values laid out for the compiled
-  epoch, the whole Gram matrix when it fits the cache budget, else a column
-  per support vector, computed when it first errs;
+- :class:`Kernel` and :class:`KernelTable` (:mod:`.kernel_values`): the kernel
+  values, and the training kernel values laid out for the compiled epoch;
 - :class:`DualState`: the coefficients, their averaging accumulators, the
   support vectors in the order they joined, the presentation counts and every
   update, per dual problem (one per one-vs-rest class).
@@ -23,201 +20,21 @@ and the table holds just those rows.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
 
-from .._core.config import KERNEL_BLOCK_VALUES
+from .budget import BudgetState
+from .kernel_values import Kernel, KernelTable, as_float64, block_rows  # noqa: F401 (re-exported)
 from .kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
 from .orders import rng_from_state, rng_to_state
-from .primal import readonly
 from .votes import survival_counts
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
 
 __all__ = ["DualState", "Kernel", "KernelTable"]
-
-
-def block_rows(n_samples: int) -> int:
-    """Training rows whose kernel values are computed per call (about
-    ``KERNEL_BLOCK_VALUES`` values)."""
-    return int(min(max(KERNEL_BLOCK_VALUES // max(n_samples, 1), 16), 1024))
-
-
-def as_float64(rows: Any) -> Any:
-    """``rows`` (dense or sparse) in float64: a copy only when they are not already."""
-    return rows if rows.dtype == np.float64 else rows.astype(np.float64)
-
-
-class Kernel:
-    """``K(first_i, second_j)`` for named, callable or precomputed kernels.
-
-    Parameters
-    ----------
-    kernel : {"linear", "poly", "rbf", "sigmoid", "precomputed"} or callable
-    gamma, coef0, degree : the named kernels' parameters
-    params : dict, the keyword arguments of a callable kernel
-    """
-
-    def __init__(self, kernel, gamma=None, coef0=1.0, degree=3, params=None):
-        self.kernel, self.gamma, self.coef0, self.degree = kernel, gamma, coef0, degree
-        self.params = params or {}
-
-    @property
-    def precomputed(self) -> bool:
-        return self.kernel == "precomputed"
-
-    def values(self, first: Any, second: Any) -> np.ndarray:
-        """The (n_first, n_second) float64 matrix of ``K(first_i, second_j)``.
-
-        Named kernels sum every pair in feature order, so a value never depends
-        on the block it was computed in, and ``K(x, z) == K(z, x)`` exactly.
-        A callable is called on the pairs as given (scikit-learn's
-        ``pairwise_kernels``); a precomputed kernel has no patterns to pair.
-        """
-        if callable(self.kernel):
-            from sklearn.metrics.pairwise import pairwise_kernels
-
-            # float32 patterns reach the callable as the float64 numbers they stand for
-            first, second = as_float64(first), as_float64(second)
-            return np.asarray(
-                pairwise_kernels(first, second, metric=self.kernel, **self.params), dtype=np.float64
-            )
-        from .kernels.gram import KINDS, dense_block, sparse_block, squared_norms
-
-        kind = KINDS[self.kernel]
-        gamma = 0.0 if self.gamma is None else float(self.gamma)
-        out = np.empty((first.shape[0], second.shape[0]))
-        if sp.issparse(first) or sp.issparse(second):
-            a, b = sp.csr_matrix(first, dtype=np.float64), sp.csr_matrix(second, dtype=np.float64)
-            a, b = a.sorted_indices(), b.sorted_indices()  # copies: the input stays as it was
-            norms = [np.empty(m.shape[0]) for m in (a, b)]
-            for m, norm in zip((a, b), norms):
-                squared_norms(m.data, m.indptr, norm)
-            sparse_block(
-                a.data,
-                a.indices,
-                a.indptr,
-                norms[0],
-                b.data,
-                b.indices,
-                b.indptr,
-                norms[1],
-                a.shape[1],
-                kind,
-                gamma,
-                float(self.coef0),
-                int(self.degree),
-                out,
-            )
-        else:
-            # one copy each, converting float32 on the way (the block, and second transposed)
-            dense_block(
-                readonly(np.ascontiguousarray(first, dtype=np.float64)),
-                readonly(np.ascontiguousarray(np.asarray(second).T, dtype=np.float64)),
-                kind,
-                gamma,
-                float(self.coef0),
-                int(self.degree),
-                out,
-            )
-        return out
-
-    def training_rows(self, X: Any, n_rows: int | None = None) -> Callable[[int, int], np.ndarray]:
-        """rows(a, b): ``K(x_j, x_i)`` for training samples ``a <= j < b`` against the
-        first ``n_rows`` samples ``i`` (default: all), the ones an epoch presents."""
-        n_rows = X.shape[0] if n_rows is None else n_rows
-        if self.precomputed:
-            if sp.issparse(X):
-                return lambda a, b: X[a:b, :n_rows].toarray().astype(np.float64, copy=False)
-            return lambda a, b: np.asarray(X[a:b, :n_rows], dtype=np.float64)
-        presented = X if n_rows == X.shape[0] else X[:n_rows]  # CSR rows: copied once
-        return lambda a, b: self.values(X[a:b], presented)
-
-    def against(self, X: Any, support_vectors: Any, support: np.ndarray) -> np.ndarray:
-        """Kernel values of test rows ``X`` against the support vectors, (n_test, n_support),
-        the same numbers training used (``X`` holds kernel values when precomputed)."""
-        if self.precomputed:
-            K = X[:, support]
-            return K.toarray() if sp.issparse(K) else np.asarray(K, dtype=np.float64)
-        if callable(self.kernel):  # called as in training: support vector first
-            return self.values(support_vectors, X).T
-        return self.values(X, support_vectors)
-
-
-class KernelTable:
-    """Kernel values between training samples, laid out for the compiled epoch.
-
-    ``table[i, slot_of[j]] = K(x_j, x_i)`` for the samples ``i < n_rows`` that an
-    epoch presents (all of them in ``fit``; the new batch, which a
-    :meth:`DualState.extended` state lays out first, in ``partial_fit``). When
-    those values for every ``j`` fit in ``cache_bytes``, every sample owns a
-    slot from the start (slot ``j``, filled a block of samples at a time);
-    otherwise a sample gets a slot (a column) when it first becomes a support
-    vector, and only its own values are computed then. Every value is computed
-    pair by pair (:class:`Kernel`), so both ways give the same numbers.
-
-    Parameters
-    ----------
-    rows : callable(a, b) -> ndarray of shape (b - a, n_rows)
-        ``K(x_j, x_i)`` for ``a <= j < b`` and ``i < n_rows``
-        (:meth:`Kernel.training_rows`).
-    n_samples : int
-    cache_bytes : float
-    n_rows : int, default=None
-        Samples an epoch presents: the first ``n_rows`` (default: all).
-    support : array-like of int, default=()
-        Samples that are support vectors already (training goes on from an
-        earlier state): they get their slots at once.
-    """
-
-    def __init__(self, rows, n_samples, cache_bytes, n_rows=None, support=()):
-        self._rows = rows
-        self._n = n_samples
-        n_rows = n_samples if n_rows is None else n_rows
-        self.cached = 8 * n_rows * n_samples <= cache_bytes
-        if self.cached:
-            self.table = np.empty((n_rows, n_samples))
-            step = block_rows(n_rows)
-            for a in range(0, n_samples, step):
-                b = min(a + step, n_samples)
-                self.table[:, a:b] = rows(a, b).T
-            self.slot_of = np.arange(n_samples, dtype=np.int64)
-            self.n_slots = n_samples
-        else:
-            self.table = np.empty((n_rows, min(16, n_samples)))
-            self.slot_of = np.full(n_samples, -1, dtype=np.int64)
-            self.n_slots = 0
-            self._add_runs(np.sort(np.asarray(support, dtype=np.int64)))
-
-    def add(self, j: int) -> None:
-        """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every presented ``i``."""
-        self._add_range(j, j + 1)
-
-    def _add_runs(self, samples):
-        """Slots for the sorted ``samples`` (the epoch sums over them from its first
-        presentation), computed a run of consecutive samples at a time: an extended
-        state's support vectors are one run."""
-        step = block_rows(self.table.shape[0])
-        breaks = np.flatnonzero(np.diff(samples) != 1) + 1
-        for run in np.split(samples, breaks):
-            for a in range(0, run.shape[0], step):
-                self._add_range(int(run[a]), int(run[min(a + step, run.shape[0]) - 1]) + 1)
-
-    def _add_range(self, a, b):
-        """Slots for samples ``a <= j < b``."""
-        needed = self.n_slots + (b - a)
-        if needed > self.table.shape[1]:
-            width = min(max(2 * self.table.shape[1], needed), self._n)
-            grown = np.empty((self.table.shape[0], width))
-            grown[:, : self.n_slots] = self.table[:, : self.n_slots]
-            self.table = grown
-        self.table[:, self.n_slots : needed] = self._rows(a, b).T
-        self.slot_of[a:b] = np.arange(self.n_slots, needed)
-        self.n_slots = needed
 
 
 class DualState:
@@ -264,7 +81,7 @@ class DualState:
 
     VERSION = 1
 
-    def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None, index=None):
+    def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None, index=None, budget=None):
         self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen = (
             coef,
             coef_acc,
@@ -276,6 +93,8 @@ class DualState:
         self._kept = updates if updates is not None else [[] for _ in range(coef.shape[0])]
         self.index = np.arange(coef.shape[1], dtype=np.int64) if index is None else index
         self.rng = None
+        # how the support set is bounded (None: the kernel perceptron keeps every mistake)
+        self.budget = budget if budget is not None else BudgetState(None, 2**62, coef.shape[0])
         shape = coef.shape
         # one epoch's updates per problem (at most one per sample)
         self._upd_sample = np.zeros(shape, dtype=np.int64)
@@ -284,7 +103,9 @@ class DualState:
         self._n_upd = np.zeros(shape[0], dtype=np.int64)
 
     @classmethod
-    def allocate(cls, n_problems: int, n_samples: int) -> DualState:
+    def allocate(
+        cls, n_problems: int, n_samples: int, budget: BudgetState | None = None
+    ) -> DualState:
         shape = (n_problems, n_samples)
         return cls(
             np.zeros(shape),
@@ -292,6 +113,7 @@ class DualState:
             np.zeros(shape, dtype=np.int64),
             np.zeros(n_problems, dtype=np.int64),
             np.zeros(n_problems, dtype=np.int64),
+            budget=budget,
         )
 
     def extended(self, n_new: int) -> DualState:
@@ -321,7 +143,16 @@ class DualState:
         ]
         start = int(self.index.max()) + 1 if self.n_samples else 0
         index = np.concatenate((np.arange(start, start + n_new), self.index[kept]))
-        state = type(self)(coef, coef_acc, sv, self.n_sv.copy(), self.n_seen.copy(), updates, index)
+        state = type(self)(
+            coef,
+            coef_acc,
+            sv,
+            self.n_sv.copy(),
+            self.n_seen.copy(),
+            updates,
+            index,
+            self.budget.copy(),
+        )
         state.rng = self.rng
         return state
 
@@ -343,8 +174,12 @@ class DualState:
         eta: float,
         s2: float,
         active: np.ndarray,
+        draws: np.ndarray | None = None,
     ) -> tuple[np.ndarray, int]:
-        """Present ``order`` once to every active problem; return (mistakes, presented)."""
+        """Present ``order`` once to every active problem; return (mistakes, presented).
+
+        ``draws``: a uniform number in [0, 1) per position of ``order``, where the
+        ``"random"`` budget policy draws the support vectors it evicts."""
         from .kernels.dual import dual_epoch
 
         # what the compiled epoch indexes by, checked once per epoch: presented rows i
@@ -358,8 +193,13 @@ class DualState:
             or sample_weight.shape[0] < presented
             or table.slot_of.shape != (n,)
             or (order.size and (order.min() < 0 or order.max() >= presented))
+            or (self.budget.policy == "forgetron" and presented != n)  # it reads f(x_oldest)
         ):
             raise ValueError(f"targets, weights, kernel table or order do not fit {n} samples")
+        if draws is None or draws.shape != order.shape:
+            if self.budget.policy == "random":
+                raise ValueError("the random budget policy needs a draw per presentation")
+            draws = np.zeros(order.shape[0])
         mistakes = np.zeros(self.n_units, dtype=np.int64)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
@@ -369,12 +209,21 @@ class DualState:
             self._n_upd[p] = 0
             pos = 0
             while True:
+                budget = self.budget.bundle(draws)
                 pos = dual_epoch(
-                    Table(table.table, table.slot_of), order, pos, p, problems, state, updates, rule
+                    Table(table.table, table.slot_of),
+                    order,
+                    pos,
+                    p,
+                    problems,
+                    state,
+                    updates,
+                    rule,
+                    budget,
                 )
                 if pos == order.shape[0]:
                     break
-                table.add(order[pos])  # on the fly: a new support vector needs its values
+                self._make_room(table, order[pos])
             k = self._n_upd[p]
             if k:
                 self._kept[p].append(
@@ -384,7 +233,30 @@ class DualState:
                         self._upd_time[p, :k].copy(),
                     )
                 )
+            if self.budget.evicts:  # the record keeps the updates of the support vectors
+                self._forget_evicted(p)
         return mistakes, int(np.count_nonzero(sample_weight[order]))
+
+    def _make_room(self, table: KernelTable, i: int) -> None:
+        """What the compiled epoch stopped for at sample ``i``: its kernel values (on
+        the fly), or room in the projection's inverse kernel matrix."""
+        if table.slot_of[i] >= 0:
+            self.budget.grow(self.n_samples)
+            return
+        if table.full and self.budget.policy is not None:
+            slotted = np.flatnonzero(table.slot_of >= 0)
+            idle = slotted[~np.any(self.coef[:, slotted] != 0.0, axis=0)]
+            table.release(idle)
+        table.add(i)  # on the fly: a new support vector needs its values
+
+    def _forget_evicted(self, p: Any) -> None:
+        """Drop problem ``p``'s updates on samples a budget evicted."""
+        kept = []
+        for samples, deltas, times in self._kept[p]:
+            stays = self.coef[p, samples] != 0.0
+            if stays.any():
+                kept.append((samples[stays], deltas[stays], times[stays]))
+        self._kept[p] = kept
 
     def credit(self, epochs_left: ArrayLike, presented: int) -> None:
         """Count presentations a converged run skips (see ``run_epochs``)."""
@@ -415,6 +287,13 @@ class DualState:
         position = np.full(self.n_samples, -1, dtype=np.int64)
         position[slots] = np.arange(slots.shape[0])
         samples, update_coef, update_time, counts = self.updates()
+        if self.budget.policy == "project":
+            # a projection may cancel a coefficient to exactly zero: its sample then
+            # leaves the support, and its updates with it
+            keep = position[samples] >= 0
+            bounds = np.concatenate(([0], np.cumsum(counts)))
+            counts = [int(keep[a:b].sum()) for a, b in zip(bounds, bounds[1:])]
+            samples, update_coef, update_time = samples[keep], update_coef[keep], update_time[keep]
         return slots, {
             "support_": self.index[slots],
             "dual_coef_": dual_coef,
@@ -455,6 +334,9 @@ class DualState:
         if self.rng is not None:
             meta["rng"], rng_arrays = rng_to_state(self.rng)
             arrays.update(rng_arrays)
+        if self.budget.policy is not None:
+            meta["budget"], budget_arrays = self.budget.to_state()
+            arrays.update(budget_arrays)
         return meta, arrays
 
     @classmethod
@@ -512,7 +394,7 @@ class DualState:
             raise ValueError("the support vectors or the update record do not fit the samples")
         index = cls._index_from(arrays, n_samples)
         bounds = np.concatenate(([0], np.cumsum(parts["update_count"])))
-        cls._check_consistent(parts, bounds)
+        cls._check_consistent(parts, bounds, meta.get("budget") is not None)
         kept = [
             [
                 (
@@ -525,6 +407,9 @@ class DualState:
             else []
             for a, b in zip(bounds, bounds[1:])
         ]
+        budget = None
+        if meta.get("budget") is not None:
+            budget = BudgetState.from_state(meta["budget"], arrays, n_problems, parts["n_sv"])
         state = cls(
             coef,
             parts["coef_acc"].astype(np.float64),
@@ -533,17 +418,19 @@ class DualState:
             parts["n_seen"].astype(np.int64),
             kept,
             index,
+            budget,
         )
         if meta.get("rng") is not None:
             state.rng = rng_from_state(meta["rng"], arrays)
         return state
 
     @staticmethod
-    def _check_consistent(parts, bounds):
+    def _check_consistent(parts, bounds, budgeted=False):
         """The facts the compiled epoch and the read-off rely on: finite coefficients;
         ``sv[p, :n_sv[p]]`` exactly problem ``p``'s samples of non-zero coefficient (the
-        epoch appends a new one at ``n_sv[p]``); updates on support vectors only, at
-        times in order and within the presentations counted."""
+        epoch appends a new one at ``n_sv[p]``; under a projection budget, distinct
+        samples among which are all those of non-zero coefficient); updates on support
+        vectors only, at times in order and within the presentations counted."""
         coef, sv, n_sv = parts["coef"], parts["sv"], parts["n_sv"]
         for name in ("coef", "coef_acc", "update_delta"):
             if not np.all(np.isfinite(parts[name])):
@@ -551,7 +438,11 @@ class DualState:
         for p in range(coef.shape[0]):
             joined = sv[p, : n_sv[p]]
             support = np.flatnonzero(coef[p])
-            if joined.shape != support.shape or not np.array_equal(np.sort(joined), support):
+            if budgeted:
+                fits = np.unique(joined).shape == joined.shape and np.isin(support, joined).all()
+            else:
+                fits = joined.shape == support.shape and np.array_equal(np.sort(joined), support)
+            if not fits:
                 raise ValueError(
                     f"problem {p}: its support vectors (sv, n_sv) are not the samples of "
                     "non-zero coefficient"
@@ -560,7 +451,10 @@ class DualState:
             times = parts["update_time"][a:b]
             if b > a and (np.any(np.diff(times) < 0) or times[-1] > parts["n_seen"][p]):
                 raise ValueError(f"problem {p}: update times out of order")
-            if np.any(coef[p, parts["update_sample"][a:b]] == 0.0):
+            updated = parts["update_sample"][a:b]
+            if not np.isin(updated, joined).all() or (
+                not budgeted and np.any(coef[p, updated] == 0.0)
+            ):
                 raise ValueError(f"problem {p}: an update on a sample that is not a support vector")
 
     @staticmethod

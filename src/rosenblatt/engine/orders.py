@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numbers
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -32,6 +32,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
+
+# a training state's random source as plain data, in the one form (the model files' too)
+from .._core.random_states import rng_from_state, rng_to_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import RandomStateLike
@@ -91,68 +94,6 @@ def seed_from(rng: np.random.RandomState | np.random.Generator) -> int:
     if isinstance(rng, np.random.Generator):
         return int(rng.integers(1, 2**63 - 1, dtype=np.int64))
     return int(rng.randint(1, 2**63 - 1, dtype=np.int64))
-
-
-_BIT_GENERATORS = ("MT19937", "PCG64", "PCG64DXSM", "Philox", "SFC64")
-
-
-def rng_to_state(
-    rng: np.random.RandomState | np.random.Generator,
-) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
-    """``(meta, arrays)``: a RandomState or Generator as JSON and arrays, exactly.
-
-    Examples
-    --------
-    >>> rng = np.random.RandomState(3)
-    >>> _ = rng.permutation(5)
-    >>> again = rng_from_state(*rng_to_state(rng))
-    >>> bool((again.permutation(9) == rng.permutation(9)).all())
-    True
-    """
-    if isinstance(rng, np.random.Generator):
-        kind, state = "Generator", rng.bit_generator.state
-    else:
-        kind, state = "RandomState", rng.get_state(legacy=False)
-    arrays = {}
-
-    def plain(value, path):
-        if isinstance(value, dict):
-            return {key: plain(item, f"{path}.{key}") for key, item in value.items()}
-        if isinstance(value, np.ndarray):
-            arrays[path] = value
-            return {"$array": path}
-        return value.item() if isinstance(value, np.generic) else value
-
-    return {"kind": kind, "state": plain(state, "rng")}, arrays
-
-
-def rng_from_state(
-    meta: dict[str, Any], arrays: Mapping[str, Any]
-) -> np.random.RandomState | np.random.Generator:
-    """The random source :func:`rng_to_state` describes (``ValueError`` if it is not one)."""
-
-    def rebuilt(value):
-        if isinstance(value, dict):
-            if set(value) == {"$array"}:
-                return np.asarray(arrays[value["$array"]])
-            return {key: rebuilt(item) for key, item in value.items()}
-        return value
-
-    state = rebuilt(meta["state"])
-    name = state.get("bit_generator") if isinstance(state, dict) else None
-    if name not in _BIT_GENERATORS:
-        raise ValueError(f"unknown bit generator {name!r}")
-    if meta["kind"] == "RandomState":
-        if name != "MT19937":
-            raise ValueError("a RandomState runs on MT19937")
-        rng = np.random.RandomState()
-        rng.set_state(state)
-        return rng
-    if meta["kind"] != "Generator":
-        raise ValueError(f"unknown random source {meta['kind']!r}")
-    bit_generator = getattr(np.random, name)()
-    bit_generator.state = state
-    return np.random.Generator(bit_generator)
 
 
 def draw_seeds(rng: np.random.RandomState | np.random.Generator, size: int) -> np.ndarray:

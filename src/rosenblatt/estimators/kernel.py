@@ -8,7 +8,7 @@ kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -36,6 +36,7 @@ from ..engine.dual import DualState, Kernel, KernelTable
 from ..engine.orders import epoch_order, random_source
 from ..engine.primal import constant_input
 from ..engine.targets import TargetCoding
+from ._budget import BudgetMixin
 from ._kernel_helpers import (
     KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
     KERNELS,
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
 
 
-class KernelPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
+class KernelPerceptron(BudgetMixin, OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     """The kernel perceptron: Rosenblatt's rule run on the dual variables.
 
     The weight vector of a perceptron started at zero is always a combination
@@ -143,6 +144,23 @@ default="rbf"
         Multiplies each sample's update step by its class's weight, as in the
         linear perceptrons; "balanced" weighs classes inversely to their size
         (not with ``partial_fit``, which never sees the whole distribution).
+    budget : int or None, default=None
+        The most support vectors the model keeps (``len(support_) <= budget``
+        during ``fit``, ``partial_fit`` and streaming). None: every pattern the
+        perceptron errs on is kept, so memory and the cost of a prediction grow
+        with noisy data. With several classes each one-vs-rest problem gets an
+        equal share, ``budget // n_classes``.
+    budget_policy : {"stop", "random", "forgetron"}, default="random"
+        What a mistake does once the budget is full. ``"stop"``: nothing, unless the
+        pattern is a support vector already (the Stoptron). ``"random"``: the
+        pattern replaces a support vector drawn uniformly at random (the Randomized
+        Budget Perceptron, Cavallanti, Cesa-Bianchi and Gentile 2007; draws from
+        ``random_state``). ``"forgetron"``: every coefficient shrinks by the
+        largest factor that keeps the Forgetron's damage bound, and the oldest
+        support vector leaves (the self-tuned Forgetron, Dekel, Shalev-Shwartz and
+        Singer 2008; its coefficients are measured in units of ``eta``). The two
+        policies that remove support vectors need ``prediction="last"``: the
+        average or the vote of every hypothesis would need the removed patterns.
     warm_start : bool, default=False
         Let ``fit`` go on from the previous fit's dual coefficients, their
         averages and update record (the linear perceptrons' warm start). On the
@@ -181,9 +199,13 @@ default="rbf"
     n_iter_ : int
         Epochs run by the last ``fit``, plus one per ``partial_fit`` call since.
     n_mistakes_ : int
-        Total number of updates in those epochs, over all problems.
+        Total number of prediction mistakes (``y f(x) <= 0``) in those epochs, over
+        all problems.
     mistakes_per_epoch_ : list of int
-        Updates in each of those epochs, over all problems.
+        Prediction mistakes in each of those epochs, over all problems: with
+        ``max_iter=1, shuffle=False`` on two classes, ``mistakes_per_epoch_[0] /
+        n_samples`` is the online error rate. Without a budget every mistake is
+        an update; a full Stoptron errs without updating.
     converged_ : bool
         Whether every problem had an error-free epoch (training stops there).
         The averaged and voted predictions then count the presentations of the
@@ -195,7 +217,8 @@ default="rbf"
         The updates of problem ``p`` are ``update_ptr_[p]:update_ptr_[p + 1]``:
         the position in ``support_`` of the sample, ``eta * sample_weight * y``,
         and the number of presentations before the update. The voted prediction
-        rebuilds every hypothesis and its survival count from them.
+        rebuilds every hypothesis and its survival count from them. Under a budget
+        that removes support vectors, the updates of the current support vectors.
     n_features_in_ : int
     training_state_ : rosenblatt.engine.DualState
         The coefficients of every training sample, their accumulators and every
@@ -262,6 +285,8 @@ default="rbf"
         "cache_size": [Interval(numbers.Real, 0, None, "neither")],
         "on_epoch": [NONE, CALLABLE],
         "class_weight": [NONE, Options(("balanced",)), InstanceOf((dict,))],
+        "budget": [NONE, Interval(numbers.Integral, 1, None)],
+        "budget_policy": [Options(("stop", "random", "forgetron"))],
         "warm_start": [BOOL],
     }
 
@@ -285,6 +310,8 @@ default="rbf"
         cache_size: float = 512,
         on_epoch: Callable | None = None,
         class_weight: dict | str | None = None,
+        budget: int | None = None,
+        budget_policy: str = "random",
         warm_start: bool = False,
     ):
         self.kernel = kernel
@@ -304,6 +331,8 @@ default="rbf"
         self.cache_size = cache_size
         self.on_epoch = on_epoch
         self.class_weight = class_weight
+        self.budget = budget
+        self.budget_policy = budget_policy
         self.warm_start = warm_start
 
     def __sklearn_tags__(self):
@@ -318,6 +347,7 @@ default="rbf"
         validate_params(self)
         if isinstance(self.class_weight, dict):
             check_class_weight(self.class_weight, type(self).__name__)
+        self._check_budget_params()
         if self.kernel_params is not None and not callable(self.kernel):
             raise ValueError(
                 f"kernel_params is only passed to a callable kernel; for kernel="
@@ -415,19 +445,28 @@ default="rbf"
         credits the epochs a converged ``fit`` skips.
         """
         n = Y.shape[1]
+        rows = n
+        if state.budget.policy == "forgetron" and n < state.n_samples:
+            # the Forgetron reads f at its oldest support vector, which may be an earlier
+            # batch's: the table holds every sample's row, and only the batch is presented
+            rows = state.n_samples
+            Y = np.pad(Y, ((0, 0), (0, rows - n)))
+            sample_weight = np.pad(sample_weight, (0, rows - n))
         table = KernelTable(
-            self._kernel_function().training_rows(patterns, n),
+            self._kernel_function().training_rows(patterns, rows),
             state.n_samples,
             float(self.cache_size) * MB,
-            n_rows=n,
+            n_rows=rows,
             support=state.support(),
         )
         eta, s2 = float(self.eta), self._s2
         mode = "full" if self.shuffle else "none"
+        draws_evictions = state.budget.policy == "random"
 
         def epoch(active):
             order = epoch_order(rng, n, mode)[0]
-            return state.epoch(table, order, Y, sample_weight, eta, s2, active)
+            draws = rng.random(n) if draws_evictions else None
+            return state.epoch(table, order, Y, sample_weight, eta, s2, active, draws)
 
         return run_epochs(
             epoch,
@@ -470,6 +509,7 @@ default="rbf"
         X, y = self._validate_input(X, y, reset=not continuing)
         if continuing:
             self._check_gamma_kept()
+            self._check_budget_kept()
         else:
             self.classes_ = check_classes(y, type(self).__name__)
         target = self._encode(y)
@@ -479,7 +519,8 @@ default="rbf"
         else:
             self._check_two_classes_weighted(target, sample_weight)
             self.gamma_ = self._resolve_gamma(X)
-            state, patterns = DualState.allocate(self._n_problems, X.shape[0]), X
+            budget = self._budget_state(self._n_problems)
+            state, patterns = DualState.allocate(self._n_problems, X.shape[0], budget), X
         history = self._train(
             state,
             patterns,
@@ -563,11 +604,13 @@ default="rbf"
             self._forget_history()
         else:
             self._check_gamma_kept()
+            self._check_budget_kept()
         target = self._encode(y)
         sample_weight = self._sample_weight(sample_weight, target, X.shape[0], allow_balanced=False)
         if first_call:
             self.gamma_ = self._resolve_gamma(X)
-            state, patterns = DualState.allocate(self._n_problems, X.shape[0]), X
+            budget = self._budget_state(self._n_problems)
+            state, patterns = DualState.allocate(self._n_problems, X.shape[0], budget), X
         else:
             state, patterns = self._grown(X)
         rng = self._order_source(state)
@@ -576,6 +619,49 @@ default="rbf"
         )
         self._keep_history(history, append=True)
         self._set_fitted(patterns, state)
+        return self
+
+    def fit_batches(
+        self,
+        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
+        classes: ArrayLike,
+        *,
+        max_iter: int | None = None,
+        limit: str = "max_iter",
+    ) -> KernelPerceptron:
+        """Learn online from data that arrives in batches (:func:`rosenblatt.fit_stream`).
+
+        Every epoch calls ``batches()`` and learns each batch it yields as
+        ``partial_fit`` does: the batch's samples are new to the kernel expansion,
+        so over several epochs a pattern may join the support vectors again. With
+        a ``budget`` the support set, hence memory, stays bounded however long the
+        stream. ``mistakes_per_epoch_`` counts whole epochs.
+
+        Parameters
+        ----------
+        batches : callable() -> iterable of (X, y)
+        classes : array-like of shape (n_classes,)
+        max_iter : int, default=None
+            Epochs (default: the ``max_iter`` parameter); each is one pass, online.
+        limit : str, default="max_iter"
+            Unused: an online pass does not converge, so nothing warns.
+
+        Returns
+        -------
+        self
+        """
+        epochs = self.max_iter if max_iter is None else max_iter
+        if not (self.warm_start and hasattr(self, "training_state_")):
+            self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
+        per_epoch = []
+        for _ in range(int(epochs)):
+            # a first partial_fit starts the history afresh; later ones append to it
+            start = len(self.mistakes_per_epoch_) if hasattr(self, "training_state_") else 0
+            for X, y in batches():
+                self.partial_fit(X, y, classes=classes)
+            per_epoch.append(int(sum(self.mistakes_per_epoch_[start:])))
+        self.mistakes_per_epoch_ = per_epoch
+        self.n_iter_, self.n_mistakes_ = len(per_epoch), int(sum(per_epoch))
         return self
 
     def _set_fitted(self, patterns, state):

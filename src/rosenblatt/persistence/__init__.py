@@ -53,6 +53,9 @@ a linear model); this module holds the functions that join them.
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Mapping
+from typing import Any
 
 from .container import (
     FORMAT_NAME,
@@ -104,7 +107,9 @@ def _archive_bytes(model, metadata) -> bytes:
     return model_file_bytes(model, key, tree, arrays, metadata)
 
 
-def save(model, path, *, metadata=None) -> None:
+def save(
+    model: object, path: str | os.PathLike[str], *, metadata: Mapping[str, Any] | None = None
+) -> None:
     """Save a fitted model to ``path`` in rosenblatt's pickle-free format.
 
     The model is stored from its constructor parameters and its fitted state
@@ -156,7 +161,7 @@ def save(model, path, *, metadata=None) -> None:
     write_atomically(path, data)
 
 
-def read_manifest(path) -> dict:
+def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     """Check a model file and return its manifest (format, versions, class, params, metadata).
 
     Nothing but the manifest is decoded, so this is a cheap way to look at a
@@ -210,7 +215,7 @@ def _read(path, build):
     return manifest, built
 
 
-def load(path):
+def load(path: str | os.PathLike[str]) -> Any:
     """Load a model saved by :func:`rosenblatt.save`.
 
     Only the classes in :data:`REGISTRY` and :data:`STATE_REGISTRY` are ever
@@ -256,7 +261,7 @@ def load(path):
     return model
 
 
-def load_predictor(path):
+def load_predictor(path: str | os.PathLike[str]) -> Any:
     """Load a model as cheaply as it can predict.
 
     A linear model (``Perceptron``, ``AveragedPerceptron``, ``CentroidClassifier``,

@@ -39,7 +39,9 @@ import stat
 import struct
 import sys
 import zipfile
+from collections.abc import Callable, Mapping, Sequence
 from importlib import import_module
+from typing import Any
 
 import numpy as np
 
@@ -112,7 +114,13 @@ def _versions() -> dict:
     }
 
 
-def model_file_bytes(model, key, tree, arrays, metadata) -> bytes:
+def model_file_bytes(
+    model: object,
+    key: str,
+    tree: Mapping[str, Any],
+    arrays: Sequence[np.ndarray],
+    metadata: Mapping[str, Any] | None,
+) -> bytes:
     """The bytes of the model file of ``model`` (registry ``key``), whose encoded ``tree``
     names ``arrays``, with ``metadata`` in its manifest."""
     from .. import __version__
@@ -165,7 +173,7 @@ def _read_bytes(path, limit):
         return size, b"".join(pieces)
 
 
-def open_model(path):
+def open_model(path: str | os.PathLike[str]) -> tuple[dict[str, Any], zipfile.ZipFile]:
     """Read and check a model file; return (manifest, archive)."""
     from .._core import config as _config
 
@@ -300,7 +308,9 @@ def _inflate(path, archive, name):
     return b"".join(pieces)
 
 
-def members(path, manifest, archive):
+def members(
+    path: str | os.PathLike[str], manifest: Mapping[str, Any], archive: zipfile.ZipFile
+) -> Callable[[str], bytes]:
     """``read(name)``: the bytes of the archive's member ``name``, checked against its
     SHA-256 in the manifest, after checking that the file is of a format version this
     rosenblatt loads and that its members are those the manifest lists."""
@@ -338,7 +348,7 @@ def members(path, manifest, archive):
     return read
 
 
-def npy_array(path, name, data):
+def npy_array(path: str | os.PathLike[str], name: str, data: bytes) -> np.ndarray:
     """Decode the ``.npy`` member ``name``, checking its header (dtype, shape, size)
     before numpy allocates anything: a plain array of a kind rosenblatt writes, else a
     ``ValueError`` (a :class:`~rosenblatt.exceptions.ModelFileError` for a pickle)."""

@@ -24,19 +24,20 @@ ValueError: a 'tuple' node whose items are not a list: 7
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from .._core.invariants import (
-    BIT_GENERATORS,
     FITTED,
     PARAMETERS,
     Plain,
     check_model,
-    check_random_state,
     check_state,
     checked_csr,
 )
+from .._core.random_states import from_legacy_state, rebuild
 from .errors import ForeignClass, Incompatible, UnsafeParameter
 from .policy import (
     ARRAY_KINDS,
@@ -67,10 +68,10 @@ class Reader:
     ``read_array(member)`` gives the array stored under an archive member's name.
     """
 
-    def __init__(self, read_array):
+    def __init__(self, read_array: Callable[[str], np.ndarray]) -> None:
         self._read_array = read_array
 
-    def plain(self, node) -> Plain:
+    def plain(self, node: Any) -> Plain:
         """The estimator ``node`` decoded and checked, not built."""
         if not isinstance(node, dict) or node.get("$") != "estimator":
             raise ValueError("the model is not an estimator node")
@@ -109,7 +110,7 @@ class Reader:
         check_model(model)  # before any estimator, broadcast or compiled loop sees it
         return model
 
-    def build(self, model: Plain):
+    def build(self, model: Plain) -> Any:
         """The estimator a checked :meth:`plain` tree describes (the ones it holds too)."""
         cls = resolve(model.key)
         if cls is None:
@@ -140,7 +141,7 @@ class Reader:
             return {k: self._built(v) for k, v in value.items()}
         return value
 
-    def value(self, node):
+    def value(self, node: Any) -> Any:
         """The value a JSON node describes (estimators as checked :class:`Plain` trees)."""
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
@@ -174,10 +175,11 @@ class Reader:
             return self.array(node)
         if kind == "sparse":  # what the checks compare a value with may not be one
             raise ValueError("a sparse matrix elsewhere than as a fitted attribute")
-        if kind == "random_state":
-            return _random_state(self.value(_field(node, "state")))
-        if kind == "generator":
-            return _generator(self.value(_field(node, "state")))
+        if kind == "random_state":  # the tuple of get_state(legacy=True)
+            state = from_legacy_state(self.value(_field(node, "state")))
+            return rebuild(state, "a random_state", legacy=True)
+        if kind == "generator":  # its bit generator's state
+            return rebuild(self.value(_field(node, "state")), "a generator")
         if kind == "state":
             return self._state(node)
         if kind == "estimator":
@@ -208,7 +210,7 @@ class Reader:
             raise ValueError(f"a dict key of {_json_kind(node)}")
         return self.value(node)
 
-    def array(self, node):
+    def array(self, node: Any) -> np.ndarray:
         """The array an ``ndarray`` node names (an object array of ``str`` for one saved
         with ``"strings": "object"``)."""
         if not (isinstance(node, dict) and node.get("$") == "ndarray"):
@@ -283,36 +285,6 @@ def _scalar(value, dtype_name):
     if not fits:
         raise ValueError(f"a numpy {dtype} scalar of value {value!r:.40}")
     return dtype.type(value)
-
-
-def _random_state(state):
-    """The RandomState whose ``get_state(legacy=True)`` is ``state``."""
-    if not (isinstance(state, tuple) and len(state) == 5 and state[0] == "MT19937"):
-        raise ValueError("a random state that is not a legacy MT19937 state")
-    name, key, pos, has_gauss, gauss = state
-    check_random_state(
-        {
-            "bit_generator": name,
-            "state": {"key": key, "pos": pos},
-            "has_gauss": has_gauss,
-            "gauss": gauss,
-        },
-        "a random_state",
-        legacy=True,
-    )
-    random_state = np.random.RandomState()
-    random_state.set_state(state)
-    return random_state
-
-
-def _generator(state):
-    """The Generator whose bit generator's ``state`` is ``state``."""
-    name = state.get("bit_generator") if isinstance(state, dict) else None
-    _choose(name, BIT_GENERATORS)
-    check_random_state(state, "a generator")
-    bit_generator = getattr(np.random, name)()
-    bit_generator.state = state
-    return np.random.Generator(bit_generator)
 
 
 def _check_conversion(csr, fmt):

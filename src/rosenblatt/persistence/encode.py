@@ -25,10 +25,12 @@ from __future__ import annotations
 import json
 import math
 import sys
+from typing import Any, NoReturn
 
 import numpy as np
 
 from .._core.invariants import BIT_GENERATORS, BrokenInvariant, is_sparse
+from .._core.random_states import describe, legacy_state
 from .decode import Reader
 from .policy import (
     ARRAY_KINDS,
@@ -47,7 +49,7 @@ from .policy import (
 __all__ = ["encode"]
 
 
-def encode(model):
+def encode(model: object) -> tuple[str, dict[str, Any], list[np.ndarray]]:
     """``(key, tree, arrays)``: the registry key of ``model``, its tree of JSON nodes
     and the arrays the tree's ``arrays/<n>.npy`` members name, checked as load() would
     check them.
@@ -101,7 +103,7 @@ def _storable_classes() -> str:
     return "; ".join(f"from {p}, {', '.join(sorted(n))}" for p, n in names.items())
 
 
-def _refuse(value, where, why=""):
+def _refuse(value: object, where: str, why: str = "") -> NoReturn:
     raise TypeError(
         f"Cannot save {where}: a {_type_name(value)} {why}is not something a rosenblatt "
         "model file may hold. It holds numbers, strings, lists, tuples, dicts, numpy arrays "
@@ -232,18 +234,8 @@ class _Writer:
             return {"$": "dtype_type", "name": self._dtype_name(np.dtype(value), where)}
         if is_sparse(value):
             return self._sparse(value, where)
-        if isinstance(value, np.random.RandomState):
-            return {
-                "$": "random_state",
-                "state": self.value(value.get_state(legacy=True), f"{where} state"),
-            }
-        if isinstance(value, np.random.Generator):
-            if type(value.bit_generator).__name__ not in BIT_GENERATORS:
-                _refuse(value.bit_generator, where)
-            return {
-                "$": "generator",
-                "state": self.value(value.bit_generator.state, f"{where} state"),
-            }
+        if isinstance(value, (np.random.RandomState, np.random.Generator)):
+            return self._random_source(value, where)
         key = key_of(type(value), STATE_REGISTRY)
         if key is not None:
             return self.state(value, key, where)
@@ -251,6 +243,17 @@ class _Writer:
         if key is not None:
             return self.estimator(value, key, f"{where} ({type(value).__name__})")
         _refuse(value, where)
+
+    def _random_source(self, value, where):
+        """A RandomState as its legacy state (a tuple), a Generator as its bit generator's
+        state: the one description of rosenblatt._core.random_states."""
+        if isinstance(value, np.random.Generator):
+            if type(value.bit_generator).__name__ not in BIT_GENERATORS:
+                _refuse(value.bit_generator, where)
+        kind, state = describe(value)
+        if kind == "RandomState":
+            return {"$": "random_state", "state": self.value(legacy_state(state), f"{where} state")}
+        return {"$": "generator", "state": self.value(state, f"{where} state")}
 
     def _slice_end(self, value, where):
         if value is not None and type(value) is not int:

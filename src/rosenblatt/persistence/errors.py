@@ -25,10 +25,13 @@ such an error sees it.
 
 from __future__ import annotations
 
+import os
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from typing import Any
 
 from .._core.invariants import BrokenInvariant
 from ..exceptions import ModelFileError
@@ -64,12 +67,12 @@ class UnsafeParameter(Exception):
 class ForeignClass(Exception):
     """A class outside :data:`~rosenblatt.persistence.REGISTRY` and ``STATE_REGISTRY``."""
 
-    def __init__(self, key):
+    def __init__(self, key: object) -> None:
         super().__init__(key)
         self.key = key
 
 
-def fail(path, what, todo):
+def fail(path: str | os.PathLike[str], what: object, todo: str) -> ModelFileError:
     # one line, whatever a crafted value's repr spans (an array's has line breaks)
     return ModelFileError(f"{path}: {' '.join(str(what).split())}; {todo}")
 
@@ -94,7 +97,7 @@ def _writers(manifest) -> str:
 
 
 @contextmanager
-def translated(path, manifest):
+def translated(path: str | os.PathLike[str], manifest: Mapping[str, Any]) -> Iterator[None]:
     """Run the decoding of the file at ``path`` (whose checked manifest is ``manifest``);
     turn what a damaged, crafted or foreign file makes it raise into one
     :class:`~rosenblatt.exceptions.ModelFileError`, and let anything else through."""

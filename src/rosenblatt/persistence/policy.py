@@ -23,7 +23,9 @@ from __future__ import annotations
 import inspect
 import math
 import re
+from collections.abc import Collection, Mapping
 from importlib import import_module
+from typing import Any
 
 import numpy as np
 
@@ -67,6 +69,7 @@ CLASS_LOCATIONS = {
     "rosenblatt.linear.AveragedPerceptron": ("rosenblatt.estimators.linear", "AveragedPerceptron"),
     "rosenblatt.linear.VotedPerceptron": ("rosenblatt.estimators.linear", "VotedPerceptron"),
     "rosenblatt.kernel.KernelPerceptron": ("rosenblatt.estimators.kernel", "KernelPerceptron"),
+    "rosenblatt.projectron.Projectron": ("rosenblatt.estimators.projectron", "Projectron"),
     "rosenblatt.baselines.CentroidClassifier": (
         "rosenblatt.estimators.baselines",
         "CentroidClassifier",
@@ -467,9 +470,10 @@ UNSAFE_WHY = (
 )
 
 
-def unsafe_parameter(key, cls, params):
+def unsafe_parameter(key: str, cls: Any, params: Mapping[str, Any]) -> tuple[str, str] | None:
     """``(name, allowed)`` of the first parameter in ``params`` that :data:`PARAMETER_RULES`
-    refuses for the class ``key``, or None when all are allowed."""
+    refuses for the class ``key`` (``cls``, whose defaults a parameter without a rule must
+    keep), or None when all are allowed."""
     rules = PARAMETER_RULES.get(key)
     if rules is None:
         return None
@@ -507,7 +511,7 @@ _FITTED_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]*_\Z")
 _DTYPE_NAME = re.compile(r"[<>|=]?([a-zA-Z])([0-9]{1,9})")
 
 
-def dtype_named(name, kinds):
+def dtype_named(name: Any, kinds: Collection[str]) -> np.dtype:
     """The numpy dtype ``name`` (as ``dtype.str`` gives it, which is how the writer
     stores one) if it is of one of ``kinds`` and not empty; ValueError otherwise.
 
@@ -537,7 +541,7 @@ def _location(key):
     return module, name
 
 
-def resolve(key, registry=REGISTRY):
+def resolve(key: object, registry: Collection[str] = REGISTRY) -> type | None:
     """Return the class registered as ``key``, or None if it is not registered."""
     if not isinstance(key, str) or key not in registry:
         return None
@@ -551,7 +555,7 @@ def resolve(key, registry=REGISTRY):
         return None
 
 
-def key_of(cls, registry=REGISTRY):
+def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
     """The registry key of exactly ``cls`` (not of a subclass), or None.
 
     Found by class identity, never from ``cls.__module__``: a class may move between
@@ -564,6 +568,6 @@ def key_of(cls, registry=REGISTRY):
     return None
 
 
-def is_fitted_name(name) -> bool:
+def is_fitted_name(name: object) -> bool:
     """A public fitted attribute: ends in ``_``, does not start with ``_``."""
     return isinstance(name, str) and _FITTED_NAME.match(name) is not None

@@ -22,6 +22,12 @@ array([0, 1])
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._core.invariants import Plain
+    from .decode import Reader
+
 __all__ = ["LINEAR_CLASSES"]
 
 # Classes whose prediction is ``labels_from_scores(linear_scores(X, coef_, intercept_))``,
@@ -35,7 +41,7 @@ LINEAR_CLASSES = (
 _SCALER = "sklearn.preprocessing.StandardScaler"
 
 
-def build_predictor(model, reader):
+def build_predictor(model: Plain, reader: Reader) -> Any:
     """A LinearPredictor for a checked linear model (alone or after a StandardScaler),
     else the estimator itself, built by ``reader`` (a
     :class:`~rosenblatt.persistence.decode.Reader`)."""

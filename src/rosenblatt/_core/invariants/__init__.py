@@ -16,9 +16,10 @@ the command line's numpy-only predictor runs the very same checks. A violation i
 :class:`BrokenInvariant` naming the class, the attribute and what is wrong, which the
 loader reports as a :class:`~rosenblatt.exceptions.ModelFileError`.
 
-The package, by job: :mod:`.checker` (the checker language), :mod:`.models` (what a
-file may name, and the invariants of each class by its key), :mod:`.estimators`,
-:mod:`.transformers`, :mod:`.states` (random sources and training states).
+The package, by job: :mod:`.roles` (the classes by registry key and role),
+:mod:`.checker` (the checker language), :mod:`.models` (what a file may name, and the
+invariants of each class by its key), :mod:`.estimators`, :mod:`.transformers`,
+:mod:`.states` (random sources and training states).
 
 This package imports numpy alone (scipy only to check a sparse matrix), so that
 reading a model for prediction imports neither scikit-learn nor numba.
@@ -33,7 +34,7 @@ from .checker import (
     is_sparse,
 )
 from .models import FITTED, INVARIANTS, PARAMETERS, check_model
-from .states import BIT_GENERATORS, check_random_state, check_state
+from .states import BIT_GENERATORS, check_random_state, check_state, random_source_state
 from .transformers import (
     MAX_POLYNOMIAL_DEGREE,
     output_width,
@@ -59,4 +60,5 @@ __all__ = [
     "output_width",
     "polynomial_degrees",
     "polynomial_width",
+    "random_source_state",
 ]

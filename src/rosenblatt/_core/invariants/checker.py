@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import numpy as np
+
+from .roles import PARTS, PIPELINE, TRANSFORMERS
+
+if TYPE_CHECKING:  # pragma: no cover
+    import scipy.sparse as sp
+    from numpy.typing import ArrayLike
 
 MAX_INDEX = 2**31 - 1
 
@@ -44,13 +51,22 @@ class Plain:
         return self.key.rpartition(".")[2]
 
 
-def is_sparse(value) -> bool:
+def final_step(model: Plain) -> Plain:
+    """A pipeline's last step (the classifier), else the model itself."""
+    if model.key == PIPELINE:
+        return model.params["steps"][-1][1]
+    return model
+
+
+def is_sparse(value: object) -> bool:
     """A scipy sparse matrix or array, without importing scipy (none exists before it is)."""
     sparse = sys.modules.get("scipy.sparse")
     return sparse is not None and sparse.issparse(value)
 
 
-def checked_csr(data, indices, indptr, shape):
+def checked_csr(
+    data: ArrayLike, indices: ArrayLike, indptr: ArrayLike, shape: Any
+) -> sp.csr_matrix:
     """A CSR matrix from parts read from outside, after the full format check.
 
     Every index in range, row pointers in order and consistent with the parts'
@@ -101,18 +117,18 @@ def checked_csr(data, indices, indptr, shape):
     return csr
 
 
-def is_index(value) -> bool:
+def is_index(value: object) -> bool:
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
 
-def is_column_selector(value) -> bool:
+def is_column_selector(value: object) -> bool:
     """A column selector a model file may hold: a column name or index, or a list (or
     tuple) of names or of indices; never a callable, a slice or a mask."""
     items = value if isinstance(value, (list, tuple)) else [value]
     return all(isinstance(v, str) for v in items) or all(is_index(v) for v in items)
 
 
-def column_indices(selector, n_features, names=None) -> list:
+def column_indices(selector: Any, n_features: int, names: Sequence[str] | None = None) -> list[int]:
     """The indices of the input columns ``selector`` picks (see :func:`is_column_selector`).
 
     Raises
@@ -143,17 +159,17 @@ class Checker:
     """The fitted values of one model under check, and the words of the checks; every
     failure names the class and the attribute."""
 
-    def __init__(self, model: Plain):
+    def __init__(self, model: Plain) -> None:
         self.model = model
         self.values = {**model.fitted, **model.properties}
 
-    def fail(self, name, what) -> NoReturn:
+    def fail(self, name: str, what: str) -> NoReturn:
         raise BrokenInvariant(f"{self.model.name}.{name} {what}")
 
-    def param(self, name, default=None):
+    def param(self, name: str, default: Any = None) -> Any:
         return self.model.params.get(name, default)
 
-    def fitted(self, *required) -> bool:
+    def fitted(self, *required: str) -> bool:
         """Whether the model is fitted: all of ``required`` present (True) or none of the
         fitted attributes at all (False, an unfitted model); anything between fails."""
         if not self.values:
@@ -165,18 +181,18 @@ class Checker:
 
     def array(
         self,
-        name,
+        name: str,
         *,
-        value=None,
-        ndim=None,
-        shape=None,
-        kinds="f",
-        finite=True,
-        missing=False,
-        low=None,
-        positive=False,
-        increasing=False,
-    ):
+        value: Any = None,
+        ndim: int | None = None,
+        shape: tuple[int | None, ...] | None = None,
+        kinds: str = "f",
+        finite: bool = True,
+        missing: bool = False,
+        low: float | None = None,
+        positive: bool = False,
+        increasing: bool = False,
+    ) -> np.ndarray:
         """The array ``name`` (or ``value``), checked: dimensions, shape (None entries
         free), dtype kinds, finite (``missing``: NaN allowed, as the mark of a missing
         value, infinities never), ``>= low``, ``> 0``, non-decreasing (NaN ignored)."""
@@ -210,7 +226,7 @@ class Checker:
                 self.fail(name, "is not sorted in increasing order")
         return array
 
-    def integer(self, name, low=0, high=MAX_INDEX, *, value=None) -> int:
+    def integer(self, name: str, low: int = 0, high: int = MAX_INDEX, *, value: Any = None) -> int:
         value = self.values.get(name) if value is None else value
         if (
             not isinstance(value, (int, np.integer))
@@ -220,7 +236,7 @@ class Checker:
             self.fail(name, f"must be an int from {low} to {high}; it is {value!r:.40}")
         return int(value)
 
-    def number(self, name, *, nonzero=False) -> float:
+    def number(self, name: str, *, nonzero: bool = False) -> float:
         value = self.values.get(name)
         if (
             not isinstance(value, (int, float, np.integer, np.floating))
@@ -232,13 +248,13 @@ class Checker:
             self.fail(name, f"must be {kind}; it is {value!r:.40}")
         return float(value)
 
-    def boolean(self, name) -> bool:
+    def boolean(self, name: str) -> bool:
         value = self.values.get(name)
         if not isinstance(value, (bool, np.bool_)):
             self.fail(name, f"must be True or False; it is {value!r:.40}")
         return bool(value)
 
-    def counts(self, name):
+    def counts(self, name: str) -> list[int]:
         """A list of ints >= 0 (epoch records)."""
         value = self.values.get(name)
         if not isinstance(value, list) or not all(
@@ -247,14 +263,14 @@ class Checker:
             self.fail(name, "must be a list of counts (ints >= 0)")
         return value
 
-    def classes(self, name="classes_"):
+    def classes(self, name: str = "classes_") -> np.ndarray:
         """Class labels: 1-D, at least two, sorted and distinct (as ``np.unique`` gives)."""
         classes = self.labels(name)
         if classes.shape[0] < 2:
             self.fail(name, f"must hold at least two classes; it holds {classes.shape[0]}")
         return classes
 
-    def labels(self, name, *, value=None, missing=False):
+    def labels(self, name: str, *, value: Any = None, missing: bool = False) -> np.ndarray:
         """Distinct labels in sorted order, as ``np.unique`` gives them: numbers or str
         (``missing``: a float NaN may come last, where ``np.unique`` puts it)."""
         labels = self.array(name, value=value, ndim=1, kinds="biufUO", missing=missing)
@@ -280,7 +296,7 @@ class Checker:
                 self.fail("feature_names_in_", "holds a name twice")
         return n
 
-    def same(self, name, expected):
+    def same(self, name: str, expected: Any) -> None:
         """The attribute is exactly ``expected`` (the value its training state gives)."""
         value = self.values.get(name)
         if isinstance(expected, np.ndarray):
@@ -295,14 +311,22 @@ class Checker:
         if not agrees:
             self.fail(name, "differs from what the model's training state gives")
 
-    def estimator(self, value, name, keys=None, role="a classifier of rosenblatt or a pipeline"):
+    def estimator(
+        self,
+        value: Any,
+        name: str,
+        keys: Collection[str] | None = None,
+        role: str = "a classifier of rosenblatt or a pipeline",
+    ) -> Plain:
         """A nested estimator, of one of the classes ``keys`` (its ``role`` in words)."""
         if not isinstance(value, Plain) or (keys is not None and value.key not in keys):
             what = "an estimator" if keys is None else role
             self.fail(name, f"must be {what}; it is {_what(value)}")
         return value
 
-    def columns(self, name, selector, n_features, names=None) -> list:
+    def columns(
+        self, name: str, selector: Any, n_features: int, names: Sequence[str] | None = None
+    ) -> list[int]:
         """The input columns a column selector picks, as indices: a column name (of
         ``feature_names_in_``) or index, or a list of names or of indices."""
         try:
@@ -310,28 +334,19 @@ class Checker:
         except ValueError as exc:
             self.fail(name, str(exc))
 
-    def part(self, value, name):
+    def part(self, value: Any, name: str) -> Plain:
         """A container's transformer: one rosenblatt stores, or a pipeline of them."""
-        self.estimator(value, name, models.PARTS, "a transformer rosenblatt stores")
-        if value.key == PIPELINE and final_step(value).key not in models.TRANSFORMERS:
+        self.estimator(value, name, PARTS, "a transformer rosenblatt stores")
+        if value.key == PIPELINE and final_step(value).key not in TRANSFORMERS:
             self.fail(name, "must be a pipeline of transformers, without a classifier")
         return value
 
 
-def _what(value) -> str:
+def _what(value: object) -> str:
     """What a value is, for messages (a class name, never a repr)."""
     return value.name if isinstance(value, Plain) else f"a {type(value).__name__}"
 
 
-def rows_for(n_classes, multinomial=False):
+def rows_for(n_classes: int, multinomial: bool = False) -> int:
     """One neuron for two classes (unless multinomial), else one per class."""
     return n_classes if (multinomial or n_classes > 2) else 1
-
-
-PIPELINE = "sklearn.pipeline.Pipeline"
-UNION = "sklearn.pipeline.FeatureUnion"
-IDENTITY = "sklearn.preprocessing.FunctionTransformer"  # what fit makes of 'passthrough'
-
-
-from . import models  # noqa: E402 (a cycle: the roles are the tables' keys)
-from .transformers import final_step  # noqa: E402

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from .checker import BrokenInvariant, is_sparse, rows_for
-from .transformers import final_step, output_width
+from .checker import BrokenInvariant, Checker, final_step, is_sparse, rows_for
+from .roles import CLASSIFIERS
+from .transformers import output_width
 
 # ---------------------------------------------------------------------- classifiers
 _EPOCH_RECORD = ("n_iter_", "n_mistakes_", "mistakes_per_epoch_", "converged_")
@@ -20,11 +21,10 @@ def _epoch_record(c):
     c.boolean("converged_")
 
 
-def check_linear_perceptron(c, *, averaged, voted):
+def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> None:
     # intercept_scaling_ may be missing: files written before it existed use the parameter
     required = ("classes_", "n_features_in_", "training_state_", "coef_", "intercept_")
-    required += _EPOCH_RECORD
-    if not c.fitted(*required, *(("n_vectors_",) if voted else ())):
+    if not c.fitted(*required, *_EPOCH_RECORD, *(("n_vectors_",) if voted else ())):
         return
     from ...engine.primal import PrimalState, constant_input
 
@@ -67,7 +67,7 @@ def check_linear_perceptron(c, *, averaged, voted):
             c.fail("training_state_", "votes with another constant input than the model's")
 
 
-def check_kernel_perceptron(c):
+def check_kernel_perceptron(c: Checker) -> None:
     required = (
         "classes_",
         "n_features_in_",
@@ -97,11 +97,12 @@ def check_kernel_perceptron(c):
     problems = rows_for(classes.shape[0])
     if state.n_units != problems:
         c.fail("training_state_", f"has {state.n_units} problems; {classes.shape[0]} classes")
-    _kernel_parameters(c)
+    estimator = _kernel_parameters(c)
     prediction = c.param("prediction")
     fit_intercept = c.param("fit_intercept")
     if prediction not in ("last", "averaged", "voted") or not isinstance(fit_intercept, bool):
         c.fail("prediction", "or fit_intercept is not one of the values the class takes")
+    _budget_matches(c, estimator, state)
     scaling = c.param("intercept_scaling")
     if fit_intercept and (not isinstance(scaling, (int, float)) or not math.isfinite(scaling)):
         c.fail("intercept_scaling", "must be a finite number")
@@ -130,16 +131,20 @@ def check_kernel_perceptron(c):
 
 def _kernel_parameters(c):
     """The class's own parameter constraints (prediction computes the kernel from them),
-    a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one."""
+    a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one.
+    Returns an unfitted estimator of the class with those parameters."""
     from ...estimators.kernel import KERNEL_PARAMS, KernelPerceptron
+    from ...estimators.projectron import Projectron
     from ..validation import check_args
 
-    constraints = KernelPerceptron._parameter_constraints
+    cls = Projectron if c.model.key.endswith(".Projectron") else KernelPerceptron
+    constraints = cls._parameter_constraints
     params = {name: value for name, value in c.model.params.items() if name in constraints}
     try:
-        check_args("KernelPerceptron", {n: constraints[n] for n in params}, params, "parameter")
+        check_args(cls.__name__, {n: constraints[n] for n in params}, params, "parameter")
     except ValueError as exc:
         raise BrokenInvariant(str(exc)) from None
+    estimator = cls(**params)
     kernel = c.param("kernel", "rbf")
     if not isinstance(kernel, str):
         c.fail("kernel", "must name a kernel: a model file holds no functions")
@@ -149,6 +154,23 @@ def _kernel_parameters(c):
             c.fail("gamma_", f"must be the finite float gamma of the {kernel} kernel")
     elif gamma is not None:
         c.fail("gamma_", f"must be None: the {kernel} kernel has no gamma")
+    return estimator
+
+
+def _budget_matches(c, estimator, state):
+    """The training state's budget is the one the parameters give (a Stoptron's file
+    cannot hold a state that grows without bound, nor the reverse)."""
+    try:
+        estimator._check_budget_params()
+        want = estimator._budget_state(state.n_units)
+    except ValueError as exc:
+        raise BrokenInvariant(str(exc)) from None
+    have = state.budget
+    facts = ("policy", "size", "threshold", "plus")
+    if (want is None and have.policy is not None) or (
+        want is not None and any(getattr(want, f) != getattr(have, f) for f in facts)
+    ):
+        c.fail("training_state_", "holds a budget other than the parameters give")
 
 
 def _one_vs_rest_linear(c, rows):
@@ -158,7 +180,7 @@ def _one_vs_rest_linear(c, rows):
     c.array("intercept_", shape=(rows,))
 
 
-def check_centroid(c):
+def check_centroid(c: Checker) -> None:
     if not c.fitted("classes_", "n_features_in_", "centroids_", "coef_", "intercept_"):
         return
     classes = c.classes()
@@ -171,7 +193,7 @@ def check_centroid(c):
         c.same("intercept_", -0.5 * np.einsum("kj,kj->k", centroids, centroids))
 
 
-def check_linear_program(c):
+def check_linear_program(c: Checker) -> None:
     required = ("classes_", "n_features_in_", "coef_", "intercept_", "total_slack_")
     if not c.fitted(*required, "separable_"):
         return
@@ -181,10 +203,7 @@ def check_linear_program(c):
     c.boolean("separable_")
 
 
-# (the roles of the classes, models.FINAL_STEPS and models.CLASSIFIERS, come with INVARIANTS)
-
-
-def check_calibrated(c):
+def check_calibrated(c: Checker) -> None:
     if not c.fitted("classes_", "estimators_", "calibrators_"):
         return
     classes = c.classes()
@@ -197,10 +216,10 @@ def check_calibrated(c):
         c.fail("calibrators_", f"must hold one list of maps per fold ({len(folds)})")
     method = c.param("method")
     if "estimator" in c.model.params and c.param("estimator") is not None:
-        c.estimator(c.param("estimator"), "estimator", models.CLASSIFIERS)
+        c.estimator(c.param("estimator"), "estimator", CLASSIFIERS)
     for k, (fold, fold_maps) in enumerate(zip(folds, maps)):
         where = f"estimators_[{k}]"
-        fold = c.estimator(fold, where, models.CLASSIFIERS)
+        fold = c.estimator(fold, where, CLASSIFIERS)
         fold_classes = final_step(fold).fitted.get("classes_")
         if not isinstance(fold_classes, np.ndarray) or not np.isin(fold_classes, classes).all():
             c.fail(where, "is not fitted on the model's classes")
@@ -230,6 +249,3 @@ def _calibration_map(c, name, mapping, method):
         return
     wanted = "{'a', 'b'} (sigmoid)" if method == "sigmoid" else "{'x', 'y'} (isotonic)"
     c.fail(name, f"must be a calibration map {wanted} for method={method!r}")
-
-
-from . import models  # noqa: E402 (a cycle: the roles are the tables' keys)

@@ -3,7 +3,9 @@ invariants by its registry key: :func:`check_model` checks a decoded model again
 
 from __future__ import annotations
 
-from .checker import IDENTITY, PIPELINE, UNION, Checker, Plain  # noqa: F401
+from collections.abc import Callable
+
+from .checker import Checker, Plain
 from .estimators import (
     check_calibrated,
     check_centroid,
@@ -11,7 +13,9 @@ from .estimators import (
     check_linear_perceptron,
     check_linear_program,
 )
+from .roles import KEYS, STATELESS
 from .transformers import (
+    COMPONENTS,
     check_column_transformer,
     check_count_vectorizer,
     check_feature_union,
@@ -34,6 +38,11 @@ from .transformers import (
 )
 
 # ---------------------------------------------------------------------- what a file may name
+_KERNEL_PARAMETERS = (
+    "cache_size class_weight coef0 degree eta fit_intercept gamma intercept_scaling "
+    "kernel kernel_params max_iter n_iter_no_change on_epoch prediction random_state "
+    "shuffle tol warm_start"
+)
 _LINEAR_PARAMETERS = (
     "class_weight early_stopping eta fit_intercept intercept_scaling max_iter multi_class "
     "n_iter_no_change n_jobs on_epoch random_state shuffle tol validation_fraction verbose "
@@ -54,11 +63,8 @@ PARAMETERS = {
         "rosenblatt.linear.Perceptron": _LINEAR_PARAMETERS + " mode",
         "rosenblatt.linear.AveragedPerceptron": _LINEAR_PARAMETERS,
         "rosenblatt.linear.VotedPerceptron": _LINEAR_PARAMETERS,
-        "rosenblatt.kernel.KernelPerceptron": (
-            "cache_size class_weight coef0 degree eta fit_intercept gamma intercept_scaling "
-            "kernel kernel_params max_iter n_iter_no_change on_epoch prediction random_state "
-            "shuffle tol warm_start"
-        ),
+        "rosenblatt.kernel.KernelPerceptron": _KERNEL_PARAMETERS + " budget budget_policy",
+        "rosenblatt.projectron.Projectron": _KERNEL_PARAMETERS + " max_projection_error plus",
         "rosenblatt.baselines.CentroidClassifier": "multi_class",
         "rosenblatt.baselines.LinearProgramClassifier": "fit_intercept",
         "rosenblatt.calibration.CalibratedClassifier": "cv ensemble estimator method n_jobs",
@@ -113,7 +119,10 @@ PARAMETERS = {
 
 _EPOCHS = "n_iter_ n_mistakes_ mistakes_per_epoch_ converged_"
 _INPUT = "n_features_in_ feature_names_in_"
-COMPONENTS = "components_ explained_variance_ explained_variance_ratio_ singular_values_"
+_KERNEL_FITTED = (
+    f"{_INPUT} classes_ gamma_ training_state_ support_ support_vectors_ dual_coef_ "
+    "intercept_ n_presented_ update_support_ update_coef_ update_time_ update_ptr_ " + _EPOCHS
+)
 _LINEAR_FITTED = f"{_INPUT} classes_ intercept_scaling_ training_state_ coef_ intercept_ {_EPOCHS}"
 # The fitted attributes each class may have (those it sets in fit; a fitted model has
 # all that its invariants require): any other name is refused, as above.
@@ -123,11 +132,8 @@ FITTED = {
         "rosenblatt.linear.Perceptron": _LINEAR_FITTED,
         "rosenblatt.linear.AveragedPerceptron": _LINEAR_FITTED,
         "rosenblatt.linear.VotedPerceptron": _LINEAR_FITTED + " n_vectors_",
-        "rosenblatt.kernel.KernelPerceptron": (
-            f"{_INPUT} classes_ gamma_ training_state_ support_ support_vectors_ dual_coef_ "
-            "intercept_ n_presented_ update_support_ update_coef_ update_time_ update_ptr_ "
-            + _EPOCHS
-        ),
+        "rosenblatt.kernel.KernelPerceptron": _KERNEL_FITTED,
+        "rosenblatt.projectron.Projectron": _KERNEL_FITTED,
         "rosenblatt.baselines.CentroidClassifier": f"{_INPUT} classes_ centroids_ coef_ intercept_",
         "rosenblatt.baselines.LinearProgramClassifier": (
             f"{_INPUT} classes_ coef_ intercept_ total_slack_ separable_"
@@ -136,11 +142,9 @@ FITTED = {
             f"{_INPUT} classes_ estimators_ calibrators_"
         ),
         "rosenblatt.text.TfDfTransformer": f"{_INPUT} df_",
-        "sklearn.pipeline.Pipeline": "",
         "sklearn.feature_extraction.text.CountVectorizer": "vocabulary_ fixed_vocabulary_",
         "sklearn.feature_extraction.text.TfidfVectorizer": "vocabulary_ fixed_vocabulary_ idf_",
         "sklearn.feature_extraction.text.TfidfTransformer": f"{_INPUT} idf_",
-        "sklearn.feature_extraction.text.HashingVectorizer": "",
         "sklearn.preprocessing.StandardScaler": f"{_INPUT} n_samples_seen_ mean_ var_ scale_",
         "sklearn.preprocessing.MinMaxScaler": (
             f"{_INPUT} n_samples_seen_ scale_ min_ data_min_ data_max_ data_range_"
@@ -159,14 +163,14 @@ FITTED = {
         "sklearn.compose.ColumnTransformer": (
             f"{_INPUT} transformers_ sparse_output_ output_indices_"
         ),
-        "sklearn.pipeline.FeatureUnion": "",  # its transformers hold the fitted state
+        **dict.fromkeys(STATELESS, ""),  # a container's parts hold its fitted state
     }.items()
 }
 
 
-# Each class a model file may hold, by its registry key and its role in a model, and what
-# its fitted state must be. persistence.REGISTRY is these keys.
-_CLASSIFIER_INVARIANTS = {
+# What the fitted state of each class a model file may hold must be, by its registry key
+# (its role in a model is in .roles). persistence.REGISTRY is these keys.
+_CHECKS = {
     "rosenblatt.linear.Perceptron": lambda c: check_linear_perceptron(
         c, averaged=False, voted=False
     ),
@@ -177,16 +181,14 @@ _CLASSIFIER_INVARIANTS = {
         c, averaged=False, voted=True
     ),
     "rosenblatt.kernel.KernelPerceptron": check_kernel_perceptron,
+    "rosenblatt.projectron.Projectron": check_kernel_perceptron,
     "rosenblatt.baselines.CentroidClassifier": check_centroid,
     "rosenblatt.baselines.LinearProgramClassifier": check_linear_program,
     "rosenblatt.calibration.CalibratedClassifier": check_calibrated,
-}
-_VECTORIZER_INVARIANTS = {  # documents in, features out: only a pipeline's first step
+    "sklearn.pipeline.Pipeline": check_pipeline,
     "sklearn.feature_extraction.text.CountVectorizer": check_count_vectorizer,
     "sklearn.feature_extraction.text.TfidfVectorizer": check_tfidf_vectorizer,
     "sklearn.feature_extraction.text.HashingVectorizer": check_hashing_vectorizer,
-}
-_TRANSFORMER_INVARIANTS = {  # features in, features out
     "rosenblatt.text.TfDfTransformer": check_tfdf_transformer,
     "sklearn.feature_extraction.text.TfidfTransformer": check_tfidf_transformer,
     "sklearn.preprocessing.StandardScaler": check_standard_scaler,
@@ -200,23 +202,10 @@ _TRANSFORMER_INVARIANTS = {  # features in, features out
     "sklearn.impute.SimpleImputer": check_simple_imputer,
     "sklearn.decomposition.PCA": check_pca,
     "sklearn.decomposition.TruncatedSVD": check_truncated_svd,
-    # containers: transformers of their own, whose parts are PARTS
     "sklearn.compose.ColumnTransformer": check_column_transformer,
     "sklearn.pipeline.FeatureUnion": check_feature_union,
 }
-INVARIANTS = {
-    **_CLASSIFIER_INVARIANTS,
-    PIPELINE: check_pipeline,
-    **_VECTORIZER_INVARIANTS,
-    **_TRANSFORMER_INVARIANTS,
-}
-FINAL_STEPS = tuple(_CLASSIFIER_INVARIANTS)  # what a pipeline may end with
-# what a calibrated model's folds may be: a classifier, or a pipeline ending in one
-CLASSIFIERS = tuple(k for k in FINAL_STEPS if not k.endswith("CalibratedClassifier")) + (PIPELINE,)
-VECTORIZERS = tuple(_VECTORIZER_INVARIANTS)
-TRANSFORMERS = VECTORIZERS + tuple(_TRANSFORMER_INVARIANTS)
-# what a ColumnTransformer or FeatureUnion may hold: a transformer, or a pipeline of them
-PARTS = (*TRANSFORMERS, PIPELINE)
+INVARIANTS: dict[str, Callable[[Checker], None]] = {key: _CHECKS[key] for key in KEYS}
 
 
 def check_model(model: Plain) -> None:

@@ -5,13 +5,16 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from .checker import MAX_INDEX, BrokenInvariant
 
 # ---------------------------------------------------------------------- random sources
-# The bit generators of the numpy random sources a model file may hold.
+# The bit generators of the numpy random sources rosenblatt stores (in a model file, in a
+# training state): the one list, which rosenblatt._core.random_states builds them from.
 BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 # The int fields of their states that index their own buffers, or are flags, with the
 # largest value each may take: MT19937 reads key[pos] without checking pos. Every other
@@ -19,7 +22,7 @@ BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 _RANDOM_INTS = {"pos": 624, "has_gauss": 1, "has_uint32": 1, "uinteger": 2**32 - 1, "buffer_pos": 4}
 
 
-def check_random_state(state, where, *, legacy=False) -> None:
+def check_random_state(state: Any, where: str, *, legacy: bool = False) -> None:
     """Check the state of a numpy random source before numpy reads it: the layout of a
     new one of the same bit generator (the same fields, arrays of the same dtype and
     shape, ints in range, finite floats), ``state`` as ``bit_generator.state`` gives it,
@@ -108,7 +111,24 @@ _STATE_META = {
         "multinomial": (lambda v: type(v) is bool, "True or False", True),
         "votes": (lambda v: v is None or isinstance(v, dict), "null or a vote record", False),
     },
-    "rosenblatt.engine.dual.DualState": _ENGINE_META,
+    "rosenblatt.engine.dual.DualState": {
+        **_ENGINE_META,
+        "budget": (lambda v: v is None or isinstance(v, dict), "null or a budget", False),
+    },
+}
+_BUDGET_META = {  # a DualState's budget (BudgetState.to_state)
+    "policy": (
+        lambda v: v in ("stop", "random", "forgetron", "project"),
+        "a budget policy",
+        True,
+    ),
+    "size": (lambda v: _is_count(v) or (type(v) is int and v == 2**62), "a count", True),
+    "threshold": (
+        lambda v: type(v) is float and math.isfinite(v) and v >= 0,
+        "a finite float >= 0",
+        True,
+    ),
+    "plus": (lambda v: type(v) is bool, "True or False", True),
 }
 _STATE_ARRAYS = {
     "rosenblatt.engine.primal.PrimalState": (
@@ -118,12 +138,13 @@ _STATE_ARRAYS = {
     ),
     "rosenblatt.engine.dual.DualState": (
         (r"coef|coef_acc|sv", 2),
-        (r"n_sv|n_seen|update_(sample|delta|time|count)|index", 1),
+        (r"n_sv|n_seen|update_(sample|delta|time|count)|index|budget_(errors|forget_q)", 1),
+        (r"budget_kinv", 3),
     ),
 }
 
 
-def check_state(key, meta, arrays) -> None:
+def check_state(key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
     """Check the ``(meta, arrays)`` of a training state of class ``key`` before its
     ``from_state`` reads them: the meta's fields of the declared JSON kinds (a vote
     record's, a random source's too), the arrays of the declared dimensions.
@@ -145,6 +166,8 @@ def check_state(key, meta, arrays) -> None:
     _check_fields(meta, _STATE_META[key], f"{where} meta")
     if meta.get("votes") is not None:
         _check_fields(meta["votes"], _VOTE_META, f"{where} vote record")
+    if meta.get("budget") is not None:
+        _check_fields(meta["budget"], _BUDGET_META, f"{where} budget")
     for name, array in arrays.items():
         for pattern, ndim in _STATE_ARRAYS[key]:
             if re.fullmatch(pattern, name) and array.ndim != ndim:
@@ -153,7 +176,7 @@ def check_state(key, meta, arrays) -> None:
                     f"{array.shape}"
                 )
     if meta.get("rng") is not None:
-        _check_random_source(meta["rng"], arrays, f"{where} random source")
+        random_source_state(meta["rng"], arrays, f"{where} random source")
 
 
 def _check_fields(meta, fields, where):
@@ -165,10 +188,28 @@ def _check_fields(meta, fields, where):
             raise BrokenInvariant(f"{where} {name!r} must be {words}; it is {meta[name]!r:.40}")
 
 
-def _check_random_source(rng, arrays, where):
-    """A random source as the engine stores one (orders.rng_to_state): its kind, and its
-    numpy state with the arrays named by ``{"$array": name}``."""
-    kind = rng.get("kind")
+def random_source_state(
+    rng: Any, arrays: Mapping[str, np.ndarray], where: str
+) -> tuple[str, dict[str, Any]]:
+    """``(kind, state)`` of a random source as the engine stores one
+    (:func:`rosenblatt._core.random_states.rng_to_state`): its kind, ``"RandomState"`` or
+    ``"Generator"``, and its numpy state with the arrays it names by ``{"$array": name}``
+    put in, checked with :func:`check_random_state`.
+
+    Raises
+    ------
+    BrokenInvariant
+        If it is no such source (``where`` says whose it is).
+
+    Examples
+    --------
+    >>> rng = {"kind": "Generator", "state": {"bit_generator": "SFC64"}}
+    >>> random_source_state(rng, {}, "a source")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.invariants.checker.BrokenInvariant: a source must have the fields [...
+    """
+    kind = rng.get("kind") if isinstance(rng, Mapping) else None
     if kind not in ("RandomState", "Generator") or "state" not in rng:
         raise BrokenInvariant(f"{where} is not a RandomState or a Generator")
 
@@ -182,4 +223,6 @@ def _check_random_source(rng, arrays, where):
             return {k: resolved(v) for k, v in value.items()}
         return value
 
-    check_random_state(resolved(rng["state"]), where, legacy=kind == "RandomState")
+    state = resolved(rng["state"])
+    check_random_state(state, where, legacy=kind == "RandomState")
+    return kind, state

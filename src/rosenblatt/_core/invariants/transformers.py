@@ -4,18 +4,26 @@ text transformers, the containers) and the widths they output."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .checker import (
-    IDENTITY,
     MAX_INDEX,
-    PIPELINE,
-    UNION,
+    Checker,
     Plain,
     column_indices,
     is_column_selector,
     is_index,
+)
+from .roles import (
+    FINAL_STEPS,
+    IDENTITY,
+    PIPELINE,
+    STATELESS,
+    TRANSFORMERS,
+    UNION,
+    VECTORIZERS,
 )
 
 
@@ -39,7 +47,7 @@ def _flags(c, *names):
             c.fail(name, "must be True or False")
 
 
-def check_standard_scaler(c):
+def check_standard_scaler(c: Checker) -> None:
     _flags(c, "with_mean", "with_std", "copy")
     with_mean, with_std = c.param("with_mean", True), c.param("with_std", True)
     # as scikit-learn fits it: no variance or scale without std, no mean without either
@@ -53,7 +61,7 @@ def check_standard_scaler(c):
         c.number("n_samples_seen_")
 
 
-def check_min_max_scaler(c):
+def check_min_max_scaler(c: Checker) -> None:
     _flags(c, "clip", "copy")
     bounds = c.param("feature_range", (0, 1))
     if not (
@@ -66,12 +74,12 @@ def check_min_max_scaler(c):
     _per_feature(c, "min_", "scale_", "data_min_", "data_max_", "data_range_")
 
 
-def check_max_abs_scaler(c):
+def check_max_abs_scaler(c: Checker) -> None:
     _flags(c, "clip", "copy")
     _per_feature(c, "max_abs_", "scale_", positive=("scale_",))
 
 
-def check_normalizer(c):
+def check_normalizer(c: Checker) -> None:
     _flags(c, "copy")
     if c.param("norm", "l2") not in ("l1", "l2", "max"):
         c.fail("norm", "must be 'l1', 'l2' or 'max'")
@@ -106,12 +114,12 @@ def _analyzer(c):
             c.fail("token_pattern", "must be a pattern when analyzer='word'")
 
 
-def check_count_vectorizer(c):
+def check_count_vectorizer(c: Checker) -> None:
     _analyzer(c)
     _vocabulary(c)
 
 
-def check_tfidf_vectorizer(c):
+def check_tfidf_vectorizer(c: Checker) -> None:
     _analyzer(c)
     n = _vocabulary(c)
     if n is not None and c.param("use_idf") is not False:
@@ -120,7 +128,7 @@ def check_tfidf_vectorizer(c):
         c.array("idf_", shape=(n,), positive=True)
 
 
-def check_tfidf_transformer(c):
+def check_tfidf_transformer(c: Checker) -> None:
     if not c.fitted("n_features_in_"):
         return
     n = c.n_features()
@@ -130,16 +138,16 @@ def check_tfidf_transformer(c):
         c.array("idf_", shape=(n,), positive=True)
 
 
-def check_tfdf_transformer(c):
+def check_tfdf_transformer(c: Checker) -> None:
     if c.fitted("n_features_in_", "df_"):
         c.array("df_", shape=(c.n_features(),), low=0.0)
 
 
-def check_hashing_vectorizer(c):
+def check_hashing_vectorizer(c: Checker) -> None:
     _analyzer(c)  # stateless: its other parameters are persistence.PARAMETER_RULES's
 
 
-def check_robust_scaler(c):
+def check_robust_scaler(c: Checker) -> None:
     _flags(c, "with_centering", "with_scaling", "copy", "unit_variance")
     optional = ("center_",) * (not c.param("with_centering", True))
     optional += ("scale_",) * (not c.param("with_scaling", True))
@@ -149,7 +157,7 @@ def check_robust_scaler(c):
 MAX_POLYNOMIAL_DEGREE = 10  # PolynomialFeatures: 11 features of degree 10 are already 352716
 
 
-def polynomial_degrees(degree):
+def polynomial_degrees(degree: Any) -> tuple[int, int] | None:
     """``(min_degree, max_degree)`` of a PolynomialFeatures ``degree`` (an int, or a pair
     of them), or None when it is no degree a model file may hold."""
     if is_index(degree) and 0 <= degree <= MAX_POLYNOMIAL_DEGREE:
@@ -164,7 +172,9 @@ def polynomial_degrees(degree):
     return None
 
 
-def polynomial_width(n_features, low, high, interaction_only, include_bias) -> int:
+def polynomial_width(
+    n_features: int, low: int, high: int, interaction_only: bool, include_bias: bool
+) -> int:
     """How many features PolynomialFeatures makes of ``n_features``, counted as
     scikit-learn counts them (without listing the monomials)."""
     if interaction_only:
@@ -176,7 +186,7 @@ def polynomial_width(n_features, low, high, interaction_only, include_bias) -> i
     return width + bool(include_bias)
 
 
-def check_polynomial_features(c):
+def check_polynomial_features(c: Checker) -> None:
     _flags(c, "interaction_only", "include_bias")
     degrees = polynomial_degrees(c.param("degree", 2))
     if degrees is None:
@@ -196,6 +206,10 @@ def check_polynomial_features(c):
     c.same("n_output_features_", width)
 
 
+# the fitted attributes of a decomposition (PCA, TruncatedSVD)
+COMPONENTS = "components_ explained_variance_ explained_variance_ratio_ singular_values_"
+
+
 def _components(c, n_features):
     """A decomposition's ``components_`` (k rows of ``n_features``) and the k finite,
     non-negative variances and singular values that go with them; k."""
@@ -205,10 +219,10 @@ def _components(c, n_features):
     return k
 
 
-def check_pca(c):
+def check_pca(c: Checker) -> None:
     _flags(c, "copy", "whiten")
     required = ("n_features_in_", "mean_", "n_components_", "n_samples_", "noise_variance_")
-    if not c.fitted(*required, *models.COMPONENTS.split()):
+    if not c.fitted(*required, *COMPONENTS.split()):
         return
     n = c.n_features()
     k = _components(c, n)
@@ -219,15 +233,15 @@ def check_pca(c):
     c.number("noise_variance_")
 
 
-def check_truncated_svd(c):
-    if not c.fitted("n_features_in_", *models.COMPONENTS.split()):
+def check_truncated_svd(c: Checker) -> None:
+    if not c.fitted("n_features_in_", *COMPONENTS.split()):
         return
     k = _components(c, c.n_features())
     if k != c.param("n_components", 2):
         c.fail("components_", f"must have n_components={c.param('n_components', 2)!r:.20} rows")
 
 
-def check_one_hot_encoder(c):
+def check_one_hot_encoder(c: Checker) -> None:
     if not c.fitted("n_features_in_", "categories_"):
         return
     n = c.n_features()
@@ -241,7 +255,7 @@ def check_one_hot_encoder(c):
         c.fail("drop_idx_", "must be None: a model file keeps encoders that drop nothing")
 
 
-def check_simple_imputer(c):
+def check_simple_imputer(c: Checker) -> None:
     _flags(c, "copy", "add_indicator", "keep_empty_features")
     if not c.fitted("n_features_in_", "statistics_"):
         return
@@ -253,7 +267,7 @@ def check_simple_imputer(c):
         c.fail("indicator_", "must be None: a model file keeps imputers without indicator")
 
 
-def check_function_transformer(c):
+def check_function_transformer(c: Checker) -> None:
     """Only the identity (``func=None``, PARAMETER_RULES): the fitted form of 'passthrough'."""
     _flags(c, "validate", "accept_sparse", "check_inverse")
     for name in ("func", "inverse_func"):
@@ -301,10 +315,10 @@ def _is_fitted(model) -> bool:
         return all(_is_fitted(t) for t in parts) and "passthrough" not in [
             t for _, t in model.params["transformer_list"]
         ]
-    return bool(model.fitted) or not models.FITTED[model.key]
+    return bool(model.fitted) or model.key in STATELESS
 
 
-def check_column_transformer(c):
+def check_column_transformer(c: Checker) -> None:
     parts = _parts(c, "transformers", with_columns=True)
     remainder = c.param("remainder", "drop")
     if not (isinstance(remainder, str) and remainder in ("drop", "passthrough")):
@@ -361,7 +375,7 @@ def _fitted_part(c, where, given, transformer, indices, columns):
         return  # no columns: left unfitted, never called
     if not _is_fitted(transformer):
         c.fail(where, "is not fitted")
-    if transformer.key in models.VECTORIZERS:
+    if transformer.key in VECTORIZERS:
         if isinstance(columns, (list, tuple)):
             c.fail(where, "must give its text vectorizer one column (a name or an index)")
     elif (takes := output_width(transformer, inputs=True)) is not None and takes != len(indices):
@@ -373,7 +387,7 @@ def _entry_width(transformer, indices):
     return 0 if transformer == "drop" or not indices else output_width(transformer)
 
 
-def check_feature_union(c):
+def check_feature_union(c: Checker) -> None:
     parts = _parts(c, "transformer_list", with_columns=False)
     used = [t for _, t in parts if isinstance(t, Plain)]
     fitted = [_is_fitted(t) for t in used]
@@ -384,7 +398,7 @@ def check_feature_union(c):
         c.fail("transformer_list", f"holds transformers that take {sorted(takes)} features")
 
 
-def check_pipeline(c):
+def check_pipeline(c: Checker) -> None:
     steps = c.param("steps")
     if not isinstance(steps, list) or not steps:
         c.fail("steps", "must be a non-empty list of (name, estimator) pairs")
@@ -396,12 +410,12 @@ def check_pipeline(c):
         names.append(step[0])
     if len(set(names)) != len(names) or any("__" in name or not name for name in names):
         c.fail("steps", "must have distinct, non-empty names without '__'")
-    if not all(step.key in models.TRANSFORMERS for _, step in steps[:-1]):
+    if not all(step.key in TRANSFORMERS for _, step in steps[:-1]):
         c.fail("steps", "must be transformers followed by one final estimator")
-    if any(step.key in models.VECTORIZERS for _, step in steps[1:]):
+    if any(step.key in VECTORIZERS for _, step in steps[1:]):
         c.fail("steps", "may turn documents into features only in the first step")
     final = steps[-1][1]
-    if final.key not in models.FINAL_STEPS and final.key not in models.TRANSFORMERS:
+    if final.key not in FINAL_STEPS and final.key not in TRANSFORMERS:
         c.fail(
             "steps",
             "must end with a classifier of rosenblatt (or, inside a container, a transformer)",
@@ -416,21 +430,14 @@ def check_pipeline(c):
         width = output_width(step)
 
 
-def final_step(model: Plain) -> Plain:
-    """A pipeline's last step (the classifier), else the model itself."""
-    if model.key == PIPELINE:
-        return model.params["steps"][-1][1]
-    return model
-
-
-def output_width(model: Plain, inputs=False):
+def output_width(model: Plain, inputs: bool = False) -> int | None:
     """The features a checked, fitted model takes (``inputs=True``) or gives; None when it
     does not say (text in, or a stateless step)."""
     if model.key == PIPELINE:
         steps = [step for _, step in model.params["steps"]]
         if inputs:
             return output_width(steps[0], inputs=True)
-        return output_width(steps[-1]) if steps[-1].key in models.TRANSFORMERS else None
+        return output_width(steps[-1]) if steps[-1].key in TRANSFORMERS else None
     if model.key == UNION:
         return _union_width(model, inputs)
     values = model.fitted
@@ -483,6 +490,3 @@ def _column_width(values):
         for _, transformer, columns in values["transformers_"]
     ]
     return None if None in widths else sum(widths)
-
-
-from . import models  # noqa: E402 (a cycle: the roles are the tables' keys)

@@ -33,35 +33,141 @@ Conventions
   every intermediate hypothesis and its survival count from them.
 """
 
+import numpy as np
 from numba import njit
 
-from .bundles import Coefficients, DualRule, Problems, Table, Updates  # noqa: F401
+from .bundles import Budget, Coefficients, DualRule, Problems, Table, Updates  # noqa: F401
+
+# Budget policies (Budget.policy): how a problem's support set is kept within Budget.size.
+UNBOUNDED, STOP, RANDOM, FORGETRON, PROJECT = 0, 1, 2, 3, 4
+
+
+@njit(cache=True, inline="always")
+def _record(updates, p, i, delta, now):
+    """Write an update of problem ``p`` into this epoch's record."""
+    k = updates.n_upd[p]
+    updates.sample[p, k] = i
+    updates.delta[p, k] = delta
+    updates.time[p, k] = now
+    updates.n_upd[p] = k + 1
+
+
+@njit(cache=True, inline="always")
+def _change(state, p, j, delta):
+    """``alpha_j y_j += delta`` for sample ``j`` of problem ``p``, its accumulator with it."""
+    state.coef[p, j] += delta
+    state.coef_acc[p, j] += state.n_seen[p] * delta
+
+
+@njit(cache=True, inline="always")
+def _join(state, p, i, delta):
+    """Sample ``i`` joins problem ``p``'s support vectors with coefficient ``delta``."""
+    state.sv[p, state.n_sv[p]] = i
+    state.n_sv[p] += 1
+    _change(state, p, i, delta)
 
 
 @njit(cache=True)
-def dual_epoch(table, order, start, p, problems, state, updates, rule):
+def _evict(state, p, r):
+    """Remove the support vector at position ``r`` of problem ``p``'s join order; the
+    others keep their order."""
+    j = state.sv[p, r]
+    _change(state, p, j, -state.coef[p, j])
+    state.coef[p, j] = 0.0  # exactly: a zero coefficient means "not a support vector"
+    for q in range(r, state.n_sv[p] - 1):
+        state.sv[p, q] = state.sv[p, q + 1]
+    state.n_sv[p] -= 1
+
+
+@njit(cache=True)
+def _forget(values, slot_of, p, state, budget, rule):
+    """The self-tuned Forgetron's step once a new support vector overfills the budget
+    (Dekel, Shalev-Shwartz and Singer 2008): shrink every coefficient by the largest
+    ``phi`` in (0, 1] that keeps the damage ``Q`` within ``15/32`` of the mistakes so
+    far, then remove the oldest support vector. Coefficients are taken in units of
+    ``eta``, so that the learning rate keeps only scaling ``f``."""
+    eta = rule.eta
+    r = state.sv[p, 0]
+    fr = 0.0  # f(x_r) with the new support vector
+    for q in range(state.n_sv[p]):
+        j = state.sv[p, q]
+        fr += state.coef[p, j] * (values[r, slot_of[j]] + rule.s2)
+    beta, fr = state.coef[p, r] / eta, fr / eta
+    a = beta * beta - 2.0 * beta * fr
+    b = 2.0 * abs(beta)
+    c = budget.forget_q[p] - 15.0 / 32.0 * budget.errors[p]
+    d = b * b - 4.0 * a * c
+    phi = 1.0
+    if a > 0.0 or (a < 0.0 and d > 0.0 and (-b - np.sqrt(abs(d))) / (2.0 * a) > 1.0):
+        phi = min(1.0, (-b + np.sqrt(d)) / (2.0 * a))
+    elif a == 0.0:
+        phi = min(1.0, -c / b)
+    if phi < 1.0:
+        for q in range(state.n_sv[p]):
+            j = state.sv[p, q]
+            _change(state, p, j, (phi - 1.0) * state.coef[p, j])
+    e = abs(beta * phi)
+    budget.forget_q[p] += e * e + 2.0 * e - 2.0 * e * np.sign(beta) * (phi * fr)
+    _evict(state, p, 0)
+
+
+@njit(cache=True)
+def _projection(values, slot_of, i, p, state, budget, s2):
+    """Project ``phi(x_i)`` on the span of problem ``p``'s support vectors: writes the
+    coordinates ``d = K^-1 k`` to ``budget.proj`` and returns ``(|delta|^2, K'(x_i, x_i))``,
+    the squared distance of ``phi(x_i)`` from the span and its squared norm."""
+    m = state.n_sv[p]
+    kinv, d, k = budget.kinv[p], budget.proj, budget.proj[m:]
+    kii = values[i, slot_of[i]] + s2
+    for q in range(m):
+        k[q] = values[i, slot_of[state.sv[p, q]]] + s2
+    distance = kii
+    for q in range(m):
+        t = 0.0
+        for u in range(m):
+            t += kinv[q, u] * k[u]
+        d[q] = t
+    for q in range(m):
+        distance -= k[q] * d[q]
+    return max(distance, 0.0), kii  # max: rounding must not make a distance negative
+
+
+@njit(cache=True)
+def _grow_inverse(p, state, budget, distance):
+    """Append the new support vector to ``K^-1`` of problem ``p`` (a rank-one update;
+    ``budget.proj`` holds its coordinates ``d`` in the old span)."""
+    m = state.n_sv[p]
+    kinv, d = budget.kinv[p], budget.proj
+    for q in range(m):
+        for u in range(m):
+            kinv[q, u] += d[q] * d[u] / distance
+        kinv[q, m] = -d[q] / distance
+        kinv[m, q] = -d[q] / distance
+    kinv[m, m] = 1.0 / distance
+
+
+@njit(cache=True)
+def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
     """Present ``order[start:]`` to dual problem ``p``, updating its state in place.
 
     Bundles (built by :mod:`rosenblatt.engine.dual`): ``Table(values, slot_of)``
     with ``values[i, slot_of[j]] = K(x_j, x_i)``; ``Problems(Y, sample_weight)``,
     the ±1 targets of every problem; ``Coefficients(coef, coef_acc, sv, n_sv,
     n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd)``, where this
-    epoch's updates of each problem go; ``DualRule(eta, s2)``.
+    epoch's mistakes and updates of each problem go; ``DualRule(eta, s2)``;
+    ``Budget(policy, size, draws, kinv, proj, forget_q, errors, threshold, plus)``:
+    how the support set is bounded (:mod:`rosenblatt.engine.dual`'s ``Budget``
+    explains each policy and field).
 
     Returns ``order.shape[0]`` when the epoch is done, or the position of a
-    mistake on a sample that has no kernel slot yet (state untouched for it:
-    give the sample a slot and call again from that position).
+    presentation that needs the caller first (state untouched for it): a sample
+    without a kernel slot that must get one, or a projection with ``kinv`` full.
     """
     values, slot_of = table.values, table.slot_of
     Y, sample_weight = problems.Y, problems.sample_weight
-    coef, coef_acc, sv, n_sv, n_seen = (
-        state.coef,
-        state.coef_acc,
-        state.sv,
-        state.n_sv,
-        state.n_seen,
-    )
+    coef, sv, n_sv, n_seen = state.coef, state.sv, state.n_sv, state.n_seen
     eta, s2 = rule.eta, rule.s2
+    policy = budget.policy
     n = order.shape[0]
     for pos in range(start, n):
         i = order[pos]
@@ -73,22 +179,54 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule):
             j = sv[p, r]
             f += coef[p, j] * (values[i, slot_of[j]] + s2)
         y = Y[p, i]
-        if y * f <= 0.0:
-            if slot_of[i] < 0:
-                return pos
+        mistake = y * f <= 0.0
+        # Projectron++ also learns from a margin error, 0 < y f < 1 in units of eta
+        if mistake or (budget.plus and y * f < eta):
             delta = eta * weight * y
-            # alpha only grows, so a zero coefficient means "not a support vector yet"
-            if coef[p, i] == 0.0 and delta != 0.0:
-                sv[p, n_sv[p]] = i
-                n_sv[p] += 1
-            coef[p, i] += delta
-            coef_acc[p, i] += n_seen[p] * delta
-            k = updates.n_upd[p]
-            updates.sample[p, k] = i
-            updates.delta[p, k] = delta
-            updates.time[p, k] = n_seen[p]
-            updates.n_upd[p] = k + 1
-            updates.mistakes[p] += 1
+            joins = coef[p, i] == 0.0 and delta != 0.0  # alpha_i = 0: not a support vector
+            full = n_sv[p] >= budget.size
+            if policy == PROJECT:
+                if slot_of[i] < 0 or n_sv[p] >= budget.kinv.shape[1]:
+                    return pos
+            elif policy == STOP:
+                if joins and full:  # the Stoptron: a full budget learns nothing new
+                    delta, joins = 0.0, False
+                elif joins and slot_of[i] < 0:
+                    return pos
+            elif joins and slot_of[i] < 0:
+                return pos
+            if mistake:
+                updates.mistakes[p] += 1
+                budget.errors[p] += 1
+            now = n_seen[p]
+            if policy == PROJECT:
+                distance, kii = _projection(values, slot_of, i, p, state, budget, s2)
+                if mistake and joins and distance > budget.threshold:
+                    _grow_inverse(p, state, budget, distance)
+                    _join(state, p, i, delta)
+                    _record(updates, p, i, delta, now)
+                else:
+                    tau = 1.0
+                    if not mistake:  # Projectron++'s step on a margin error
+                        loss = 1.0 - y * f / eta
+                        norm = max(kii - distance, 0.0)
+                        room = loss - distance / budget.threshold
+                        tau = 0.0
+                        if room > 0.0 and norm > 0.0:
+                            tau = min(min(loss / norm, 1.0), 2.0 * room / norm)
+                    for r in range(n_sv[p]):
+                        _change(state, p, sv[p, r], tau * delta * budget.proj[r])
+            elif delta != 0.0:
+                if joins:
+                    if policy == RANDOM and full:  # Cavallanti et al.: evict one at random
+                        _evict(state, p, min(int(budget.draws[pos] * n_sv[p]), n_sv[p] - 1))
+                    _join(state, p, i, delta)
+                    if policy == FORGETRON and n_sv[p] > budget.size:
+                        _forget(values, slot_of, p, state, budget, rule)
+                else:
+                    _change(state, p, i, delta)
+                if coef[p, i] != 0.0:  # the Forgetron may have removed i at once
+                    _record(updates, p, i, delta, now)
         n_seen[p] += 1
     return n
 

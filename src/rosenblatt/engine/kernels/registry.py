@@ -227,6 +227,13 @@ KERNELS: tuple[Kernel, ...] = (
 INLINED_HELPERS: dict[str, str] = {
     "_rows._combine": "inlined into primal_epoch and linear_scores (row_dot)",
     "primal._keep": "inlined into primal_epoch (the record)",
+    "dual._record": "inlined into dual_epoch (the record)",
+    "dual._change": "inlined into dual_epoch (a coefficient and its accumulator)",
+    "dual._join": "inlined into dual_epoch (a new support vector)",
+    "dual._evict": "called only from dual_epoch (the random and Forgetron budgets)",
+    "dual._forget": "called only from dual_epoch (the Forgetron budget)",
+    "dual._projection": "called only from dual_epoch (the Projectron)",
+    "dual._grow_inverse": "called only from dual_epoch (the Projectron)",
     "gram._finish": "inlined into dense_block and sparse_block",
     "order._splitmix64": "inlined into block_order",
     "order._below": "inlined into block_order",
