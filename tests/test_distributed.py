@@ -13,6 +13,7 @@ distributed = pytest.importorskip("distributed")
 
 from rosenblatt.distributed import ParameterMixing, mix_states  # noqa: E402
 from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron  # noqa: E402
+from rosenblatt.exceptions import DistributedFitError  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +251,7 @@ def test_worker_dying_every_time_raises_a_clear_error():
         )
     with cluster, distributed.Client(cluster) as own:
         clf = ParameterMixing(KillAlways(random_state=0), client=own)
-        with pytest.raises(RuntimeError, match="round 1: partition .*KilledWorker"):
+        with pytest.raises(DistributedFitError, match="round 1: partition .*KilledWorker"):
             clf.fit(*_dask(*_separable(200, seed=9), 100))
     assert not hasattr(clf, "estimator_")
 
@@ -269,10 +270,40 @@ def test_failed_partition_raises_a_clear_error_and_fits_nothing(client):
     X, y = _separable(400, seed=8)
     clf = ParameterMixing(FailOnWorker(random_state=0), client=client)
     with pytest.raises(
-        RuntimeError, match=r"round 1: partition \d did not finish.*OSError.*disk full"
-    ):
+        DistributedFitError, match=r"round 1: partition \d did not finish.*OSError.*disk full"
+    ) as caught:
         clf.fit(*_dask(X, y, 100))
     assert not hasattr(clf, "estimator_") and not hasattr(clf, "coef_")
+    assert not isinstance(caught.value, RuntimeError) and "fit again" in str(caught.value)
+
+
+def test_a_failed_round_without_a_cluster_is_the_same_error(monkeypatch):
+    """The local scheduler's round fails as a cluster's does: the cause chained, nothing fitted."""
+    from rosenblatt import distributed as module
+
+    monkeypatch.setattr(module, "_runner", lambda client: module._LocalRunner())
+    clf = ParameterMixing(FailOnWorker(random_state=0))
+    with pytest.raises(DistributedFitError, match="round 1: a partition's epoch raised OSError"):
+        clf.fit(*_dask(*_separable(200, seed=8), 100))
+    assert not hasattr(clf, "estimator_")
+
+
+def test_a_round_returns_one_complete_state_per_partition():
+    """What every round mixes, by construction: one result per partition, each with the
+    partition's trained state and counts (no check at run time refuses anything else)."""
+    from rosenblatt.distributed import _LocalRunner
+    from rosenblatt.engine.primal import PrimalState
+
+    X, y = _separable(300, d=3, seed=2)
+    parts = [(X[:100], y[:100]), (X[100:], y[100:])]
+    state = PrimalState.allocate(2, 3, np.float64, averaged=False, multinomial=False)
+    template = Perceptron(random_state=0)
+    results = _LocalRunner().round(template, state, parts, (np.array([0, 1]), False), [1, 2], 1)
+    assert len(results) == 2
+    for result, (part_X, _) in zip(results, parts):
+        assert set(result) == {"state", "mistakes", "presented"}
+        assert isinstance(result["state"], PrimalState) and result["presented"] == len(part_X)
+        assert 0 <= result["mistakes"] <= len(part_X)
 
 
 def test_refuses_voted_perceptron_and_other_input():

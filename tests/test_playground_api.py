@@ -15,23 +15,29 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from dataclasses import fields
 
 import numpy as np
 import pytest
 import reference
 
+from rosenblatt._core.wording import command_line
 from rosenblatt.apps.playground.export import MARKER, export
 from rosenblatt.apps.playground.presets import PRESETS, VIEW, preset
 from rosenblatt.apps.playground.runs import (
+    MAX_DEGREE,
     MAX_EPOCHS,
     MAX_POINTS,
     MAX_PRESENTATIONS,
+    MAX_SEED,
+    SETTING_CONSTRAINTS,
     PlaygroundError,
     Settings,
+    limits,
     parse_request,
     run,
 )
-from rosenblatt.apps.playground.server import serve_in_thread
+from rosenblatt.apps.playground.server import serve_in_thread, static_files
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.theory import is_linearly_separable
 
@@ -85,17 +91,29 @@ def test_presets_carry_the_limits_the_server_checks(server_url):
         "max_points": MAX_POINTS,
         "max_presentations": MAX_PRESENTATIONS,
         "max_epochs": MAX_EPOCHS,
+        "max_degree": MAX_DEGREE,
+        "max_seed": MAX_SEED,
     }
     X, y = preset("or")
     at_most = request_for("or", epochs=min(served["max_epochs"], served["max_presentations"] // 4))
     assert X.shape[0] == 4 and post(server_url, json.dumps(at_most).encode())[0] == 200
     beyond = request_for("or", epochs=served["max_epochs"] + 1)
     status, reply = post(server_url, json.dumps(beyond).encode())
-    assert status == 400 and "too long a run" in reply["error"]
+    assert status == 400 and f"[1, {served['max_epochs']}]" in reply["error"]
+    for key, setting in (("max_degree", "degree"), ("max_seed", "seed")):
+        edge = request_for("or", algorithm="kernel", kernel="poly", **{setting: served[key]})
+        assert post(server_url, json.dumps(edge).encode())[0] == 200
+        status, reply = post(server_url, json.dumps({**edge, setting: served[key] + 1}).encode())
+        assert status == 400 and f"'{setting}' setting" in reply["error"]
     with urllib.request.urlopen(server_url + "static/playground.js") as reply:
         script = reply.read().decode()
+    with urllib.request.urlopen(server_url) as reply:
+        page = reply.read().decode()
     assert "MAX_POINTS" not in script and "MAX_WORK" not in script  # no copies of its own
-    assert "limits.max_points" in script and "limits.max_presentations" in script
+    degree_input = page[page.index('id="degree"') :].split(">", 1)[0]
+    assert "4294967" not in script and "max=" not in degree_input  # the script sets it
+    for key in served:
+        assert f"limits.{key}" in script
 
 
 @pytest.mark.parametrize("path", ["static/../runs.py", "static/%2e%2e/runs.py", "nothing", "api"])
@@ -120,19 +138,26 @@ def test_worked_example_over_http(server_url):
 @pytest.mark.parametrize(
     "body, message",
     [
-        (request_for("or", algorithm="svm"), "unknown algorithm 'svm'"),
+        (
+            request_for("or", algorithm="svm"),
+            "The 'algorithm' setting of a playground run must be one of 'online', 'batch', "
+            "'averaged', 'voted', 'kernel'; got 'svm'.",
+        ),
         ({"points": [[0, 0]] * (MAX_POINTS + 1), "labels": [1] * (MAX_POINTS + 1)}, "2001 points"),
         ({"points": [[0, float("nan")], [1, 1]], "labels": [1, -1]}, "non-finite"),
         ({"points": [[0, float("inf")], [1, 1]], "labels": [1, -1]}, "non-finite"),
-        (request_for("or", eta=float("nan")), "eta must be a finite number"),
-        (request_for("or", eta=-1), "eta and gamma must be positive"),
-        (request_for("or", epochs=10**9), "too long a run"),
-        (request_for("moons", epochs=MAX_PRESENTATIONS), "too long a run"),
-        (request_for("or", bias=0.5), "bias must be 1 or -1"),
+        (request_for("or", eta=float("nan")), "'eta' setting of a playground run must be a float"),
+        (request_for("or", eta=-1), "'eta' setting of a playground run must be a float in the"),
+        (request_for("or", gamma=0), "'gamma' setting of a playground run must be a float in"),
+        (request_for("or", eta=True), "'eta' setting of a playground run must be a float"),
+        (request_for("or", epochs=10**9), "'epochs' setting of a playground run must be an int"),
+        (request_for("moons", epochs=MAX_EPOCHS), "too long a run"),
+        (request_for("or", bias=0.5), "'bias' setting of a playground run must be one of 1, -1"),
         ({"points": [[0, 0], [1, 1]], "labels": [1, 1]}, "one class"),
         ({"points": [], "labels": []}, "no points"),
         ({"points": [[0, 0], [1]], "labels": [1, -1]}, "point 2 must be a pair"),
-        ({"points": [[0, 0], [1, 1]], "labels": [1, 2]}, "label 2 must be 1 or -1"),
+        ({"points": [[0, 0], [1, 1]], "labels": [1, 2]}, "label 2 must be one of 1, -1; got 2"),
+        ({"points": [[0, 0], [1, 1]], "labels": [1, True]}, "label 2 must be one of 1, -1"),
         ({"points": [[0, 0]], "labels": [1, -1]}, "1 points but 2 labels"),
         ([1, 2], "JSON object"),
     ],
@@ -298,10 +323,40 @@ def test_theory_read_outs():
 def test_parse_request_defaults_and_errors():
     X, y, settings = parse_request(request_for("or"))
     assert settings == Settings() and X.shape == (4, 2)
-    with pytest.raises(PlaygroundError, match="seed must be at least 0"):
+    with pytest.raises(PlaygroundError, match=r"'seed' setting .* range \[0, 4294967295\]"):
         parse_request(request_for("or", seed=-1))
-    with pytest.raises(PlaygroundError, match="degree must be a whole number"):
+    with pytest.raises(PlaygroundError, match=r"'degree' setting .* an int .*; got 2.5"):
         parse_request(request_for("or", degree=2.5))
+    # JSON has one kind of number: a whole 3.0 is the int 3, as before
+    _, _, settings = parse_request(request_for("or", degree=3.0, seed=7.0, epochs=5.0, eta=2))
+    assert (settings.degree, settings.seed, settings.epochs, settings.eta) == (3, 7, 5, 2.0)
+    assert type(settings.degree) is int and type(settings.eta) is float
+
+
+def test_settings_are_declared_as_constraints_the_served_limits_bound():
+    """The request's checks are the estimators' language (one constraint per setting), and
+    their bounds are the limits the page is served: one source, no copy."""
+    served = limits()
+    assert set(SETTING_CONSTRAINTS) == {f.name for f in fields(Settings)} - {
+        "shuffle",
+        "feature_map",
+    }
+    for setting, key in (("epochs", "max_epochs"), ("degree", "max_degree"), ("seed", "max_seed")):
+        (bound,) = SETTING_CONSTRAINTS[setting]
+        assert bound.high == served[key]
+
+
+def test_request_errors_keep_their_names_under_the_command_line():
+    """`rosenblatt playground` serves while the command line words errors with options;
+    a request's field is no option: "eta", never "--eta"."""
+    with command_line(), pytest.raises(PlaygroundError) as caught:
+        parse_request(request_for("or", eta=0))
+    assert str(caught.value).startswith("The 'eta' setting") and "--eta" not in str(caught.value)
+
+
+def test_the_packaged_page_has_one_data_marker():
+    """export() puts the runs where the marker is: the asset holds it exactly once."""
+    assert static_files()["index.html"].decode().count(MARKER) == 1
 
 
 # ---------------------------------------------------------------------- export and CLI
@@ -332,7 +387,7 @@ def test_cli_export_and_its_errors(tmp_path):
     assert bad.returncode == 2 and "unknown preset 'spiral'" in bad.stderr
     assert "Traceback" not in bad.stderr and not (tmp_path / "x").exists()
     bad = rosenblatt("playground", "--export", str(tmp_path / "y"), "--bias-input", "2")
-    assert bad.returncode == 2 and "--bias-input must be 1 or -1" in bad.stderr
+    assert bad.returncode == 2 and "--bias-input must be one of 1, -1; got 2.0" in bad.stderr
 
 
 def test_cli_serves_until_ctrl_c():

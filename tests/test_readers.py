@@ -357,8 +357,28 @@ def test_options_for_another_format_are_refused(tmp_path):
         read_data(svm, header=True)
     with pytest.raises(DataFileError, match="zero_based only applies to svmlight files"):
         read_data(write(tmp_path, "d.csv", "1,0\n"), zero_based=True)
-    with pytest.raises(ValueError, match="zero_based must be True, False or 'auto'"):
+    with pytest.raises(ValueError, match="'zero_based' argument of read must be one of True, "):
         read_data(svm, zero_based="yes")
+
+
+@pytest.mark.parametrize(
+    "options, message",
+    [
+        ({"chunk_size": 0}, "'chunk_size' argument of scan must be an int in the range [1, inf)"),
+        ({"chunk_size": True}, "'chunk_size' argument of scan must be an int"),
+        ({"chunk_size": 2.0}, "'chunk_size' argument of scan must be an int"),
+        ({"header": 1}, "'header' argument of scan must be one of True, False, 'auto'; got 1."),
+        ({"zero_based": "no"}, "'zero_based' argument of scan must be one of True, False, 'auto'"),
+    ],
+)
+def test_reader_options_are_checked_in_the_estimators_words(tmp_path, options, message):
+    """The readers' options go through the constraint check the estimators' parameters do
+    (``check_args``): the same sentence, naming the function, the value and what is allowed."""
+    csv = write(tmp_path, "d.csv", "1,0\n2,1\n")
+    with pytest.raises(ValueError) as caught:
+        scan(csv, **options)
+    assert message in str(caught.value) and str(caught.value).startswith("The ")
+    assert scan(csv, chunk_size=np.int64(1)).n_chunks == 2  # a numpy int is an int
 
 
 def test_reading_many_lines_across_scan_blocks(tmp_path, monkeypatch):

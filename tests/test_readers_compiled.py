@@ -323,3 +323,25 @@ def test_fuzzed_csv_reads_the_same_either_way(tmp_path_factory, text):
     with pytest.MonkeyPatch.context() as monkeypatch:
         python, fast = _both(tmp_path_factory.mktemp("f"), monkeypatch, "f.csv", text.encode())
     assert python == fast
+
+
+# ---------------------------------------------------------------------- the worst case fits
+_DENSE_SVM = st.text("0123456789:: \t\n\r#qid", max_size=120)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_DENSE_SVM | st.text(_SVM_ALPHABET, max_size=120), st.booleans())
+@example("1:1:1:1\r\r\r\n1:", True)
+@example("1:\n" * 10, False)
+@example("", True)
+def test_arrays_of_block_bounds_always_hold_the_block(text, labelled):
+    """What the compiled parser stores never outgrows :func:`_svmlight.block_bounds` (a
+    record per line, a nonzero per colon), so its second try never comes back full; and
+    exactly that room holds the block as it is parsed with room to spare."""
+    raw = text.encode()
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    records, nonzeros = _svmlight.block_bounds(raw)
+    n, nnz, flagged, n_deferred, *_ = _svmlight._parse_block(buf, labelled, records, nonzeros)
+    assert flagged != textparse.FULL and n <= records and n_deferred <= nnz <= nonzeros
+    roomy = _svmlight._parse_block(buf, labelled, len(raw) + 1, len(raw) + 1)
+    assert (n, nnz, flagged, n_deferred) == roomy[:4]

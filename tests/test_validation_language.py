@@ -15,6 +15,8 @@ from sklearn.exceptions import ConvergenceWarning
 from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
+from rosenblatt._core.validation import NONE, Options, check_args, check_option
+from rosenblatt._core.wording import command_line
 from rosenblatt.apps.cli import app
 from rosenblatt.data.streaming import chunk_orders, fit_stream
 from rosenblatt.distributed import ParameterMixing
@@ -94,3 +96,60 @@ def test_an_option_the_estimator_refuses_is_one_line_before_the_data_are_read(tm
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and line in lines[0], result.stderr
     assert "line 2" not in lines[0] and not (tmp_path / "m.rbm").exists()
+
+
+# ---------------------------------------------------------------------- one rule for a chunk size
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["train", "--model", "m.rbm", "--stream"],
+        ["predict", "-m", "m.rbm"],
+        ["evaluate", "-m", "m.rbm"],
+    ],
+)
+def test_every_chunk_size_option_keeps_the_readers_rule_in_one_line(tmp_path, command):
+    """``--chunk-size`` is checked by ``CHUNK_SIZE``, the rule the readers keep, before
+    anything is read: the same line from every command (not typer's own range error)."""
+    data = tmp_path / "bad.svm"
+    data.write_text("1 1:1\n-1 1:x\n")
+    name, *options = command
+    args = [name, str(data), *(str(tmp_path / o) if o == "m.rbm" else o for o in options)]
+    for size in ("0", "-5"):
+        result = CliRunner().invoke(app, [*args, "--chunk-size", size])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.strip() == f"error: --chunk-size must be at least 1; got {size}"
+
+
+def test_the_readers_refuse_a_chunk_size_by_the_same_rule():
+    from rosenblatt._core.validation import CHUNK_SIZE
+    from rosenblatt.data.readers import check_options
+
+    with pytest.raises(ValueError) as caught:
+        check_args("scan", {"chunk_size": [CHUNK_SIZE, NONE]}, {"chunk_size": 0})
+    with pytest.raises(ValueError) as reader:
+        check_options("csv", "d.csv", 0, "auto", "auto", None, None, "scan")
+    assert str(reader.value) == str(caught.value)
+
+
+# ---------------------------------------------------------------------- the language itself
+def test_options_match_values_of_their_own_kind_only():
+    signs, switch = Options((1, -1)), Options((True, False, "auto"))
+    assert signs.accepts(1) and signs.accepts(-1.0) and signs.accepts(np.int64(1))
+    assert not signs.accepts(True) and not signs.accepts(0.5) and not signs.accepts("1")
+    assert switch.accepts(np.True_) and switch.accepts("auto")
+    assert not switch.accepts(1) and not switch.accepts(0.0) and not switch.accepts(None)
+    assert str(signs) == "one of 1, -1"
+
+
+def test_check_option_words_a_refusal_as_check_args_does_under_the_command_line():
+    with pytest.raises(ValueError) as own:
+        check_option("--eta", Perceptron._parameter_constraints["eta"], 0.0)
+    with command_line(), pytest.raises(ValueError) as estimator:
+        Perceptron(eta=0.0).fit([[0.0], [1.0]], [0, 1])
+    assert str(own.value) == str(estimator.value) == "--eta must be positive; got 0.0"
+
+
+def test_by_option_false_keeps_a_field_its_own_name_while_a_command_runs():
+    constraints = {"eta": Perceptron._parameter_constraints["eta"]}
+    with command_line(), pytest.raises(ValueError, match="^The 'eta' setting of a request"):
+        check_args("a request", constraints, {"eta": 0}, "setting", by_option=False)

@@ -53,6 +53,7 @@ from ._core.validation import Interval, Options, validate_params
 from .engine.driver import Plateau, run_epochs
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
+from .exceptions import DistributedFitError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._core.typing import ArrayLike
@@ -171,6 +172,11 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self
+
+        Raises
+        ------
+        rosenblatt.exceptions.DistributedFitError
+            A partition's task raised, or kept losing its worker; nothing was fitted.
         """
         validate_params(self)
         template = _check_estimator(self.estimator)
@@ -527,11 +533,10 @@ class _ClientRunner:
             self.client.submit(_partition_epoch, template, shared, p, labels, int(s), pure=False)
             for p, s in zip(parts, seeds)
         ]
-        try:
-            results = self._gather(futures, f"round {round_}")
+        try:  # one result per partition, each _partition_epoch's complete state
+            return self._gather(futures, f"round {round_}")
         finally:
             self.client.cancel([f for f in (shared, *futures) if hasattr(f, "cancel")])
-        return _checked(results, len(parts), round_)
 
     def _gather(self, futures, stage):
         from distributed import wait
@@ -544,18 +549,20 @@ class _ClientRunner:
         for i, future in enumerate(futures):
             if future.status != "finished":
                 cause = future.exception() if future.status == "error" else failure
-                raise RuntimeError(
+                raise DistributedFitError(
                     f"ParameterMixing failed in {stage}: partition {i} did not finish "
-                    f"({future.status}: {type(cause).__name__} {cause}). Dask retries a task "
-                    "whose worker died, up to its allowed-failures; no partial mix was "
-                    "applied and the model was not fitted."
+                    f"({future.status}: {type(cause).__name__} {cause}). No partial mix was "
+                    "applied and the model was not fitted. Dask reruns a task whose worker "
+                    "died, up to distributed.scheduler.allowed-failures times; remove the "
+                    "cause (the workers' logs tell more) and fit again."
                 ) from cause
         try:
             return self.client.gather(futures)
         except Exception as exc:
-            raise RuntimeError(
-                f"ParameterMixing failed in {stage}: {type(exc).__name__} "
-                f"{exc}; the model was not fitted."
+            raise DistributedFitError(
+                f"ParameterMixing failed in {stage}: collecting the partitions' results "
+                f"raised {type(exc).__name__} {exc}; the model was not fitted. Check that "
+                "the client still reaches the scheduler and its workers, and fit again."
             ) from exc
 
 
@@ -583,22 +590,11 @@ class _LocalRunner:
 
         epoch = delayed(_partition_epoch, pure=False)
         tasks = [epoch(template, state, p, labels, int(s)) for p, s in zip(parts, seeds)]
-        try:
-            results = dask.compute(*tasks)
+        try:  # one result per partition, each _partition_epoch's complete state
+            return list(dask.compute(*tasks))
         except Exception as exc:
-            raise RuntimeError(
-                f"ParameterMixing failed in round {round_}: {exc}; the model was not fitted."
+            raise DistributedFitError(
+                f"ParameterMixing failed in round {round_}: a partition's epoch raised "
+                f"{type(exc).__name__} {exc}; the model was not fitted. Remove the cause "
+                "and fit again."
             ) from exc
-        return _checked(list(results), len(parts), round_)
-
-
-def _checked(results, n_parts, round_):
-    """Refuse to mix unless every partition returned a complete state."""
-    if len(results) != n_parts or not all(
-        isinstance(r, dict) and isinstance(r.get("state"), PrimalState) for r in results
-    ):
-        raise RuntimeError(
-            f"ParameterMixing: round {round_} returned {len(results)} results "
-            f"for {n_parts} partitions, or an incomplete state; refusing to mix."
-        )
-    return results

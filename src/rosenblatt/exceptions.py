@@ -19,3 +19,13 @@ class DataFileError(ValueError):
     what: str | None = None
     fix: str | None = None
     code: str | None = None
+
+
+class DistributedFitError(Exception):
+    """Raised when a fit on a Dask cluster fails there: a task raised, or kept losing its worker.
+
+    Nothing of the failed round was mixed and the estimator was not fitted; the
+    message names the round and the partition, and the exception that stopped it
+    is chained (``__cause__``). Not a ``ValueError``: the data and the parameters
+    were accepted, and the same fit may succeed once the cluster is sound.
+    """

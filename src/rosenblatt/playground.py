@@ -1,7 +1,12 @@
 """Public path of the playground, :mod:`rosenblatt.apps.playground`: its modules (``runs``,
-``presets``, ``server``, ``export``) load from there on first use."""
+``presets``, ``server``, ``export``) load from there on first use, as attributes
+(``from rosenblatt.playground import runs``) or by name (``import rosenblatt.playground.runs``)."""
 
 from importlib import import_module
+
+from ._core.aliases import forward
+
+forward(__name__, "rosenblatt.apps.playground")
 
 
 def __getattr__(name):

@@ -80,14 +80,34 @@ class NonZero:
         return "a finite non-zero number"
 
 
+def _kind(value: Any) -> type | None:
+    """What :class:`Options` compares values within: 1 == True and 1.0 == 1 in Python, but
+    an option never matches a value of another kind (a number, a bool, a string, None)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool
+    for kind in (numbers.Real, str, type(None)):
+        if isinstance(value, kind):
+            return kind
+    return None
+
+
 @dataclass(frozen=True)
 class Options:
-    """One of a fixed set of values (strings, usually)."""
+    """One of a fixed set of values (strings, usually; bools, numbers and None too).
+
+    Examples
+    --------
+    >>> Options((1, -1)).accepts(-1.0), Options((1, -1)).accepts(True)
+    (True, False)
+    >>> print(Options((True, False, "auto")))
+    one of True, False, 'auto'
+    """
 
     values: tuple
 
     def accepts(self, value: Any) -> bool:
-        return isinstance(value, (str, bool, type(None))) and value in self.values
+        kind = _kind(value)
+        return kind is not None and any(_kind(v) is kind and v == value for v in self.values)
 
     def __str__(self) -> str:
         return "one of " + ", ".join(repr(v) for v in self.values)
@@ -133,24 +153,60 @@ NONE = InstanceOf((type(None),))
 RANDOM_STATE = InstanceOf(
     (numbers.Integral, np.random.RandomState, np.random.Generator, type(None))
 )
+#: Samples (lines, rows) per chunk: the one rule for a chunk size, wherever one is given
+#: (the readers, streaming, ``--chunk-size``).
+CHUNK_SIZE = Interval(numbers.Integral, 1, None, closed="left")
 
 
-def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:
+def check_args(
+    owner: str, constraints: dict, values: dict, kind: str = "argument", *, by_option: bool = True
+) -> None:
     """Raise a ValueError naming the argument, its value and what is allowed.
 
     While a command runs, a parameter set by an option (``_wording.OPTIONS``) is
     named by that option, in one line: ``--eta must be positive; got 0.0``.
+    ``by_option=False``: the values never come from options (the fields of a web
+    request), so they keep their own names even while a command runs.
+
+    Examples
+    --------
+    >>> check_args("read", {"header": [Options((True, False, "auto"))]}, {"header": "yes"})
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'header' argument of read must be one of True, False, 'auto'; got 'yes'.
     """
     for name, allowed in constraints.items():
         value = values[name]
         if any(c.accepts(value) for c in allowed):
             continue
-        option = parameter_name(name)
+        option = parameter_name(name) if by_option else name
         if option != name:
-            what = " or ".join(_command_line_words(c) for c in allowed)
-            raise ValueError(f"{option} must be {what}; got {value!r}")
+            raise ValueError(_option_refused(option, allowed, value))
         what = " or ".join(str(c) for c in allowed)
         raise ValueError(f"The {name!r} {kind} of {owner} must be {what}; got {value!r}.")
+
+
+def check_option(option: str, allowed: list, value: Any) -> None:
+    """Raise a one-line ValueError when a command line option's value is not ``allowed``.
+
+    For the options a command checks itself, by a rule the library declares (as
+    ``--chunk-size`` by :data:`CHUNK_SIZE`), worded as :func:`check_args` words an
+    estimator's parameter set by an option.
+
+    Examples
+    --------
+    >>> check_option("--chunk-size", [CHUNK_SIZE], 0)
+    Traceback (most recent call last):
+    ...
+    ValueError: --chunk-size must be at least 1; got 0
+    """
+    if not any(c.accepts(value) for c in allowed):
+        raise ValueError(_option_refused(option, allowed, value))
+
+
+def _option_refused(option: str, allowed: list, value: Any) -> str:
+    what = " or ".join(_command_line_words(c) for c in allowed)
+    return f"{option} must be {what}; got {value!r}"
 
 
 def validate_params(estimator: Any) -> None:

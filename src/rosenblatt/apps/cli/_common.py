@@ -266,15 +266,30 @@ def header_option() -> Any:
 
 def chunk_size_option(more: str = "") -> Any:
     """``--chunk-size``: lines of DATA that ``predict`` and ``evaluate`` hold at a time;
-    ``more`` adds what it means for the command."""
+    ``more`` adds what it means for the command. Checked as it is parsed, before DATA
+    is opened (:func:`check_chunk_size`)."""
     from ..._core.config import DEFAULT_CHUNK_SIZE
 
     return typer.Option(
         DEFAULT_CHUNK_SIZE,
         "--chunk-size",
-        min=1,
+        callback=check_chunk_size,
         help="Lines of DATA read and predicted at a time: memory holds one such block." + more,
     )
+
+
+def check_chunk_size(chunk_size: int) -> int:
+    """``--chunk-size`` by the rule the readers and streaming keep (``CHUNK_SIZE``).
+
+    Examples
+    --------
+    >>> check_chunk_size(500)
+    500
+    """
+    from ..._core.validation import CHUNK_SIZE, check_option
+
+    check_option("--chunk-size", [CHUNK_SIZE], chunk_size)
+    return chunk_size
 
 
 def format_option() -> Any:

@@ -8,11 +8,11 @@ from ._common import console
 
 
 def _export(folder, preset, eta, bias_input, shuffle, seed, feature_map):
+    from ..._core.validation import check_option
     from ..playground.export import export
-    from ..playground.runs import Settings
+    from ..playground.runs import SETTING_CONSTRAINTS, Settings
 
-    if bias_input not in (1.0, -1.0):
-        raise ValueError(f"--bias-input must be 1 or -1; got {bias_input:g}.")
+    check_option("--bias-input", SETTING_CONSTRAINTS["bias"], bias_input)  # the page's rule
     settings = Settings(
         eta=eta, bias=bias_input, shuffle=shuffle, seed=seed, feature_map=feature_map
     )

@@ -24,6 +24,7 @@ from ..._core.config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STR
 from ..._core.files import check_writable
 from ._common import (
     auto,
+    check_chunk_size,
     err_console,
     final_estimator,
     format_option,
@@ -348,8 +349,8 @@ def command(
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)
     reading = {"zero_based": auto(zero_based), "header": auto(header), "format": data_format}
-    if stream and chunk_size < 1:
-        raise ValueError(f"--chunk-size must be at least 1; got {chunk_size}")
+    if stream:
+        check_chunk_size(chunk_size)
     if cache is not None and not stream:
         raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
     if epochs is None and stream:

@@ -15,7 +15,10 @@ through them. The steps come from the package's own training paths:
 - separability, margins, ``R`` and the bound: :mod:`rosenblatt.theory`.
 
 A run is capped (:data:`MAX_POINTS` points, :data:`MAX_PRESENTATIONS`
-presentations), so no request takes more than a few seconds.
+presentations), so no request takes more than a few seconds. Its settings are
+checked as the estimators check their parameters (:data:`SETTING_CONSTRAINTS`);
+the caps and bounds are served to the page (:func:`limits`), which checks a run
+against them before asking for it.
 """
 
 from __future__ import annotations
@@ -23,12 +26,13 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
 
 from ..._core.config import TEACHING_BIAS_INPUT
+from ..._core.validation import Interval, Options, check_args
 from .presets import VIEW
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "MAX_EPOCHS",
     "MAX_POINTS",
     "MAX_PRESENTATIONS",
+    "SETTING_CONSTRAINTS",
     "PlaygroundError",
     "Settings",
     "feature_map",
@@ -50,6 +55,9 @@ MAX_POINTS = 2_000
 #: points x epochs: the page gets every presentation, so this bounds the reply's size
 MAX_PRESENTATIONS = 20_000
 MAX_EPOCHS = 1_000
+#: the highest degree of the polynomial kernel, and the highest seed (NumPy's seeds are 32-bit)
+MAX_DEGREE = 10
+MAX_SEED = 2**32 - 1
 #: decision values per side of the grid drawn for curved boundaries
 GRID_SIZE = 41
 #: grids in one reply; between two of them the page shows the earlier
@@ -70,6 +78,8 @@ def limits() -> dict:
         "max_points": MAX_POINTS,
         "max_presentations": MAX_PRESENTATIONS,
         "max_epochs": MAX_EPOCHS,
+        "max_degree": MAX_DEGREE,
+        "max_seed": MAX_SEED,
     }
 
 
@@ -94,24 +104,45 @@ class Settings:
 
 
 # ---------------------------------------------------------------------- the request
-def _number(payload, key, default, *, low=None, integer=False):
-    value = payload.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise PlaygroundError(f"{key} must be a number; got {value!r}.")
-    if not math.isfinite(value):
-        raise PlaygroundError(f"{key} must be a finite number; got {value!r}.")
-    if integer and value != int(value):
-        raise PlaygroundError(f"{key} must be a whole number; got {value!r}.")
-    if low is not None and value < low:
-        raise PlaygroundError(f"{key} must be at least {low}; got {value!r}.")
-    return int(value) if integer else float(value)
+_POSITIVE = Interval(numbers.Real, 0, None, closed="neither")
+_SIGN = Options((1, -1))  # a label, and the constant bias input
+
+#: What each setting of a run request may be, declared as the estimators declare their
+#: parameters; the bounds are :func:`limits`' (the page checks the same).
+SETTING_CONSTRAINTS = {
+    "algorithm": [Options(ALGORITHMS)],
+    "eta": [_POSITIVE],
+    "bias": [_SIGN],
+    "seed": [Interval(numbers.Integral, 0, MAX_SEED)],
+    "kernel": [Options(KERNELS)],
+    "gamma": [_POSITIVE],
+    "degree": [Interval(numbers.Integral, 1, MAX_DEGREE)],
+    "epochs": [Interval(numbers.Integral, 1, MAX_EPOCHS)],
+}
 
 
-def _choice(payload, key, default, options):
-    value = payload.get(key, default)
-    if value not in options:
-        raise PlaygroundError(f"unknown {key} {value!r}; choose one of {', '.join(options)}.")
+def _setting(value, default):
+    """A setting as JSON gave it: JSON has one kind of number, so 2.0 is a whole 2."""
+    if isinstance(default, int) and isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
+
+
+def _settings(payload) -> Settings:
+    defaults = asdict(Settings())
+    values = {
+        name: _setting(payload.get(name, defaults[name]), defaults[name])
+        for name in SETTING_CONSTRAINTS
+    }
+    try:  # the page's fields, never the command line's options, even under `rosenblatt`
+        check_args("a playground run", SETTING_CONSTRAINTS, values, "setting", by_option=False)
+    except ValueError as error:
+        raise PlaygroundError(str(error)) from None
+    return Settings(
+        **{name: type(defaults[name])(value) for name, value in values.items()},
+        shuffle=bool(payload.get("shuffle", False)),
+        feature_map=bool(payload.get("feature_map", False)),
+    )
 
 
 def _points(payload):
@@ -134,8 +165,8 @@ def _points(payload):
             raise PlaygroundError(f"point {i + 1} must be a pair of numbers; got {point!r}.")
         if not all(math.isfinite(v) for v in point):
             raise PlaygroundError(f"point {i + 1} has a non-finite coordinate: {point!r}.")
-        if isinstance(label, bool) or label not in (1, -1):
-            raise PlaygroundError(f"label {i + 1} must be 1 or -1; got {label!r}.")
+        if not _SIGN.accepts(label):
+            raise PlaygroundError(f"label {i + 1} must be {_SIGN}; got {label!r}.")
     y = np.asarray(labels, dtype=np.float64)
     if np.unique(y).shape[0] < 2:
         raise PlaygroundError("all points are in one class: add a point of the other class.")
@@ -160,33 +191,17 @@ def parse_request(payload: Any) -> tuple[np.ndarray, np.ndarray, Settings]:
     ...     parse_request({"points": [[0, 0]], "labels": [1], "algorithm": "svm"})
     ... except PlaygroundError as error:
     ...     print(error)
-    unknown algorithm 'svm'; choose one of online, batch, averaged, voted, kernel.
+    The 'algorithm' setting of a playground run must be one of 'online', 'batch', \
+'averaged', 'voted', 'kernel'; got 'svm'.
     """
     if not isinstance(payload, dict):
         raise PlaygroundError("the request must be a JSON object.")
-    settings = Settings(
-        algorithm=_choice(payload, "algorithm", "online", ALGORITHMS),
-        eta=_number(payload, "eta", 1.0),
-        bias=_number(payload, "bias", TEACHING_BIAS_INPUT),
-        shuffle=bool(payload.get("shuffle", False)),
-        seed=_number(payload, "seed", 0, low=0, integer=True),
-        feature_map=bool(payload.get("feature_map", False)),
-        kernel=_choice(payload, "kernel", "rbf", KERNELS),
-        gamma=_number(payload, "gamma", 1.0),
-        degree=_number(payload, "degree", 2, low=1, integer=True),
-        epochs=_number(payload, "epochs", 100, low=1, integer=True),
-    )
-    if settings.eta <= 0 or settings.gamma <= 0:
-        raise PlaygroundError("eta and gamma must be positive.")
-    if settings.bias not in (1.0, -1.0):
-        raise PlaygroundError(f"bias must be 1 or -1 (the constant input); got {settings.bias}.")
-    if settings.degree > 10 or settings.seed >= 2**32:
-        raise PlaygroundError("degree must be at most 10 and seed below 2**32.")
+    settings = _settings(payload)
     X, y = _points(payload)
-    if settings.epochs > MAX_EPOCHS or X.shape[0] * settings.epochs > MAX_PRESENTATIONS:
+    if X.shape[0] * settings.epochs > MAX_PRESENTATIONS:
         raise PlaygroundError(
             f"{settings.epochs} epochs of {X.shape[0]} points is too long a run for the page "
-            f"(at most {MAX_EPOCHS} epochs and {MAX_PRESENTATIONS} presentations); "
+            f"(at most {MAX_PRESENTATIONS} presentations, points times epochs); "
             "ask for fewer epochs."
         )
     return X, y, settings

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._core.config import DEFAULT_CHUNK_SIZE, GZIP_TEMP_PREFIX
+from ..._core.validation import CHUNK_SIZE, NONE, Options, check_args
 from ...exceptions import DataFileError
 from . import _cache, _csv, _svmlight, _tsv
 from ._common import (
@@ -85,6 +86,14 @@ __all__ = [
 _READERS = {"csv": _csv, "svmlight": _svmlight, "text": _tsv}
 
 
+#: The reader options each format does not decide, in the estimators' constraint language.
+_OPTION_CONSTRAINTS = {
+    "chunk_size": [CHUNK_SIZE, NONE],
+    "zero_based": [Options((True, False, "auto"))],
+    "header": [Options((True, False, "auto"))],
+}
+
+
 def check_options(
     kind: str,
     name: str,
@@ -93,6 +102,7 @@ def check_options(
     header: bool | str,
     label_column: str | int | None,
     names: Sequence[str] | None,
+    owner: str = "the reader",
 ) -> None:
     """Refuse reader options of the wrong type or value, or that ``kind`` does not take.
 
@@ -104,22 +114,26 @@ def check_options(
         The file's name, as shown to users.
     chunk_size, zero_based, header, label_column, names
         The options of :func:`read` and :func:`scan`.
+    owner : str, default="the reader"
+        The function the options were given to, as errors name it.
 
     Raises
     ------
     ValueError
-        An option's value is invalid.
+        An option's value is invalid, worded as an estimator's invalid parameter.
     DataFileError
         An option does not apply to files of ``kind``.
+
+    Examples
+    --------
+    >>> check_options("csv", "d.csv", 0, "auto", True, None, None, owner="scan")
+    Traceback (most recent call last):
+    ...
+    ValueError: The 'chunk_size' argument of scan must be an int in the range [1, inf) \
+(finite) or an instance of None; got 0.
     """
-    if chunk_size is not None and not (
-        isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1
-    ):
-        raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
-    if zero_based not in (True, False, "auto"):
-        raise ValueError(f"zero_based must be True, False or 'auto'; got {zero_based!r}")
-    if header not in (True, False, "auto"):
-        raise ValueError(f"header must be True, False or 'auto'; got {header!r}")
+    values = {"chunk_size": chunk_size, "zero_based": zero_based, "header": header}
+    check_args(owner, _OPTION_CONSTRAINTS, values)
     if label_column is not None and kind != "csv":
         raise DataFileError(
             f"{name}: label_column only applies to .csv files; {kind} files "
@@ -262,7 +276,9 @@ def scan(
     """
     name = check_file(path)
     kind = format_of(name, format)
-    check_options(kind, shown_name(name), chunk_size, zero_based, header, label_column, names)
+    check_options(
+        kind, shown_name(name), chunk_size, zero_based, header, label_column, names, "scan"
+    )
     if name == STDIN and (chunk_size is not None or cache not in (None, False)):
         raise DataFileError(
             f"{shown_name(name)}: standard input can only be read whole, and streaming "
@@ -404,7 +420,7 @@ def read(
     """
     name = check_file(path)
     kind = format_of(name, format)
-    check_options(kind, shown_name(name), None, zero_based, header, label_column, names)
+    check_options(kind, shown_name(name), None, zero_based, header, label_column, names, "read")
     options = dict(
         labelled=labelled,
         n_features=n_features,

@@ -222,27 +222,45 @@ def _raise_line(raw, line0, k, labelled, path):
     raise fail(path, line0 + k, *problem)
 
 
+def block_bounds(raw: bytes) -> tuple[int, int]:
+    """``(records, nonzeros)`` that a block of svmlight lines holds at most, as the
+    compiled parser counts them: a record is a line of its own (a line ends at
+    ``\\n``, ``\\r`` or both) and every nonzero is stored at its own ``:``.
+
+    Examples
+    --------
+    >>> block_bounds(b"1 1:0.5 3:2\\n-1 qid:7 2:1\\r\\n")
+    (4, 4)
+    """
+    return raw.count(b"\n") + raw.count(b"\r") + 1, raw.count(b":")
+
+
+def _parse_block(buf, labelled, records, tokens):
+    """:func:`.textparse.svmlight_block` into arrays with room for ``records`` records and
+    ``tokens`` nonzeros: its four counts, then ``indptr, indices, values, rows, deferred``."""
+    from .textparse import svmlight_block
+
+    indptr = np.empty(records + 1, dtype=np.int64)
+    indices = np.empty(tokens, dtype=np.int32)
+    values = np.empty(tokens, dtype=np.float64)
+    rows = np.empty((6, records), dtype=np.int64)
+    deferred = np.empty((tokens, 4), dtype=np.int64)
+    counts = svmlight_block(buf, bool(labelled), indptr, indices, values, *rows, deferred)
+    return (*counts, indptr, indices, values, rows, deferred)
+
+
 def _compiled_block(raw, offset, line0, labelled, path, sizes):
     """The block by the compiled parser; None when Python must read it."""
-    from .textparse import FULL, dedupe, svmlight_block
+    from .textparse import FULL, dedupe
 
     buf = np.frombuffer(raw, dtype=np.uint8)
     size = len(raw)
-    # first what earlier blocks suggest, then the worst case: a sample line takes two
-    # bytes ("1\n"), a stored feature three ("1: ")
-    for records, tokens in (sizes.guess(size), (size // 2 + 1, (size + 1) // 3 + 1)):
-        indptr = np.empty(records + 1, dtype=np.int64)
-        indices = np.empty(tokens, dtype=np.int32)
-        values = np.empty(tokens, dtype=np.float64)
-        rows = np.empty((6, records), dtype=np.int64)
-        deferred = np.empty((tokens, 4), dtype=np.int64)
-        n, nnz, flagged, n_deferred = svmlight_block(
-            buf, bool(labelled), indptr, indices, values, *rows, deferred
-        )
-        if flagged != FULL:
-            break
-    else:  # cannot happen: the worst case fits
-        raise RuntimeError("svmlight_block: the worst-case arrays were too small")
+    # first what earlier blocks suggest; when that is too small, room for what the block
+    # can hold at most, which always suffices (see block_bounds)
+    parsed = _parse_block(buf, labelled, *sizes.guess(size))
+    if parsed[2] == FULL:
+        parsed = _parse_block(buf, labelled, *block_bounds(raw))
+    n, nnz, flagged, n_deferred, indptr, indices, values, rows, deferred = parsed
     sizes.learn(size, n, nnz)
     bad = None  # the first line that cannot be read
     for position, start, stop, k in deferred[:n_deferred]:

@@ -15,8 +15,9 @@
   var SVGNS = "http://www.w3.org/2000/svg";
   var MAX_TRACE_ROWS = 2000;
   var PAGE_MAX_EPOCHS = 100; // the page's own cap on the epochs it asks for
-  // the server's caps on a run (max_points, max_presentations, max_epochs): api/presets
-  // serves them, so the page checks what the server will check; static copies run nothing
+  // the server's caps on a run (max_points, max_presentations, max_epochs, max_degree,
+  // max_seed): api/presets serves them, so the page checks what the server will check;
+  // static copies run nothing
   var limits = null;
   var SIZE = 600; // the SVG viewBox is SIZE x SIZE
   var PAD = { left: 44, right: 14, top: 14, bottom: 44 };
@@ -1135,13 +1136,13 @@
     var s = state.settings;
     var problems = [];
     if (!(isNum(s.eta) && s.eta > 0)) problems.push("η must be a positive number");
-    if (!(Number.isInteger(s.seed) && s.seed >= 0 && s.seed < 4294967296)) {
-      problems.push("the seed must be a whole number from 0 to 4294967295");
+    if (!(Number.isInteger(s.seed) && s.seed >= 0 && s.seed <= limits.max_seed)) {
+      problems.push("the seed must be a whole number from 0 to " + limits.max_seed);
     }
     // checked in every mode: the server checks them whatever the algorithm
     if (!(isNum(s.gamma) && s.gamma > 0)) problems.push("γ must be a positive number");
-    if (!(Number.isInteger(s.degree) && s.degree >= 1 && s.degree <= 10)) {
-      problems.push("the degree must be a whole number from 1 to 10");
+    if (!(Number.isInteger(s.degree) && s.degree >= 1 && s.degree <= limits.max_degree)) {
+      problems.push("the degree must be a whole number from 1 to " + limits.max_degree);
     }
     return problems.length ? problems.join("; ") + "." : null;
   }
@@ -1784,6 +1785,7 @@
           state.presets = data.presets || {};
           state.presetOrder = Object.keys(state.presets);
           limits = data.limits;
+          $("degree").max = String(limits.max_degree); // the input's arrows stop at the server's cap
           if (data.view && data.view.length === 4 && data.view.every(isNum)) state.view = data.view;
           populatePresets();
           drawAxes();
