@@ -180,20 +180,27 @@ def test_inspect_reports_separability_margin_and_bound(files):
 
 def test_inspect_shows_the_numbers_that_give_its_bound(files):
     """(R/γ)² = 9 comes from the patterns (x, 1): R = √3, γ = 1/√3; the plain radius and
-    margin (√2, 1/√2) would give 4, so they are labelled plain, and both are reported."""
+    margin (√2, 1/√2) would give 4, so they are labelled plain, and both are reported.
+    Beside it the notes' proof's β/γ² (β = 4 · 3 = 12: 36) and the unit-norm 1/γ² (9)."""
     (problem,) = json.loads(run("inspect", files["or.csv"], "--json").stdout)["problems"]
     assert problem["mistake_bound"] == 9
     assert problem["augmented_radius"] == pytest.approx(np.sqrt(3))
     assert problem["augmented_margin"] == pytest.approx(1 / np.sqrt(3))
     assert (problem["augmented_radius"] / problem["augmented_margin"]) ** 2 == pytest.approx(9)
+    assert problem["augmented_beta"] == 12 and problem["notes_bound"] == 36
+    assert problem["unit_norm_bound"] == 9
     table = CliRunner().invoke(app, ["inspect", str(files["or.csv"])], env={"COLUMNS": "200"})
-    row = next(line for line in table.stdout.splitlines() if "all samples" in line)
-    cells = [cell.strip() for cell in row.strip("│ ").split("│")]
-    assert cells[1:6] == ["yes", "0.707107", "1.73205", "0.57735", "9"]
-    R, gamma, bound = map(float, cells[3:6])
+    rows = [line for line in table.stdout.splitlines() if "all samples" in line]
+    separability, bounds = ([cell.strip() for cell in row.strip("│ ").split("│")] for row in rows)
+    assert separability[1:3] == ["yes", "0.707107"]
+    assert bounds[1:] == ["1.73205", "0.57735", "12", "9", "36", "9"]
+    R, gamma, beta, bound, notes, unit = map(float, bounds[1:])
     assert (R / gamma) ** 2 == pytest.approx(bound, rel=1e-4)  # by hand, from the table
+    assert beta / gamma**2 == pytest.approx(notes, rel=1e-4) and unit == bound
     assert "radius max |x| (plain)" in table.stdout and "max margin (plain)" in table.stdout
-    assert "R of (x, 1)" in table.stdout and "γ of (x, 1)" in table.stdout
+    assert "on its patterns (x, 1)" in table.stdout
+    for header in ("R", "γ", "β = Σ|x|²", "(R/γ)²", "β/γ²", "1/γ² at |x| ≤ 1"):
+        assert f" {header} " in table.stdout
 
 
 def test_inspect_xor_is_not_separable(tmp_path):
@@ -202,6 +209,8 @@ def test_inspect_xor_is_not_separable(tmp_path):
     (problem,) = json.loads(run("inspect", data, "--json").stdout)["problems"]
     assert problem["separable"] is False and problem["margin"] is None
     assert problem["augmented_radius"] is None and problem["augmented_margin"] is None
+    assert problem["augmented_beta"] is None and problem["notes_bound"] is None
+    assert "Mistake bounds" not in run("inspect", data).stdout  # no separable problem
 
 
 def test_trace_prints_the_seed_003_table(files):

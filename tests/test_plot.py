@@ -20,6 +20,7 @@ from rosenblatt.apps.plot import (
     new_figure,
     pixel_figure_size,
     plot_decision_boundary,
+    plot_losses,
     plot_mistakes,
     plot_scores,
     plot_training_step,
@@ -28,7 +29,7 @@ from rosenblatt.apps.plot import (
 from rosenblatt.apps.report import ReportFigure, ReportTable, render_report, write_report
 from rosenblatt.estimators.baselines import CentroidClassifier
 from rosenblatt.estimators.kernel import KernelPerceptron
-from rosenblatt.theory import max_margin
+from rosenblatt.theory import LOSSES, max_margin
 
 XOR_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 XOR_Y = np.array([0, 1, 1, 0])
@@ -86,6 +87,42 @@ def test_mistakes_plot_draws_the_history(tmp_path):
 def test_scores_plot():
     ax = plot_scores(["OR", "XOR"], ["p", "k"], [[1.0, 1.0], [0.5, np.nan]])
     assert [round(p.get_height(), 2) for p in ax.patches] == [1.0, 0.5, 1.0, 0.0]
+
+
+def test_losses_plot_draws_five_labelled_curves():
+    ax = plot_losses()
+    handles, labels = ax.get_legend_handles_labels()
+    assert labels == [
+        "0-1: [z ≤ 0]",
+        "perceptron: max(0, −z)",
+        "hinge: max(0, 1 − z)",
+        "squared: (1 − z)²",
+        "logistic: log(1 + e^−z)",
+    ]
+    assert legend_texts(ax) == labels and ax.get_xlim() == (-2.0, 2.0)
+    for line, loss in zip(handles, LOSSES.values()):
+        z = np.asarray(line.get_xdata())
+        assert z.min() == -2.0 and z.max() == 2.0 and 0.0 in z
+        np.testing.assert_array_equal(line.get_ydata(), loss(z))
+    hinge = np.asarray(handles[2].get_ydata())
+    assert hinge[np.asarray(handles[2].get_xdata()) == 0.0].tolist() == [1.0]
+
+
+def test_plot_losses_command_writes_a_png_without_data(tmp_path):
+    out = tmp_path / "losses.png"
+    result = run_cli("plot", "--losses", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "wrote the losses plot (0-1, perceptron, hinge, squared, logistic)" in result.stderr
+    with Image.open(out) as image:
+        assert (image.format, image.size) == ("PNG", (600, 450))
+        image.verify()
+    assert_one_line_error(run_cli("plot", "-o", out), "plot needs DATA", "--losses")
+    data = tmp_path / "or.csv"
+    data.write_text("x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")
+    assert_one_line_error(run_cli("plot", data, "--losses", "-o", out), "--losses draws no data")
+    gif = tmp_path / "losses.gif"
+    assert_one_line_error(run_cli("plot", "--losses", "-o", gif), "a losses plot is written as")
+    assert not gif.exists()
 
 
 @pytest.mark.parametrize("mode, frames", [("online", 4), ("batch", 2)])

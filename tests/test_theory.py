@@ -260,7 +260,7 @@ def test_mistake_bound_of_exact_data_is_exact():
     terms = _novikoff(X, [-1, 1, 1, 1])
     assert terms.radius == pytest.approx(np.sqrt(3))
     assert terms.margin == pytest.approx(1 / np.sqrt(3))
-    assert (terms.radius / terms.margin) ** 2 == pytest.approx(terms.bound, rel=1e-12)
+    assert (terms.radius / terms.margin) ** 2 == pytest.approx(terms.novikoff, rel=1e-12)
 
 
 def test_mistake_bound_raises_on_inseparable_data():
@@ -330,13 +330,13 @@ def test_max_margin_on_text_beyond_the_active_set_solver(monkeypatch):
     """Thousands of tf-idf features: HiGHS's active set gives up, the interior point solves."""
     from sklearn.feature_extraction.text import TfidfVectorizer
 
-    import rosenblatt.theory as theory_module
+    import rosenblatt.theory._solvers as solvers
     from rosenblatt.data.datasets import load_sms_spam
 
     calls = []
-    solve = theory_module._interior_point_qp
+    solve = solvers.interior_point_qp
     monkeypatch.setattr(
-        theory_module, "_interior_point_qp", lambda *args: calls.append(args[2]) or solve(*args)
+        solvers, "interior_point_qp", lambda *args: calls.append(args[2]) or solve(*args)
     )
     sms = load_sms_spam()
     X = TfidfVectorizer().fit_transform(sms.data[:2500])

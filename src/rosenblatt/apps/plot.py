@@ -8,6 +8,7 @@ run and in a notebook alike.
 - :func:`plot_decision_boundary`: 2-D data, the model's boundary and its margin.
 - :func:`plot_mistakes`: mistakes per epoch.
 - :func:`plot_scores`: accuracies of several algorithms on several datasets.
+- :func:`plot_losses`: the 0-1 loss and its surrogates against the margin.
 - :func:`plot_training_step`: the separating line after one step of a
   :func:`rosenblatt.theory.trace.trace` run.
 - :func:`animate_training`: a GIF of the separating line moving update by update,
@@ -59,6 +60,7 @@ __all__ = [
     "new_figure",
     "pixel_figure_size",
     "plot_decision_boundary",
+    "plot_losses",
     "plot_mistakes",
     "plot_scores",
     "plot_training_step",
@@ -183,6 +185,7 @@ def plot_decision_boundary(
 def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
     from ..engine.targets import TargetCoding
     from ..exceptions import NotSeparableError
+    from ..theory import SolverError, max_margin
 
     t = TargetCoding.binary(classes).signed(y)[0]
     if _is_linear(model):
@@ -212,10 +215,8 @@ def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
                 label=f"through the closest points (margin {gamma:.3g})",
             )
     try:
-        from ..theory import max_margin
-
         best = max_margin(X, y)
-    except (NotSeparableError, ImportError, RuntimeError, ValueError):
+    except (NotSeparableError, ImportError, SolverError, ValueError):
         return
     scores = (grid @ best.coef + best.intercept).reshape(xx.shape)
     widest = ax.contour(
@@ -351,4 +352,55 @@ def plot_scores(
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
     legend_below(ax, ncols=min(n, 4))
+    return ax
+
+
+def plot_losses(
+    ax: Axes | None = None, z_range: tuple[float, float] = (-2.0, 2.0), title: str | None = None
+) -> Axes:
+    """Draw the 0-1 loss and its surrogates against the margin ``z = t f(x)``.
+
+    One labelled curve per loss of :data:`rosenblatt.theory.losses.LOSSES` (0-1,
+    perceptron, hinge, squared, logistic), with its formula in the legend, which
+    sits under the axes; a grey line marks the boundary ``z = 0``. The 0-1 loss
+    is drawn as a step down at ``z = 0``, the last margin that counts as a mistake.
+
+    Parameters
+    ----------
+    ax : matplotlib Axes, default=None
+        Draw here; a new figure is made when None.
+    z_range : (float, float), default=(-2.0, 2.0)
+        The margins on the x axis.
+    title : str, default=None
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> ax = plot_losses()
+    >>> ax.get_legend_handles_labels()[1][:2]
+    ['0-1: [z ≤ 0]', 'perceptron: max(0, −z)']
+    """
+    from ..theory.losses import FORMULAS, LOSSES
+
+    if ax is None:
+        _, ax = new_figure()
+    low, high = z_range
+    # an odd number of points on a symmetric range puts one exactly at z = 0
+    z = np.linspace(low, high, 401)
+    ax.axvline(0.0, color="0.6", linewidth=1)
+    for name, loss in LOSSES.items():
+        # "steps-pre": each point's value holds back to the previous point, so the 0-1
+        # loss is 1 up to z = 0 itself and falls there, not one grid step later
+        style = "steps-pre" if name == "0-1" else "default"
+        ax.plot(z, loss(z), drawstyle=style, linewidth=2, label=f"{name}: {FORMULAS[name]}")
+    ax.set_xlim(low, high)
+    ax.set_ylim(-0.1, 4.0)  # the squared loss leaves the top: its growth is the point
+    ax.set_xlabel("margin z = t f(x)")
+    ax.set_ylabel("loss")
+    ax.set_title(title or "The 0-1 loss and its surrogates")
+    ax.grid(alpha=0.3)
+    legend_below(ax, ncols=3)
     return ax

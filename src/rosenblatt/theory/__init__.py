@@ -1,9 +1,11 @@
 """The theory of the lecture notes, made executable.
 
 Separability is decided with the linear program for separability, the largest
-margin with the hard-margin quadratic program, and the Block-Novikoff mistake
-bound is computed for the problem exactly as :class:`rosenblatt.Perceptron` sees
-it.
+margin with the hard-margin quadratic program, and the perceptron's mistake
+bounds (Block and Novikoff's, the notes' own proof's, and the unit-norm form)
+are computed for the problem exactly as :class:`rosenblatt.Perceptron` sees it.
+The 0-1 loss, its surrogates and the notes' least-squares counterexample are in
+:mod:`rosenblatt.theory.losses`, re-exported here.
 
 Labels
 ------
@@ -27,12 +29,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.config import ACTIVE_TOLERANCE, BOUND_PAD
+from .._core.config import BOUND_PAD
 from .._core.validation import BOOL, Interval, check_args
 from ..exceptions import NotSeparableError
+from . import losses
 from ._geometry import (
     distance_from_origin,
-    geometric_margin,
     margin,
     perceptron_risk,
     radius,
@@ -43,7 +45,6 @@ from ._inputs import (  # checked_Xy, signed_targets: the trace checks with them
     check_Xy,
     checked_Xy,  # noqa: F401
     decision,
-    signed_rows,
     signed_targets,  # noqa: F401
     squared_norms,
 )
@@ -52,148 +53,52 @@ from ._separability import (  # separating_lp: used by baselines
     is_linearly_separable,
     separating_lp,
 )
+from ._solvers import MaxMarginResult, SolverError, hard_margin_qp
+from .losses import (
+    FORMULAS,
+    LOSSES,
+    SURROGATES,
+    LeastSquaresResult,
+    hinge,
+    least_squares_classifier,
+    logistic,
+    perceptron,
+    squared,
+    zero_one,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike
 
 __all__ = [
+    "FORMULAS",
+    "LOSSES",
+    "SURROGATES",
+    "LeastSquaresResult",
     "MaxMarginResult",
+    "MistakeBounds",
     "SeparabilityResult",
+    "SolverError",
     "distance_from_origin",
+    "hinge",
     "is_linearly_separable",
+    "least_squares_classifier",
+    "logistic",
+    "losses",
     "margin",
     "max_margin",
     "mistake_bound",
+    "mistake_bounds",
+    "perceptron",
     "perceptron_risk",
     "radius",
     "signed_distance",
+    "squared",
+    "zero_one",
 ]
 
 
 # ---------------------------------------------------------------------- maximum margin
-@dataclass(frozen=True, eq=False)
-class MaxMarginResult:
-    """Answer of :func:`max_margin`: the hard-margin (maximum-margin) hyperplane.
-
-    Attributes
-    ----------
-    margin : float
-        The data set's margin, ``1 / ||coef||`` (the hyperplane is scaled so that
-        ``min_i t_i f(x_i) = 1``); equal to ``margin(X, y, coef, intercept)``.
-    coef : ndarray of shape (n_features,)
-    intercept : float
-    support : ndarray of int
-        Indices of the patterns on the margin (active constraints, within 1e-6).
-    """
-
-    margin: float
-    coef: np.ndarray
-    intercept: float
-    support: np.ndarray
-
-
-def _quiet_highs(highspy):
-    """A HiGHS solver that prints nothing, its banner included.
-
-    ``highspy.Highs()`` (1.8 and later) prints HiGHS's copyright banner as it is
-    built, before any option can be set, so the demo, the report and the
-    ``inspect`` command would print it; its C++ base class, built with
-    ``output_flag`` off before anything else, stays silent and solves the same.
-    """
-    solver_class = next(
-        (base for base in highspy.Highs.__mro__ if base.__name__ == "_Highs"), highspy.Highs
-    )
-    solver = solver_class()
-    solver.setOptionValue("output_flag", False)
-    return solver
-
-
-def _hard_margin_qp(X, t, fit_intercept: bool) -> MaxMarginResult:
-    """Solve ``min ||w||^2 / 2  s.t.  t_i (w . x_i + b) >= 1`` with HiGHS.
-
-    The data must be separable (else the QP is infeasible).
-    """
-    import highspy  # imported here: only the margin computations need it
-
-    n_samples, n_features = X.shape
-    rows = signed_rows(X, t, fit_intercept).tocsc()
-    n_vars = rows.shape[1]
-    inf = highspy.kHighsInf
-
-    lp = highspy.HighsLp()
-    lp.num_col_ = n_vars
-    lp.num_row_ = n_samples
-    lp.col_cost_ = np.zeros(n_vars)
-    lp.col_lower_ = np.full(n_vars, -inf)
-    lp.col_upper_ = np.full(n_vars, inf)
-    lp.row_lower_ = np.ones(n_samples)
-    lp.row_upper_ = np.full(n_samples, inf)
-    lp.a_matrix_.format_ = highspy.MatrixFormat.kColwise
-    lp.a_matrix_.num_col_ = n_vars
-    lp.a_matrix_.num_row_ = n_samples
-    lp.a_matrix_.start_ = rows.indptr.astype(np.int32)
-    lp.a_matrix_.index_ = rows.indices.astype(np.int32)
-    lp.a_matrix_.value_ = rows.data
-
-    # Hessian: identity on w, nothing on b (lower triangle, column-wise).
-    hessian = highspy.HighsHessian()
-    hessian.dim_ = n_vars
-    hessian.format_ = highspy.HessianFormat.kTriangular
-    starts = np.arange(n_features + 1), np.full(n_vars - n_features, n_features)
-    hessian.start_ = np.concatenate(starts).astype(np.int32)
-    hessian.index_ = np.arange(n_features, dtype=np.int32)
-    hessian.value_ = np.ones(n_features)
-
-    solver = _quiet_highs(highspy)
-    solver.passModel(lp)
-    solver.passHessian(hessian)
-    solver.run()
-    status = solver.getModelStatus()
-    if status == highspy.HighsModelStatus.kOptimal:
-        x = np.asarray(solver.getSolution().col_value, dtype=np.float64)
-    else:
-        # HiGHS's active-set QP gives up on large problems (its null space grows with
-        # the number of free directions, e.g. thousands of text features); an
-        # interior-point solver handles them in seconds, to about 1e-10.
-        x = _interior_point_qp(rows, n_features, solver.modelStatusToString(status))
-    w = x[:n_features]
-    b = float(x[n_features]) if fit_intercept else 0.0
-    functional = t * decision(X, w, b)
-    smallest = float(functional.min())
-    if not smallest > 0:
-        raise RuntimeError("The hard-margin QP returned a hyperplane that does not separate.")
-    # Canonical scaling: the closest pattern has t f(x) = 1, so margin = 1/||w||.
-    w, b, functional = w / smallest, b / smallest, functional / smallest
-    support = np.flatnonzero(functional <= 1.0 + ACTIVE_TOLERANCE)
-    return MaxMarginResult(geometric_margin(X, t, w, b), w, b, support)
-
-
-def _interior_point_qp(rows, n_features: int, highs_status: str) -> np.ndarray:
-    """Solve the hard-margin QP ``min ||w||^2 / 2  s.t.  rows @ x >= 1`` with Clarabel."""
-    import clarabel  # imported here: only large margin computations need it
-    import scipy.sparse as sp
-
-    n_rows, n_vars = rows.shape
-    hessian = sp.diags(np.r_[np.ones(n_features), np.zeros(n_vars - n_features)]).tocsc()
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    solution = clarabel.DefaultSolver(
-        hessian,
-        np.zeros(n_vars),
-        (-rows).tocsc(),
-        -np.ones(n_rows),
-        [clarabel.NonnegativeConeT(n_rows)],
-        settings,
-    ).solve()
-    if str(solution.status) != "Solved":
-        raise RuntimeError(
-            f"The hard-margin QP was not solved: HiGHS says {highs_status}, Clarabel says "
-            f"{solution.status}. The data may be too large or too badly scaled for an exact "
-            "margin; try a subset or rescale the features."
-        )
-    return np.asarray(solution.x, dtype=np.float64)
-
-
 def _not_separable(lp: SeparabilityResult, fit_intercept: bool, owner: str):
     shown = lp.violators[:10].tolist()
     more = "" if lp.violators.shape[0] <= 10 else ", ..."
@@ -232,6 +137,8 @@ def max_margin(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMa
     ------
     rosenblatt.exceptions.NotSeparableError
         If the data are not linearly separable.
+    SolverError
+        If the solver fails on the data (very large or badly scaled ones).
 
     Examples
     --------
@@ -248,7 +155,7 @@ def max_margin(X: MatrixLike, y: ArrayLike, fit_intercept: bool = True) -> MaxMa
     lp = separating_lp(X, t, fit_intercept)
     if not lp:
         raise _not_separable(lp, fit_intercept, "max_margin")
-    return _hard_margin_qp(X, t, fit_intercept)
+    return hard_margin_qp(X, t, fit_intercept)
 
 
 # ---------------------------------------------------------------------- mistake bound
@@ -291,6 +198,8 @@ def mistake_bound(
     rosenblatt.exceptions.NotSeparableError
         If the (augmented) data are not linearly separable through the origin:
         the perceptron then never stops and no bound exists.
+    SolverError
+        If the solver fails on the data (very large or badly scaled ones).
 
     Examples
     --------
@@ -303,21 +212,114 @@ def mistake_bound(
     >>> mistake_bound([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1])  # the notes' OR
     9.0
     """
-    return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bound").bound
+    return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bound").novikoff
 
 
 @dataclass(frozen=True)
-class _Novikoff:
-    """The bound ``(R / gamma)^2`` and the ``R`` and ``gamma`` that give it (augmented
-    patterns with an intercept, as :func:`mistake_bound` explains)."""
+class MistakeBounds:
+    """Answer of :func:`mistake_bounds`: three bounds on the perceptron's updates, and
+    what they are made of.
+
+    ``R``, ``gamma`` and ``beta`` are those of the patterns the perceptron learns
+    from: ``(x, intercept_scaling)`` with an intercept, ``x`` without (as
+    :func:`mistake_bound` explains). From zero weights, the online perceptron
+    makes at most ``novikoff <= notes`` updates for any ``eta > 0`` and any
+    presentation order.
+
+    Attributes
+    ----------
+    radius : float
+        ``R = max_i ||x_i||``.
+    margin : float
+        ``gamma``, the margin of the maximum-margin unit separator through the origin.
+    beta : float
+        ``beta = sum_i ||x_i||^2``, the constant of the notes' convergence proof.
+    novikoff : float
+        Block and Novikoff's ``(R / gamma)^2``, exactly :func:`mistake_bound`: the
+        tightest of the three, for any data.
+    notes : float
+        ``beta / gamma^2``, the lecture notes' own proof (``N <= beta / D^2``, with
+        ``D`` the margin of a separating unit vector; here the largest, ``gamma``).
+        As ``beta >= R^2`` it is never below ``novikoff``, and up to ``n_samples``
+        times above it: the proof bounds the growth of ``||w||^2`` at an update by
+        the squared norms of all the patterns rather than the largest one.
+    unit_norm : float
+        ``1 / gamma^2`` of the patterns scaled to norm at most 1, ``x / R``: the
+        theorem as stated for ``||x|| <= 1``. Their margin is ``gamma / R`` and the
+        perceptron makes the same updates on them (its weights just scale by
+        ``1 / R``), so this equals ``(R / gamma)^2``, the ``novikoff`` bound: the same
+        theorem, written for patterns in the unit ball.
+    """
 
     radius: float
     margin: float
-    bound: float
+    beta: float
+    novikoff: float
+    notes: float
+    unit_norm: float
+
+
+def mistake_bounds(
+    X: MatrixLike, y: ArrayLike, fit_intercept: bool = True, intercept_scaling: float = 1.0
+) -> MistakeBounds:
+    """The perceptron's mistake bounds of the lecture notes, with ``R``, ``gamma`` and ``beta``.
+
+    Block and Novikoff's ``(R / gamma)^2`` (:func:`mistake_bound`), the notes'
+    convergence proof's ``beta / gamma^2`` with ``beta = sum_i ||x_i||^2``, and
+    ``1 / gamma^2`` of the patterns scaled into the unit ball (the theorem for
+    ``||x|| <= 1``, equal to ``(R / gamma)^2``); :class:`MistakeBounds` says when
+    each applies. All are taken on the patterns as :class:`rosenblatt.Perceptron`
+    sees them, augmented to ``(x, intercept_scaling)`` with an intercept, and
+    rounded up as :func:`mistake_bound` is, so that none is ever too small.
+
+    Parameters
+    ----------
+    X : {array-like, sparse matrix} of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Two class labels.
+    fit_intercept : bool, default=True
+    intercept_scaling : float, default=1.0
+        The constant input appended to each pattern; must be positive.
+
+    Returns
+    -------
+    MistakeBounds
+
+    Raises
+    ------
+    rosenblatt.exceptions.NotSeparableError
+        If the (augmented) data are not linearly separable through the origin.
+    SolverError
+        If the solver fails on the data (very large or badly scaled ones).
+
+    Examples
+    --------
+    The notes' modified OR problem: the patterns ``(x1, x2, 1)`` all have
+    ``||x||^2 = 3``, so ``beta = 12``, and ``gamma = 1 / sqrt(3)``:
+
+    >>> from rosenblatt.theory import mistake_bounds
+    >>> bounds = mistake_bounds([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1])
+    >>> bounds.novikoff, bounds.beta, bounds.notes, bounds.unit_norm
+    (9.0, 12.0, 36.0, 9.0)
+    """
+    return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bounds")
+
+
+def _count_bound(raw: float) -> float:
+    """``raw``, a bound on a number of updates, made safe from float rounding.
+
+    Float rounding may put raw a few ulps off the exact value, so it is padded up by
+    BOUND_PAD: then it is never too small. Except next to an integer n: the number of
+    updates is an integer k <= the exact bound, and an exact value within BOUND_PAD of
+    n allows no more than n updates, so n is as safe a bound for k, and exact data give
+    their exact bound (the notes' modified OR problem: 9, not 9.000000009).
+    """
+    n = round(raw)
+    return float(n) if abs(raw - n) <= BOUND_PAD * raw else raw * (1.0 + BOUND_PAD)
 
 
 def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bound"):
-    """:func:`mistake_bound` with its ingredients (``rosenblatt inspect`` shows them)."""
+    """:func:`mistake_bounds`, for every function that names itself ``owner`` in errors."""
     check_args(
         owner,
         {
@@ -332,15 +334,18 @@ def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bo
     lp = separating_lp(X, t, fit_intercept=False)
     if not lp:
         raise _not_separable(lp, bool(fit_intercept), owner)
-    w = _hard_margin_qp(X, t, fit_intercept=False).coef
-    R2, w2 = float(np.max(squared_norms(X))), float(w @ w)
+    w = hard_margin_qp(X, t, fit_intercept=False).coef
+    norms = squared_norms(X)
+    R2, beta, w2 = float(np.max(norms)), float(np.sum(norms)), float(w @ w)
     closest = float(np.min(t * decision(X, w, 0.0)))  # gamma = closest / ||w||
-    raw = R2 * w2 / closest**2  # (R / gamma)^2 from squares: no square root to round
-    # Float rounding may put raw a few ulps off the exact value, so it is padded up by
-    # BOUND_PAD: then it is never too small. Except next to an integer n: the number of
-    # updates is an integer k <= (R / gamma)^2, and an exact value within BOUND_PAD of n
-    # allows no more than n updates, so n is as safe a bound for k, and exact data give
-    # their exact bound (the notes' modified OR problem: 9, not 9.000000009).
-    n = round(raw)
-    bound = float(n) if abs(raw - n) <= BOUND_PAD * raw else raw * (1.0 + BOUND_PAD)
-    return _Novikoff(float(np.sqrt(R2)), closest / float(np.sqrt(w2)), bound)
+    # (R / gamma)^2 and beta / gamma^2 from squares: no square root to round. Float
+    # rounding is monotone, so beta >= R2 keeps notes >= novikoff.
+    novikoff = _count_bound(R2 * w2 / closest**2)
+    return MistakeBounds(
+        radius=float(np.sqrt(R2)),
+        margin=closest / float(np.sqrt(w2)),
+        beta=beta,
+        novikoff=novikoff,
+        notes=_count_bound(beta * w2 / closest**2),
+        unit_norm=novikoff,  # 1 / (gamma / R)^2 is (R / gamma)^2: see MistakeBounds
+    )

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ._inputs import check_X, check_Xy_lenient, decision, hyperplane, squared_norms
+from .losses import perceptron as perceptron_loss
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike
@@ -143,7 +144,8 @@ def distance_from_origin(coef: ArrayLike, intercept: float) -> float:
 def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0) -> float:
     """The perceptron risk of the lecture notes, ``R(w) = sum_{i in V} -t_i f(x_i)``.
 
-    ``V`` is the set of misclassified patterns, ``t_i f(x_i) < 0``. A pattern on
+    ``V`` is the set of misclassified patterns, ``t_i f(x_i) < 0``, so ``R(w)`` sums
+    the :func:`~rosenblatt.theory.losses.perceptron` loss of every margin. A pattern on
     the boundary (``f(x_i) = 0``) triggers an update in the library's rule
     (``t f(x) <= 0``) but adds 0 to the risk either way, so ``R(w) = 0`` does not
     mean the perceptron has stopped: ``w = 0`` has zero risk.
@@ -170,4 +172,4 @@ def perceptron_risk(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: flo
     """
     X, t = check_Xy_lenient(X, y, "perceptron_risk")
     w, b = hyperplane(coef, intercept, X.shape[1])
-    return float(np.sum(np.maximum(0.0, -t * decision(X, w, b))))
+    return float(np.sum(perceptron_loss(t * decision(X, w, b))))

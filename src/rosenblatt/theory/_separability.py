@@ -11,6 +11,7 @@ import numpy as np
 from .._core.config import SLACK_TOLERANCE
 from .._core.validation import BOOL, check_args
 from ._inputs import check_Xy, decision, signed_rows
+from ._solvers import SolverError
 
 if TYPE_CHECKING:  # pragma: no cover
     import scipy.sparse as sp
@@ -82,7 +83,10 @@ def separating_lp(
     bounds = [(None, None)] * n_free + [(0, None)] * n_samples
     res = linprog(cost, A_ub=A_ub, b_ub=-np.ones(n_samples), bounds=bounds, method="highs")
     if res.status != 0:
-        raise RuntimeError(f"The separability LP was not solved: {res.message}")
+        raise SolverError(
+            f"The separability LP was not solved ({res.message}). The data may be too large "
+            "or too badly scaled for HiGHS; rescale the features or try a subset."
+        )
     w = np.asarray(res.x[:n_features], dtype=np.float64)
     b = float(res.x[n_features]) if fit_intercept else 0.0
     # Trust the data, not the solver's tolerance: separable iff this hyperplane separates.
@@ -119,6 +123,11 @@ def is_linearly_separable(
     SeparabilityResult
         Truthy when separable, with ``.separable``, ``.coef``, ``.intercept``,
         ``.total_slack`` and ``.violators``.
+
+    Raises
+    ------
+    SolverError
+        If HiGHS does not solve the LP (very large or badly scaled data).
 
     Examples
     --------

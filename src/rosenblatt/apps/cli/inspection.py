@@ -32,10 +32,13 @@ class Problem:
     margin: float | None = None
     mistake_bound: float | None = None
     note: str = ""
-    # the bound's R and gamma: of the patterns (x, 1) the perceptron learns from, so that
-    # (augmented_radius / augmented_margin)^2 is mistake_bound
+    # the bounds' R, gamma and beta: of the patterns (x, 1) the perceptron learns from, so
+    # that (augmented_radius / augmented_margin)^2 is mistake_bound (Block-Novikoff)
     augmented_radius: float | None = None
     augmented_margin: float | None = None
+    augmented_beta: float | None = None
+    notes_bound: float | None = None  # beta / gamma^2, the lecture notes' proof
+    unit_norm_bound: float | None = None  # 1 / gamma^2 of (x, 1) / R: mistake_bound again
 
 
 @dataclass
@@ -57,17 +60,19 @@ def _problem(name, X, y, theory):
 
     try:
         lp = theory.is_linearly_separable(X, y)
-    except (RuntimeError, ValueError) as exc:
+    except (theory.SolverError, ValueError) as exc:
         return Problem(name, False, note=f"separability not decided: {exc}")
     if not lp:
         return Problem(name, False, note=f"least total slack {lp.total_slack:.4g}")
     problem = Problem(name, True)
     try:
         problem.margin = float(theory.max_margin(X, y).margin)
-        bound = theory._novikoff(X, y)
-        problem.augmented_radius, problem.augmented_margin = bound.radius, bound.margin
-        problem.mistake_bound = bound.bound
-    except (NotSeparableError, RuntimeError, ValueError) as exc:
+        bounds = theory.mistake_bounds(X, y)
+        problem.augmented_radius, problem.augmented_margin = bounds.radius, bounds.margin
+        problem.augmented_beta = bounds.beta
+        problem.mistake_bound = bounds.novikoff
+        problem.notes_bound, problem.unit_norm_bound = bounds.notes, bounds.unit_norm
+    except (NotSeparableError, theory.SolverError, ValueError) as exc:
         problem.note = f"margin not computed: {exc}"
     return problem
 
@@ -87,9 +92,11 @@ def inspect_data(
     geometric margin of a separating hyperplane with intercept
     (:func:`rosenblatt.theory.max_margin`); the mistake bound is Block and
     Novikoff's ``(R / gamma)^2`` for :class:`rosenblatt.Perceptron`'s
-    augmented patterns ``(x, 1)`` (:func:`rosenblatt.theory.mistake_bound`), and
-    each problem carries that ``R`` and ``gamma`` beside the plain radius and
-    margin, which give another number. Text is
+    augmented patterns ``(x, 1)`` (:func:`rosenblatt.theory.mistake_bound`),
+    beside the notes' proof's ``beta / gamma^2`` and the unit-norm ``1 / gamma^2``
+    (:func:`rosenblatt.theory.mistake_bounds`), and each problem carries that
+    ``R``, ``gamma`` and ``beta`` beside the plain radius and margin, which give
+    other numbers. Text is
     vectorised first, as ``rosenblatt train`` does. ``zero_based`` (svmlight)
     and ``header`` (CSV) are passed to the reader, and ``format`` names the data's
     format when its extension does not; the reader's notes come first in ``notes``.
@@ -139,6 +146,52 @@ def _number(value):
     return "-" if value is None else f"{value:.6g}"
 
 
+def _table(title, caption, columns, rows):
+    table = Table(title=title, caption=caption)
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("problem", "note") else "right")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def _separability_table(problems):
+    return _table(
+        "Linear separability (with intercept)",
+        "The max margin (plain) is of the patterns x themselves.",
+        ("problem", "separable", "max margin (plain)", "note"),
+        [(p.name, "yes" if p.separable else "no", _number(p.margin), p.note) for p in problems],
+    )
+
+
+def _bounds_table(problems):
+    """The three mistake bounds of the separable problems, with their R, γ and β."""
+    return _table(
+        "Mistake bounds of the perceptron, on its patterns (x, 1)",
+        "From zero weights the online perceptron makes at most (R/γ)² ≤ β/γ² updates "
+        "(Block-Novikoff; the notes' proof); 1/γ² is the theorem for the patterns scaled "
+        "to |x| ≤ 1: the same number.",
+        ("problem", "R", "γ", "β = Σ|x|²", "(R/γ)²", "β/γ²", "1/γ² at |x| ≤ 1"),
+        [
+            (
+                p.name,
+                *map(
+                    _number,
+                    (
+                        p.augmented_radius,
+                        p.augmented_margin,
+                        p.augmented_beta,
+                        p.mistake_bound,
+                        p.notes_bound,
+                        p.unit_norm_bound,
+                    ),
+                ),
+            )
+            for p in problems
+        ],
+    )
+
+
 def command(
     data: str = typer.Argument(
         ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
@@ -151,7 +204,7 @@ def command(
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
 ) -> None:
-    """Samples, features, classes, linear separability, max margin, radius, mistake bound."""
+    """Samples, features, classes, linear separability, max margin, radius, mistake bounds."""
     with working(f"inspecting {data}: separability (LP), margin, radius..."):
         result = inspect_data(
             data,
@@ -171,32 +224,9 @@ def command(
     overview.add_row("classes", ", ".join(f"{k} ({v})" for k, v in result.classes.items()))
     overview.add_row("radius max |x| (plain)", _number(result.radius))
     console.print(overview)
-    table = Table(
-        title="Linear separability (with intercept)",
-        caption="The bound (R/γ)² uses R and γ of the patterns (x, 1) the perceptron "
-        "learns from; the plain radius and margin are of x itself.",
-    )
-    columns = (
-        "problem",
-        "separable",
-        "max margin (plain)",
-        "R of (x, 1)",
-        "γ of (x, 1)",
-        "mistake bound (R/γ)²",
-        "note",
-    )
-    for column in columns:
-        table.add_column(column, justify="left" if column in ("problem", "note") else "right")
-    for p in result.problems:
-        table.add_row(
-            p.name,
-            "yes" if p.separable else "no",
-            _number(p.margin),
-            _number(p.augmented_radius),
-            _number(p.augmented_margin),
-            _number(p.mistake_bound),
-            p.note,
-        )
-    console.print(table)
+    console.print(_separability_table(result.problems))
+    separable = [p for p in result.problems if p.mistake_bound is not None]
+    if separable:
+        console.print(_bounds_table(separable))
     for note in result.notes:  # what the reading decided: not the report, standard error
         err_console.print(f"note: {note}", markup=False)

@@ -1,4 +1,5 @@
-"""``rosenblatt plot``: decision boundary, mistakes per epoch, or a training animation."""
+"""``rosenblatt plot``: decision boundary, mistakes per epoch, a training animation, or
+the 0-1 loss and its surrogates (``--losses``, no data)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,14 @@ from ._common import (
 KINDS = ("boundary", "mistakes", "animation")
 _SIZE = re.compile(r"\s*(\d+)\s*[xX×]\s*(\d+)\s*")
 _STILL = (".png", ".svg", ".pdf", ".jpg", ".jpeg")
-_EXTENSIONS = {"boundary": _STILL, "mistakes": _STILL, "animation": (".gif",)}
+_EXTENSIONS = {"boundary": _STILL, "mistakes": _STILL, "animation": (".gif",), "losses": _STILL}
 
 
 @dataclass
 class PlotResult:
     path: str
     kind: str
-    model: str  # the class drawn, or "trace" for the animation
+    model: str  # the class drawn, "trace" for the animation, or the losses drawn
 
 
 def _kind(kind, output):
@@ -42,12 +43,17 @@ def _kind(kind, output):
         kind = "animation" if ext == ".gif" else "boundary"
     if kind not in KINDS:
         raise ValueError(f"unknown plot kind {kind!r}; choose one of {', '.join(KINDS)}")
+    _check_extension(kind, output)
+    return kind
+
+
+def _check_extension(kind, output):
+    ext = os.path.splitext(output)[1].lower()
     if ext not in _EXTENSIONS[kind]:
         raise ValueError(
             f"{output}: a {kind} plot is written as "
             f"{' or '.join(_EXTENSIONS[kind])}, not {ext or 'no extension'!r}"
         )
-    return kind
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:
@@ -208,9 +214,42 @@ def make_plot(
     return PlotResult(output, kind, name)
 
 
+def make_losses_plot(
+    output: str | os.PathLike[str], *, size: tuple[int, int] | None = None
+) -> PlotResult:
+    """Draw the 0-1 loss and its surrogates against the margin into ``output``.
+
+    The figure of :func:`rosenblatt.apps.plot.plot_losses`, for margins
+    ``z`` in [-2, 2]; no data and no model.
+
+    Parameters
+    ----------
+    output : str
+        The image to write: ``.png``, ``.svg``, ``.pdf`` or ``.jpg``.
+    size : (int, int), default=None
+        The image's width and height in pixels; 600 x 450 when None.
+
+    Returns
+    -------
+    PlotResult
+    """
+    from ...theory.losses import LOSSES
+    from ..plot import plot_losses, save_figure
+
+    output = os.fspath(output)
+    _check_extension("losses", output)
+    check_writable(output)
+    fig, ax, dpi = _still_figure(size)
+    plot_losses(ax=ax)
+    save_figure(fig, output, dpi=dpi)
+    return PlotResult(output, "losses", ", ".join(LOSSES))
+
+
 def command(
-    data: str = typer.Argument(
-        ..., metavar="DATA", help="Labelled numeric data (2 features except for mistakes)."
+    data: str | None = typer.Argument(
+        None,
+        metavar="DATA",
+        help="Labelled numeric data (2 features except for mistakes); none with --losses.",
     ),
     output: str = typer.Option(
         ...,
@@ -222,6 +261,12 @@ def command(
         None,
         "--kind",
         help="boundary, mistakes or animation (default: animation for .gif, else boundary).",
+    ),
+    losses: bool = typer.Option(
+        False,
+        "--losses",
+        help="Draw the 0-1 loss and its surrogates (perceptron, hinge, squared, logistic) "
+        "against the margin z = t f(x) instead; takes no DATA, and only -o and --size apply.",
     ),
     model: str | None = typer.Option(
         None, "--model", "-m", help="Draw this saved model instead of training one."
@@ -259,25 +304,35 @@ def command(
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
 ) -> None:
-    """Plot the decision boundary with its margin, mistakes per epoch, or a training GIF."""
+    """Plot the decision boundary with its margin, mistakes per epoch, a training GIF, or
+    the surrogate losses."""
     pixels = parse_size(size)  # a bad --size fails before the data are read
-    result = make_plot(
-        data,
-        output,
-        kind=kind,
-        model_path=model,
-        algorithm=algorithm,
-        max_iter=max_iter,
-        eta=eta,
-        seed=seed,
-        mode=mode,
-        bias_input=bias_input,
-        label_column=parse_label_column(label_column),
-        zero_based=auto(zero_based),
-        header=auto(header),
-        format=data_format,
-        size=pixels,
-    )
+    if losses:
+        if data is not None:
+            raise ValueError(f"--losses draws no data; give either {data} or --losses")
+        result = make_losses_plot(output, size=pixels)
+    elif data is None:
+        raise ValueError(
+            "plot needs DATA, a labelled data file (- for standard input), or --losses"
+        )
+    else:
+        result = make_plot(
+            data,
+            output,
+            kind=kind,
+            model_path=model,
+            algorithm=algorithm,
+            max_iter=max_iter,
+            eta=eta,
+            seed=seed,
+            mode=mode,
+            bias_input=bias_input,
+            label_column=parse_label_column(label_column),
+            zero_based=auto(zero_based),
+            header=auto(header),
+            format=data_format,
+            size=pixels,
+        )
     err_console.print(
         f"wrote the {result.kind} plot ({result.model}) to {result.path}", markup=False
     )
