@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from rosenblatt.data.io import read_data
-from rosenblatt.data.readers import _common, _svmlight, scan, textparse
+from rosenblatt.data.readers import _common, _csv, _svmlight, scan, textparse
 from rosenblatt.data.streaming import iter_chunks
 from rosenblatt.exceptions import DataFileError
 
@@ -345,3 +345,36 @@ def test_arrays_of_block_bounds_always_hold_the_block(text, labelled):
     assert flagged != textparse.FULL and n <= records and n_deferred <= nnz <= nonzeros
     roomy = _svmlight._parse_block(buf, labelled, len(raw) + 1, len(raw) + 1)
     assert (n, nnz, flagged, n_deferred) == roomy[:4]
+
+
+_DENSE_CSV = st.text("0,,,,\n\n\r \tx\x0c", max_size=120)
+
+
+@settings(max_examples=600, deadline=None)
+@given(_DENSE_CSV | st.text(_CSV_ALPHABET, max_size=120), st.integers(1, 6), st.data())
+@example("1\n1\n1\n1\n1", 1, -1)  # one-byte records: the most rows per byte
+@example(",\n,\n,\n,", 2, -1)  # the fewest bytes a record of two fields takes
+@example(",,,,\r,,,,\r,,,,", 5, 4)
+@example("x\n" * 10, 1, 0)  # labels alone: no feature columns
+@example("", 3, -1)
+def test_arrays_of_csv_block_bounds_always_hold_the_block(text, width, label):
+    """What the compiled parser stores never outgrows :func:`_csv.block_bounds` (a record
+    per ``width - 1`` commas and a line break, every feature cell deferred), so its second
+    try never comes back full; and exactly that room holds the block as it is parsed with
+    room to spare."""
+    if not isinstance(label, int):  # drawn: no label, or one of the columns
+        label = label.draw(st.integers(-1, width - 1))
+    n_features = width - (label >= 0)
+    raw = text.encode()
+    buf = np.frombuffer(raw, dtype=np.uint8)
+    records, cells = _csv.block_bounds(len(raw), width, n_features)
+    n, flagged, n_deferred, longest, X, spans, deferred = _csv._parse_block(
+        buf, width, label, n_features, records, cells
+    )
+    assert flagged != textparse.FULL and n < records and n_deferred + width <= cells
+    roomy = _csv._parse_block(buf, width, label, n_features, len(raw) + 1, (len(raw) + 2) * width)
+    assert (n, flagged, n_deferred, longest) == roomy[:4]
+    assert X[:n].tobytes() == roomy[4][:n].tobytes()
+    filled = slice(0 if label >= 0 else 2, 4)  # the label's spans only where there is one
+    assert np.array_equal(spans[filled, :n], roomy[5][filled, :n])
+    assert np.array_equal(deferred[:n_deferred], roomy[6][:n_deferred])

@@ -8,6 +8,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.pipeline import Pipeline
 
+from rosenblatt.data.readers import Stream
 from rosenblatt.data.streaming import (
     fit_stream,
     index_file,
@@ -220,6 +221,56 @@ def test_index_records_chunks_and_svmlight_width(tmp_path):
     assert index_file(path, n_features=20).n_features == 20
     with pytest.raises(DataFileError, match="beyond n_features=5"):
         index_file(path, n_features=5)
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (
+            lambda path: index_file(path, chunk_size=0),
+            "The 'chunk_size' argument of index_file must be an int in the range [1, inf) "
+            "(finite); got 0.",
+        ),
+        (  # an index has chunks: None, a file read whole (scan), is no chunk size here
+            lambda path: index_file(path, chunk_size=None),
+            "The 'chunk_size' argument of index_file must be an int in the range [1, inf) "
+            "(finite); got None.",
+        ),
+        (
+            lambda path: fit_stream(Perceptron(), path, chunk_size=0),
+            "The 'chunk_size' argument of index_file must be an int in the range [1, inf) "
+            "(finite); got 0.",
+        ),
+        (
+            lambda path: fit_stream(Perceptron(), path, chunk_size=2, epochs=0),
+            "The 'epochs' argument of fit_stream must be an int in the range [1, inf) "
+            "(finite); got 0.",
+        ),
+        (
+            lambda path: fit_stream(Perceptron(), path, chunk_size=2, epochs=2.0),
+            "The 'epochs' argument of fit_stream must be an int in the range [1, inf) "
+            "(finite); got 2.0.",
+        ),
+        (
+            lambda path: Stream(path, 0, zero_based=False),
+            "The 'chunk_size' argument of Stream must be an int in the range [1, inf) "
+            "(finite); got 0.",
+        ),
+        (
+            lambda path: Stream(path, 2, zero_based="no"),
+            "The 'zero_based' argument of Stream must be one of True, False, 'auto'; got 'no'.",
+        ),
+    ],
+)
+def test_streaming_arguments_are_checked_in_the_estimators_words(tmp_path, call, message):
+    """Chunk sizes and epochs go through the constraint check of the estimators'
+    parameters (``check_args``, the ``CHUNK_SIZE`` rule): one sentence naming the function
+    given the value, the value and what is allowed."""
+    path = tmp_path / "or.svm"
+    path.write_text("-1 1:-1 2:-1\n1 1:1 2:-1\n1 1:-1 2:1\n1 1:1 2:1\n")
+    with pytest.raises(ValueError) as caught:
+        call(path)
+    assert str(caught.value) == message
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ Part of :mod:`rosenblatt.data.streaming`, which re-exports the public names.
 
 from __future__ import annotations
 
+import numbers
 import os
 import time
 from collections.abc import Callable
@@ -13,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from .._core.validation import Interval, check_args
 from ._stream_index import StreamProgress, chunk_orders, index_file, is_text, parse_progress
 from ._stream_read import RECYCLE, epoch_chunks, read_ahead
 from .readers import Schema as ChunkIndex
@@ -144,8 +146,8 @@ def fit_stream(
             "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
         )
     epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
-    if not (isinstance(epochs, (int, np.integer)) and epochs >= 1):
-        raise ValueError(f"epochs must be a positive int; got {epochs!r}")
+    epoch_rule = Interval(numbers.Integral, 1, None, closed="left")
+    check_args("fit_stream", {"epochs": [epoch_rule]}, {"epochs": epochs})
     if cache is True:
         cache = None
     own_index = index is None

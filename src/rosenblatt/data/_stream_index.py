@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.config import DEFAULT_CHUNK_SIZE
+from .._core.validation import CHUNK_SIZE, check_args
 from ..engine.orders import random_source
 from .readers import Schema as ChunkIndex
 from .readers import format_of, scan
@@ -79,8 +80,8 @@ def index_file(
     >>> index.n_chunks, index.n_rows.tolist(), index.classes.tolist(), index.n_features
     (2, [3, 1], [-1, 1], 2)
     """
-    if not (isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
-        raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
+    # before scan's own check, which takes None too (a file read whole): an index has chunks
+    check_args("index_file", {"chunk_size": [CHUNK_SIZE]}, {"chunk_size": chunk_size})
     return scan(
         path,
         chunk_size,

@@ -454,32 +454,57 @@ def _position(path, line, label_column, width):
     return index % width
 
 
+def block_bounds(size: int, width: int, n_features: int) -> tuple[int, int]:
+    """``(records, cells)`` of room that the compiled parser never outgrows on a block of
+    ``size`` bytes, records of ``width`` fields and ``n_features`` feature columns.
+
+    A record it stores takes ``width - 1`` commas and a line break (one field: a character
+    and a line break), so a block holds at most ``(size + 1) // max(width, 2)`` of them;
+    every feature cell may be left to ``float()``; and the parser wants a free row, and
+    room for a record's ``width`` cells, to start on a line: hence one record more and
+    ``+ width``.
+
+    Examples
+    --------
+    >>> block_bounds(len(b"1,2,a\\n3,4,b\\n"), 3, 2)
+    (5, 13)
+    """
+    records = (size + 1) // max(width, 2) + 1
+    return records, records * max(n_features, 1) + width
+
+
+def _parse_block(buf, width, label, n_features, records, cells):
+    """:func:`.textparse.csv_block` into arrays with room for ``records`` records and
+    ``cells`` deferred cells: its four results, then ``X``, the spans and the deferred
+    cells."""
+    from .textparse import csv_block
+
+    X = np.empty((records, n_features))
+    spans = np.empty((4, records), dtype=np.int64)
+    deferred = np.empty((cells, 5), dtype=np.int64)
+    counts = csv_block(buf, width, label, X, *spans, deferred)
+    return (*counts, X, spans, deferred)
+
+
 def _csv_block(buf, width, label, n_features, sizes):
     """The compiled parser on a block, with arrays sized by ``sizes`` (``_common.Sizes``).
 
     Returns its four results, then ``X``, the spans and the deferred cells.
     """
-    from .textparse import FULL, csv_block
+    from .textparse import FULL
 
     size = buf.shape[0]
-    # the worst case: each record takes width - 1 commas and a line break (or a character
-    # and a line break), every cell left to float(); the parser needs a free row (and
-    # room for a record's cells) to start on a line, hence the + 1 and the + width
-    records = (size + 1) // max(width, 2) + 1
-    worst = (records, records * max(n_features, 1) + width)
+    bounds = block_bounds(size, width, n_features)
     # first what earlier blocks suggest, but never more than the block can hold: the guess
     # counts records by bytes alone, and times the columns of a wide file it could ask
-    # for gigabytes for a block of a few long rows
-    guess = tuple(min(g, w) for g, w in zip(sizes.guess(size), worst))
-    for rows, cells in (guess, worst) if guess != worst else (worst,):
-        X = np.empty((rows, n_features))
-        spans = np.empty((4, rows), dtype=np.int64)
-        deferred = np.empty((cells, 5), dtype=np.int64)
-        n, flagged, n_deferred, longest = csv_block(buf, width, label, X, *spans, deferred)
-        if flagged != FULL:
-            sizes.learn(size, n, n_deferred)
-            return n, flagged, n_deferred, longest, X, spans, deferred
-    raise RuntimeError("csv_block: the worst-case arrays were too small")  # cannot happen
+    # for gigabytes for a block of a few long rows; when that is too small, room for what
+    # the block can hold at most, which always suffices (see block_bounds)
+    guess = tuple(min(g, b) for g, b in zip(sizes.guess(size), bounds))
+    parsed = _parse_block(buf, width, label, n_features, *guess)
+    if parsed[1] == FULL:
+        parsed = _parse_block(buf, width, label, n_features, *bounds)
+    sizes.learn(size, parsed[0], parsed[2])
+    return parsed
 
 
 def _plain(block) -> bool:

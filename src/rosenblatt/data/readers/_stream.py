@@ -27,6 +27,7 @@ import zlib
 import numpy as np
 
 from ..._core.config import SCAN_BLOCK_BYTES
+from ..._core.validation import CHUNK_SIZE, check_args
 from ...exceptions import DataFileError
 from ._common import (
     GZIP_MAGIC,
@@ -196,13 +197,12 @@ class Stream:
     ):
         from . import check_options
 
-        if not (isinstance(chunk_size, (int, np.integer)) and chunk_size >= 1):
-            raise ValueError(f"chunk_size must be a positive int; got {chunk_size!r}")
+        check_args("Stream", {"chunk_size": [CHUNK_SIZE]}, {"chunk_size": chunk_size})
         self.name = check_file(path)
         self.path = shown_name(self.name)
         self.kind = format_of(self.name, format)
         base = "auto" if zero_based is None else zero_based
-        check_options(self.kind, self.path, None, base, header, label_column, None)
+        check_options(self.kind, self.path, None, base, header, label_column, None, "Stream")
         if self.kind == "svmlight" and zero_based not in (True, False):
             raise ValueError("a stream of svmlight lines needs zero_based True or False")
         self.chunk_size, self.encoding = int(chunk_size), encoding
