@@ -285,3 +285,29 @@ def test_a_file_whose_budget_does_not_fit_is_refused(change, why, tmp_path):
     forge(path, edit_tree(change))
     with pytest.raises(ModelFileError, match=why):
         load(path)
+
+
+def test_the_command_line_trains_budgeted_and_projectron_models(tmp_path):
+    from conftest import run_cli
+
+    X, y = _noisy(400, 10)
+    data = tmp_path / "noisy.csv"
+    np.savetxt(data, np.column_stack([X, y]), delimiter=",", fmt="%.17g")
+    budgeted, projectron = tmp_path / "b.rbl", tmp_path / "p.rbl"
+    result = run_cli(
+        "train", str(data), "-m", str(budgeted), "-a", "kernel", "--budget", "20",
+        "--budget-policy", "forgetron", "--prediction", "last", "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert len(load(budgeted)[-1].support_) <= 20
+    result = run_cli(
+        "train", str(data), "-m", str(projectron), "-a", "projectron", "--plus",
+        "--max-projection-error", "0.2", "-q",
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    model = load(projectron)[-1]
+    assert isinstance(model, Projectron) and model.plus and model.max_projection_error == 0.2
+    refused = run_cli("train", str(data), "-m", str(budgeted), "-a", "kernel", "--budget", "20",
+                      "--budget-policy", "random")  # fmt: skip
+    assert refused.exit_code == 2 and "last" in refused.output
+    assert "Traceback" not in refused.output

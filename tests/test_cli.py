@@ -751,7 +751,7 @@ def test_train_options_reach_the_estimator(tmp_path):
     assert (linear.multi_class, linear.n_jobs) == ("multinomial", 1)
     assert_one_line_error(
         run("train", xor, "-m", model, "--kernel", "rbf"),
-        "--kernel applies to --algorithm kernel, not perceptron",
+        "--kernel applies to --algorithm kernel or projectron, not perceptron",
     )
     assert_one_line_error(run("train", xor, "-m", model, "--shuffle", "x"), "full, block or none")
     assert_one_line_error(

@@ -29,3 +29,19 @@ class DistributedFitError(Exception):
     is chained (``__cause__``). Not a ``ValueError``: the data and the parameters
     were accepted, and the same fit may succeed once the cluster is sound.
     """
+
+
+class SolverError(ArithmeticError):
+    """Raised when the LP or QP solver fails on data it should solve.
+
+    A real outcome on large or badly scaled data, not a bug in the caller's code,
+    hence not a :class:`RuntimeError`; the message says what to try (rescale the
+    features, take a subset). :class:`rosenblatt.exceptions.NotSeparableError`,
+    not this, reports data that have no separating hyperplane.
+
+    Examples
+    --------
+    >>> from rosenblatt.exceptions import SolverError
+    >>> issubclass(SolverError, ArithmeticError), issubclass(SolverError, RuntimeError)
+    (True, False)
+    """

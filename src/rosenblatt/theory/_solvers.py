@@ -9,27 +9,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.config import ACTIVE_TOLERANCE
+from ..exceptions import SolverError
 from ._geometry import geometric_margin
 from ._inputs import decision, signed_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType
-
-
-class SolverError(ArithmeticError):
-    """Raised when the LP or QP solver fails on data it should solve.
-
-    A real outcome on large or badly scaled data, not a bug in the caller's code,
-    hence not a :class:`RuntimeError`; the message says what to try (rescale the
-    features, take a subset). :class:`rosenblatt.exceptions.NotSeparableError`,
-    not this, reports data that have no separating hyperplane.
-
-    Examples
-    --------
-    >>> from rosenblatt.theory import SolverError
-    >>> issubclass(SolverError, ArithmeticError), issubclass(SolverError, RuntimeError)
-    (True, False)
-    """
 
 
 @dataclass(frozen=True, eq=False)

@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover
     from click.exceptions import ClickException  # type: ignore[assignment]
 
 from ..._core.wording import command_line
-from ...exceptions import DataFileError, ModelFileError
+from ...exceptions import DataFileError, ModelFileError, SolverError
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -178,7 +178,7 @@ class ErrorHandlingGroup(TyperGroup):
         except Abort:
             report_error("aborted")
             code = 1
-        except (DataFileError, ModelFileError, ValueError, OSError) as exc:
+        except (DataFileError, ModelFileError, ValueError, OSError, SolverError) as exc:
             if os.environ.get(TRACEBACK_ENV):  # where the error came from, then the line
                 traceback.print_exc()
             report_error(_describe(exc))

@@ -12,23 +12,29 @@ if TYPE_CHECKING:  # pragma: no cover
     from ...data.readers import Data
     from ...engine.driver import EpochReport
 
-ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "centroid", "lp")
-ITERATIVE = ("perceptron", "averaged", "voted", "kernel")
+ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "projectron", "centroid", "lp")
+ITERATIVE = ("perceptron", "averaged", "voted", "kernel", "projectron")
 
 
 # the options of `train` beyond the common ones, and the algorithms each applies to
 _LINEAR = ("perceptron", "averaged", "voted")
+_KERNELS = ("kernel", "projectron")
 OPTION_USERS = {
-    "class_weight": (*_LINEAR, "kernel"),
-    "intercept_scaling": (*_LINEAR, "kernel"),
-    "shuffle": (*_LINEAR, "kernel"),
+    "class_weight": (*_LINEAR, *_KERNELS),
+    "intercept_scaling": (*_LINEAR, *_KERNELS),
+    "shuffle": (*_LINEAR, *_KERNELS),
     "multi_class": _LINEAR,
     "n_jobs": _LINEAR,
     "early_stopping": _LINEAR,
-    "tol": (*_LINEAR, "kernel"),
-    "kernel": ("kernel",),
-    "gamma": ("kernel",),
-    "degree": ("kernel",),
+    "tol": (*_LINEAR, *_KERNELS),
+    "kernel": _KERNELS,
+    "gamma": _KERNELS,
+    "degree": _KERNELS,
+    "prediction": _KERNELS,
+    "budget": ("kernel",),
+    "budget_policy": ("kernel",),
+    "max_projection_error": ("projectron",),
+    "plus": ("projectron",),
 }
 
 
@@ -39,14 +45,17 @@ def _option_value(name, value, algorithm):
     if name == "shuffle":
         if value not in ("full", "block", "none"):
             raise ValueError(f"--shuffle takes full, block or none; got {value!r}")
-        if algorithm == "kernel":
+        if algorithm in _KERNELS:
             if value == "block":
                 raise ValueError("the kernel perceptron shuffles fully or not at all: full, none")
             return value == "full"
         return False if value == "none" else value
     if name == "tol" and value == "none":
         return None  # the notes' rule: to the first error-free epoch or --max-iter
-    if name in ("intercept_scaling", "gamma", "tol") and value not in ("auto", "scale"):
+    if name in ("intercept_scaling", "gamma", "tol", "max_projection_error") and value not in (
+        "auto",
+        "scale",
+    ):
         try:
             return float(value)
         except ValueError:
@@ -81,7 +90,7 @@ def make_estimator(
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
     params = {}
     for name, value in (options or {}).items():
-        if value is None or value is False and name == "early_stopping":
+        if value is None or value is False and name in ("early_stopping", "plus"):
             continue
         if algorithm not in OPTION_USERS[name]:
             flag = "--" + name.replace("_", "-")
@@ -103,6 +112,10 @@ def make_estimator(
         from ...estimators.kernel import KernelPerceptron
 
         cls: Any = KernelPerceptron
+    elif algorithm == "projectron":
+        from ...estimators.projectron import Projectron
+
+        cls = Projectron
     else:
         from ...estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 

@@ -112,7 +112,7 @@ def train(
     data_path, model_path : str
         ``model_path`` is checked before the data are read: a folder that does not
         exist or cannot be written fails at once.
-    algorithm : {"perceptron", "averaged", "voted", "kernel", "centroid", "lp"}
+    algorithm : {"perceptron", "averaged", "voted", "kernel", "projectron", "centroid", "lp"}
     epochs : int, default=None
         At most this many passes over the data (iterative algorithms; default:
         the estimator's ``max_iter``).
@@ -261,7 +261,7 @@ def command(
         "perceptron",
         "--algorithm",
         "-a",
-        help="perceptron, averaged, voted, kernel, centroid or lp.",
+        help="perceptron, averaged, voted, kernel, projectron, centroid or lp.",
     ),
     epochs: int | None = typer.Option(
         None,
@@ -326,6 +326,26 @@ def command(
     kernel: str | None = typer.Option(None, "--kernel", help="rbf, poly, linear or sigmoid."),
     gamma: str | None = typer.Option(None, "--gamma", help="Kernel coefficient, scale or auto."),
     degree: int | None = typer.Option(None, "--degree", help="Degree of the poly kernel."),
+    prediction: str | None = typer.Option(
+        None, "--prediction", help="kernel, projectron: last, averaged (default) or voted."
+    ),
+    budget: int | None = typer.Option(
+        None, "--budget", help="kernel: the most support vectors the model keeps."
+    ),
+    budget_policy: str | None = typer.Option(
+        None,
+        "--budget-policy",
+        help="kernel, with --budget: stop, random (default) or forgetron; random and "
+        "forgetron need --prediction last.",
+    ),
+    max_projection_error: str | None = typer.Option(
+        None,
+        "--max-projection-error",
+        help="projectron: the largest squared projection error that projects (default 0.1).",
+    ),
+    plus: bool = typer.Option(
+        False, "--plus", help="projectron: Projectron++, also learning from margin errors."
+    ),
     scale: bool = typer.Option(
         True,
         "--scale/--no-scale",
@@ -366,6 +386,11 @@ def command(
         "kernel": kernel,
         "gamma": gamma,
         "degree": degree,
+        "prediction": prediction,
+        "budget": budget,
+        "budget_policy": budget_policy,
+        "max_projection_error": max_projection_error,
+        "plus": plus,
     }
     if calibrate is not None and calibrate not in CALIBRATION_METHODS:
         raise ValueError(f"--calibrate takes sigmoid or isotonic; got {calibrate!r}")
