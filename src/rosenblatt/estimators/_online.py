@@ -8,10 +8,16 @@ keep their epoch record the same way; this mixin is that one way.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
 import numpy as np
 
 from .._core.validation import check_classes, check_sample_weight, class_weighted, label_indices
 from ..engine.orders import random_source
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .._core.typing import ArrayLike, MatrixLike
 
 INDEX_DTYPE = np.int64
 
@@ -22,6 +28,11 @@ class OnlineLearnerMixin:
     Used by estimators with ``classes_``, ``class_weight``, ``random_state`` and a
     ``training_state_`` whose ``rng`` keeps the order stream of ``partial_fit``.
     """
+
+    max_iter: int
+    warm_start: bool
+    mistakes_per_epoch_: list[int]
+    partial_fit: Callable[..., Any]
 
     def _encode(self, y):
         """Map labels to class indices, refusing labels outside ``classes_``."""
@@ -87,3 +98,48 @@ class OnlineLearnerMixin:
         self.n_mistakes_ += history.n_mistakes
         self.mistakes_per_epoch_ = list(self.mistakes_per_epoch_) + history.mistakes_per_epoch
         self.converged_ = bool(history.converged)
+
+    def fit_batches(
+        self,
+        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
+        classes: ArrayLike,
+        *,
+        max_iter: int | None = None,
+        limit: str = "max_iter",
+    ) -> Any:
+        """Learn online from data that arrives in batches (:func:`rosenblatt.fit_stream`).
+
+        Every epoch calls ``batches()`` and learns each batch it yields as
+        ``partial_fit`` does. The linear perceptrons have their own, with ``fit``'s
+        stopping rule; this one serves the kernel perceptrons, for which a batch's
+        samples are new to the kernel expansion, so over several epochs a pattern
+        may join the support vectors again (with a ``budget`` the support set, hence
+        memory, stays bounded however long the stream). ``mistakes_per_epoch_``
+        counts whole epochs.
+
+        Parameters
+        ----------
+        batches : callable() -> iterable of (X, y)
+        classes : array-like of shape (n_classes,)
+        max_iter : int, default=None
+            Epochs (default: the ``max_iter`` parameter); each is one pass, online.
+        limit : str, default="max_iter"
+            Unused: an online pass does not converge, so nothing warns.
+
+        Returns
+        -------
+        self
+        """
+        epochs = self.max_iter if max_iter is None else max_iter
+        if not (self.warm_start and hasattr(self, "training_state_")):
+            self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
+        per_epoch = []
+        for _ in range(int(epochs)):
+            # a first partial_fit starts the history afresh; later ones append to it
+            start = len(self.mistakes_per_epoch_) if hasattr(self, "training_state_") else 0
+            for X, y in batches():
+                self.partial_fit(X, y, classes=classes)
+            per_epoch.append(int(sum(self.mistakes_per_epoch_[start:])))
+        self.mistakes_per_epoch_ = per_epoch
+        self.n_iter_, self.n_mistakes_ = len(per_epoch), int(sum(per_epoch))
+        return self

@@ -8,7 +8,7 @@ kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -619,49 +619,6 @@ default="rbf"
         )
         self._keep_history(history, append=True)
         self._set_fitted(patterns, state)
-        return self
-
-    def fit_batches(
-        self,
-        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
-        classes: ArrayLike,
-        *,
-        max_iter: int | None = None,
-        limit: str = "max_iter",
-    ) -> KernelPerceptron:
-        """Learn online from data that arrives in batches (:func:`rosenblatt.fit_stream`).
-
-        Every epoch calls ``batches()`` and learns each batch it yields as
-        ``partial_fit`` does: the batch's samples are new to the kernel expansion,
-        so over several epochs a pattern may join the support vectors again. With
-        a ``budget`` the support set, hence memory, stays bounded however long the
-        stream. ``mistakes_per_epoch_`` counts whole epochs.
-
-        Parameters
-        ----------
-        batches : callable() -> iterable of (X, y)
-        classes : array-like of shape (n_classes,)
-        max_iter : int, default=None
-            Epochs (default: the ``max_iter`` parameter); each is one pass, online.
-        limit : str, default="max_iter"
-            Unused: an online pass does not converge, so nothing warns.
-
-        Returns
-        -------
-        self
-        """
-        epochs = self.max_iter if max_iter is None else max_iter
-        if not (self.warm_start and hasattr(self, "training_state_")):
-            self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
-        per_epoch = []
-        for _ in range(int(epochs)):
-            # a first partial_fit starts the history afresh; later ones append to it
-            start = len(self.mistakes_per_epoch_) if hasattr(self, "training_state_") else 0
-            for X, y in batches():
-                self.partial_fit(X, y, classes=classes)
-            per_epoch.append(int(sum(self.mistakes_per_epoch_[start:])))
-        self.mistakes_per_epoch_ = per_epoch
-        self.n_iter_, self.n_mistakes_ = len(per_epoch), int(sum(per_epoch))
         return self
 
     def _set_fitted(self, patterns, state):
