@@ -268,6 +268,25 @@ def test_voted_read_outs_are_the_engines():
     np.testing.assert_allclose(out["grids"]["values"][-1], expected, atol=1e-3)
 
 
+def test_voted_grid_after_convergence_is_voted_perceptrons():
+    # a converged run: VotedPerceptron counts the skipped epochs as votes of its last
+    # vector, and the page's last grid, last voter and last count say the same
+    from rosenblatt import VotedPerceptron
+
+    X, y = preset("tiny-margin")
+    out = run(X, y, Settings(algorithm="voted", bias=1.0, epochs=50))
+    assert out["converged"] and len(out["epoch_ends"]) < 50  # so there is credit to count
+    clf = VotedPerceptron(max_iter=50, shuffle=False, tol=None).fit(X, y)
+    voters, current = out["voted"]["voters"], out["voted"]["current"]
+    assert [v["votes"] for v in voters][1:] == [int(c) for c in clf.votes_[1:]]
+    assert current[-1][1] == voters[-1]["votes"]
+    size = out["grids"]["size"]
+    gx, gy = np.meshgrid(np.linspace(*VIEW[:2], size), np.linspace(*VIEW[2:], size))
+    expected = clf.decision_function(np.column_stack([gx.ravel(), gy.ravel()]))
+    expected /= np.abs(expected).max()
+    np.testing.assert_allclose(out["grids"]["values"][-1], expected, atol=1e-3)
+
+
 def test_kernel_run_shows_the_orders_the_fit_presented():
     X, y = preset("xor")
     out = run(X, y, Settings(algorithm="kernel", shuffle=True, seed=7, gamma=2.0))

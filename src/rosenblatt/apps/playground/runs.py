@@ -286,15 +286,16 @@ def _cursor_weights(tr, n_rows):
     return tr.weights[done]
 
 
-def _voters(record, n_rows):
+def _voters(record, n_rows, counted):
     """Each distinct weight vector in turn: the cursors it was current for (start..end-1)
-    and its votes at the end (one per presentation), from the engine's record."""
+    and its votes at the end, from the engine's record: one per presentation of the
+    ``counted`` that VotedPerceptron counts (a converged run's skipped epochs too)."""
     from ...engine.votes import survival_counts
 
     time = record.updates(0)["time"]
     starts = np.r_[0, time + 1]
     ends = np.r_[starts[1:], n_rows + 1]
-    return starts, ends, survival_counts(time, n_rows).astype(np.int64)
+    return starts, ends, survival_counts(time, counted).astype(np.int64)
 
 
 def _primal(X, Z, y, s: Settings) -> dict:
@@ -348,9 +349,13 @@ def _primal(X, Z, y, s: Settings) -> dict:
         if s.feature_map:
             out["grids"] = _grids(np.arange(n_rows + 1), lambda c: averaged[c] @ Ga.T)
     elif s.algorithm == "voted":
-        starts, ends, votes = _voters(tr.record, n_rows)
+        # after the last presentation the page shows VotedPerceptron's vote, which counts
+        # the epochs a converged run skips as presentations of its last vector
+        credit = (s.epochs - tr.n_epochs) * X.shape[0] if tr.converged else 0
+        counted = n_rows + credit
+        starts, ends, votes = _voters(tr.record, n_rows, counted)
         cursors = np.arange(n_rows + 1)
-        current, count = tr.record.in_force(0, cursors)
+        current, count = tr.record.in_force(0, np.r_[cursors[:-1], counted])
         out["voted"] = {
             "voters": [
                 {"w": _plain(weights[a]), "start": int(a), "end": int(b), "votes": int(v)}
@@ -364,6 +369,7 @@ def _primal(X, Z, y, s: Settings) -> dict:
         G = feature_map(_grid_points()) if s.feature_map else _grid_points()
 
         def vote_grid(at):
+            at = np.where(at == n_rows, counted, at)
             point = np.tile(np.arange(G.shape[0]), at.shape[0])
             tally = tr.record.tally(0, G, point, np.repeat(at, G.shape[0]))
             return (tally[:, 0] - tally[:, 1]).reshape(at.shape[0], G.shape[0])
