@@ -413,7 +413,8 @@ def dual_epoch(
 
     Scores sum over the support vectors in the order they joined (``sv``); returns
     ``coef, coef_acc, sv, n_seen`` after the epoch, the updates ``(sample, delta,
-    time)`` in order, and the prediction mistakes.
+    time)`` in order, the prediction mistakes, and ``y f(x)`` of every presentation by
+    its position in ``order`` (None for a zero-weight sample).
 
     ``budget``: None, or a dict with ``policy`` ("stop", "random", "forgetron",
     "project"), ``size``, and what the policy carries, updated in place: ``draws``
@@ -426,6 +427,7 @@ def dual_epoch(
     b = budget or {"policy": None, "size": 2**62, "errors": [0] * len(sv), "plus": False}
     policy = b["policy"]
     updates, mistakes = [], 0
+    activation = [None] * len(order)
 
     def change(j, delta):
         coef[p, j] += delta
@@ -443,6 +445,7 @@ def dual_epoch(
         for j in sv[p]:
             f += coef[p, j] * (K[i][j] + s2)
         y = Y[p][i]
+        activation[pos] = y * f
         mistake = y * f <= 0.0
         if not (mistake or (b["plus"] and y * f < eta)):
             n_seen[p] += 1
@@ -514,7 +517,7 @@ def dual_epoch(
             if coef[p, i] != 0.0:
                 updates.append((i, delta, now))
         n_seen[p] += 1
-    return coef, coef_acc, sv, n_seen, updates, mistakes
+    return coef, coef_acc, sv, n_seen, updates, mistakes, activation
 
 
 def gram_block(A, B, kind, gamma=1.0, coef0=0.0, degree=3, sparse=False):

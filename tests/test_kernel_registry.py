@@ -292,11 +292,14 @@ def _check_dual_epoch_under(kernel, ref, budget):
                 np.zeros(shape),
                 np.zeros(shape, dtype=np.int64),
                 np.zeros(n_problems, dtype=np.int64),
+                np.full(shape, np.nan),  # every presentation's y f, as a trace asks
             )
             bundle = carried.bundle(draws)
             got = kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule, bundle)
             assert got == n, policy
-            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes = want
+            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act = want
+            wanted = np.array([np.nan if a is None else a for a in want_act])
+            np.testing.assert_array_equal(updates.activation[p], wanted, err_msg=str(policy))
             assert np.array_equal(state.coef, coef), policy
             assert np.array_equal(state.coef_acc, coef_acc), policy
             assert [list(state.sv[q, : state.n_sv[q]]) for q in range(n_problems)] == want_sv

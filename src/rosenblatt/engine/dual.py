@@ -20,7 +20,9 @@ and the table holds just those rows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +36,39 @@ from .votes import survival_counts
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
 
-__all__ = ["DualState", "Kernel", "KernelTable"]
+__all__ = ["DualState", "Kernel", "KernelTable", "recorded_activations"]
+
+_recorders = threading.local()
+
+
+@contextmanager
+def recorded_activations() -> Iterator[list[np.ndarray]]:
+    """Keep ``y f(x)`` of every presentation of every dual epoch run in this thread
+    while the block runs: what the engine computed, for a consumer to show (the
+    playground's kernel rows) instead of recomputing it.
+
+    Yields
+    ------
+    list of ndarray of shape (n_problems, len(order))
+        One array per epoch, in the order the epochs ran; column ``pos`` holds the
+        presentation at ``order[pos]`` (NaN for a problem that sat the epoch out, or a
+        zero-weight sample).
+
+    Examples
+    --------
+    >>> from rosenblatt import KernelPerceptron
+    >>> with recorded_activations() as epochs:
+    ...     _ = KernelPerceptron(kernel="linear", shuffle=False).fit([[1.0], [-1.0]], [1, 0])
+    >>> [(e + 0.0).tolist() for e in epochs]  # + 0.0: -1 * 0.0 is -0.0
+    [[[0.0, 0.0]], [[2.0, 2.0]]]
+    """
+    previous = getattr(_recorders, "activations", None)
+    epochs: list[np.ndarray] = []
+    _recorders.activations = epochs
+    try:
+        yield epochs
+    finally:
+        _recorders.activations = previous
 
 
 class DualState:
@@ -203,7 +237,12 @@ class DualState:
         mistakes = np.zeros(self.n_units, dtype=np.int64)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
-        updates = Updates(mistakes, self._upd_sample, self._upd_delta, self._upd_time, self._n_upd)
+        recorder = getattr(_recorders, "activations", None)
+        width = order.shape[0] if recorder is not None else 0
+        activation = np.full((self.n_units, width), np.nan)  # NaN: not presented
+        updates = Updates(
+            mistakes, self._upd_sample, self._upd_delta, self._upd_time, self._n_upd, activation
+        )
         rule = DualRule(float(eta), float(s2))
         for p in np.flatnonzero(active):
             self._n_upd[p] = 0
@@ -235,6 +274,8 @@ class DualState:
                 )
             if self.budget.evicts:  # the record keeps the updates of the support vectors
                 self._forget_evicted(p)
+        if recorder is not None:
+            recorder.append(activation)
         return mistakes, int(np.count_nonzero(sample_weight[order]))
 
     def _make_room(self, table: KernelTable, i: int) -> None:

@@ -384,9 +384,8 @@ def _primal(X, Z, y, s: Settings) -> dict:
 def _dual(X, Z, y, s: Settings) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
-    from ...engine.dual import Kernel
+    from ...engine.dual import Kernel, recorded_activations
     from ...engine.orders import recorded_orders
-    from ...engine.targets import TargetCoding
     from ...estimators.kernel import KernelPerceptron
 
     n = Z.shape[0]
@@ -400,10 +399,11 @@ def _dual(X, Z, y, s: Settings) -> dict:
         random_state=s.seed,
         prediction="last",
     )
-    with warnings.catch_warnings(), recorded_orders() as orders:
+    with warnings.catch_warnings(), recorded_orders() as orders, recorded_activations() as act:
         warnings.simplefilter("ignore", ConvergenceWarning)  # the reply's note says so
         clf.fit(Z, y)
     pattern = np.concatenate(orders)  # the orders the fit presented, as the engine gave them
+    activation = np.concatenate([epoch[0] for epoch in act]) + 0.0  # its y f(x); no -0.0
     n_rows = pattern.shape[0]
     update_sample = clf.support_[clf.update_support_]
     coef = np.zeros((n_rows + 1, n))  # each sample's coefficient after c presentations
@@ -411,10 +411,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
     coef = np.cumsum(coef, axis=0)
     kernel = Kernel(s.kernel, gamma=clf.gamma_, coef0=clf.coef0, degree=s.degree)
     s2 = clf.intercept_scaling**2
-    gram = kernel.values(Z, Z) + s2
     rows = np.arange(n_rows)
-    t = TargetCoding.binary(clf.classes_).signed(y)[0]
-    activation = t[pattern] * np.einsum("rj,rj->r", coef[rows], gram[pattern])
     updated = np.zeros(n_rows, dtype=bool)
     updated[clf.update_time_] = True
     grid = kernel.values(feature_map(_grid_points()) if s.feature_map else _grid_points(), Z) + s2

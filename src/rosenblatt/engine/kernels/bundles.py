@@ -30,7 +30,7 @@ SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
 Table = namedtuple("Table", "values slot_of")
 Problems = namedtuple("Problems", "Y sample_weight")
 Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")
-Updates = namedtuple("Updates", "mistakes sample delta time n_upd")
+Updates = namedtuple("Updates", "mistakes sample delta time n_upd activation")
 DualRule = namedtuple("DualRule", "eta s2")
 # how a dual problem keeps its support set within a budget (rosenblatt.engine.dual.Budget)
 Budget = namedtuple("Budget", "policy size draws kinv proj forget_q errors threshold plus")

@@ -153,8 +153,10 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
     Bundles (built by :mod:`rosenblatt.engine.dual`): ``Table(values, slot_of)``
     with ``values[i, slot_of[j]] = K(x_j, x_i)``; ``Problems(Y, sample_weight)``,
     the ±1 targets of every problem; ``Coefficients(coef, coef_acc, sv, n_sv,
-    n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd)``, where this
-    epoch's mistakes and updates of each problem go; ``DualRule(eta, s2)``;
+    n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd, activation)``, where
+    this epoch's mistakes and updates of each problem go, and (when ``activation``
+    has columns) ``y f(x)`` of every presentation, by its position in ``order``;
+    ``DualRule(eta, s2)``;
     ``Budget(policy, size, draws, kinv, proj, forget_q, errors, threshold, plus)``:
     how the support set is bounded (:mod:`rosenblatt.engine.dual`'s ``Budget``
     explains each policy and field).
@@ -179,6 +181,8 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
             j = sv[p, r]
             f += coef[p, j] * (values[i, slot_of[j]] + s2)
         y = Y[p, i]
+        if updates.activation.shape[1] > 0:  # a trace (the playground) asks for every y f
+            updates.activation[p, pos] = y * f
         mistake = y * f <= 0.0
         # Projectron++ also learns from a margin error, 0 < y f < 1 in units of eta
         if mistake or (budget.plus and y * f < eta):
