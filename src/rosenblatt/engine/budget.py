@@ -35,13 +35,56 @@ import numpy as np
 
 from .kernels.bundles import Budget
 
-__all__ = ["POLICIES", "BudgetState"]
+__all__ = ["POLICIES", "BudgetState", "budget_of"]
 
 #: The policies, by the code the compiled rule knows them by (kernels.dual).
 POLICIES = {None: 0, "stop": 1, "random": 2, "forgetron": 3, "project": 4}
 # the policies that take support vectors away: the average and the vote of every
 # hypothesis would need the evicted patterns too, beyond the budget
 EVICTING = ("random", "forgetron")
+
+
+def budget_of(params: Mapping[str, Any], n_problems: int) -> BudgetState | None:
+    """The budget a kernel perceptron's parameters give its ``n_problems`` dual problems.
+
+    ``params`` as ``get_params()`` gives them: a ``Projectron``'s
+    (``max_projection_error``, ``plus``) or a ``KernelPerceptron``'s (``budget``,
+    ``budget_policy``, ``prediction``). None: no budget. The estimators and the model
+    files' checks ask this one function.
+
+    Raises
+    ------
+    ValueError
+        If the budget leaves no support vector to a problem, or a policy that removes
+        support vectors is asked for a prediction that needs every hypothesis.
+
+    Examples
+    --------
+    >>> budget_of({"budget": 10, "budget_policy": "stop", "prediction": "voted"}, 3).size
+    3
+    >>> budget_of({"max_projection_error": 0.1, "plus": True}, 1).policy
+    'project'
+    """
+    if "max_projection_error" in params:
+        threshold, plus = float(params["max_projection_error"]), bool(params.get("plus", False))
+        return BudgetState("project", 2**62, n_problems, threshold, plus)
+    budget = params.get("budget")
+    if budget is None:
+        return None
+    policy, prediction = params.get("budget_policy", "random"), params.get("prediction")
+    if policy in EVICTING and prediction != "last":
+        raise ValueError(
+            f"budget_policy={policy!r} removes support vectors, so the {prediction} "
+            "prediction, which needs every hypothesis, would need the removed patterns too, "
+            "beyond the budget. Set prediction='last', or use budget_policy='stop'."
+        )
+    size = int(budget) // n_problems
+    if size < 1:
+        raise ValueError(
+            f"budget={budget} leaves no support vector to each of the {n_problems} "
+            f"one-vs-rest problems; raise budget to at least {n_problems}."
+        )
+    return BudgetState(policy, size, n_problems)
 
 
 class BudgetState:

@@ -1,41 +1,28 @@
 """The budget of a kernel perceptron: its parameters checked, the state it starts with,
-and the check that continued training keeps it (:mod:`rosenblatt.engine.budget`)."""
+and the check that continued training keeps it (:func:`rosenblatt.engine.budget.budget_of`)."""
 
 from __future__ import annotations
 
-from ..engine.budget import EVICTING, BudgetState
+from typing import Any
+
+from ..engine.budget import BudgetState, budget_of
 
 
 class BudgetMixin:
-    """For a kernel perceptron with ``budget``, ``budget_policy`` and ``prediction``."""
+    """For a kernel perceptron (``KernelPerceptron``, ``Projectron``) with ``get_params``."""
 
-    budget: int | None
-    budget_policy: str
-    prediction: str
+    training_state_: Any
+    get_params: Any
 
-    def _check_budget_params(self):
-        if self.budget is not None and self.budget_policy in EVICTING:
-            if self.prediction != "last":
-                raise ValueError(
-                    f"budget_policy={self.budget_policy!r} removes support vectors, so the "
-                    f"{self.prediction} prediction, which needs every hypothesis, would need "
-                    "the removed patterns too, beyond the budget. Set prediction='last', or "
-                    "use budget_policy='stop'."
-                )
+    def _check_budget_params(self) -> None:
+        """The checks that need no data (those of the classes come at fit)."""
+        budget_of(self.get_params(), 1)
 
     def _budget_state(self, n_problems: int) -> BudgetState | None:
         """The budget a new training state starts with (None: unbounded)."""
-        if self.budget is None:
-            return None
-        size = int(self.budget) // n_problems
-        if size < 1:
-            raise ValueError(
-                f"budget={self.budget} leaves no support vector to each of the {n_problems} "
-                f"one-vs-rest problems; raise budget to at least {n_problems}."
-            )
-        return BudgetState(self.budget_policy, size, n_problems)
+        return budget_of(self.get_params(), n_problems)
 
-    def _check_budget_kept(self):
+    def _check_budget_kept(self) -> None:
         """Training that goes on keeps the budget its state was trained under."""
         want = self._budget_state(self.training_state_.n_units)
         have = self.training_state_.budget

@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .._core.validation import BOOL, Interval, Options
-from ..engine.budget import BudgetState
 from .kernel import KernelPerceptron
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -144,12 +143,3 @@ intercept_scaling, cache_size, on_epoch, class_weight, warm_start :
         self.on_epoch = on_epoch
         self.class_weight = class_weight
         self.warm_start = warm_start
-
-    def _check_budget_params(self) -> None:
-        """Nothing to check across parameters: the constraints say it all."""
-
-    def _budget_state(self, n_problems: int) -> BudgetState:
-        """The projection policy every state of a Projectron trains under."""
-        return BudgetState(
-            "project", 2**62, n_problems, float(self.max_projection_error), bool(self.plus)
-        )

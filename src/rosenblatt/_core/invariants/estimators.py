@@ -160,9 +160,10 @@ def _kernel_parameters(c):
 def _budget_matches(c, estimator, state):
     """The training state's budget is the one the parameters give (a Stoptron's file
     cannot hold a state that grows without bound, nor the reverse)."""
+    from ...engine.budget import budget_of
+
     try:
-        estimator._check_budget_params()
-        want = estimator._budget_state(state.n_units)
+        want = budget_of(estimator.get_params(), state.n_units)
     except ValueError as exc:
         raise BrokenInvariant(str(exc)) from None
     have = state.budget
