@@ -32,10 +32,10 @@ from sklearn.svm import SVC
 from rosenblatt import KernelPerceptron, Projectron
 
 
-def learners(budget: int, gamma: float) -> dict[str, tuple[object, bool]]:
+def learners(budget: int, gamma: float, epochs: int) -> dict[str, tuple[object, bool]]:
     """Row name -> (estimator, quadratic in the rows)."""
     kernel = dict(kernel="rbf", gamma=gamma)
-    ours = dict(max_iter=10, random_state=0, **kernel)
+    ours = dict(max_iter=epochs, random_state=0, **kernel)
     return {
         "sklearn SVC": (SVC(**kernel), True),
         "sklearn Nystroem(300) + Perceptron": (
@@ -93,6 +93,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--budget", type=int, default=500)
     parser.add_argument("--quadratic-limit", type=int, default=20_000)
+    parser.add_argument(
+        "--epochs", type=int, default=10, help="max_iter of the perceptrons (default 10)"
+    )
     args = parser.parse_args(argv)
     print(f"{cpu_name()}, Python {platform.python_version()}")
     for n in args.sizes:
@@ -103,9 +106,12 @@ def main(argv: list[str] | None = None) -> None:
             X, y, test_size=0.25, stratify=y, random_state=0
         )
         gamma = 1.0 / (X_train.shape[1] * X_train.var())
-        print(f"\n{n:,} rows x 20 features (train {len(y_train):,}, test {len(y_test):,})")
+        print(
+            f"\n{n:,} rows x 20 features (train {len(y_train):,}, test {len(y_test):,}), "
+            f"perceptrons: max_iter={args.epochs}"
+        )
         print(f"{'learner':40} {'accuracy':>8} {'fit s':>8} {'predict s':>9} {'SVs':>7}")
-        for name, (model, quadratic) in learners(args.budget, gamma).items():
+        for name, (model, quadratic) in learners(args.budget, gamma, args.epochs).items():
             if quadratic and n > args.quadratic_limit:
                 print(f"{name:40} skipped: quadratic in the rows above {args.quadratic_limit:,}")
                 continue

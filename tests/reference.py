@@ -288,7 +288,10 @@ def primal_epoch(
 ):
     """One epoch of :func:`rosenblatt.engine.kernels.primal.primal_epoch` on dense float64 rows.
 
-    ``state`` is ``(W, w0, U, U0, counts)`` (U, U0 empty unless ``average``);
+    ``target`` holds each sample's class index, or (multilabel) is the
+    (n_samples, n_labels) 0/1 label matrix, row ``s`` answering +1 where column
+    ``positive[s]`` is 1. ``state`` is ``(W, w0, U, U0, counts)`` (U, U0 empty
+    unless ``average``);
     returns ``(W, w0, U, U0, counts)`` after the epoch, the mistakes (one per
     state row, or one in all for ``multinomial``), the patterns presented, the
     updates ``(row, sample, coef, time)`` of each row in order (multinomial: one
@@ -321,7 +324,10 @@ def primal_epoch(
                 mistakes[0] += 1
         else:
             for s in slots:
-                y = 1.0 if target[i] == positive[s] else -1.0
+                if np.ndim(target) == 2:  # a label matrix: the row's own column
+                    y = 1.0 if target[i][positive[s]] != 0 else -1.0
+                else:
+                    y = 1.0 if target[i] == positive[s] else -1.0
                 a = y * _dot(W_[s] + [float(w0[s])], x)
                 activations.append(a)
                 if a <= 0.0:
@@ -413,8 +419,9 @@ def dual_epoch(
 
     Scores sum over the support vectors in the order they joined (``sv``); returns
     ``coef, coef_acc, sv, n_seen`` after the epoch, the updates ``(sample, delta,
-    time)`` in order, the prediction mistakes, and ``y f(x)`` of every presentation by
-    its position in ``order`` (None for a zero-weight sample).
+    time)`` in order, the prediction mistakes, ``y f(x)`` of every presentation by
+    its position in ``order`` (None for a zero-weight sample), and problem ``p``'s
+    coefficients after every presentation (a trace's record).
 
     ``budget``: None, or a dict with ``policy`` ("stop", "random", "forgetron",
     "project"), ``size``, and what the policy carries, updated in place: ``draws``
@@ -428,6 +435,7 @@ def dual_epoch(
     policy = b["policy"]
     updates, mistakes = [], 0
     activation = [None] * len(order)
+    history = []
 
     def change(j, delta):
         coef[p, j] += delta
@@ -439,7 +447,9 @@ def dual_epoch(
         coef[p, j] = 0.0
 
     for pos, i in enumerate(order):
+        history.append(coef[p])  # replaced by the coefficients after the presentation
         if sample_weight[i] == 0.0:
+            history[pos] = coef[p].copy()
             continue
         f = 0.0
         for j in sv[p]:
@@ -449,6 +459,7 @@ def dual_epoch(
         mistake = y * f <= 0.0
         if not (mistake or (b["plus"] and y * f < eta)):
             n_seen[p] += 1
+            history[pos] = coef[p].copy()
             continue
         delta = eta * sample_weight[i] * y
         joins = coef[p, i] == 0.0
@@ -504,8 +515,14 @@ def dual_epoch(
                         qa < 0.0 and disc > 0.0 and (-qb - np.sqrt(abs(disc))) / (2.0 * qa) > 1.0
                     ):
                         phi = min(1.0, (-qb + np.sqrt(disc)) / (2.0 * qa))
-                    elif qa == 0.0:
+                    elif qa == 0.0 and qb > 0.0:
                         phi = min(1.0, -qc / qb)
+                    if phi <= 0.0:  # the allowance is spent: every support vector leaves
+                        while sv[p]:
+                            evict(0)
+                        n_seen[p] += 1
+                        history[pos] = coef[p].copy()
+                        continue
                     if phi < 1.0:
                         for j in sv[p]:
                             change(j, (phi - 1.0) * coef[p, j])
@@ -517,7 +534,8 @@ def dual_epoch(
             if coef[p, i] != 0.0:
                 updates.append((i, delta, now))
         n_seen[p] += 1
-    return coef, coef_acc, sv, n_seen, updates, mistakes, activation
+        history[pos] = coef[p].copy()
+    return coef, coef_acc, sv, n_seen, updates, mistakes, activation, history
 
 
 def gram_block(A, B, kind, gamma=1.0, coef0=0.0, degree=3, sparse=False):

@@ -311,3 +311,35 @@ def test_the_command_line_trains_budgeted_and_projectron_models(tmp_path):
                       "--budget-policy", "random")  # fmt: skip
     assert refused.exit_code == 2 and "last" in refused.output
     assert "Traceback" not in refused.output
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: KernelPerceptron(budget=20, budget_policy="stop", prediction="voted"),
+        lambda: KernelPerceptron(budget=20, budget_policy="random", prediction="last"),
+        lambda: KernelPerceptron(budget=20, budget_policy="forgetron", prediction="last"),
+        lambda: Projectron(max_projection_error=0.05, plus=True),
+    ],
+    ids=["stop", "random", "forgetron", "projectron++"],
+)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_blocks_of_presentations_give_the_cached_gram_matrix_model(make, sparse):
+    """Under a budget, a Gram matrix too large for the cache is replaced by the support
+    vectors' values against a block of presentations at a time: the same numbers, so the
+    same model, bit for bit (fit over several epochs, then partial_fit batches)."""
+    import scipy.sparse as sp
+
+    X, y = _noisy(700, 11)
+    X = sp.csr_matrix(X) if sparse else X
+    models = []
+    for cache_size in (512, 0.5):  # the Gram matrix fits; it does not (3.9 MB)
+        clf = make().set_params(gamma=1.0, cache_size=cache_size, random_state=3, max_iter=4)
+        clf.fit(X[:500], y[:500])
+        clf.partial_fit(X[500:600], y[500:600]).partial_fit(X[600:], y[600:])
+        models.append(clf)
+    cached, blocked = models
+    np.testing.assert_array_equal(cached.support_, blocked.support_)
+    np.testing.assert_array_equal(cached.dual_coef_, blocked.dual_coef_)
+    np.testing.assert_array_equal(cached.decision_function(X), blocked.decision_function(X))
+    assert cached.mistakes_per_epoch_ == blocked.mistakes_per_epoch_

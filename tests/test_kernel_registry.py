@@ -91,14 +91,19 @@ def _patterns(rng, n=30, d=11, sparse=False):
 
 
 def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
-    n_rows = {"single": 1, "ovr": 3, "multinomial": 3}[layout]
+    n_rows = {"single": 1, "ovr": 3, "multinomial": 3, "multilabel": 3, "label": 1}[layout]
     multinomial = layout == "multinomial"
     X, dense = _patterns(rng, sparse=sparse)
     n, d = dense.shape
     target = rng.randint(0, max(n_rows, 2), n)
+    positive = np.array([1]) if n_rows == 1 else np.arange(n_rows)
+    if layout in ("multilabel", "label"):
+        # a label matrix of 4 columns; the rows read some of them, in another order
+        # (a thread's group of neurons), or one (a group of one: the SINGLE layout)
+        target = (rng.rand(n, 4) < 0.4).astype(np.int8)
+        positive = np.array([3, 0, 2]) if layout == "multilabel" else np.array([2])
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
     patterns = Batch(X, target, sw)
-    positive = np.array([1]) if n_rows == 1 else np.arange(n_rows)
     slots = np.arange(n_rows)
     state = (
         np.zeros((n_rows, d)),
@@ -178,7 +183,7 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
 def check_primal_epoch(kernel, ref):
     rng = np.random.RandomState(0)
     for sparse in (False, True):
-        for layout in ("single", "ovr", "multinomial"):
+        for layout in ("single", "ovr", "multinomial", "multilabel", "label"):
             for batch, average, record in (
                 (False, False, False),
                 (False, True, True),
@@ -275,7 +280,8 @@ def _check_dual_epoch_under(kernel, ref, budget):
         plus=carried.plus,
         threshold=carried.threshold,
     )
-    table = Table(K, np.arange(n, dtype=np.int64))  # every sample owns a slot
+    every = np.arange(n, dtype=np.int64)
+    table = Table(K, every, every, n)  # every sample owns a slot and a row
     rule = DualRule(0.5, 1.5)
     for _ in range(3):
         order = rng.permutation(n).astype(np.int64)
@@ -293,13 +299,15 @@ def _check_dual_epoch_under(kernel, ref, budget):
                 np.zeros(shape, dtype=np.int64),
                 np.zeros(n_problems, dtype=np.int64),
                 np.full(shape, np.nan),  # every presentation's y f, as a trace asks
+                np.full((n_problems, n, n), np.nan),  # and the coefficients after it
             )
             bundle = carried.bundle(draws)
             got = kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule, bundle)
             assert got == n, policy
-            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act = want
+            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act, history = want
             wanted = np.array([np.nan if a is None else a for a in want_act])
             np.testing.assert_array_equal(updates.activation[p], wanted, err_msg=str(policy))
+            np.testing.assert_array_equal(updates.history[p], np.array(history), str(policy))
             assert np.array_equal(state.coef, coef), policy
             assert np.array_equal(state.coef_acc, coef_acc), policy
             assert [list(state.sv[q, : state.n_sv[q]]) for q in range(n_problems)] == want_sv

@@ -101,7 +101,7 @@ def test_a_bug_in_a_declared_check_or_the_predictor_is_raised_as_itself(
         load(perceptron_file)
     monkeypatch.undo()
 
-    def predictor(*args):
+    def predictor(*args, **kwargs):
         raise TypeError("a bug in the predictor")
 
     monkeypatch.setattr(_decision.LinearPredictor, "__init__", predictor)

@@ -15,6 +15,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+import warnings
 from dataclasses import fields
 
 import numpy as np
@@ -27,6 +28,7 @@ from rosenblatt.apps.playground.presets import PRESETS, VIEW, preset
 from rosenblatt.apps.playground.runs import (
     MAX_DEGREE,
     MAX_EPOCHS,
+    MAX_KERNEL_CELLS,
     MAX_POINTS,
     MAX_PRESENTATIONS,
     MAX_SEED,
@@ -90,6 +92,7 @@ def test_presets_carry_the_limits_the_server_checks(server_url):
     assert served == {
         "max_points": MAX_POINTS,
         "max_presentations": MAX_PRESENTATIONS,
+        "max_kernel_cells": MAX_KERNEL_CELLS,
         "max_epochs": MAX_EPOCHS,
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
@@ -179,8 +182,12 @@ def test_largest_request_is_answered_in_seconds(server_url):
     rng = np.random.default_rng(0)
     X = rng.uniform(-2.5, 2.5, size=(MAX_POINTS, 2))
     y = np.where(rng.random(MAX_POINTS) < 0.5, 1, -1)  # noise: never converges
-    epochs = MAX_PRESENTATIONS // MAX_POINTS
     for algorithm in ("voted", "kernel"):
+        # the most epochs a run of MAX_POINTS may have (a kernel run's reply holds every
+        # coefficient after every presentation: fewer)
+        epochs = MAX_PRESENTATIONS // MAX_POINTS
+        if algorithm == "kernel":
+            epochs = MAX_KERNEL_CELLS // MAX_POINTS**2
         body = {"points": X.tolist(), "labels": y.tolist(), "algorithm": algorithm}
         body["epochs"], body["feature_map"] = epochs, True
         status, out = post(server_url, json.dumps(body).encode())
@@ -311,7 +318,10 @@ def test_kernel_run_is_the_estimators_run(kernel, degree):
     clf.set_params(prediction="last").fit(X, y)
     assert out["converged"] and clf.converged_
     assert len(out["epoch_ends"]) == clf.n_iter_
-    assert [t for t, _ in out["kernel"]["updates"]] == clf.update_time_.tolist()
+    assert np.flatnonzero(out["rows"]["updated"]).tolist() == clf.update_time_.tolist()
+    # every spell of the support set starts at an update and lasts (no budget: no eviction)
+    assert all(b == out["n_rows"] + 1 for _, _, b in out["kernel"]["support"])
+    assert sorted(j for j, _, _ in out["kernel"]["support"]) == clf.support_.tolist()
     last_epoch = slice(out["epoch_ends"][-2], out["epoch_ends"][-1])
     assert not any(out["rows"]["updated"][last_epoch])  # the error-free epoch
     # the last grid is the model's decision function over the view box, scaled to [-1, 1]
@@ -442,3 +452,42 @@ def test_cli_port_in_use_is_a_clear_error():
         server.server_close()
     assert done.returncode == 2 and f"cannot listen on 127.0.0.1:{port}" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("policy", ["random", "forgetron", "stop"])
+def test_a_budgeted_kernel_run_keeps_its_budget_at_every_cursor(policy):
+    # the page draws the support set the engine had after each presentation (spells
+    # read off its recorded coefficients), evicted points included
+    from rosenblatt import KernelPerceptron
+
+    X, y = preset("xor")
+    budget = 3
+    settings = Settings(algorithm="kernel", gamma=2.0, budget=budget, budget_policy=policy)
+    out = run(X, y, settings)
+    spells = out["kernel"]["support"]
+    assert out["kernel"]["budget"] == budget
+    for c in range(out["n_rows"] + 1):
+        assert sum(a <= c < b for _, a, b in spells) <= budget
+    clf = KernelPerceptron(
+        gamma=2.0, budget=budget, budget_policy=policy, prediction="last", shuffle=False,
+        max_iter=settings.epochs, random_state=0,
+    )  # fmt: skip
+    with warnings.catch_warnings():  # a budget may keep it from converging: no matter
+        warnings.simplefilter("ignore")
+        clf.fit(X, y)
+    last = out["n_rows"]
+    assert sorted(j for j, a, b in spells if a <= last < b) == sorted(clf.support_.tolist())
+    if policy != "stop":  # the policies that evict: some spell ends before the last cursor
+        assert any(b <= last for _, _, b in spells)
+    # alpha of each row is the presented sample's coefficient after it, as the engine had it
+    alpha = np.array(out["kernel"]["alpha"])
+    assert np.all(alpha[np.array(out["rows"]["updated"])] != 0.0) or policy == "forgetron"
+
+
+def test_a_kernel_run_too_large_for_the_page_is_refused():
+    points = [[float(i), float(i % 7)] for i in range(400)]
+    labels = [1 if i % 2 else -1 for i in range(400)]
+    payload = {"points": points, "labels": labels, "algorithm": "kernel", "epochs": 30}
+    with pytest.raises(PlaygroundError, match="points squared times epochs"):
+        parse_request(payload)
+    assert limits()["max_kernel_cells"] == 4_000_000

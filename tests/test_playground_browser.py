@@ -202,6 +202,18 @@ def test_xor_is_not_separable_and_a_kernel_learns_it(page, server_url):
     assert page.locator("#boundary").count() == 1  # the grid's contour
 
 
+def test_a_kernel_on_a_budget_keeps_its_budget_and_shows_whom_it_evicted(page, server_url):
+    # XOR's four points with room for two: the random budget evicts as it goes
+    open_playground(page, server_url, "?preset=xor&algorithm=kernel&gamma=2&budget=2&policy=random")
+    assert page.locator("#budget").input_value() == "2"
+    assert page.locator("#budget-policy").input_value() == "random"
+    press_until_end(page, "#epoch")
+    assert 1 <= value(page, "#support-vectors") <= 2
+    assert page.locator("#support-vectors").inner_text().endswith("of 2")
+    assert page.locator("#plot .support-vector").count() == value(page, "#support-vectors")
+    assert page.locator("#plot .evicted").count() >= 1
+
+
 def set_speed(pg, end):
     pg.eval_on_selector(
         "#speed", f"e => {{ e.value = e.{end}; e.dispatchEvent(new Event('input')); }}"

@@ -5,6 +5,7 @@ import pathlib
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -84,6 +85,69 @@ def test_for_classes_is_what_the_estimators_train():
         assert state.n_rows == coding.n_outputs
         np.testing.assert_array_equal(state.positive(), coding.positives)
         assert state.positive().dtype == np.int64  # the compiled loop's one signature
+
+
+# ---------------------------------------------------------------------- a layer of labels
+def test_multilabel_reads_each_neurons_column():
+    coding = TargetCoding.multilabel(3)
+    Y = np.array([[1, 0, 1], [0, 0, 0], [1, 1, 1], [0, 1, 0]])
+    assert coding.kind == "multilabel" and coding.is_multilabel
+    assert coding.n_outputs == 3 and coding.positives.tolist() == [0, 1, 2]
+    target = coding.encode(Y)
+    assert target.dtype == np.int8 and target.flags.c_contiguous
+    np.testing.assert_array_equal(target, Y)
+    np.testing.assert_array_equal(coding.signs(target), np.where(Y.T == 1, 1.0, -1.0))
+    np.testing.assert_array_equal(coding.signed(Y), coding.signs(target))
+    # a sample may be +1 for several neurons, or for none
+    assert (coding.signed(Y) > 0).sum(axis=0).tolist() == [2, 0, 3, 1]
+    # booleans, floats and sparse matrices are label matrices too
+    np.testing.assert_array_equal(coding.encode(Y.astype(bool)), Y)
+    np.testing.assert_array_equal(coding.encode(sp.csr_matrix(Y.astype(float))), Y)
+
+
+def test_a_zero_score_is_a_zero_in_the_neurons_column():
+    coding = TargetCoding.multilabel(2)
+    scores = np.array([[0.0, -0.0], [np.nextafter(0.0, 1.0), -1.0], [3.0, 2.0]])
+    decoded = coding.decode(scores)
+    assert decoded.dtype == np.int64
+    assert decoded.tolist() == [[0, 0], [1, 0], [1, 1]]
+    # the binary rule, column by column
+    binary = TargetCoding.binary(np.array([0, 1]))
+    for m in range(2):
+        np.testing.assert_array_equal(decoded[:, m], binary.decode(scores[:, m]))
+    with pytest.raises(ValueError, match="do not score the 2 labels"):
+        coding.decode(np.zeros((3, 3)))
+
+
+def test_multilabel_refuses_what_is_no_label_matrix():
+    coding = TargetCoding.multilabel(2)
+    with pytest.raises(ValueError, match="3 label columns; the model was fitted on .* of 2"):
+        coding.encode(np.zeros((4, 3)))
+    with pytest.raises(ValueError, match="not all 0 or 1"):
+        coding.encode(np.array([[0, 2], [1, 0]]))
+    with pytest.raises(ValueError, match=r"shape \(n_samples, n_labels\)"):
+        coding.encode(np.array([0, 1]))
+    with pytest.raises(ValueError, match="label columns 0 .. M-1"):
+        TargetCoding(np.array([1, 2]), "multilabel")
+    with pytest.raises(ValueError, match="multinomial model picks one class per sample"):
+        TargetCoding.for_classes(np.arange(3), multinomial=True, multilabel=True)
+
+
+def test_a_layer_has_one_state_row_per_label_even_for_two():
+    for n_labels in (2, 3, 5):
+        state = PrimalState.allocate(n_labels, 2, np.float64, multilabel=True)
+        coding = TargetCoding.for_classes(np.arange(n_labels), multilabel=True)
+        assert state.n_rows == coding.n_outputs == n_labels
+        np.testing.assert_array_equal(state.positive(), coding.positives)
+
+
+@given(st.integers(1, 12), st.integers(2, 5), st.integers(0, 2**16))
+def test_decode_inverts_the_signs_of_a_label_matrix(n, n_labels, seed):
+    Y = (np.random.RandomState(seed).rand(n, n_labels) < 0.5).astype(int)
+    coding = TargetCoding.multilabel(n_labels)
+    signs = coding.signed(Y)
+    assert signs.shape == (n_labels, n)
+    np.testing.assert_array_equal(coding.decode(signs.T), Y)
 
 
 def test_encode_refuses_unknown_labels():

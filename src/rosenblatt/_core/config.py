@@ -53,6 +53,11 @@ VOTE_BLOCK_ELEMENTS = 4_000_000
 #: Kernel values computed per call when the dual perceptron fills its kernel table
 #: (about 8 MB of float64).
 KERNEL_BLOCK_VALUES = 1 << 20
+# Presentations per block of a kernel perceptron on a budget whose Gram matrix does not fit
+# its cache: each block computes its samples' values against the support vectors and each
+# other, block x (n_support + block) values, instead of a column over every sample for
+# each sample that joins (which an evicting budget pays again and again).
+BUDGET_BLOCK = 256
 #: Test kernel values a KernelPerceptron prediction holds at once (32 MB of float64).
 PREDICT_BLOCK_ELEMENTS = 1 << 22
 #: A mixed state up to this many bytes travels inside each Dask task; larger ones as

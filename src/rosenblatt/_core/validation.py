@@ -343,6 +343,64 @@ def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     return classes
 
 
+def is_label_matrix(y: Any) -> bool:
+    """Whether ``y`` has the shape of a label matrix: 2-D with several columns (a
+    column vector is a 1-D ``y``, as scikit-learn reads it).
+
+    Examples
+    --------
+    >>> is_label_matrix([[0, 1], [1, 1]]), is_label_matrix([0, 1]), is_label_matrix([[0], [1]])
+    (True, False, False)
+    """
+    shape = getattr(y, "shape", None)
+    if shape is None:
+        if isinstance(y, (list, tuple)):  # its first row tells, without converting it all
+            first = y[0] if len(y) else ""
+            return isinstance(first, (list, tuple, np.ndarray)) and len(first) > 1
+        try:
+            shape = np.asarray(y).shape
+        except (ValueError, TypeError):  # nothing numpy reads as an array
+            return False
+    return len(shape) == 2 and shape[1] > 1
+
+
+def check_indicator(y: Any, *, n_labels: int | None = None) -> np.ndarray:
+    """Check a label matrix, scikit-learn's multilabel ``y``: (n_samples, M) with
+    ``M >= 2`` columns (``n_labels`` when given), every entry 0 or 1 (ints, floats
+    or bools; dense or sparse). Returns it as C-ordered int8, one row per sample.
+
+    Examples
+    --------
+    >>> check_indicator([[1, 0, 1], [0, 0, 1]]).tolist()
+    [[1, 0, 1], [0, 0, 1]]
+    >>> check_indicator([[0, 2], [1, 0]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: y is a label matrix of shape (2, 2) whose entries are not all 0 or 1 ...
+    """
+    if hasattr(y, "toarray"):  # a sparse indicator matrix
+        y = y.toarray()
+    y = np.asarray(y)
+    if y.ndim != 2 or y.shape[1] < 2:
+        raise ValueError(
+            f"A label matrix (multilabel y) has shape (n_samples, n_labels) with at least "
+            f"two labels; got y of shape {y.shape}."
+        )
+    if n_labels is not None and y.shape[1] != n_labels:
+        raise ValueError(
+            f"y has {y.shape[1]} label columns; the model was fitted on a label matrix of "
+            f"{n_labels}: give the same labels, in the same columns."
+        )
+    if y.dtype.kind not in "biuf" or not np.all((y == 0) | (y == 1)):
+        raise ValueError(
+            f"y is a label matrix of shape {y.shape} whose entries are not all 0 or 1 "
+            "(multilabel: 1 where a sample has the label). Several multiclass outputs "
+            "are not one layer of binary neurons: fit one classifier per column, e.g. "
+            "with sklearn.multioutput.MultiOutputClassifier."
+        )
+    return np.ascontiguousarray(y, dtype=np.int8)
+
+
 def check_not_empty(X: Any) -> None:
     """Raise a clear error for data without samples or without features."""
     n_samples, n_features = X.shape

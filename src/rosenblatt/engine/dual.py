@@ -28,47 +28,59 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .budget import BudgetState
-from .kernel_values import Kernel, KernelTable, as_float64, block_rows  # noqa: F401 (re-exported)
-from .kernels.bundles import Coefficients, DualRule, Problems, Table, Updates
+from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64, block_rows: re-exported)
+    BlockTable,
+    Kernel,
+    KernelTable,
+    as_float64,
+    block_rows,
+)
+from .kernels.bundles import Coefficients, DualRule, Problems, Updates
 from .orders import rng_from_state, rng_to_state
 from .votes import survival_counts
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
 
-__all__ = ["DualState", "Kernel", "KernelTable", "recorded_activations"]
+__all__ = ["DualState", "Kernel", "KernelTable", "recorded_presentations"]
 
 _recorders = threading.local()
 
 
 @contextmanager
-def recorded_activations() -> Iterator[list[np.ndarray]]:
-    """Keep ``y f(x)`` of every presentation of every dual epoch run in this thread
-    while the block runs: what the engine computed, for a consumer to show (the
-    playground's kernel rows) instead of recomputing it.
+def recorded_presentations() -> Iterator[list[tuple[np.ndarray, np.ndarray]]]:
+    """Keep, for every presentation of every dual epoch run in this thread while the
+    block runs, ``y f(x)`` and every coefficient after it: what the engine computed,
+    for a consumer to show (the playground's kernel rows, its support set under a
+    budget) instead of recomputing it. Meant for small runs: a presentation keeps
+    ``n_samples`` coefficients per problem.
 
     Yields
     ------
-    list of ndarray of shape (n_problems, len(order))
-        One array per epoch, in the order the epochs ran; column ``pos`` holds the
-        presentation at ``order[pos]`` (NaN for a problem that sat the epoch out, or a
-        zero-weight sample).
+    list of (ndarray, ndarray)
+        One pair per epoch, of shapes (n_problems, len(order)) and (n_problems,
+        len(order), n_samples), in the order the epochs ran: position ``pos`` holds the
+        presentation of ``order[pos]``, its ``y f(x)`` and the coefficients ``alpha_j
+        y_j`` after it (NaN for a problem that sat the epoch out; a zero-weight sample
+        has no ``y f(x)``).
 
     Examples
     --------
     >>> from rosenblatt import KernelPerceptron
-    >>> with recorded_activations() as epochs:
+    >>> with recorded_presentations() as epochs:
     ...     _ = KernelPerceptron(kernel="linear", shuffle=False).fit([[1.0], [-1.0]], [1, 0])
-    >>> [(e + 0.0).tolist() for e in epochs]  # + 0.0: -1 * 0.0 is -0.0
+    >>> [(activation + 0.0).tolist() for activation, _ in epochs]  # + 0.0: no -0.0
     [[[0.0, 0.0]], [[2.0, 2.0]]]
+    >>> epochs[0][1][0].tolist()  # both samples erred in the first epoch
+    [[1.0, 0.0], [1.0, -1.0]]
     """
-    previous = getattr(_recorders, "activations", None)
-    epochs: list[np.ndarray] = []
-    _recorders.activations = epochs
+    previous = getattr(_recorders, "presentations", None)
+    epochs: list[tuple[np.ndarray, np.ndarray]] = []
+    _recorders.presentations = epochs
     try:
         yield epochs
     finally:
-        _recorders.activations = previous
+        _recorders.presentations = previous
 
 
 class DualState:
@@ -201,7 +213,7 @@ class DualState:
     # ------------------------------------------------------------------ training
     def epoch(
         self,
-        table: KernelTable,
+        table: KernelTable | BlockTable,
         order: np.ndarray,
         Y: np.ndarray,
         sample_weight: np.ndarray,
@@ -212,13 +224,17 @@ class DualState:
     ) -> tuple[np.ndarray, int]:
         """Present ``order`` once to every active problem; return (mistakes, presented).
 
-        ``draws``: a uniform number in [0, 1) per position of ``order``, where the
-        ``"random"`` budget policy draws the support vectors it evicts."""
+        ``table``: a :class:`KernelTable` (a column per support vector, over every
+        presented sample) or, under a budget, a :class:`BlockTable` (the support
+        vectors against a block of presentations at a time). ``draws``: a uniform
+        number in [0, 1) per position of ``order``, where the ``"random"`` budget
+        policy draws the support vectors it evicts."""
         from .kernels.dual import dual_epoch
 
-        # what the compiled epoch indexes by, checked once per epoch: presented rows i
-        # (the table's first rows) index Y, sample_weight and the table; samples j < n
-        n, presented = self.n_samples, table.table.shape[0]
+        # what the compiled epoch indexes by, checked once per epoch: presented samples i
+        # (the table's rows) index Y, sample_weight and the table; samples j < n
+        n, presented = self.n_samples, table.n_rows
+        forgetron_rows = isinstance(table, BlockTable) and table.support_rows
         if (
             presented > n
             or Y.ndim != 2
@@ -227,7 +243,8 @@ class DualState:
             or sample_weight.shape[0] < presented
             or table.slot_of.shape != (n,)
             or (order.size and (order.min() < 0 or order.max() >= presented))
-            or (self.budget.policy == "forgetron" and presented != n)  # it reads f(x_oldest)
+            # the Forgetron reads f at its oldest support vector: it needs its row
+            or (self.budget.policy == "forgetron" and presented != n and not forgetron_rows)
         ):
             raise ValueError(f"targets, weights, kernel table or order do not fit {n} samples")
         if draws is None or draws.shape != order.shape:
@@ -237,32 +254,31 @@ class DualState:
         mistakes = np.zeros(self.n_units, dtype=np.int64)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
-        recorder = getattr(_recorders, "activations", None)
+        recorder = getattr(_recorders, "presentations", None)
         width = order.shape[0] if recorder is not None else 0
         activation = np.full((self.n_units, width), np.nan)  # NaN: not presented
+        history = np.full((self.n_units, width, self.n_samples if width else 0), np.nan)
         updates = Updates(
-            mistakes, self._upd_sample, self._upd_delta, self._upd_time, self._n_upd, activation
+            mistakes,
+            self._upd_sample,
+            self._upd_delta,
+            self._upd_time,
+            self._n_upd,
+            activation,
+            history,
         )
         rule = DualRule(float(eta), float(s2))
         for p in np.flatnonzero(active):
             self._n_upd[p] = 0
             pos = 0
-            while True:
-                budget = self.budget.bundle(draws)
-                pos = dual_epoch(
-                    Table(table.table, table.slot_of),
-                    order,
-                    pos,
-                    p,
-                    problems,
-                    state,
-                    updates,
-                    rule,
-                    budget,
-                )
-                if pos == order.shape[0]:
-                    break
-                self._make_room(table, order[pos])
+            while pos < order.shape[0]:
+                view = table.view(order, pos, self.sv[p, : self.n_sv[p]])
+                while pos < view.until:
+                    budget = self.budget.bundle(draws)
+                    pos = dual_epoch(view, order, pos, p, problems, state, updates, rule, budget)
+                    if pos < view.until:
+                        self._make_room(table, order[pos])
+                        view = table.view(order, pos, self.sv[p, : self.n_sv[p]])
             k = self._n_upd[p]
             if k:
                 self._kept[p].append(
@@ -275,20 +291,16 @@ class DualState:
             if self.budget.evicts:  # the record keeps the updates of the support vectors
                 self._forget_evicted(p)
         if recorder is not None:
-            recorder.append(activation)
+            recorder.append((activation, history))
         return mistakes, int(np.count_nonzero(sample_weight[order]))
 
-    def _make_room(self, table: KernelTable, i: int) -> None:
+    def _make_room(self, table: KernelTable | BlockTable, i: int) -> None:
         """What the compiled epoch stopped for at sample ``i``: its kernel values (on
         the fly), or room in the projection's inverse kernel matrix."""
         if table.slot_of[i] >= 0:
             self.budget.grow(self.n_samples)
-            return
-        if table.full and self.budget.policy is not None:
-            slotted = np.flatnonzero(table.slot_of >= 0)
-            idle = slotted[~np.any(self.coef[:, slotted] != 0.0, axis=0)]
-            table.release(idle)
-        table.add(i)  # on the fly: a new support vector needs its values
+        else:
+            table.add(i)  # on the fly: a new support vector needs its values
 
     def _forget_evicted(self, p: Any) -> None:
         """Drop problem ``p``'s updates on samples a budget evicted."""

@@ -17,9 +17,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._core.config import KERNEL_BLOCK_VALUES
+from .kernels.bundles import Table
 from .primal import readonly
 
-__all__ = ["Kernel", "KernelTable", "as_float64", "block_rows"]
+__all__ = ["BlockTable", "Kernel", "KernelTable", "as_float64", "block_rows"]
 
 
 def block_rows(n_samples: int) -> int:
@@ -173,30 +174,21 @@ class KernelTable:
             self.slot_of = np.full(n_samples, -1, dtype=np.int64)
             self.n_slots = 0
             self._add_runs(np.sort(np.asarray(support, dtype=np.int64)))
-        self._free: list[int] = []  # slots given back by samples that left the support
+        self._row_of = np.arange(n_samples, dtype=np.int64)  # row i holds sample i
+
+    @property
+    def n_rows(self) -> int:
+        """The samples that have a row: those an epoch presents."""
+        return self.table.shape[0]
+
+    def view(self, order: np.ndarray, start: int, support: np.ndarray) -> Table:
+        """The compiled epoch's ``Table`` for the presentations of ``order`` from
+        ``start`` on: all of them (this table holds every presented row)."""
+        return Table(self.table, self.slot_of, self._row_of, order.shape[0])
 
     def add(self, j: int) -> None:
         """Give training sample ``j`` a slot holding ``K(x_j, x_i)`` for every presented ``i``."""
-        if self._free:
-            slot = self._free.pop()
-            self.table[:, slot] = self._rows(j, j + 1)[0]
-            self.slot_of[j] = slot
-            return
         self._add_range(j, j + 1)
-
-    @property
-    def full(self) -> bool:
-        """Whether a new slot would have to widen the table."""
-        return not self.cached and not self._free and self.n_slots == self.table.shape[1]
-
-    def release(self, samples: np.ndarray) -> None:
-        """Give back the slots of ``samples`` (on-the-fly tables only): samples that
-        left the support set under a budget, or that a projection never added."""
-        if self.cached:
-            return
-        for j in samples:
-            self._free.append(int(self.slot_of[j]))
-            self.slot_of[j] = -1
 
     def _add_runs(self, samples):
         """Slots for the sorted ``samples`` (the epoch sums over them from its first
@@ -219,3 +211,62 @@ class KernelTable:
         self.table[:, self.n_slots : needed] = self._rows(a, b).T
         self.slot_of[a:b] = np.arange(self.n_slots, needed)
         self.n_slots = needed
+
+
+class BlockTable:
+    """Kernel values for a support set of bounded size, a block of presentations at a time.
+
+    Under a budget the support set stays small while the data may be large: rather
+    than a column of ``K(x_j, x_i)`` over every presented ``i`` for each sample ``j``
+    that joins (which a budget that evicts pays again and again), each block of
+    ``block`` presentations gets the values of its samples against the support
+    vectors at its start and against each other (a sample of the block may join),
+    ``(block) x (n_support + block)`` values. With ``support_rows`` the support
+    vectors get rows too (the Forgetron reads ``f`` at its oldest one). Every value is
+    computed pair by pair (:class:`Kernel`), so the results are those of a cached
+    Gram matrix, bit for bit.
+
+    Parameters
+    ----------
+    kernel : Kernel
+    patterns : array or sparse matrix of shape (n_samples, n_features)
+        Every sample's pattern (or, for a precomputed kernel, its kernel row).
+    block : int
+        Presentations per block.
+    support_rows : bool, default=False
+    """
+
+    def __init__(self, kernel: Kernel, patterns: Any, block: int, support_rows: bool = False):
+        self._kernel, self._patterns = kernel, patterns
+        self.block, self.support_rows = int(block), support_rows
+        n = patterns.shape[0]
+        self.slot_of = np.full(n, -1, dtype=np.int64)
+        self._row_of = np.full(n, -1, dtype=np.int64)
+        self.n_rows = n  # any sample may be presented
+
+    def view(self, order: np.ndarray, start: int, support: np.ndarray) -> Table:
+        """The ``Table`` of the presentations ``order[start:until]`` against ``support``
+        (the support vectors now) and themselves."""
+        until = min(start + self.block, order.shape[0])
+        presented = order[start:until]
+        columns = np.unique(np.concatenate((support, presented)))
+        rows = columns if self.support_rows else np.unique(presented)
+        self.slot_of[:] = -1
+        self._row_of[:] = -1
+        self.slot_of[columns] = np.arange(columns.shape[0])
+        self._row_of[rows] = np.arange(rows.shape[0])
+        values = self._values(columns, rows)
+        return Table(values, self.slot_of, self._row_of, until)
+
+    def add(self, j: int) -> None:
+        """Never asked: every sample a block presents has its slot."""
+        raise ValueError(f"sample {j} has no kernel values in this block")
+
+    def _values(self, columns: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """``values[r, c] = K(x_columns[c], x_rows[r])``, as the columns of a Gram matrix."""
+        if self._kernel.precomputed:
+            block = self._patterns[columns][:, rows]
+            block = block.toarray() if sp.issparse(block) else np.asarray(block, np.float64)
+            return np.ascontiguousarray(block.T)
+        patterns = self._patterns
+        return np.ascontiguousarray(self._kernel.values(patterns[columns], patterns[rows]).T)

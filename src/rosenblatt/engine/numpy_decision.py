@@ -78,9 +78,29 @@ def linear_scores(X: Any, coef: np.ndarray, intercept: np.ndarray | float) -> np
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 
-def labels_from_scores(classes: np.ndarray, scores: np.ndarray) -> np.ndarray:
+def labels_from_scores(
+    classes: np.ndarray, scores: np.ndarray, *, multilabel: bool = False
+) -> np.ndarray:
     """Class labels: a binary score > 0 picks ``classes[1]`` (a zero score is the first
-    class, as the update rule counts it wrong for the second); else the argmax."""
+    class, as the update rule counts it wrong for the second); else the argmax.
+
+    ``multilabel``: each column is a binary neuron of its own, read by the same rule:
+    the (n_samples, M) indicator matrix, 1 where a score is > 0 and 0 elsewhere (int64,
+    as scikit-learn's multilabel classifiers predict).
+
+    Examples
+    --------
+    >>> labels_from_scores(np.array(["no", "yes"]), np.array([0.5, 0.0])).tolist()
+    ['yes', 'no']
+    >>> labels_from_scores(np.arange(2), np.array([[0.5, 0.0]]), multilabel=True)
+    array([[1, 0]])
+    """
+    if multilabel:
+        if scores.ndim != 2 or scores.shape[1] != classes.shape[0]:
+            raise ValueError(
+                f"scores of shape {scores.shape} do not score the {classes.shape[0]} labels"
+            )
+        return (scores > 0).astype(np.int64)
     if scores.ndim == 1:
         return classes[(scores > 0).astype(np.intp)]
     return classes[np.argmax(scores, axis=1)]
@@ -103,6 +123,9 @@ class LinearPredictor:
         The standardisation, if any (None: that part is not applied).
     estimator : str
         The class it came from, for messages.
+    multilabel : bool, default=False
+        A layer of independent neurons (``multilabel_``): ``predict`` gives the
+        indicator matrix.
 
     Examples
     --------
@@ -121,8 +144,10 @@ class LinearPredictor:
         mean=None,
         scale=None,
         estimator="linear classifier",
+        multilabel=False,
     ):
         self.coef_, self.intercept_, self.classes_ = coef, intercept, classes
+        self.multilabel_ = bool(multilabel)
         self.n_features_in_ = int(n_features_in)
         self.feature_names_in_ = feature_names_in
         self.mean_, self.scale_ = mean, scale
@@ -173,4 +198,5 @@ class LinearPredictor:
 
     def predict(self, X: MatrixLike) -> np.ndarray:
         """Class labels, as the estimator predicts them."""
-        return labels_from_scores(self.classes_, self.decision_function(X))
+        scores = self.decision_function(X)
+        return labels_from_scores(self.classes_, scores, multilabel=self.multilabel_)

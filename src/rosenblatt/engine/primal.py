@@ -90,20 +90,29 @@ class Batch:
     Parameters
     ----------
     X : ndarray of shape (n, d) (C order) or CSR matrix with sorted indices
-    target : ndarray of int64
-        Each sample's class index into the model's classes.
+    target : ndarray of int64, or of shape (n, n_labels)
+        Each sample's class index into the model's classes; or, for a layer of
+        independent neurons with several labels per sample (multilabel), the 0/1
+        label matrix (:meth:`TargetCoding.encode`), kept as int8.
     sample_weight : ndarray of float64
     """
 
     def __init__(self, X, target, sample_weight):
         self.X = X
         self.rows = rows_of(X)
-        self.target = readonly(np.ascontiguousarray(target, dtype=_INDEX))
+        target = np.asarray(target)
+        dtype = np.int8 if target.ndim == 2 else _INDEX  # the loop's two target types
+        self.target = readonly(np.ascontiguousarray(target, dtype=dtype))
         self.sample_weight = readonly(np.ascontiguousarray(sample_weight, dtype=np.float64))
 
     @property
     def n_samples(self) -> int:
         return self.X.shape[0]
+
+    @property
+    def multilabel(self) -> bool:
+        """Whether the targets are a label matrix (several labels per sample)."""
+        return self.target.ndim == 2
 
 
 def constant_input(fit_intercept: bool, scaling: float) -> float:
@@ -225,10 +234,14 @@ class PrimalState:
         averaged: bool = False,
         voted: bool = False,
         multinomial: bool = False,
+        multilabel: bool = False,
     ) -> PrimalState:
         """Zero state for ``n_classes`` classes: one neuron for two (unless
-        multinomial), else one row per class."""
-        n_rows = TargetCoding.for_classes(np.arange(n_classes), multinomial=multinomial).n_outputs
+        multinomial or multilabel), else one row per class (multilabel: per label)."""
+        coding = TargetCoding.for_classes(
+            np.arange(n_classes), multinomial=multinomial, multilabel=multilabel
+        )
+        n_rows = coding.n_outputs
         averaged_columns = n_features if averaged else 0
         return cls(
             np.zeros((n_rows, n_features), dtype=dtype),
@@ -273,7 +286,9 @@ class PrimalState:
         return TargetCoding.one_vs_rest(classes)
 
     def positive(self) -> np.ndarray:
-        """The class index each row answers +1 for (class 1 for a lone neuron)."""
+        """The class index each row answers +1 for (class 1 for a lone neuron); with
+        a label matrix, the column each row reads (a multilabel layer has at least
+        two rows, whose indices these are, as one-vs-rest's)."""
         return self.coding().positives
 
     def copy(self) -> PrimalState:
@@ -388,14 +403,23 @@ class PrimalState:
         """What the compiled epoch relies on and cannot check itself: the rows have this
         state's features, the class indices and the order stay inside their arrays."""
         n = batch.n_samples
-        if batch.X.shape[1] != self.n_features or batch.target.shape != (n,):
+        if batch.X.shape[1] != self.n_features or batch.target.shape[:1] != (n,):
             raise ValueError(
                 f"a batch of {n} rows of {batch.X.shape[1]} features does not fit a state of "
                 f"{self.n_features} features"
             )
         classes = max(self.n_rows, 2)
         order = np.asarray(schedule.order)
-        if n and (batch.target.min() < 0 or batch.target.max() >= classes):
+        if batch.multilabel:  # row s reads column s: every row needs its column
+            if self.multinomial or self.n_rows < 2 or batch.target.shape != (n, self.n_rows):
+                raise ValueError(
+                    f"a label matrix of shape {batch.target.shape} does not fit a state of "
+                    f"{self.n_rows} {'multinomial ' * self.multinomial}rows: a layer of "
+                    "independent neurons has one row per label"
+                )
+        elif batch.target.ndim != 1:
+            raise ValueError(f"class indices of shape {batch.target.shape}")
+        elif n and (batch.target.min() < 0 or batch.target.max() >= classes):
             raise ValueError(f"class indices outside 0..{classes - 1}")
         if order.size and (order.min() < 0 or order.max() >= n):
             raise ValueError(f"an epoch order outside the batch's {n} rows")

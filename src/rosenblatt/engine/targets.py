@@ -9,19 +9,26 @@ library: with the classes sorted (as ``classes_`` holds them),
   answering +1 for ``classes[k]`` and -1 for every other class;
 - **multinomial** (``K`` classes): one weight vector per class, trained on the
   class index itself (the true class against its strongest rival), not on ±1.
+- **multilabel** (``M`` labels): the lecture notes' layer of ``M`` independent
+  neurons, each sample tagged with any number of labels (scikit-learn's
+  ``(n_samples, M)`` 0/1 indicator matrix, ``classes = 0 .. M-1``): neuron ``m``
+  answers +1 where column ``m`` is 1, -1 where it is 0.
 
 The ±1 targets come as one row per neuron, shape ``(n_outputs, n_samples)``, so
-a layer of independent outputs with several labels per sample (multilabel) fits
-the same shape: only how a row is read off the labels differs.
+the multilabel layer fits the same shape as one-vs-rest: only how a row is read
+off the labels differs (one-vs-rest: the sample's class is the neuron's; multilabel:
+the sample's entry in the neuron's column is 1).
 
 Sign convention at 0: training counts ``y * f(x) <= 0`` as a mistake, so a zero
 score is right for neither class; :meth:`TargetCoding.decode` gives it to the
 first class (``classes[0]``, the -1 side), and a tie between class scores to the
-lowest class index, as :func:`numpy.argmax` does.
+lowest class index, as :func:`numpy.argmax` does. A multilabel neuron's zero score
+is a 0 in its column, by the same rule.
 
 The compiled loops take arrays, never this object: :attr:`TargetCoding.positives`
-is the class index each neuron answers +1 for, and ``engine/kernels/primal.py`` derives
-``y = +1 if label == positives[s] else -1`` from it.
+is the class index each neuron answers +1 for (multilabel: the column it reads), and
+``engine/kernels/primal.py`` derives ``y = +1 if label == positives[s] else -1`` from
+it, or ``y = +1 if labels[i, positives[s]] != 0 else -1`` from the encoded matrix.
 """
 
 from __future__ import annotations
@@ -30,30 +37,33 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.validation import label_indices
+from .._core.validation import check_indicator, label_indices
 from .numpy_decision import labels_from_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike
 
-__all__ = ["BINARY", "MULTINOMIAL", "ONE_VS_REST", "TargetCoding"]
+__all__ = ["BINARY", "MULTILABEL", "MULTINOMIAL", "ONE_VS_REST", "TargetCoding"]
 
 BINARY = "binary"
 ONE_VS_REST = "one-vs-rest"
 MULTINOMIAL = "multinomial"
+MULTILABEL = "multilabel"
 
 
 class TargetCoding:
     """Labels to neuron targets, and scores back to labels, for sorted ``classes``.
 
-    Build one with :meth:`binary`, :meth:`one_vs_rest`, :meth:`multinomial` or
-    :meth:`for_classes` (the estimators' choice: one neuron for two classes).
+    Build one with :meth:`binary`, :meth:`one_vs_rest`, :meth:`multinomial`,
+    :meth:`multilabel` or :meth:`for_classes` (the estimators' choice: one neuron
+    for two classes).
 
     Parameters
     ----------
     classes : array-like of shape (n_classes,)
-        The distinct class labels, sorted (``np.unique`` order, as ``classes_``).
-    kind : {"binary", "one-vs-rest", "multinomial"}
+        The distinct class labels, sorted (``np.unique`` order, as ``classes_``);
+        for a multilabel coding the label columns ``0 .. M-1``.
+    kind : {"binary", "one-vs-rest", "multinomial", "multilabel"}
 
     Attributes
     ----------
@@ -61,7 +71,8 @@ class TargetCoding:
     kind : str
     positives : ndarray of shape (n_outputs,), int64
         The class index each output answers +1 for (``[1]`` for a binary neuron,
-        ``0 .. K-1`` otherwise; for the multinomial model, the class of each row).
+        ``0 .. K-1`` otherwise; for the multinomial model, the class of each row;
+        multilabel: the indicator column each neuron reads).
 
     Examples
     --------
@@ -78,17 +89,34 @@ class TargetCoding:
     array([[-1.,  1.],
            [-1., -1.],
            [ 1., -1.]])
+
+    A layer of three independent neurons, each sample tagged with any of the labels:
+
+    >>> layer = TargetCoding.multilabel(3)
+    >>> Y = np.array([[1, 0, 1], [0, 0, 0]])
+    >>> layer.signed(Y)
+    array([[ 1., -1.],
+           [-1., -1.],
+           [ 1., -1.]])
+    >>> layer.decode(np.array([[0.5, 0.0, -1.0], [2.0, 3.0, 0.1]]))  # a zero score: 0
+    array([[1, 0, 0],
+           [1, 1, 1]])
     """
 
     def __init__(self, classes: ArrayLike, kind: str) -> None:
         classes = np.asarray(classes)
-        if kind not in (BINARY, ONE_VS_REST, MULTINOMIAL):
+        if kind not in (BINARY, ONE_VS_REST, MULTINOMIAL, MULTILABEL):
             raise ValueError(f"unknown target coding {kind!r}")
         if classes.ndim != 1 or classes.shape[0] < 2:
             raise ValueError(f"a target coding needs at least two classes; got {classes!r}")
         if kind == BINARY and classes.shape[0] != 2:
             raise ValueError(
                 f"a binary coding has two classes; got {classes.shape[0]}: {classes.tolist()!r}"
+            )
+        if kind == MULTILABEL and not np.array_equal(classes, np.arange(classes.shape[0])):
+            raise ValueError(
+                f"a multilabel coding's classes are its label columns 0 .. M-1; got "
+                f"{classes.tolist()!r}"
             )
         self.classes = classes
         self.kind = kind
@@ -114,16 +142,33 @@ class TargetCoding:
         return cls(classes, MULTINOMIAL)
 
     @classmethod
-    def for_classes(cls, classes: ArrayLike, *, multinomial: bool = False) -> TargetCoding:
-        """The estimators' coding: multinomial if asked, else one neuron for two
-        classes and one-vs-rest for more.
+    def multilabel(cls, n_labels: int) -> TargetCoding:
+        """One neuron per column of an ``(n_samples, n_labels)`` indicator matrix:
+        neuron ``m`` answers +1 where column ``m`` is 1 (classes ``0 .. n_labels-1``)."""
+        return cls(np.arange(n_labels), MULTILABEL)
+
+    @classmethod
+    def for_classes(
+        cls, classes: ArrayLike, *, multinomial: bool = False, multilabel: bool = False
+    ) -> TargetCoding:
+        """The estimators' coding: multilabel or multinomial if asked, else one neuron
+        for two classes and one-vs-rest for more.
 
         Examples
         --------
         >>> TargetCoding.for_classes([0, 1]).kind, TargetCoding.for_classes([0, 1, 2]).kind
         ('binary', 'one-vs-rest')
+        >>> TargetCoding.for_classes([0, 1], multilabel=True).n_outputs  # one per label
+        2
         """
         classes = np.asarray(classes)
+        if multilabel:
+            if multinomial:
+                raise ValueError(
+                    "the multinomial model picks one class per sample; a label matrix "
+                    "tags a sample with several: it trains independent neurons"
+                )
+            return cls(classes, MULTILABEL)
         if multinomial:
             return cls.multinomial(classes)
         return cls.binary(classes) if classes.shape[0] == 2 else cls.one_vs_rest(classes)
@@ -138,14 +183,26 @@ class TargetCoding:
         """The neurons (state rows) the coding trains: 1 for binary, else one per class."""
         return int(self.positives.shape[0])
 
+    @property
+    def is_multilabel(self) -> bool:
+        """Whether a sample may carry several labels (an indicator matrix)."""
+        return self.kind == MULTILABEL
+
     def positive(self, k: int = 0) -> Any:
-        """The class label output ``k`` answers +1 for (its row, multinomial)."""
+        """The class label output ``k`` answers +1 for (its row, multinomial; its
+        column, multilabel)."""
         return self.classes[self.positives[k]].item()
 
     # ------------------------------------------------------------------ labels in
     def encode(self, y: ArrayLike) -> np.ndarray:
         """The class index of each label of ``y`` (int64); a ValueError for a label
-        outside ``classes``."""
+        outside ``classes``.
+
+        Multilabel: ``y`` is the (n_samples, M) indicator matrix (dense or sparse),
+        checked and returned as C-ordered int8 0/1, what the compiled loop reads.
+        """
+        if self.kind == MULTILABEL:
+            return check_indicator(y, n_labels=self.n_classes)
         y = np.asarray(y)
         index = label_indices(self.classes, y)
         if np.any(index < 0):
@@ -157,17 +214,23 @@ class TargetCoding:
 
     def signs(self, target: ArrayLike) -> np.ndarray:
         """±1 targets of each output from class indices: shape (n_outputs, n_samples),
-        +1.0 where the sample's class is the output's positive class."""
+        +1.0 where the sample's class is the output's positive class (multilabel:
+        ``target`` is :meth:`encode`'s matrix, +1.0 where the output's column is 1)."""
         self._check_signed()
         target = np.asarray(target)
+        if self.kind == MULTILABEL:
+            return np.where(target.T[self.positives] != 0, 1.0, -1.0)
         return np.where(target[np.newaxis, :] == self.positives[:, np.newaxis], 1.0, -1.0)
 
     def signed(self, y: ArrayLike) -> np.ndarray:
         """±1 targets of each output from labels: shape (n_outputs, n_samples).
 
-        Labels outside ``classes`` are -1 for every output (the rest).
+        Labels outside ``classes`` are -1 for every output (the rest). Multilabel:
+        ``y`` is the indicator matrix, checked as :meth:`encode` checks it.
         """
         self._check_signed()
+        if self.kind == MULTILABEL:
+            return self.signs(self.encode(y))
         y = np.asarray(y)
         labels = self.classes[self.positives]
         return np.where(y[np.newaxis, :] == labels[:, np.newaxis], 1.0, -1.0)
@@ -184,9 +247,11 @@ class TargetCoding:
         class), else the class of the largest column (the lowest index on ties).
 
         A multinomial model of two classes scores with one column (class 1 minus
-        class 0), decoded as a binary score.
+        class 0), decoded as a binary score. Multilabel: ``scores`` (n_samples, M)
+        give the indicator matrix, 1 where a score is > 0 (0 for a zero score, as
+        the binary rule gives it to the first class).
         """
-        return labels_from_scores(self.classes, np.asarray(scores))
+        return labels_from_scores(self.classes, np.asarray(scores), multilabel=self.is_multilabel)
 
     def __repr__(self) -> str:
         return f"TargetCoding({self.kind!r}, classes={self.classes.tolist()!r})"

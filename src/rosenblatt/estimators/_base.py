@@ -35,6 +35,7 @@ from .._core.validation import (
     check_class_weight,
     check_classes,
     check_not_empty,
+    is_label_matrix,
     validate_params,
 )
 from .._core.wording import parameter_name, spelled
@@ -55,7 +56,6 @@ from ..engine.primal import (
     thread_count,
     worker_pool,
 )
-from ..engine.targets import TargetCoding
 from ._online import OnlineLearnerMixin
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -184,7 +184,14 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], order="C", reset=reset
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            reset=reset,
+            multi_output=is_label_matrix(y),  # a label matrix (multilabel), checked by encode
         )
         check_not_empty(X)
         X = canonical_rows(X)
@@ -200,9 +207,13 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         return Batch(X, target, weights)
 
     # ------------------------------------------------------------------ state
-    def _start(self, classes, n_features, dtype, sparse):
-        """A fresh state for ``classes`` and ``n_features`` (what ``fit`` resets to)."""
+    def _start(self, classes, multilabel, n_features, dtype, sparse):
+        """A fresh state for ``classes`` (the columns of a label matrix when
+        ``multilabel``) and ``n_features`` (what ``fit`` resets to)."""
+        if multilabel:
+            self._check_multilabel_allowed()
         self.classes_ = classes
+        self.multilabel_ = bool(multilabel)
         self.intercept_scaling_ = self._resolve_scaling(sparse)
         self.training_state_ = PrimalState.allocate(
             classes.shape[0],
@@ -211,6 +222,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             averaged=self._averaged,
             voted=self._voted,
             multinomial=self._multinomial,
+            multilabel=multilabel,
         )
         self._forget_history()
 
@@ -221,6 +233,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         *,
         history: History | None = None,
         sparse: bool = False,
+        multilabel: bool = False,
     ) -> BaseLinearPerceptron:
         """Continue from ``state`` (a :class:`~rosenblatt.engine.primal.PrimalState`).
 
@@ -240,6 +253,9 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         sparse : bool, default=False
             Whether the state was trained on sparse rows (what ``intercept_scaling="auto"``
             resolves by).
+        multilabel : bool, default=False
+            Whether the state is a layer of neurons trained on a label matrix
+            (``classes`` then are its columns, ``0 .. M-1``).
 
         Returns
         -------
@@ -247,6 +263,12 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         """
         self._check_params()
         classes = check_classes(np.asarray(classes), type(self).__name__)
+        if multilabel:
+            self._check_multilabel_allowed()
+            if not np.array_equal(classes, np.arange(classes.shape[0])):
+                raise ValueError(
+                    f"a label matrix's classes are its columns 0 .. M-1; got {classes.tolist()!r}"
+                )
         expected = PrimalState.allocate(
             classes.shape[0],
             1,
@@ -254,6 +276,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             averaged=self._averaged,
             voted=self._voted,
             multinomial=self._multinomial,
+            multilabel=multilabel,
         )
         if (state.n_rows, state.multinomial, state.averaged, state.votes is not None) != (
             expected.n_rows,
@@ -267,6 +290,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
                 "same kind of estimator."
             )
         self.classes_ = classes
+        self.multilabel_ = bool(multilabel)
         self.intercept_scaling_ = self._resolve_scaling(sparse)
         self.n_features_in_ = state.n_features
         self.training_state_ = state
@@ -363,9 +387,10 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         return history
 
     def _warn_if_sorted(self, batch):
-        if resolve_mode(self.shuffle, batch.n_samples) == "block" and labels_look_sorted(
-            batch.target
-        ):
+        if resolve_mode(self.shuffle, batch.n_samples) != "block":
+            return
+        labels = batch.target.T.astype(np.int64) if batch.multilabel else [batch.target]
+        if any(labels_look_sorted(column) for column in labels):
             warnings.warn(
                 f"{type(self).__name__}: the training labels look sorted, and block "
                 "shuffling (used for data this large) mixes only within blocks of "
@@ -385,20 +410,42 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training patterns; float32 input is kept in float32.
-        y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels (at least two classes), or a 0/1 indicator matrix of
+            ``n_labels >= 2`` labels (multilabel, scikit-learn's convention; dense or
+            sparse): one independent neuron per label, all trained in one pass over
+            the data, each exactly as a binary fit on its column would train it
+            (``classes_`` becomes ``0 .. n_labels-1``, ``multilabel_`` True).
         sample_weight : array-like of shape (n_samples,), default=None
             Multiplies each pattern's update step; zero-weight samples are skipped.
 
         Returns
         -------
         self
+
+        Examples
+        --------
+        Three labels per sample (the lecture notes' layer of independent neurons):
+
+        >>> import numpy as np
+        >>> from rosenblatt import Perceptron
+        >>> X = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [-1.0, -1.0]])
+        >>> Y = np.array([[1, 0, 1], [0, 1, 1], [1, 1, 1], [0, 0, 0]])
+        >>> clf = Perceptron(random_state=0).fit(X, Y)
+        >>> clf.classes_, clf.coef_.shape
+        (array([0, 1, 2]), (3, 2))
+        >>> clf.predict(X)
+        array([[1, 0, 1],
+               [0, 1, 1],
+               [1, 1, 1],
+               [0, 0, 0]])
         """
         self._check_params()
         continuing = self.warm_start and hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
-            self._start(check_classes(y, type(self).__name__), X.shape[1], X.dtype, sp.issparse(X))
+            classes, multilabel = self._classes_of(y)
+            self._start(classes, multilabel, X.shape[1], X.dtype, sp.issparse(X))
         batch = self._batch_of(X, y, sample_weight)
         rng = random_source(self.random_state)
         stop_early = None
@@ -422,9 +469,13 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels, or a 0/1 indicator matrix (multilabel; every call the
+            same ``n_labels`` columns).
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever be seen; required on the first call.
+            Every label that will ever be seen; required on the first call, unless
+            ``y`` is an indicator matrix (its classes are its columns,
+            ``0 .. n_labels-1``: leave it out, or pass those).
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -440,9 +491,9 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             )
         first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
-        classes = self._partial_fit_classes(classes, first_call)
+        classes, multilabel = self._partial_fit_classes(classes, first_call, y)
         if first_call:
-            self._start(classes, X.shape[1], X.dtype, sp.issparse(X))
+            self._start(classes, multilabel, X.shape[1], X.dtype, sp.issparse(X))
         batch = self._batch_of(X, y, sample_weight, allow_balanced=False)
         state = self.training_state_
         rng = self._order_source(state)
@@ -507,7 +558,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             ) from None
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
-            self._start(classes, X.shape[1], X.dtype, sp.issparse(X))
+            self._start(classes, False, X.shape[1], X.dtype, sp.issparse(X))
         pending = [(X, y, first_epoch)]
 
         def epoch_batches():
@@ -532,10 +583,12 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def _hold_out(self, batch, rng):
         """Split off the early-stopping validation set; the training rows keep their
-        order (storage order when ``shuffle=False``)."""
-        from sklearn.model_selection import StratifiedShuffleSplit
+        order (storage order when ``shuffle=False``). Stratified by class; a label
+        matrix (multilabel) has no one class per sample, and is split at random."""
+        from sklearn.model_selection import ShuffleSplit, StratifiedShuffleSplit
 
-        splitter = StratifiedShuffleSplit(
+        split = ShuffleSplit if batch.multilabel else StratifiedShuffleSplit
+        splitter = split(
             n_splits=1, test_size=self.validation_fraction, random_state=splitter_seed(rng)
         )
         try:
@@ -547,7 +600,8 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
                 "data, a larger validation_fraction, or early_stopping=False."
             ) from None
         train = np.sort(train)
-        X_val, y_val = batch.X[val], self.classes_[batch.target[val]]
+        X_val = batch.X[val]
+        y_val = batch.target[val] if batch.multilabel else self.classes_[batch.target[val]]
         # the validation error, by the same rule as the training mistakes (tol=None: 0)
         plateau = Plateau(self.tol or 0.0, self.n_iter_no_change)
 
@@ -568,15 +622,32 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         """Signed score of each sample: ``X @ coef_.T + intercept_``, each summed as
         training summed it (so a training pattern scores what it scored there).
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
         Returns
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+            For a model fitted on a label matrix, (n_samples, n_labels): one column
+            per label's neuron.
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return scores(X, self.coef_, self.intercept_)
 
     def predict(self, X: MatrixLike) -> np.ndarray:
-        """Predict class labels (a zero score goes to the first class, as in training)."""
+        """Predict class labels (a zero score goes to the first class, as in training).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
+            The class of each sample; for a model fitted on a label matrix
+            (multilabel), the indicator matrix: 1 where a label's neuron scores > 0.
+        """
         scores = self.decision_function(X)  # checks the model is fitted first
-        return TargetCoding.for_classes(self.classes_, multinomial=self._multinomial).decode(scores)
+        return self._coding.decode(scores)

@@ -14,9 +14,16 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
-from .._core.config import PREDICT_BLOCK_ELEMENTS
+from .._core.config import BUDGET_BLOCK, PREDICT_BLOCK_ELEMENTS
 from .._core.wording import parameter_name, spelled
-from ..engine.dual import as_float64, decision_scores, vote_scores
+from ..engine.dual import (
+    BlockTable,
+    DualState,
+    KernelTable,
+    as_float64,
+    decision_scores,
+    vote_scores,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..engine.dual import Kernel
@@ -132,3 +139,25 @@ def dual_scores(model: KernelPerceptron, kernel: Kernel, s2: float, X: Any) -> n
             order_ptr, order_columns = order
             scores[batch] = decision_scores(K, model.dual_coef_, order_ptr, order_columns, s2)
     return scores
+
+
+def kernel_table(
+    kernel: Kernel, state: DualState, patterns: Any, n: int, cache_size: float
+) -> KernelTable | BlockTable:
+    """The kernel values the epochs read, for ``state`` presenting its first ``n``
+    samples: the whole Gram matrix when it fits ``cache_size`` (MB); else, under a
+    budget, the support vectors against a block of presentations at a time (their number
+    is bounded, the data's is not); else a column per support vector."""
+    cache_bytes = float(cache_size) * MB
+    policy = state.budget.policy
+    forgetron = policy == "forgetron"  # it reads f at its oldest support vector: its row
+    rows = state.n_samples if forgetron else n
+    if policy is not None and 8 * rows * state.n_samples > cache_bytes:
+        return BlockTable(kernel, patterns, BUDGET_BLOCK, support_rows=forgetron)
+    return KernelTable(
+        kernel.training_rows(patterns, rows),
+        state.n_samples,
+        cache_bytes,
+        n_rows=rows,
+        support=state.support(),
+    )

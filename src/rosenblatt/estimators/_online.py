@@ -4,6 +4,13 @@ The linear perceptrons (:mod:`rosenblatt.estimators._base`) and the kernel perce
 (:mod:`rosenblatt.estimators.kernel`) keep different training states (primal, dual) but
 check their batches, weigh their samples, draw their ``partial_fit`` orders and
 keep their epoch record the same way; this mixin is that one way.
+
+Labels come as a 1-D ``y`` of class labels, or as scikit-learn's multilabel
+indicator matrix, (n_samples, M) of 0/1: the lecture notes' layer of ``M``
+independent neurons, trained in one pass over the data (``multilabel_``, with
+``classes_ = 0 .. M-1`` as scikit-learn's multilabel classifiers set it). Which
+neuron answers +1 for which sample is the target coding's
+(:class:`~rosenblatt.engine.targets.TargetCoding`), as for every other kind.
 """
 
 from __future__ import annotations
@@ -13,8 +20,16 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.validation import check_classes, check_sample_weight, class_weighted, label_indices
+from .._core.validation import (
+    check_classes,
+    check_indicator,
+    check_sample_weight,
+    class_weighted,
+    is_label_matrix,
+    label_indices,
+)
 from ..engine.orders import random_source
+from ..engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike
@@ -33,9 +48,75 @@ class OnlineLearnerMixin:
     warm_start: bool
     mistakes_per_epoch_: list[int]
     partial_fit: Callable[..., Any]
+    classes_: Any
+    class_weight: Any
+
+    @property
+    def _multinomial(self) -> bool:
+        """One vector per class (the linear perceptrons' ``multi_class="multinomial"``)."""
+        return False
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # an indicator y trains a layer of independent neurons (never the multinomial model)
+        tags.classifier_tags.multi_label = not self._multinomial
+        return tags
+
+    # ------------------------------------------------------------------ labels
+    @property
+    def _multilabel(self) -> bool:
+        """Whether the model learnt a label matrix (files from before it: no)."""
+        return bool(getattr(self, "multilabel_", False))
+
+    @property
+    def _coding(self) -> TargetCoding:
+        """How ``classes_`` become the neurons' ±1 targets, and scores labels."""
+        return TargetCoding.for_classes(
+            self.classes_, multinomial=self._multinomial, multilabel=self._multilabel
+        )
+
+    def _classes_of(self, y):
+        """``(classes_, multilabel_)`` of a model that starts learning from ``y``: the
+        distinct labels of a 1-D ``y``, or the label columns ``0 .. M-1`` of an
+        (n_samples, M) indicator matrix."""
+        if is_label_matrix(y):
+            self._check_multilabel_allowed()
+            return np.arange(check_indicator(y).shape[1]), True
+        return check_classes(y, type(self).__name__), False
+
+    def _check_multilabel_allowed(self):
+        if self._multinomial:
+            raise ValueError(
+                f"{type(self).__name__}(multi_class='multinomial') picks one class per "
+                "sample (the highest score), but y is a label matrix (multilabel: a sample "
+                "may have several labels). Use multi_class='ovr': one independent neuron "
+                "per label."
+            )
+
+    def _check_label_form(self, y):
+        """A fitted model goes on learning the kind of ``y`` it learnt: class labels,
+        or a label matrix of the same columns."""
+        if is_label_matrix(y) == self._multilabel:
+            return
+        if self._multilabel:
+            raise ValueError(
+                f"{type(self).__name__} was fitted on a label matrix of "
+                f"{self.classes_.shape[0]} labels (multilabel); y must be the same "
+                f"(n_samples, {self.classes_.shape[0]}) 0/1 matrix, got shape "
+                f"{np.shape(y)}. Refit (warm_start=False) to learn class labels."
+            )
+        raise ValueError(
+            f"{type(self).__name__} was fitted on class labels {self.classes_.tolist()!r}; "
+            f"y of shape {np.shape(y)} is a label matrix (multilabel). Refit "
+            "(warm_start=False) to learn a label matrix."
+        )
 
     def _encode(self, y):
-        """Map labels to class indices, refusing labels outside ``classes_``."""
+        """Map labels to class indices, refusing labels outside ``classes_``; a label
+        matrix to the checked 0/1 matrix the neurons read (``TargetCoding.encode``)."""
+        self._check_label_form(y)
+        if self._multilabel:
+            return self._coding.encode(y)
         target = label_indices(self.classes_, y)
         if np.any(target < 0):
             unknown = np.unique(np.asarray(y)[target < 0])
@@ -51,6 +132,8 @@ class OnlineLearnerMixin:
         sample_weight = check_sample_weight(sample_weight, n_samples, np.float64)
         if self.class_weight is None:
             return sample_weight
+        if self._multilabel:
+            return self._label_matrix_weights(sample_weight)
         if self.class_weight == "balanced" and not allow_balanced:
             raise ValueError(
                 "class_weight='balanced' needs the whole class distribution, which "
@@ -58,22 +141,48 @@ class OnlineLearnerMixin:
             )
         return class_weighted(sample_weight, self.class_weight, self.classes_, target)
 
-    def _partial_fit_classes(self, classes, first_call):
-        """The classes ``partial_fit`` learns: required and checked on the first call,
-        and, when given later, the same as then."""
+    def _label_matrix_weights(self, sample_weight):
+        """``class_weight`` with a label matrix: weighting a class weighs its samples,
+        and a sample of several labels has no one class; only weights that change
+        nothing (a dict of ones) are taken."""
+        trivial = isinstance(self.class_weight, dict) and all(
+            w == 1 for w in self.class_weight.values()
+        )
+        if not trivial:
+            raise ValueError(
+                f"class_weight={self.class_weight!r} weighs the samples of each class, "
+                "but with a label matrix (multilabel) a sample may have several labels or "
+                "none. Use class_weight=None, and sample_weight to weigh samples."
+            )
+        return sample_weight
+
+    def _partial_fit_classes(self, classes, first_call, y=None):
+        """``(classes_, multilabel_)`` that ``partial_fit`` learns: the classes are
+        required and checked on the first call and, when given later, the same as then.
+        A label matrix ``y`` (multilabel) has its own classes, its columns ``0 .. M-1``:
+        ``classes`` may be left out, or be them."""
+        if first_call and y is not None and is_label_matrix(y):
+            labels, multilabel = self._classes_of(y)
+            if classes is not None and not np.array_equal(np.unique(classes), labels):
+                raise ValueError(
+                    f"classes={np.unique(classes).tolist()!r}, but y is a label matrix of "
+                    f"{labels.shape[0]} columns (multilabel), whose classes are "
+                    f"{labels.tolist()!r}: pass those, or classes=None."
+                )
+            return labels, multilabel
         if first_call:
             if classes is None:
                 raise ValueError(
                     "classes must be passed on the first call to partial_fit: give every "
                     "label the model will see, e.g. classes=np.unique(y_all)."
                 )
-            return check_classes(np.asarray(classes), type(self).__name__)
+            return check_classes(np.asarray(classes), type(self).__name__), False
         if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(
                 f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
                 f"first partial_fit call {self.classes_.tolist()!r}."
             )
-        return self.classes_
+        return self.classes_, self._multilabel
 
     def _order_source(self, state):
         """Where ``partial_fit`` draws its orders from: the caller's generator, else the

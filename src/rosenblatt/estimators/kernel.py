@@ -27,23 +27,22 @@ from .._core.validation import (
     Options,
     canonical_rows,
     check_class_weight,
-    check_classes,
     check_not_empty,
+    is_label_matrix,
     validate_params,
 )
 from ..engine.driver import Plateau, run_epochs
-from ..engine.dual import DualState, Kernel, KernelTable
+from ..engine.dual import DualState, Kernel
 from ..engine.orders import epoch_order, random_source
 from ..engine.primal import constant_input
-from ..engine.targets import TargetCoding
 from ._budget import BudgetMixin
 from ._kernel_helpers import (
     KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
     KERNELS,
-    MB,
     advice,
     dual_scores,
     kernel_can_grow,
+    kernel_table,
     resolve_gamma,
     same_rows,
     stacked,
@@ -72,7 +71,10 @@ class KernelPerceptron(BudgetMixin, OnlineLearnerMixin, ClassifierMixin, BaseEst
 
     Multi-class problems are learnt one-vs-rest: one dual problem per class,
     all presented the same sequence of orders; each stops after its first
-    error-free epoch. ``partial_fit`` learns online, a batch at a time.
+    error-free epoch. A 0/1 indicator matrix ``y`` of shape (n_samples, n_labels)
+    (multilabel) is learnt the same way, one dual problem per label, each the one
+    a binary fit on its column gives; ``predict`` then gives the indicator matrix.
+    ``partial_fit`` learns online, a batch at a time.
 
     Parameters
     ----------
@@ -178,6 +180,9 @@ default="rbf"
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
+        The class labels; for a label matrix ``y``, its columns ``0 .. n_labels-1``.
+    multilabel_ : bool
+        Whether ``y`` was a label matrix (one dual problem per label).
     dual_coef_ : ndarray of shape (n_problems, n_support)
         ``alpha_j y_j`` of each support vector in each dual problem (one problem
         for two classes, else one per class), last or averaged as ``prediction``
@@ -371,11 +376,6 @@ default="rbf"
         return constant_input(self.fit_intercept, self.intercept_scaling) ** 2
 
     @property
-    def _coding(self) -> TargetCoding:
-        """How ``classes_`` become the dual problems' ±1 targets, and scores labels."""
-        return TargetCoding.for_classes(self.classes_)
-
-    @property
     def _n_problems(self):
         return self._coding.n_outputs
 
@@ -390,7 +390,13 @@ default="rbf"
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
         X, y = validate_data(
-            self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
+            self,
+            X,
+            y,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            reset=reset,
+            multi_output=is_label_matrix(y),  # a label matrix (multilabel), checked by encode
         )
         check_not_empty(X)
         X = canonical_rows(X)
@@ -404,7 +410,8 @@ default="rbf"
         return X, y
 
     def _targets(self, target):
-        """±1 targets, one row per dual problem (``target``: class indices)."""
+        """±1 targets, one row per dual problem (``target``: class indices, or the
+        label matrix, as the coding encodes them)."""
         return self._coding.signs(target)
 
     # ------------------------------------------------------------------ state
@@ -445,20 +452,10 @@ default="rbf"
         credits the epochs a converged ``fit`` skips.
         """
         n = Y.shape[1]
-        rows = n
-        if state.budget.policy == "forgetron" and n < state.n_samples:
-            # the Forgetron reads f at its oldest support vector, which may be an earlier
-            # batch's: the table holds every sample's row, and only the batch is presented
-            rows = state.n_samples
-            Y = np.pad(Y, ((0, 0), (0, rows - n)))
-            sample_weight = np.pad(sample_weight, (0, rows - n))
-        table = KernelTable(
-            self._kernel_function().training_rows(patterns, rows),
-            state.n_samples,
-            float(self.cache_size) * MB,
-            n_rows=rows,
-            support=state.support(),
-        )
+        table = kernel_table(self._kernel_function(), state, patterns, n, self.cache_size)
+        if table.n_rows > n:  # rows for earlier batches' support vectors, never presented
+            Y = np.pad(Y, ((0, 0), (0, table.n_rows - n)))
+            sample_weight = np.pad(sample_weight, (0, table.n_rows - n))
         eta, s2 = float(self.eta), self._s2
         mode = "full" if self.shuffle else "none"
         draws_evictions = state.budget.policy == "random"
@@ -495,8 +492,10 @@ default="rbf"
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training patterns (float32 input is kept in float32), or the
             (n_samples, n_samples) kernel matrix when ``kernel="precomputed"``.
-        y : array-like of shape (n_samples,)
-            Class labels (at least two classes).
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels (at least two classes), or a 0/1 indicator matrix of
+            ``n_labels >= 2`` labels (multilabel): one dual problem per label, each
+            the one a binary fit on its column gives.
         sample_weight : array-like of shape (n_samples,), default=None
             Multiplies each sample's update step; zero-weight samples are skipped.
 
@@ -511,13 +510,14 @@ default="rbf"
             self._check_gamma_kept()
             self._check_budget_kept()
         else:
-            self.classes_ = check_classes(y, type(self).__name__)
+            self.classes_, self.multilabel_ = self._classes_of(y)
         target = self._encode(y)
         sample_weight = self._sample_weight(sample_weight, target, X.shape[0])
         if continuing:
             state, patterns = self._continued(X)
         else:
-            self._check_two_classes_weighted(target, sample_weight)
+            if not self._multilabel:  # a label may be all 0 or all 1: its neuron learns that
+                self._check_two_classes_weighted(target, sample_weight)
             self.gamma_ = self._resolve_gamma(X)
             budget = self._budget_state(self._n_problems)
             state, patterns = DualState.allocate(self._n_problems, X.shape[0], budget), X
@@ -566,9 +566,13 @@ default="rbf"
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Float32 input is kept in float32 (later batches take the first one's dtype).
-        y : array-like of shape (n_samples,)
+        y : array-like of shape (n_samples,) or (n_samples, n_labels)
+            Class labels, or a 0/1 indicator matrix (multilabel; every call the
+            same ``n_labels`` columns).
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever be seen; required on the first call.
+            Every label that will ever be seen; required on the first call, unless
+            ``y`` is an indicator matrix (its classes are its columns: leave it out,
+            or pass ``0 .. n_labels-1``).
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -599,7 +603,7 @@ default="rbf"
         self._check_params()
         first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
-        self.classes_ = self._partial_fit_classes(classes, first_call)
+        self.classes_, self.multilabel_ = self._partial_fit_classes(classes, first_call, y)
         if first_call:
             self._forget_history()
         else:
@@ -646,7 +650,8 @@ default="rbf"
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
             ``f(x)``, summed over the support vectors in training's order, or for
-            ``prediction="voted"`` the survival-weighted vote normalised to ``[-1, 1]``.
+            ``prediction="voted"`` the survival-weighted vote normalised to ``[-1, 1]``;
+            (n_samples, n_labels) for a model fitted on a label matrix.
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
@@ -662,7 +667,25 @@ default="rbf"
 
         Returns
         -------
-        ndarray of shape (n_samples,)
+        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
+            The class of each sample; for a model fitted on a label matrix
+            (multilabel), the indicator matrix: 1 where a label's score is > 0.
+
+        Examples
+        --------
+        Two labels per sample, "x is positive" and "y is positive", learnt by two
+        independent dual problems:
+
+        >>> import numpy as np
+        >>> from rosenblatt.estimators.kernel import KernelPerceptron
+        >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+        >>> Y = (X > 0).astype(int)
+        >>> clf = KernelPerceptron(kernel="linear", random_state=0).fit(X, Y)
+        >>> clf.predict(X)
+        array([[1, 1],
+               [1, 0],
+               [0, 1],
+               [0, 0]])
         """
         scores = self.decision_function(X)  # checks the model is fitted first
         return self._coding.decode(scores)

@@ -68,7 +68,8 @@ _SHARED_PARAMETERS = """
         ``converged_``). ``None``: run to the first error-free epoch or ``max_iter``,
         as the lecture notes' algorithm does (their traces and bounds use that).
     class_weight : dict, "balanced" or None, default=None
-        Multiplies the update step of each class's samples.
+        Multiplies the update step of each class's samples (not with a label
+        matrix ``y``, whose samples may have several labels: use ``sample_weight``).
     warm_start : bool, default=False
         Continue from the previous fit's state (weights, averages, vote record).
     verbose : int, default=0
@@ -86,6 +87,11 @@ _FITTED_ATTRIBUTES = """
     coef_ : ndarray of shape (1, n_features) or (n_classes, n_features)
     intercept_ : ndarray of shape (1,) or (n_classes,)
     classes_ : ndarray of shape (n_classes,)
+        The class labels; for a label matrix ``y``, its columns ``0 .. n_labels-1``
+        (as scikit-learn's multilabel classifiers set it).
+    multilabel_ : bool
+        Whether ``y`` was a label matrix: one neuron per label, ``predict`` gives the
+        (n_samples, n_labels) indicator matrix.
     n_features_in_ : int
     n_iter_ : int
         Epochs run.
@@ -112,6 +118,10 @@ class Perceptron(BaseLinearPerceptron):
     ``y * x`` over the misclassified patterns (batch). Training stops after the
     first epoch without a mistake, or after ``max_iter`` epochs with a
     ``ConvergenceWarning``.
+
+    A 0/1 indicator matrix ``y`` of shape (n_samples, n_labels) (multilabel) trains
+    the lecture notes' layer of independent neurons, one per label, in one pass
+    over the data; each is the neuron a binary fit on its column gives.
 
     Parameters
     ----------
@@ -199,6 +209,9 @@ class AveragedPerceptron(BaseLinearPerceptron):
     with ``max_iter`` set to the first fit's ``n_iter_``. A run stopped by ``tol``
     (data that are not separable) counts only the epochs it ran.
 
+    A 0/1 indicator matrix ``y`` (multilabel) trains one averaged neuron per label
+    in one pass over the data, each the one a binary fit on its column gives.
+
     Parameters
     ----------
     {_SHARED_PARAMETERS}
@@ -239,6 +252,8 @@ class VotedPerceptron(BaseLinearPerceptron):
     Only the updates are stored, so memory grows with the number of mistakes.
     ``coef_`` / ``intercept_`` hold the last weight vector; ``decision_function``
     returns the vote normalised by the total count, in ``[-1, 1]``.
+    A 0/1 indicator matrix ``y`` (multilabel) trains one voting neuron per label in
+    one pass over the data, each voting as a binary fit on its column would.
 
     Parameters
     ----------
@@ -350,9 +365,15 @@ class VotedPerceptron(BaseLinearPerceptron):
     def decision_function(self, X: MatrixLike) -> np.ndarray:
         """Survival-weighted vote, normalised to ``[-1, 1]``.
 
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
         Returns
         -------
         ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
+            For a model fitted on a label matrix, (n_samples, n_labels): each
+            label's neuron's vote.
         """
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)

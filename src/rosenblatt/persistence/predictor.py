@@ -2,7 +2,8 @@
 
 A linear model (one of :data:`LINEAR_CLASSES`), alone or in a Pipeline after a
 ``StandardScaler``, predicts ``labels_from_scores(linear_scores(X, coef_, intercept_))``
-after the standardisation: :func:`build_predictor` takes these arrays from the decoded and
+after the standardisation (the indicator matrix of a model fitted on one,
+``multilabel_``): :func:`build_predictor` takes these arrays from the decoded and
 checked :class:`~rosenblatt._core.invariants.Plain` tree (the very checks :func:`load` runs,
 so every file it refuses, this refuses) into a
 :class:`~rosenblatt.engine.numpy_decision.LinearPredictor`, without building an estimator, so that
@@ -76,4 +77,5 @@ def build_predictor(model: Plain, reader: Reader) -> Any:
         mean,
         scale,
         final.name,
+        multilabel=bool(fitted.get("multilabel_", False)),  # checked against the rows
     )

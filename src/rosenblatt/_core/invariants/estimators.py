@@ -14,6 +14,21 @@ from .transformers import output_width
 _EPOCH_RECORD = ("n_iter_", "n_mistakes_", "mistakes_per_epoch_", "converged_")
 
 
+def _neurons(c, classes, multinomial=False):
+    """The rows (neurons, dual problems) a model of ``classes`` has: one per column of a
+    label matrix when ``multilabel_`` says it learnt one (its classes then are the
+    columns ``0 .. M-1``, and the layer is of independent neurons), else one for two
+    classes and one per class for more (or multinomial). Files from before
+    ``multilabel_`` learnt class labels."""
+    if "multilabel_" not in c.values or not c.boolean("multilabel_"):
+        return rows_for(classes.shape[0], multinomial)
+    if classes.dtype.kind not in "iu" or not np.array_equal(classes, np.arange(classes.shape[0])):
+        c.fail("classes_", "must be the label columns 0 .. M-1 of a multilabel model")
+    if multinomial:
+        c.fail("multilabel_", "is True, but a multinomial model has one class per sample")
+    return classes.shape[0]
+
+
 def _epoch_record(c):
     c.integer("n_iter_")
     c.integer("n_mistakes_", high=2**63 - 1)
@@ -36,7 +51,7 @@ def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> None:
     multinomial = c.param("multi_class") == "multinomial"
     if state.multinomial != multinomial:
         c.fail("training_state_", f"is {'not ' * multinomial}multinomial, unlike multi_class")
-    rows = rows_for(classes.shape[0], multinomial)
+    rows = _neurons(c, classes, multinomial)
     if state.n_rows != rows or state.n_features != n_features:
         c.fail(
             "training_state_",
@@ -94,7 +109,7 @@ def check_kernel_perceptron(c: Checker) -> None:
     state = c.values["training_state_"]
     if type(state) is not DualState:
         c.fail("training_state_", f"must be a DualState; it is a {type(state).__name__}")
-    problems = rows_for(classes.shape[0])
+    problems = _neurons(c, classes)
     if state.n_units != problems:
         c.fail("training_state_", f"has {state.n_units} problems; {classes.shape[0]} classes")
     estimator = _kernel_parameters(c)

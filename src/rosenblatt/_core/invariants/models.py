@@ -120,10 +120,12 @@ PARAMETERS = {
 _EPOCHS = "n_iter_ n_mistakes_ mistakes_per_epoch_ converged_"
 _INPUT = "n_features_in_ feature_names_in_"
 _KERNEL_FITTED = (
-    f"{_INPUT} classes_ gamma_ training_state_ support_ support_vectors_ dual_coef_ "
+    f"{_INPUT} classes_ multilabel_ gamma_ training_state_ support_ support_vectors_ dual_coef_ "
     "intercept_ n_presented_ update_support_ update_coef_ update_time_ update_ptr_ " + _EPOCHS
 )
-_LINEAR_FITTED = f"{_INPUT} classes_ intercept_scaling_ training_state_ coef_ intercept_ {_EPOCHS}"
+_LINEAR_FITTED = (
+    f"{_INPUT} classes_ multilabel_ intercept_scaling_ training_state_ coef_ intercept_ {_EPOCHS}"
+)
 # The fitted attributes each class may have (those it sets in fit; a fitted model has
 # all that its invariants require): any other name is refused, as above.
 FITTED = {

@@ -55,6 +55,11 @@ MAX_POINTS = 2_000
 #: points x epochs: the page gets every presentation, so this bounds the reply's size
 MAX_PRESENTATIONS = 20_000
 MAX_EPOCHS = 1_000
+#: a kernel run's reply holds every coefficient after every presentation (the support set
+#: under a budget changes in ways no update log rebuilds): points x presentations at most
+MAX_KERNEL_CELLS = 4_000_000
+#: what the budget of a kernel run may be: 0 for none, else at most the points
+BUDGET_POLICIES = ("stop", "random", "forgetron")
 #: the highest degree of the polynomial kernel, and the highest seed (NumPy's seeds are 32-bit)
 MAX_DEGREE = 10
 MAX_SEED = 2**32 - 1
@@ -77,6 +82,7 @@ def limits() -> dict:
     return {
         "max_points": MAX_POINTS,
         "max_presentations": MAX_PRESENTATIONS,
+        "max_kernel_cells": MAX_KERNEL_CELLS,
         "max_epochs": MAX_EPOCHS,
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
@@ -101,6 +107,8 @@ class Settings:
     gamma: float = 1.0
     degree: int = 2
     epochs: int = 100
+    budget: int = 0  # kernel: the most support vectors kept (0: no budget)
+    budget_policy: str = "random"
 
 
 # ---------------------------------------------------------------------- the request
@@ -118,6 +126,8 @@ SETTING_CONSTRAINTS = {
     "gamma": [_POSITIVE],
     "degree": [Interval(numbers.Integral, 1, MAX_DEGREE)],
     "epochs": [Interval(numbers.Integral, 1, MAX_EPOCHS)],
+    "budget": [Interval(numbers.Integral, 0, MAX_POINTS)],
+    "budget_policy": [Options(BUDGET_POLICIES)],
 }
 
 
@@ -203,6 +213,12 @@ def parse_request(payload: Any) -> tuple[np.ndarray, np.ndarray, Settings]:
             f"{settings.epochs} epochs of {X.shape[0]} points is too long a run for the page "
             f"(at most {MAX_PRESENTATIONS} presentations, points times epochs); "
             "ask for fewer epochs."
+        )
+    if settings.algorithm == "kernel" and X.shape[0] ** 2 * settings.epochs > MAX_KERNEL_CELLS:
+        raise PlaygroundError(
+            f"{settings.epochs} kernel epochs of {X.shape[0]} points is too large a run for the "
+            f"page (it shows every coefficient after every presentation: at most "
+            f"{MAX_KERNEL_CELLS} points squared times epochs); ask for fewer epochs or points."
         )
     return X, y, settings
 
@@ -381,10 +397,24 @@ def _primal(X, Z, y, s: Settings) -> dict:
 
 
 # ---------------------------------------------------------------------- the dual run
+def _support_spells(coef: np.ndarray) -> list[list[int]]:
+    """``[sample, start, end]``: sample ``j`` is a support vector after ``c`` presentations
+    for ``start <= c < end`` (``coef[c, j] != 0``), one entry per unbroken spell; a spell
+    that ends before the last cursor is a support vector a budget evicted."""
+    member = np.vstack(
+        [np.zeros((1, coef.shape[1]), bool), coef != 0.0, np.zeros((1, coef.shape[1]), bool)]
+    )
+    spells = []
+    for j in range(coef.shape[1]):
+        edges = np.flatnonzero(np.diff(member[:, j].astype(np.int8)))
+        spells += [[j, int(a), int(b)] for a, b in zip(edges[::2], edges[1::2])]
+    return sorted(spells, key=lambda spell: (spell[1], spell[0]))
+
+
 def _dual(X, Z, y, s: Settings) -> dict:
     from sklearn.exceptions import ConvergenceWarning
 
-    from ...engine.dual import Kernel, recorded_activations
+    from ...engine.dual import Kernel, recorded_presentations
     from ...engine.orders import recorded_orders
     from ...estimators.kernel import KernelPerceptron
 
@@ -398,24 +428,24 @@ def _dual(X, Z, y, s: Settings) -> dict:
         shuffle=s.shuffle,
         random_state=s.seed,
         prediction="last",
+        budget=s.budget or None,
+        budget_policy=s.budget_policy,
     )
-    with warnings.catch_warnings(), recorded_orders() as orders, recorded_activations() as act:
+    with warnings.catch_warnings(), recorded_orders() as orders, recorded_presentations() as rec:
         warnings.simplefilter("ignore", ConvergenceWarning)  # the reply's note says so
         clf.fit(Z, y)
-    pattern = np.concatenate(orders)  # the orders the fit presented, as the engine gave them
-    activation = np.concatenate([epoch[0] for epoch in act]) + 0.0  # its y f(x); no -0.0
+    # what the engine presented, computed and learnt, presentation by presentation
+    pattern = np.concatenate(orders)
+    activation = np.concatenate([act[0] for act, _ in rec]) + 0.0  # y f(x); + 0.0: no -0.0
+    coef = np.concatenate([np.zeros((1, n))] + [history[0] for _, history in rec])
     n_rows = pattern.shape[0]
-    update_sample = clf.support_[clf.update_support_]
-    coef = np.zeros((n_rows + 1, n))  # each sample's coefficient after c presentations
-    np.add.at(coef, (clf.update_time_ + 1, update_sample), clf.update_coef_)
-    coef = np.cumsum(coef, axis=0)
     kernel = Kernel(s.kernel, gamma=clf.gamma_, coef0=clf.coef0, degree=s.degree)
     s2 = clf.intercept_scaling**2
     rows = np.arange(n_rows)
+    changed = np.r_[0, np.flatnonzero(np.any(coef[1:] != coef[:-1], axis=1)) + 1]
     updated = np.zeros(n_rows, dtype=bool)
-    updated[clf.update_time_] = True
+    updated[changed[1:] - 1] = True
     grid = kernel.values(feature_map(_grid_points()) if s.feature_map else _grid_points(), Z) + s2
-    changed = np.r_[0, clf.update_time_ + 1]
     return {
         "n_rows": n_rows,
         "epoch_ends": (n * np.arange(1, clf.n_iter_ + 1)).tolist(),
@@ -432,7 +462,8 @@ def _dual(X, Z, y, s: Settings) -> dict:
         "averaged": None,
         "voted": None,
         "kernel": {
-            "updates": np.column_stack([clf.update_time_, update_sample]).tolist(),
+            "support": _support_spells(coef),
+            "budget": s.budget or None,
             "alpha": _plain(coef[rows + 1, pattern]),
         },
         "grids": _grids(changed, lambda c: coef[c] @ grid.T),

@@ -27,10 +27,10 @@ OneVsRest = namedtuple("OneVsRest", "")
 SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
 
 # the dual loop (rosenblatt.engine.kernels.dual)
-Table = namedtuple("Table", "values slot_of")
+Table = namedtuple("Table", "values slot_of row_of until")
 Problems = namedtuple("Problems", "Y sample_weight")
 Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")
-Updates = namedtuple("Updates", "mistakes sample delta time n_upd activation")
+Updates = namedtuple("Updates", "mistakes sample delta time n_upd activation history")
 DualRule = namedtuple("DualRule", "eta s2")
 # how a dual problem keeps its support set within a budget (rosenblatt.engine.dual.Budget)
 Budget = namedtuple("Budget", "policy size draws kinv proj forget_q errors threshold plus")

@@ -52,6 +52,13 @@ def _record(updates, p, i, delta, now):
     updates.n_upd[p] = k + 1
 
 
+@njit(cache=True)
+def _keep_coefficients(updates, p, pos, coef):
+    """A trace's copy of problem ``p``'s coefficients after the presentation at ``pos``."""
+    for j in range(coef.shape[1]):
+        updates.history[p, pos, j] = coef[p, j]
+
+
 @njit(cache=True, inline="always")
 def _change(state, p, j, delta):
     """``alpha_j y_j += delta`` for sample ``j`` of problem ``p``, its accumulator with it."""
@@ -80,19 +87,20 @@ def _evict(state, p, r):
 
 
 @njit(cache=True)
-def _forget(values, slot_of, p, state, budget, rule):
+def _forget(values, slot_of, row_of, p, state, budget, rule):
     """The self-tuned Forgetron's step once a new support vector overfills the budget
     (Dekel, Shalev-Shwartz and Singer 2008): shrink every coefficient by the largest
     ``phi`` in (0, 1] that keeps the damage ``Q`` within ``15/32`` of the mistakes so
     far, then remove the oldest support vector. Coefficients are taken in units of
     ``eta``, so that the learning rate keeps only scaling ``f``."""
     eta = rule.eta
-    r = state.sv[p, 0]
-    fr = 0.0  # f(x_r) with the new support vector
+    oldest = state.sv[p, 0]
+    row = row_of[oldest]
+    fr = 0.0  # f(x_oldest) with the new support vector
     for q in range(state.n_sv[p]):
         j = state.sv[p, q]
-        fr += state.coef[p, j] * (values[r, slot_of[j]] + rule.s2)
-    beta, fr = state.coef[p, r] / eta, fr / eta
+        fr += state.coef[p, j] * (values[row, slot_of[j]] + rule.s2)
+    beta, fr = state.coef[p, oldest] / eta, fr / eta
     a = beta * beta - 2.0 * beta * fr
     b = 2.0 * abs(beta)
     c = budget.forget_q[p] - 15.0 / 32.0 * budget.errors[p]
@@ -100,8 +108,12 @@ def _forget(values, slot_of, p, state, budget, rule):
     phi = 1.0
     if a > 0.0 or (a < 0.0 and d > 0.0 and (-b - np.sqrt(abs(d))) / (2.0 * a) > 1.0):
         phi = min(1.0, (-b + np.sqrt(d)) / (2.0 * a))
-    elif a == 0.0:
+    elif a == 0.0 and b > 0.0:
         phi = min(1.0, -c / b)
+    if phi <= 0.0:  # nothing may stay (the damage allowance is spent exactly): all leave
+        while state.n_sv[p] > 0:
+            _evict(state, p, 0)
+        return
     if phi < 1.0:
         for q in range(state.n_sv[p]):
             j = state.sv[p, q]
@@ -112,15 +124,15 @@ def _forget(values, slot_of, p, state, budget, rule):
 
 
 @njit(cache=True)
-def _projection(values, slot_of, i, p, state, budget, s2):
+def _projection(values, slot_of, row, i, p, state, budget, s2):
     """Project ``phi(x_i)`` on the span of problem ``p``'s support vectors: writes the
     coordinates ``d = K^-1 k`` to ``budget.proj`` and returns ``(|delta|^2, K'(x_i, x_i))``,
     the squared distance of ``phi(x_i)`` from the span and its squared norm."""
     m = state.n_sv[p]
     kinv, d, k = budget.kinv[p], budget.proj, budget.proj[m:]
-    kii = values[i, slot_of[i]] + s2
+    kii = values[row, slot_of[i]] + s2
     for q in range(m):
-        k[q] = values[i, slot_of[state.sv[p, q]]] + s2
+        k[q] = values[row, slot_of[state.sv[p, q]]] + s2
     distance = kii
     for q in range(m):
         t = 0.0
@@ -150,36 +162,42 @@ def _grow_inverse(p, state, budget, distance):
 def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
     """Present ``order[start:]`` to dual problem ``p``, updating its state in place.
 
-    Bundles (built by :mod:`rosenblatt.engine.dual`): ``Table(values, slot_of)``
-    with ``values[i, slot_of[j]] = K(x_j, x_i)``; ``Problems(Y, sample_weight)``,
+    Bundles (built by :mod:`rosenblatt.engine.dual`): ``Table(values, slot_of,
+    row_of, until)`` with ``values[row_of[i], slot_of[j]] = K(x_j, x_i)``, valid for
+    the presentations before position ``until`` of ``order``; ``Problems(Y, sample_weight)``,
     the ±1 targets of every problem; ``Coefficients(coef, coef_acc, sv, n_sv,
-    n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd, activation)``, where
-    this epoch's mistakes and updates of each problem go, and (when ``activation``
-    has columns) ``y f(x)`` of every presentation, by its position in ``order``;
-    ``DualRule(eta, s2)``;
+    n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd, activation,
+    history)``, where this epoch's mistakes and updates of each problem go, and
+    for a trace (when ``activation`` has columns) ``y f(x)`` of every presentation
+    and every coefficient after it (``history[p, pos]``), by its position in
+    ``order``; ``DualRule(eta, s2)``;
     ``Budget(policy, size, draws, kinv, proj, forget_q, errors, threshold, plus)``:
     how the support set is bounded (:mod:`rosenblatt.engine.dual`'s ``Budget``
     explains each policy and field).
 
-    Returns ``order.shape[0]`` when the epoch is done, or the position of a
-    presentation that needs the caller first (state untouched for it): a sample
-    without a kernel slot that must get one, or a projection with ``kinv`` full.
+    Returns ``table.until`` when the presentations before it are done, or the
+    position of a presentation that needs the caller first (state untouched for
+    it): a sample without a kernel slot that must get one, or a projection with
+    ``kinv`` full.
     """
-    values, slot_of = table.values, table.slot_of
+    values, slot_of, row_of = table.values, table.slot_of, table.row_of
     Y, sample_weight = problems.Y, problems.sample_weight
     coef, sv, n_sv, n_seen = state.coef, state.sv, state.n_sv, state.n_seen
     eta, s2 = rule.eta, rule.s2
     policy = budget.policy
-    n = order.shape[0]
+    n = table.until
     for pos in range(start, n):
         i = order[pos]
+        row = row_of[i]
         weight = sample_weight[i]
         if weight == 0.0:
+            if updates.activation.shape[1] > 0:
+                _keep_coefficients(updates, p, pos, coef)
             continue
         f = 0.0
         for r in range(n_sv[p]):
             j = sv[p, r]
-            f += coef[p, j] * (values[i, slot_of[j]] + s2)
+            f += coef[p, j] * (values[row, slot_of[j]] + s2)
         y = Y[p, i]
         if updates.activation.shape[1] > 0:  # a trace (the playground) asks for every y f
             updates.activation[p, pos] = y * f
@@ -204,7 +222,7 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
                 budget.errors[p] += 1
             now = n_seen[p]
             if policy == PROJECT:
-                distance, kii = _projection(values, slot_of, i, p, state, budget, s2)
+                distance, kii = _projection(values, slot_of, row, i, p, state, budget, s2)
                 if mistake and joins and distance > budget.threshold:
                     _grow_inverse(p, state, budget, distance)
                     _join(state, p, i, delta)
@@ -226,12 +244,14 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
                         _evict(state, p, min(int(budget.draws[pos] * n_sv[p]), n_sv[p] - 1))
                     _join(state, p, i, delta)
                     if policy == FORGETRON and n_sv[p] > budget.size:
-                        _forget(values, slot_of, p, state, budget, rule)
+                        _forget(values, slot_of, row_of, p, state, budget, rule)
                 else:
                     _change(state, p, i, delta)
                 if coef[p, i] != 0.0:  # the Forgetron may have removed i at once
                     _record(updates, p, i, delta, now)
         n_seen[p] += 1
+        if updates.activation.shape[1] > 0:
+            _keep_coefficients(updates, p, pos, coef)
     return n
 
 

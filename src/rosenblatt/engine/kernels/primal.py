@@ -11,7 +11,10 @@ name and two arrays of the same type cannot be swapped by position:
 ``Targets(target, positive, sample_weight)``
     The class index of every sample; the class index each state row answers
     +1 for (one-vs-rest); the sample weights. A zero-weight sample is neither
-    presented nor counted.
+    presented nor counted. A layer of independent neurons with several labels per
+    sample (multilabel) takes instead the (n_samples, n_labels) int8 label matrix
+    as ``target`` and the column each row reads as ``positive``: row ``s`` answers
+    +1 where ``target[i, positive[s]]`` is not 0.
 ``Schedule(order, stream, lookahead)``
     The epoch's presentation order and the prefetch hints of :mod:`.order`,
     which change timing, never results.
@@ -52,7 +55,12 @@ problem: its rows are taken once per epoch rather than per pattern, which is
 for all of them) or ``MULTINOMIAL`` (None); each is its own numba type, so
 each compiles to its own loop with the others' code dropped. The pattern loop
 with its prefetching, the update and the record are written once; only the
-test of which rows err on a pattern differs, binary or multinomial.
+test of which rows err on a pattern differs, binary or multinomial. How a row's
+target ``y`` is read off the labels is the other compile-time choice, by the
+dimension of ``target`` (part of its numba type): a class index per sample
+(binary, one-vs-rest) or a row of the label matrix (multilabel, with the SINGLE
+and ONE_VS_REST layouts); a 1-D ``target`` compiles to the very code it did
+before the label matrix existed.
 """
 
 from numba import njit
@@ -112,6 +120,30 @@ def _slot_count_impl(layout, slots):
     if _kind(layout) is Single:
         return lambda layout, slots: 1
     return lambda layout, slots: slots.shape[0]
+
+
+# ---------------------------------------------------------------------- the targets
+def _label(target, i):
+    """What the neurons read of sample ``i``: its class index (1-D ``target``), or
+    ``i`` itself, the row of the label matrix (2-D, multilabel)."""
+
+
+@overload(_label, inline="always")
+def _label_impl(target, i):
+    if target.ndim == 1:
+        return lambda target, i: target[i]
+    return lambda target, i: i
+
+
+def _sign(target, label, positive, s):
+    """Row ``s``'s target ``y`` for a sample read as ``label`` (see :func:`_label`)."""
+
+
+@overload(_sign, inline="always")
+def _sign_impl(target, label, positive, s):
+    if target.ndim == 1:
+        return lambda target, label, positive, s: 1.0 if label == positive[s] else -1.0
+    return lambda target, label, positive, s: 1.0 if target[label, positive[s]] != 0 else -1.0
 
 
 # ---------------------------------------------------------------------- the record
@@ -185,7 +217,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
         if layout is None:  # multinomial
             for c in range(n_rows):
                 scores[c] = row_dot(X, csr, i, W_all[c]) + w0[c] * bias_input
-            true = target[i]
+            true = _label(target, i)  # (typed for a label matrix too, never run with one)
             rival = -1
             for c in range(n_rows):
                 if c != true and (rival < 0 or scores[c] > scores[rival]):
@@ -196,10 +228,10 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
                 n_wrong = 2
                 mistakes[0] += 1
         else:
-            label = target[i]
+            label = _label(target, i)
             for q in range(_slot_count(layout, slots)):
                 s = slots[q]
-                y = 1.0 if label == positive[s] else -1.0
+                y = _sign(target, label, positive, s)
                 # the row of s in place, not bound to a name: binding a row view per
                 # pattern and neuron made the one-vs-rest loop about 15 % slower
                 a = y * (row_dot(X, csr, i, _row(W, s)) + w0[s] * bias_input)

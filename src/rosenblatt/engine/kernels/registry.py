@@ -90,13 +90,19 @@ def _problems():
     return X, binary, three
 
 
+def _labels(X):
+    """A label matrix of three labels (multilabel): several labels per sample."""
+    return (X[:, :3] > 0).astype(int)
+
+
 def _fit(estimator: Any, data: Any, y: Any) -> Any:
     """Fit ``estimator`` and score ``data``: training and prediction both compile."""
     return estimator.fit(data, y).decision_function(data)
 
 
 def _linear_variants(classes=("Perceptron", "VotedPerceptron")) -> Iterator[Variant]:
-    """Every estimator (plain, voted: no record and record), dtype, layout and dense/CSR form."""
+    """Every estimator (plain, voted: no record and record), dtype, layout, target (class
+    indices, a label matrix) and dense/CSR form."""
     import scipy.sparse as sp
 
     from ...estimators import linear
@@ -110,12 +116,17 @@ def _linear_variants(classes=("Perceptron", "VotedPerceptron")) -> Iterator[Vari
             for cls in (linear.Perceptron, linear.VotedPerceptron):
                 if cls.__name__ not in classes:
                     continue
-                for y, multi_class, layout in (
-                    (binary, "ovr", "one neuron"),
-                    (three, "ovr", "one-vs-rest"),
-                    (three, "multinomial", "multinomial"),
+                for y, multi_class, threads, layout in (
+                    (binary, "ovr", None, "one neuron"),
+                    (three, "ovr", None, "one-vs-rest"),
+                    (three, "multinomial", None, "multinomial"),
+                    (_labels(X), "ovr", None, "multilabel"),
+                    # a thread per neuron: the one-neuron layout reading a label matrix
+                    (_labels(X), "ovr", 3, "multilabel, a neuron per thread"),
                 ):
-                    estimator = cls(max_iter=2, random_state=0, multi_class=multi_class)
+                    estimator = cls(
+                        max_iter=2, random_state=0, multi_class=multi_class, n_jobs=threads
+                    )
                     yield f"{cls.__name__}, {layout}, {name}", partial(_fit, estimator, data, y)
 
 
@@ -229,6 +240,7 @@ INLINED_HELPERS: dict[str, str] = {
     "primal._keep": "inlined into primal_epoch (the record)",
     "dual._record": "inlined into dual_epoch (the record)",
     "dual._change": "inlined into dual_epoch (a coefficient and its accumulator)",
+    "dual._keep_coefficients": "called only from dual_epoch (a trace's coefficients)",
     "dual._join": "inlined into dual_epoch (a new support vector)",
     "dual._evict": "called only from dual_epoch (the random and Forgetron budgets)",
     "dual._forget": "called only from dual_epoch (the Forgetron budget)",

@@ -42,6 +42,8 @@
       kernel: "rbf",
       gamma: 1,
       degree: 2,
+      budget: 0,
+      budgetPolicy: "random",
     },
     showMaxMargin: false,
     newClass: 1,
@@ -651,16 +653,18 @@
 
     var pts = (run.request && run.request.points) || state.points;
 
-    // kernel: the support vectors after c presentations
-    if (run.kernel && run.kernel.updates) {
-      var seen = {};
-      run.kernel.updates.forEach(function (u) {
-        if (u[0] < c) seen[u[1]] = true;
-      });
-      Object.keys(seen).forEach(function (k) {
+    // kernel: the support vectors after c presentations, and those a budget evicted
+    if (run.kernel && run.kernel.support) {
+      var support = supportAt(run, c);
+      Object.keys(support.current).forEach(function (k) {
         var pt = pts[+k];
         if (!pt) return;
         el("circle", { cx: px(pt[0]), cy: py(pt[1]), r: 16, class: "sv-ring support-vector", "data-index": k }, sv);
+      });
+      Object.keys(support.evicted).forEach(function (k) {
+        var pt = pts[+k];
+        if (!pt || support.current[k]) return;
+        el("circle", { cx: px(pt[0]), cy: py(pt[1]), r: 16, class: "sv-ring evicted", "data-index": k }, sv);
       });
     }
 
@@ -765,14 +769,12 @@
     $("mistakes-vs-bound").textContent = vs;
 
     var svCount = null;
-    if (run && run.kernel && run.kernel.updates) {
-      var seen = {};
-      run.kernel.updates.forEach(function (u) {
-        if (u[0] < c) seen[u[1]] = true;
-      });
-      svCount = Object.keys(seen).length;
+    var text = "–";
+    if (run && run.kernel && run.kernel.support) {
+      svCount = Object.keys(supportAt(run, c).current).length;
+      text = String(svCount) + (run.kernel.budget ? " of " + run.kernel.budget : "");
     }
-    $("support-vectors").textContent = svCount === null ? "–" : String(svCount);
+    $("support-vectors").textContent = text;
     setData($("support-vectors"), svCount);
 
     renderVotes();
@@ -1092,7 +1094,23 @@
 
   function epochsFor(n) {
     var most = Math.min(PAGE_MAX_EPOCHS, limits.max_epochs);
+    if (state.settings.algorithm === "kernel") {
+      // a kernel reply holds every coefficient after every presentation
+      most = Math.min(most, Math.floor(limits.max_kernel_cells / Math.max(1, n * n)));
+    }
     return Math.max(1, Math.min(most, Math.floor(limits.max_presentations / Math.max(1, n))));
+  }
+
+  /** The server's support spells [sample, start, end) read at cursor c: the support
+   * vectors then, and the samples that were support vectors before and are no more. */
+  function supportAt(run, c) {
+    var current = {};
+    var evicted = {};
+    run.kernel.support.forEach(function (spell) {
+      if (spell[1] <= c && c < spell[2]) current[spell[0]] = true;
+      else if (spell[2] <= c) evicted[spell[0]] = true;
+    });
+    return { current: current, evicted: evicted };
   }
 
   function buildRequest() {
@@ -1111,6 +1129,8 @@
       kernel: s.kernel,
       gamma: s.gamma,
       degree: s.degree,
+      budget: s.budget,
+      budget_policy: s.budgetPolicy,
       epochs: epochsFor(state.points.length),
     };
   }
@@ -1143,6 +1163,9 @@
     if (!(isNum(s.gamma) && s.gamma > 0)) problems.push("γ must be a positive number");
     if (!(Number.isInteger(s.degree) && s.degree >= 1 && s.degree <= limits.max_degree)) {
       problems.push("the degree must be a whole number from 1 to " + limits.max_degree);
+    }
+    if (!(Number.isInteger(s.budget) && s.budget >= 0 && s.budget <= limits.max_points)) {
+      problems.push("the budget must be a whole number from 0 (none) to " + limits.max_points);
     }
     return problems.length ? problems.join("; ") + "." : null;
   }
@@ -1273,6 +1296,8 @@
     if (req.kernel === "rbf" || req.kernel === "poly") s.kernel = req.kernel;
     if (isNum(req.gamma)) s.gamma = req.gamma;
     if (isNum(req.degree)) s.degree = req.degree;
+    if (Number.isInteger(req.budget)) s.budget = req.budget;
+    if (["stop", "random", "forgetron"].indexOf(req.budget_policy) >= 0) s.budgetPolicy = req.budget_policy;
     writeControls();
     finishRun(prepareRun(entry.response, req), "");
     updateURL();
@@ -1323,6 +1348,8 @@
         ["kernel", s.kernel],
         ["gamma", String(s.gamma)],
         ["degree", String(s.degree)],
+        ["budget", String(s.budget)],
+        ["policy", s.budgetPolicy],
       );
       if (state.edited) pairs.push(["points", encodePoints()]);
     }
@@ -1395,6 +1422,14 @@
       return Number.isInteger(v) && v >= 1;
     });
     if (degree !== undefined) s.degree = degree;
+    var budget = num("budget", function (v) {
+      return Number.isInteger(v) && v >= 0;
+    });
+    if (budget !== undefined) s.budget = budget;
+    if (q.has("policy")) {
+      if (["stop", "random", "forgetron"].indexOf(q.get("policy")) >= 0) s.budgetPolicy = q.get("policy");
+      else notes.push("policy");
+    }
     if (q.has("maxmargin")) state.showMaxMargin = q.get("maxmargin") === "1";
     var points = null;
     if (q.has("points")) {
@@ -1416,6 +1451,8 @@
     $("kernel").value = s.kernel;
     $("gamma").value = String(s.gamma);
     $("degree").value = String(s.degree);
+    $("budget").value = String(s.budget);
+    $("budget-policy").value = s.budgetPolicy;
     $("show-max-margin").checked = state.showMaxMargin;
     writePresetSelect();
     writeClassToggle();
@@ -1509,6 +1546,8 @@
     s.kernel = $("kernel").value;
     s.gamma = readNumberInput("gamma", false);
     s.degree = readNumberInput("degree", true);
+    s.budget = readNumberInput("budget", true);
+    s.budgetPolicy = $("budget-policy").value;
     updateControlVisibility();
     scheduleRun(delay);
   }
@@ -1540,12 +1579,12 @@
       }
       onSettingsChanged(0);
     });
-    ["bias-input", "shuffle", "feature-map", "kernel"].forEach(function (id) {
+    ["bias-input", "shuffle", "feature-map", "kernel", "budget-policy"].forEach(function (id) {
       $(id).addEventListener("change", function () {
         onSettingsChanged(0);
       });
     });
-    ["eta", "seed", "gamma", "degree"].forEach(function (id) {
+    ["eta", "seed", "gamma", "degree", "budget"].forEach(function (id) {
       $(id).addEventListener("input", function () {
         onSettingsChanged(350);
       });
@@ -1749,7 +1788,7 @@
     Array.prototype.forEach.call($("algorithm").options, function (opt) {
       opt.disabled = available.indexOf(opt.value) < 0;
     });
-    ["preset", "class-toggle", "clear", "eta", "bias-input", "shuffle", "seed", "feature-map", "kernel", "gamma", "degree"].forEach(
+    ["preset", "class-toggle", "clear", "eta", "bias-input", "shuffle", "seed", "feature-map", "kernel", "gamma", "degree", "budget", "budget-policy"].forEach(
       function (id) {
         $(id).disabled = true;
       },
