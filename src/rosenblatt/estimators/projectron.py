@@ -43,6 +43,9 @@ class Projectron(KernelPerceptron):
     eta``, and only when ``loss > |delta|^2 / max_projection_error``. The
     threshold compares the squared error, as the authors' DOGMA library does.
 
+    Like every perceptron of the package it takes ``y`` as an (n_samples, M) indicator
+    matrix too: M independent Projectrons, one per column.
+
     ``mistakes_per_epoch_`` counts prediction mistakes (``y f(x) <= 0``), not
     updates, so with ``max_iter=1, shuffle=False`` on two classes
     ``mistakes_per_epoch_[0] / n_samples`` is the online error rate.
