@@ -21,6 +21,7 @@ import time
 import warnings
 
 import numpy as np
+from _machine import cpu_name
 from sklearn.datasets import make_classification
 from sklearn.kernel_approximation import Nystroem
 from sklearn.linear_model import Perceptron as SklearnPerceptron
@@ -74,18 +75,6 @@ def support_size(model: object) -> int:
     if hasattr(last, "support_"):
         return len(last.support_)
     return model[0].n_components if hasattr(model, "steps") else -1
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else what platform knows."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -63,9 +63,7 @@ from __future__ import annotations
 import argparse
 import ast
 import platform
-import shutil
 import statistics
-import subprocess
 import sys
 import time
 import warnings
@@ -74,6 +72,7 @@ from pathlib import Path
 
 import numpy as np
 import sklearn
+from _machine import cpu_name
 from sklearn.datasets import load_breast_cancer, load_digits, load_iris, load_wine
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import TfidfVectorizer
@@ -389,18 +388,6 @@ def targets(name, results):
 
 
 # ---------------------------------------------------------------------------- main
-
-
-def cpu_name():
-    if shutil.which("lscpu"):
-        try:
-            text = subprocess.run(["lscpu"], capture_output=True, text=True, check=True).stdout
-            for line in text.splitlines():
-                if line.startswith("Model name:"):
-                    return line.split(":", 1)[1].strip()
-        except (OSError, subprocess.CalledProcessError):
-            pass
-    return platform.processor() or platform.machine()
 
 
 def main(argv=None):

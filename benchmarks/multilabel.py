@@ -31,23 +31,12 @@ import warnings
 
 import numpy as np
 import scipy.sparse as sp
+from _machine import cpu_name
 from sklearn.datasets import load_digits, make_multilabel_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.multioutput import MultiOutputClassifier
 
 from rosenblatt import AveragedPerceptron, Perceptron
-
-
-def cpu_name() -> str:
-    """The CPU's model name (Linux), else what platform knows."""
-    try:
-        with open("/proc/cpuinfo") as info:
-            for line in info:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or platform.machine()
 
 
 def digits():
