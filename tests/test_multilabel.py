@@ -373,3 +373,23 @@ def test_a_layers_training_state_hands_over():
         Perceptron().set_training_state(
             PrimalState.allocate(2, X.shape[1], np.float64), np.arange(2), multilabel=True
         )
+
+
+def test_the_command_line_predicts_a_label_matrix_row_by_row(tmp_path):
+    """`rosenblatt predict` on a multilabel model file: one JSON list of 0/1 per row, the
+    model's own predictions."""
+    from conftest import run_cli
+
+    from rosenblatt.persistence import save
+
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 3)
+    Y = np.column_stack([X[:, 0] > 0, X[:, 1] > 0]).astype(int)
+    model = Perceptron(random_state=0).fit(X, Y)
+    save(model, tmp_path / "layer.rbl")
+    data = tmp_path / "x.csv"
+    np.savetxt(data, X[:5], delimiter=",", header="a,b,c", comments="")
+    result = run_cli("predict", "-m", tmp_path / "layer.rbl", data)
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert rows == model.predict(X[:5]).tolist()
