@@ -28,12 +28,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .budget import BudgetState
-from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64, block_rows: re-exported)
+from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-exported)
     BlockTable,
     Kernel,
     KernelTable,
     as_float64,
-    block_rows,
 )
 from .kernels.bundles import Coefficients, DualRule, Problems, Updates
 from .orders import rng_from_state, rng_to_state
@@ -271,14 +270,15 @@ class DualState:
         for p in np.flatnonzero(active):
             self._n_upd[p] = 0
             pos = 0
+            budget = self.budget.bundle(draws)
             while pos < order.shape[0]:
                 view = table.view(order, pos, self.sv[p, : self.n_sv[p]])
                 while pos < view.until:
-                    budget = self.budget.bundle(draws)
                     pos = dual_epoch(view, order, pos, p, problems, state, updates, rule, budget)
-                    if pos < view.until:
+                    if pos < view.until:  # room made: a new table column or a larger K^-1
                         self._make_room(table, order[pos])
                         view = table.view(order, pos, self.sv[p, : self.n_sv[p]])
+                        budget = self.budget.bundle(draws)
             k = self._n_upd[p]
             if k:
                 self._kept[p].append(
