@@ -310,6 +310,7 @@ def test_the_command_line_trains_budgeted_and_projectron_models(tmp_path):
     refused = run_cli("train", str(data), "-m", str(budgeted), "-a", "kernel", "--budget", "20",
                       "--budget-policy", "random")  # fmt: skip
     assert refused.exit_code == 2 and "last" in refused.output
+    assert "--prediction last" in refused.output  # the command line's words, not Python's
     assert "Traceback" not in refused.output
 
 

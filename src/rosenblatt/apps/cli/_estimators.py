@@ -126,6 +126,10 @@ def make_estimator(
     # the estimator's own constraints, now rather than at fit (after the data are read);
     # on the command line its error names the option (``_wording.OPTIONS``)
     validate_params(estimator)
+    if algorithm in _KERNELS:  # and the budget's rule across parameters (prediction, policy)
+        from ...engine.budget import budget_of
+
+        budget_of(estimator.get_params(), 1)
     return estimator
 
 
