@@ -72,7 +72,7 @@ def budget_of(params: Mapping[str, Any], n_problems: int) -> BudgetState | None:
     budget = params.get("budget")
     if budget is None:
         return None
-    policy, prediction = params.get("budget_policy", "random"), params.get("prediction")
+    policy, prediction = params.get("budget_policy", "stop"), params.get("prediction")
     if policy in EVICTING and prediction != "last":
         chosen = spelled(f"budget_policy={policy!r}", f"--budget-policy {policy}")
         last = spelled("prediction='last'", "--prediction last")

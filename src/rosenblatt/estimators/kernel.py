@@ -152,7 +152,7 @@ default="rbf"
         perceptron errs on is kept, so memory and the cost of a prediction grow
         with noisy data. With several classes each one-vs-rest problem gets an
         equal share, ``budget // n_classes``.
-    budget_policy : {"stop", "random", "forgetron"}, default="random"
+    budget_policy : {"stop", "random", "forgetron"}, default="stop"
         What a mistake does once the budget is full. ``"stop"``: nothing, unless the
         pattern is a support vector already (the Stoptron). ``"random"``: the
         pattern replaces a support vector drawn uniformly at random (the Randomized
@@ -163,6 +163,9 @@ default="rbf"
         Singer 2008; its coefficients are measured in units of ``eta``). The two
         policies that remove support vectors need ``prediction="last"``: the
         average or the vote of every hypothesis would need the removed patterns.
+        The default, the Stoptron with the averaged prediction, was the most
+        accurate policy on breast cancer, wine and digits (three splits each, a
+        budget of 10 per class) and on 100,000 noisy rows (``benchmarks/budget.py``).
     warm_start : bool, default=False
         Let ``fit`` go on from the previous fit's dual coefficients, their
         averages and update record (the linear perceptrons' warm start). On the
@@ -316,7 +319,7 @@ default="rbf"
         on_epoch: Callable | None = None,
         class_weight: dict | str | None = None,
         budget: int | None = None,
-        budget_policy: str = "random",
+        budget_policy: str = "stop",
         warm_start: bool = False,
     ):
         self.kernel = kernel

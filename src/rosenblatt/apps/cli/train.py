@@ -335,7 +335,7 @@ def command(
     budget_policy: str | None = typer.Option(
         None,
         "--budget-policy",
-        help="kernel, with --budget: stop, random (default) or forgetron; random and "
+        help="kernel, with --budget: stop (default), random or forgetron; random and "
         "forgetron need --prediction last.",
     ),
     max_projection_error: str | None = typer.Option(

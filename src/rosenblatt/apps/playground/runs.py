@@ -108,7 +108,7 @@ class Settings:
     degree: int = 2
     epochs: int = 100
     budget: int = 0  # kernel: the most support vectors kept (0: no budget)
-    budget_policy: str = "random"
+    budget_policy: str = "stop"
 
 
 # ---------------------------------------------------------------------- the request

@@ -43,7 +43,7 @@
       gamma: 1,
       degree: 2,
       budget: 0,
-      budgetPolicy: "random",
+      budgetPolicy: "stop",
     },
     showMaxMargin: false,
     newClass: 1,
