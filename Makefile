@@ -5,22 +5,32 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test format clean clean-cache bench browser docs
+.PHONY: demo test format clean clean-cache bench browser docs kernels
 
 $(VENV)/bin/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 
-$(VENV)/.installed: pyproject.toml | $(VENV)/bin/python
+# pip install builds the compiled kernels ahead of time (setup.py, about a minute on two
+# cores): a change to their sources reinstalls, so the library always matches them
+KERNEL_SOURCES := setup.py $(wildcard src/rosenblatt/engine/kernels/*.py) \
+	src/rosenblatt/engine/kernels/signatures.json \
+	src/rosenblatt/data/readers/textparse.py src/rosenblatt/_core/config.py
+
+$(VENV)/.installed: pyproject.toml $(KERNEL_SOURCES) | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(VENV)/bin/python
+$(VENV)/.installed-dev: pyproject.toml $(KERNEL_SOURCES) | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
-# `rosenblatt warmup` compiles every variant of the training loops once per machine
-# (numba caches them on disk): the demo's and the tests' processes then load them
+# The kernels' library alone, rebuilt in place (what pip install does), for a kernel change
+kernels: | $(VENV)/bin/python
+	$(PY) -m rosenblatt.engine.kernels.ahead_of_time
+
+# `rosenblatt warmup` runs every variant of the compiled loops once: from the library
+# built at install it loads in milliseconds; without it numba compiles them and caches them
 demo: $(VENV)/.installed
 	$(VENV)/bin/rosenblatt warmup
 	$(VENV)/bin/rosenblatt demo

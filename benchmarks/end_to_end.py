@@ -1,19 +1,23 @@
 """What users wait for, side by side with scikit-learn doing the same job: one table of ratios.
 
-Run: ``.venv/bin/python benchmarks/end_to_end.py [--rounds N] [--stream-gb G] [--quick]``
+Run: ``.venv/bin/python benchmarks/end_to_end.py [--rounds N] [--stream-gb G] [--quick] [--jit]``
 
 Every job is timed as a user feels it, as a whole command or a whole fit in a
 fresh process, against a short script of scikit-learn doing the same job with the
 same data reading, the two alternating (``--rounds`` of each, medians), so a busy
 spell on a shared machine slows both. Each row gives the medians, the ratio and
-the target of issue 13:
+the targets of issues 13 and 26:
 
 - ``rosenblatt predict`` with a linear model on a 150-row CSV, against a script
   that unpickles a scikit-learn Perceptron and predicts the same file (<= 1.0x);
-- ``rosenblatt train`` on that CSV, compile cache warm, against a script that
-  reads it, fits, scores and pickles (<= 1.5x);
-- the first ``Perceptron.fit`` in a fresh process with an empty compile cache,
-  against the same script with scikit-learn's Perceptron (<= 3x);
+- ``rosenblatt train`` on that CSV against a script that reads it, fits, scores
+  and pickles (<= 1.0x);
+- ``rosenblatt trace`` on the notes' 4 OR points against that ``predict`` (<= 1.5x);
+- the first ``Perceptron.fit`` in a fresh process with an empty numba cache (nothing
+  may compile at run time), against the same script with scikit-learn's Perceptron
+  (<= 1.2x);
+- ``ParameterMixing`` on a fresh two-process Dask ``LocalCluster``: its first call
+  against its second (<= 1.5x: the workers compile nothing);
 - ``cross_val_score(cv=5)`` with ``n_jobs=2`` against ``n_jobs=1`` where a fold's fit
   takes about a second (>= 1.3x faster), and on spambase our ``n_jobs=2`` against
   scikit-learn's averaged perceptron with ``n_jobs=2`` (<= 1.0x);
@@ -46,6 +50,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _machine import cpu_name
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -132,6 +137,29 @@ print(*out)
 """
 
 
+OR_CSV = "x1,x2,label\n-1,-1,-1\n1,-1,1\n-1,1,1\n1,1,1\n"  # the notes' modified OR
+
+MIXING = """
+import time, warnings
+import numpy as np
+from distributed import Client, LocalCluster
+from rosenblatt import ParameterMixing, Perceptron
+warnings.simplefilter("ignore")
+if __name__ == "__main__":
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((160_000, 50))
+    y = np.where(X @ rng.standard_normal(50) > 0, 1, 0)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster:
+        with Client(cluster) as client:
+            times = []
+            for _ in range(2):
+                start = time.perf_counter()
+                ParameterMixing(Perceptron(random_state=0), client=client, max_rounds=5).fit(X, y)
+                times.append(time.perf_counter() - start)
+    print(*times)
+"""
+
+
 def run(command, env=None):
     """Seconds a command takes, wall clock; it must succeed."""
     start = time.perf_counter()
@@ -193,13 +221,21 @@ def cli_jobs(folder, rows, rounds):
         lambda: run([PYTHON, train_py, str(iris), str(folder / "sk.pkl")])[0],
         rounds,
     )
-    row(rows, "train, same CSV, compile cache warm", ours, theirs, 1.5)
+    row(rows, "train, same CSV", ours, theirs, 1.0)
     ours, theirs = alternate(
         lambda: run([ROSENBLATT, "evaluate", "--model", str(folder / "m.rbl"), str(iris)])[0],
         lambda: run([ROSENBLATT, "predict", "--model", str(folder / "m.rbl"), str(iris)])[0],
         rounds,
     )
     row(rows, "evaluate / predict, linear model, same CSV", ours, theirs, 1.2)
+    or_csv = folder / "or.csv"
+    or_csv.write_text(OR_CSV)
+    ours, theirs = alternate(
+        lambda: run([ROSENBLATT, "trace", str(or_csv), "--bias-input", "-1"])[0],
+        lambda: run([ROSENBLATT, "predict", "--model", str(folder / "m.rbl"), str(iris)])[0],
+        rounds,
+    )
+    row(rows, "trace, the notes' 4 OR points / predict, 150-row CSV", ours, theirs, 1.5)
 
     first_py = script(folder, "first_fit.py", FIRST_FIT)
 
@@ -216,10 +252,10 @@ def cli_jobs(folder, rows, rounds):
     )
     row(
         rows,
-        "first fit, fresh process, empty cache",
+        "first fit, fresh process, empty numba cache",
         ours,
         theirs,
-        3.0,
+        1.2,
         note=f"{ours:.2f} s against {theirs:.2f} s",
     )
 
@@ -292,6 +328,20 @@ def parallel_jobs(folder, rows, rounds):
             "higher",
             note=f"{one:.1f} s / {two:.1f} s; a fold's fit {statistics.median(fold_fit):.2f} s",
         )
+
+
+def dask_job(folder, rows):
+    """ParameterMixing on a fresh two-process LocalCluster: its first call against its second."""
+    out = run([PYTHON, script(folder, "mixing.py", MIXING)])[1]
+    first, second = (float(v) for v in out.split())
+    row(
+        rows,
+        "ParameterMixing, fresh 2-process LocalCluster: first / second call",
+        first,
+        second,
+        1.5,
+        note=f"{first:.2f} s / {second:.2f} s, 160,000 x 50",
+    )
 
 
 def kernel_job(folder, rows):
@@ -415,22 +465,32 @@ def main():
         "--only",
         nargs="*",
         default=None,
-        choices=["cli", "spambase", "parallel", "kernel", "stream"],
+        choices=["cli", "spambase", "parallel", "dask", "kernel", "stream"],
         help="run only these groups of jobs",
     )
+    parser.add_argument(
+        "--jit",
+        action="store_true",
+        help="run our side on numba's JIT (ROSENBLATT_KERNELS=jit), as before the library "
+        "built at install: the 'before' table",
+    )
     args = parser.parse_args()
+    if args.jit:
+        os.environ["ROSENBLATT_KERNELS"] = "jit"  # every command below inherits it
     rounds = 2 if args.quick else args.rounds
     rows = []
     with tempfile.TemporaryDirectory(prefix="rosenblatt-e2e-") as tmp:
         folder = Path(tmp)
         run([ROSENBLATT, "warmup"])  # "cache warm" means warm for every job below
-        wanted = set(args.only or ["cli", "spambase", "parallel", "kernel", "stream"])
+        wanted = set(args.only or ["cli", "spambase", "parallel", "dask", "kernel", "stream"])
         if "cli" in wanted:
             cli_jobs(folder, rows, rounds)
         if "spambase" in wanted:
             spambase_jobs(folder, rows, rounds)
         if "parallel" in wanted and not args.quick:
             parallel_jobs(folder, rows, rounds)
+        if "dask" in wanted:
+            dask_job(folder, rows)
         if "kernel" in wanted:
             kernel_job(folder, rows)
         if "stream" in wanted:
@@ -439,9 +499,10 @@ def main():
     print("-" * 104)
     for job, ours, theirs, ratio, target, met, note in rows:
         print(f"{job:62s} {ours:9.3f} {theirs:9.3f} {ratio:7.2f} {target:>8s}  {met:3s}  {note}")
+    kernels = "numba's JIT (--jit)" if args.jit else "the library built at install"
     print(
-        f"python {sys.version.split()[0]}; seconds unless the job says otherwise; ratio = ours / "
-        "theirs (speed-up rows: n_jobs=1 / n_jobs=2)"
+        f"{cpu_name()}; python {sys.version.split()[0]}; our kernels: {kernels}; seconds unless "
+        "the job says otherwise; ratio = ours / theirs (speed-up rows: n_jobs=1 / n_jobs=2)"
     )
 
 

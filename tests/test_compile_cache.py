@@ -1,4 +1,9 @@
-"""Compiled loops: compiled once per machine, then loaded, also by worker processes."""
+"""numba's JIT, the kernels' second path (no library built at install, or a signature it lacks):
+each loop is compiled once per machine and cached, then loaded, also by worker processes.
+
+The library built at install has its tests in ``test_compiled_kernels.py``; here
+``ROSENBLATT_KERNELS=jit`` makes the fresh processes take the JIT.
+"""
 
 import os
 import subprocess
@@ -55,7 +60,7 @@ def _cached(folder):
 
 @pytest.mark.filterwarnings("ignore")
 def test_worker_processes_load_the_cache_instead_of_compiling(tmp_path):
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"), "ROSENBLATT_KERNELS": "jit"}
     run = lambda code: _run(code, env=env)  # noqa: E731
 
     run(FIT_ONCE)
@@ -64,44 +69,3 @@ def test_worker_processes_load_the_cache_instead_of_compiling(tmp_path):
     # the workers get read-only memmaps: they must find the variant compiled above
     assert float(run(CROSS_VALIDATE)) > 0.9
     assert _cached(tmp_path / "cache") == compiled
-
-
-USER_PATHS = """
-import warnings
-import numpy as np
-import scipy.sparse as sp
-from sklearn.datasets import dump_svmlight_file
-from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
-from rosenblatt.engine.warmup import cache_counts
-from rosenblatt.data.io import read_data
-from rosenblatt.data.streaming import fit_stream
-warnings.simplefilter("ignore")
-rng = np.random.RandomState(1)
-X = rng.randn(500, 12)
-y2 = (X[:, 0] > 0).astype(int)
-y3 = np.digitize(X[:, 1], [-0.5, 0.5])
-for data in (X, X.astype(np.float32), sp.csr_matrix(X)):
-    for cls in (Perceptron, AveragedPerceptron, VotedPerceptron):
-        for y in (y2, y3):
-            cls(max_iter=3, random_state=0).fit(data, y).predict(data)
-    Perceptron(multi_class="multinomial", max_iter=3).fit(data, y3).predict(data)
-KernelPerceptron(max_iter=2, prediction="voted").fit(X, y3).predict(X)
-dump_svmlight_file(X, y2, "big.svm")
-dump_svmlight_file(np.tile(X, (40, 1)), np.tile(y2, 40), "large.svm")
-read_data("large.svm")
-fit_stream(Perceptron(), "big.svm", chunk_size=100)
-print(*cache_counts())
-"""
-
-
-@pytest.mark.filterwarnings("ignore")
-def test_after_warm_up_no_user_path_compiles(tmp_path):
-    """What ``rosenblatt warmup`` (run by make test and make demo) compiles covers the paths of
-    users: every estimator, dtype, layout and sparse form, the kernel perceptron, the compiled
-    readers and streaming; a later process compiles nothing."""
-    from rosenblatt.engine.warmup import warm_up
-
-    warm_up()  # in this process: loads the cache, or fills it (once per machine)
-    loaded, compiled = map(int, _run(USER_PATHS, cwd=tmp_path).split())
-    assert loaded > 10
-    assert compiled == 0

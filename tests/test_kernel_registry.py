@@ -367,7 +367,8 @@ def check_squared_norms(kernel, ref):
 
 def check_ordered_scores(kernel, ref):
     rng = np.random.RandomState(8)
-    K, coef = np.ascontiguousarray(rng.randn(5, 8)), rng.randn(2, 8)
+    # read-only operands, as the engine passes them (engine.dual.ordered_scores)
+    K, coef = readonly(np.ascontiguousarray(rng.randn(5, 8))), readonly(rng.randn(2, 8))
     columns = np.concatenate([rng.permutation(8)[:3], rng.permutation(8)[:6]]).astype(np.int64)
     ptr = np.array([0, 3, 9], dtype=np.int64)
     out = np.empty((5, 2))
@@ -379,8 +380,8 @@ def check_ordered_scores(kernel, ref):
 def check_voted_scores(kernel, ref):
     rng = np.random.RandomState(9)
     K = np.ascontiguousarray(rng.randn(5, 8))
-    column = rng.randint(0, 8, 12).astype(np.int64)
-    delta, weights = rng.randn(12), rng.randint(0, 4, 13).astype(np.float64)
+    column = readonly(rng.randint(0, 8, 12).astype(np.int64))  # as engine.dual passes them
+    delta, weights = readonly(rng.randn(12)), rng.randint(0, 4, 13).astype(np.float64)
     out = np.empty(5)
     kernel(K, column, delta, weights, 1.5, out)
     assert np.array_equal(out, ref(K, column, delta, weights, 1.5))
@@ -476,8 +477,10 @@ def check_dedupe(kernel, ref):
     ends = np.cumsum([len(s) for s in strings]).astype(np.int64)
     starts = (ends - [len(s) for s in strings]).astype(np.int64)
     ids = np.empty(len(strings), dtype=np.int32)
-    firsts = kernel(np.frombuffer(raw, dtype=np.uint8), starts, ends, ids)
-    assert (ids.tolist(), firsts.tolist()) == ref(strings)
+    firsts = np.full(len(strings), -1, dtype=np.int64)
+    count = kernel(np.frombuffer(raw, dtype=np.uint8), starts, ends, ids, firsts)
+    assert (ids.tolist(), firsts[:count].tolist()) == ref(strings)
+    assert (firsts[count:] == -1).all()  # nothing written past the ids found
 
 
 CHECKS = {
@@ -501,4 +504,19 @@ CHECKS = {
 
 @pytest.mark.parametrize("kernel", registry.KERNELS, ids=lambda kernel: kernel.name)
 def test_kernel_matches_its_reference(kernel):
+    """numba's JIT of the kernel: what runs when the library is not built (or not for a call)."""
     CHECKS[kernel.name](kernel.function, getattr(reference, kernel.reference.split(".")[1]))
+
+
+@pytest.mark.parametrize("kernel", registry.KERNELS, ids=lambda kernel: kernel.name)
+def test_kernel_built_at_install_matches_its_reference(kernel):
+    """The same checks through the library ``pip install`` built (what the engine calls);
+    at least one call of each check takes the library, not the JIT."""
+    from rosenblatt.engine.kernels.loader import compiled_kernel, library_status
+
+    if not library_status().startswith("built at install"):
+        pytest.skip(f"the library is {library_status()} (test_compiled_kernels says if it must be)")
+    compiled = compiled_kernel(kernel.name)
+    before = compiled.built_calls
+    CHECKS[kernel.name](compiled, getattr(reference, kernel.reference.split(".")[1]))
+    assert compiled.built_calls > before, f"no call of the check reached the library: {kernel}"

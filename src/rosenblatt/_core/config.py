@@ -96,6 +96,9 @@ TRACE_MAX_PRESENTATIONS = 2_000_000
 #: ``_kernels/textparse.py``; smaller ones by the Python reader, which gives the same
 #: result without loading numba (``rosenblatt predict`` on a small file stays quick).
 COMPILED_PARSE_MIN_BYTES = 1 << 18
+#: What a compiled block parser (``data/readers/textparse``) returns when the caller's arrays
+#: are too small for the block.
+FULL = -2
 #: Epochs of streamed training when none are given (``fit_stream``, ``train --stream``):
 #: each later epoch reads the binary cache, and training stops earlier on convergence.
 DEFAULT_STREAM_EPOCHS = 5

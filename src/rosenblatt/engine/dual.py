@@ -36,6 +36,7 @@ from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-
 )
 from .kernels.bundles import Coefficients, DualRule, Problems, Updates
 from .orders import rng_from_state, rng_to_state
+from .primal import readonly
 from .votes import survival_counts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -228,7 +229,9 @@ class DualState:
         vectors against a block of presentations at a time). ``draws``: a uniform
         number in [0, 1) per position of ``order``, where the ``"random"`` budget
         policy draws the support vectors it evicts."""
-        from .kernels.dual import dual_epoch
+        from .kernels.loader import compiled_kernel
+
+        dual_epoch = compiled_kernel("dual.dual_epoch")
 
         # what the compiled epoch indexes by, checked once per epoch: presented samples i
         # (the table's rows) index Y, sample_weight and the table; samples j < n
@@ -539,7 +542,9 @@ def decision_scores(
     """``f(x_q) = sum_r coef[p, c_r] (K[q, c_r] + s2)`` summed in the order problem
     ``p``'s support vectors joined (``order_columns[order_ptr[p]:order_ptr[p + 1]]``),
     which is how training summed it: a training point gets the very score it had."""
-    from .kernels.dual import ordered_scores
+    from .kernels.loader import compiled_kernel
+
+    ordered_scores = compiled_kernel("dual.ordered_scores")
 
     n_support = K.shape[1]  # what the compiled loop indexes by
     if (
@@ -553,7 +558,10 @@ def decision_scores(
     ):
         raise ValueError(f"dual coefficients or their order do not fit {n_support} support vectors")
     out = np.empty((K.shape[0], dual_coef.shape[0]))
-    ordered_scores(np.ascontiguousarray(K), dual_coef, order_ptr, order_columns, s2, out)
+    # C-ordered, read-only operands: one compiled signature, whatever order the coefficients
+    # came in and whether a model file's memory map holds them
+    K, dual_coef = (readonly(np.ascontiguousarray(a)) for a in (K, dual_coef))
+    ordered_scores(K, dual_coef, order_ptr, order_columns, s2, out)
     return out
 
 
@@ -567,7 +575,9 @@ def vote_scores(
     s2: float,
 ) -> np.ndarray:
     """The survival-weighted vote of every hypothesis of every problem, normalised."""
-    from .kernels.dual import voted_scores
+    from .kernels.loader import compiled_kernel
+
+    voted_scores = compiled_kernel("dual.voted_scores")
 
     K = np.ascontiguousarray(K)  # one compiled signature for every kernel
     n_updates = update_support.shape[0]  # what the compiled loop indexes by
@@ -583,9 +593,11 @@ def vote_scores(
         raise ValueError(f"an update record that does not fit {K.shape[1]} support vectors")
     votes = np.empty((K.shape[0], n_presented.shape[0]))
     out = np.empty(K.shape[0])
+    # read-only operands: one compiled signature, whether or not a memory map holds the record
+    support, coef = (readonly(np.ascontiguousarray(a)) for a in (update_support, update_coef))
     for p in range(votes.shape[1]):
         part = slice(update_ptr[p], update_ptr[p + 1])
         weights = survival_counts(update_time[part], n_presented[p])
-        voted_scores(K, update_support[part], update_coef[part], weights, s2, out)
+        voted_scores(K, support[part], coef[part], weights, s2, out)
         votes[:, p] = out / max(weights.sum(), 1.0)
     return votes

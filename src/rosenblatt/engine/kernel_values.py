@@ -68,7 +68,12 @@ class Kernel:
             return np.asarray(
                 pairwise_kernels(first, second, metric=self.kernel, **self.params), dtype=np.float64
             )
-        from .kernels.gram import KINDS, dense_block, sparse_block, squared_norms
+        from .kernels.bundles import KINDS
+        from .kernels.loader import compiled_kernel
+
+        dense_block = compiled_kernel("gram.dense_block")
+        sparse_block = compiled_kernel("gram.sparse_block")
+        squared_norms = compiled_kernel("gram.squared_norms")
 
         kind = KINDS[self.kernel]
         gamma = 0.0 if self.gamma is None else float(self.gamma)

@@ -210,7 +210,9 @@ def _block_seed(rng):
 
 
 def _block_order(n_samples, seed, out, sparse):
-    from .kernels.order import block_order  # numba loads when an order is made
+    from .kernels.loader import compiled_kernel
+
+    block_order = compiled_kernel("order.block_order")
 
     order, stream = out
     block_order(n_samples, CHUNK_ROWS, CHUNKS_PER_BLOCK, seed, order, stream)

@@ -136,7 +136,9 @@ def scores(X: Any, coef: ArrayLike, intercept: ArrayLike) -> np.ndarray:
 
     Patterns and weights meet in the wider of their two types.
     """
-    from .kernels.scores import linear_scores
+    from .kernels.loader import compiled_kernel
+
+    linear_scores = compiled_kernel("scores.linear_scores")
 
     coef, intercept = np.asarray(coef), np.asarray(intercept)
     if coef.ndim != 2 or coef.shape[1] != X.shape[1] or intercept.shape != coef.shape[:1]:
@@ -163,7 +165,11 @@ def scores(X: Any, coef: ArrayLike, intercept: ArrayLike) -> np.ndarray:
 def readonly(array: np.ndarray) -> np.ndarray:
     """A read-only view: the loops never write the data, and numba compiles a separate
     variant for read-only arrays (joblib's memmaps, ``mmap_mode="r"``), so every input
-    reaches them read-only and one variant serves both."""
+    reaches them read-only and one variant serves both. An unaligned buffer (Dask's
+    pickled partitions can be) is copied first: the compiled loops assume aligned data,
+    and only aligned variants are built at install."""
+    if not array.flags.aligned:
+        array = np.require(array, requirements="A")
     view = array.view()
     view.flags.writeable = False
     return view
@@ -462,7 +468,9 @@ class PrimalState:
                 _EMPTY_FLOAT if activation is None else activation,
             )
         mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
-        from .kernels.primal import primal_epoch  # numba loads when training starts
+        from .kernels.loader import compiled_kernel
+
+        primal_epoch = compiled_kernel("primal.primal_epoch")
 
         targets = Targets(batch.target, positive, batch.sample_weight)
         scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged)

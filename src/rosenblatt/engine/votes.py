@@ -275,7 +275,10 @@ class VoteRecord:
         per update: O(n_patterns * n_features + n_updates) per test point, with at
         most one pattern per training row however many epochs ran.
         """
-        from .kernels.votes import binary_vote, multinomial_vote
+        from .kernels.loader import compiled_kernel
+
+        binary_vote = compiled_kernel("votes.binary_vote")
+        multinomial_vote = compiled_kernel("votes.multinomial_vote")
 
         if len(counts) != len(self.voters):
             raise ValueError(f"{len(counts)} counts for {len(self.voters)} voters")

@@ -16,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.config import (
+from ..._core.config import (  # noqa: F401 (FULL for the block readers)
     COMPILED_PARSE_MIN_BYTES,
+    FULL,
     GZIP_COPY_BYTES,
     GZIP_TEMP_PREFIX,
     SCAN_BLOCK_BYTES,
@@ -424,3 +425,17 @@ class Sizes:
             self.per_record = max(min(self.per_record, size / records), 1.0)
         if tokens:
             self.per_token = max(min(self.per_token, size / tokens), 1.0)
+
+
+def label_ids(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, Any]:
+    """Each row's label id, in order of first appearance, and the first row of each id.
+
+    ``buf[starts[r]:ends[r]]`` is row ``r``'s label; the compiled ``textparse.dedupe``
+    gives equal byte strings one id.
+    """
+    from ...engine.kernels.loader import compiled_kernel
+
+    n = starts.shape[0]
+    ids = np.empty(n, dtype=np.int32)
+    firsts = np.empty(n, dtype=np.int64)
+    return ids, firsts[: compiled_kernel("textparse.dedupe")(buf, starts, ends, ids, firsts)]

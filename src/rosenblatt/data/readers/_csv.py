@@ -37,13 +37,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._core.wording import spelled
+from ...engine.kernels.loader import compiled_kernel
 from . import _labels
 from ._common import (
+    FULL,
     NUMERIC_CONTROL,
     Sizes,
     compiled,
     decode,
     fail,
+    label_ids,
     line_starts,
     normalize,
     pieces,
@@ -299,8 +302,6 @@ class _Scan:
 
     def _add_compiled(self, offset, line0, block):
         """The block by the compiled parser; False when Python must read it."""
-        from .textparse import dedupe
-
         buf = np.frombuffer(block, dtype=np.uint8)
         label = -1 if self.label is None else self.label
         parsed = _csv_block(buf, self.width, label, self.n_columns, self.sizes)
@@ -319,8 +320,7 @@ class _Scan:
         label_start, label_end, row_line, row_start = (s[:n] for s in spans)
         keys, key_lines, ids = [], [], None
         if self.labelled:
-            ids = np.empty(n, dtype=np.int32)
-            firsts = dedupe(buf, label_start, label_end, ids)
+            ids, firsts = label_ids(buf, label_start, label_end)
             keys = [block[label_start[r] : label_end[r]].decode(encoding) for r in firsts]
             key_lines = row_line[firsts] + line0
         rows = Rows(n, row_start + offset, row_line + line0, X=X[:n])
@@ -477,8 +477,7 @@ def _parse_block(buf, width, label, n_features, records, cells):
     """:func:`.textparse.csv_block` into arrays with room for ``records`` records and
     ``cells`` deferred cells: its four results, then ``X``, the spans and the deferred
     cells."""
-    from .textparse import csv_block
-
+    csv_block = compiled_kernel("textparse.csv_block")
     X = np.empty((records, n_features))
     spans = np.empty((4, records), dtype=np.int64)
     deferred = np.empty((cells, 5), dtype=np.int64)
@@ -491,8 +490,6 @@ def _csv_block(buf, width, label, n_features, sizes):
 
     Returns its four results, then ``X``, the spans and the deferred cells.
     """
-    from .textparse import FULL
-
     size = buf.shape[0]
     bounds = block_bounds(size, width, n_features)
     # first what earlier blocks suggest, but never more than the block can hold: the guess
@@ -591,8 +588,6 @@ def parse(
 
 def _parse_compiled(schema, raw):
     """The block by the compiled parser; None if it holds anything else than good rows."""
-    from .textparse import dedupe
-
     if not raw.isascii():
         try:
             raw.decode(schema.encoding)
@@ -611,9 +606,8 @@ def _parse_compiled(schema, raw):
         X[r, f] = value
     if label is None:
         return X[:n], None
-    ids = np.empty(n, dtype=np.int32)
     label_start, label_end = spans[0, :n], spans[1, :n]
-    firsts = dedupe(buf, label_start, label_end, ids)
+    ids, firsts = label_ids(buf, label_start, label_end)
     keys = [raw[label_start[r] : label_end[r]].decode(schema.encoding) for r in firsts]
     if any(key not in schema.label_map for key in keys):
         return None

@@ -27,8 +27,19 @@ import numpy as np
 
 from ..._core.config import SVMLIGHT_MAX_FEATURES
 from ..._core.wording import spelled
+from ...engine.kernels.loader import compiled_kernel
 from . import _labels
-from ._common import NUMERIC_CONTROL, Sizes, compiled, fail, pieces, refuse_control_bytes, show
+from ._common import (
+    FULL,
+    NUMERIC_CONTROL,
+    Sizes,
+    compiled,
+    fail,
+    label_ids,
+    pieces,
+    refuse_control_bytes,
+    show,
+)
 from ._store import Labels, NullStore, Rows, sparse
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -238,8 +249,7 @@ def block_bounds(raw: bytes) -> tuple[int, int]:
 def _parse_block(buf, labelled, records, tokens):
     """:func:`.textparse.svmlight_block` into arrays with room for ``records`` records and
     ``tokens`` nonzeros: its four counts, then ``indptr, indices, values, rows, deferred``."""
-    from .textparse import svmlight_block
-
+    svmlight_block = compiled_kernel("textparse.svmlight_block")
     indptr = np.empty(records + 1, dtype=np.int64)
     indices = np.empty(tokens, dtype=np.int32)
     values = np.empty(tokens, dtype=np.float64)
@@ -251,8 +261,6 @@ def _parse_block(buf, labelled, records, tokens):
 
 def _compiled_block(raw, offset, line0, labelled, path, sizes):
     """The block by the compiled parser; None when Python must read it."""
-    from .textparse import FULL, dedupe
-
     buf = np.frombuffer(raw, dtype=np.uint8)
     size = len(raw)
     # first what earlier blocks suggest; when that is too small, room for what the block
@@ -289,8 +297,7 @@ def _compiled_block(raw, offset, line0, labelled, path, sizes):
     )
     block.first, block.last, block.raw, block.offset = first, last, raw, offset
     if labelled:
-        ids = np.empty(n, dtype=np.int32)
-        firsts = dedupe(buf, label_start, label_end, ids)
+        ids, firsts = label_ids(buf, label_start, label_end)
         block.label_ids = ids
         block.label_keys = [raw[label_start[r] : label_end[r]] for r in firsts]
         block.label_lines = block.lines[firsts]

@@ -33,8 +33,9 @@ import math
 import numpy as np
 from numba import njit
 
+from ..._core.config import FULL
+
 OK, DEFER = 0, 1
-FULL = -2  # what a block parser returns when the caller's arrays are too small
 
 _M32 = np.uint64(0xFFFFFFFF)
 _TOP = np.uint64(1) << np.uint64(63)
@@ -504,13 +505,14 @@ def _same(buf, a0, a1, b0, b1):
 
 
 @njit(cache=True, nogil=True)
-def dedupe(buf, starts, ends, ids):
+def dedupe(buf, starts, ends, ids, firsts):
     """Give each distinct byte string ``buf[starts[r]:ends[r]]`` an id, in order of
-    first appearance; ``ids[r]`` gets row ``r``'s. Returns the first row of each id."""
+    first appearance; ``ids[r]`` gets row ``r``'s and ``firsts[d]`` the first row of
+    id ``d`` (room for one per row). Returns the number of ids. The caller allocates
+    the outputs, so the call returns a number, as a kernel built ahead of time must."""
     n = starts.shape[0]
     capacity = 64
     table = np.full(capacity, -1, np.int64)
-    firsts = np.empty(16, np.int64)
     hashes = np.empty(16, np.uint64)
     count = 0
     previous = -1
@@ -528,10 +530,7 @@ def dedupe(buf, starts, ends, ids):
         while True:
             d = table[slot]
             if d < 0:
-                if count == firsts.shape[0]:
-                    grown = np.empty(2 * count, np.int64)
-                    grown[:count] = firsts
-                    firsts = grown
+                if count == hashes.shape[0]:
                     more = np.empty(2 * count, np.uint64)
                     more[:count] = hashes
                     hashes = more
@@ -555,4 +554,4 @@ def dedupe(buf, starts, ends, ids):
             slot = (slot + 1) & (capacity - 1)
         ids[r] = d
         previous = d
-    return firsts[:count].copy()
+    return count

@@ -26,6 +26,10 @@ Single = namedtuple("Single", "")
 OneVsRest = namedtuple("OneVsRest", "")
 SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
 
+# the kernel functions of rosenblatt.engine.kernels.gram, by the code the loops know them by
+LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
+KINDS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
+
 # the dual loop (rosenblatt.engine.kernels.dual)
 Table = namedtuple("Table", "values slot_of row_of until")
 Problems = namedtuple("Problems", "Y sample_weight")

@@ -25,8 +25,7 @@ import math
 import numpy as np
 from numba import njit
 
-LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3
-KINDS = {"linear": LINEAR, "poly": POLY, "rbf": RBF, "sigmoid": SIGMOID}
+from .bundles import KINDS, LINEAR, POLY, RBF, SIGMOID  # noqa: F401 (KINDS re-exported)
 
 
 @njit(cache=True, inline="always")

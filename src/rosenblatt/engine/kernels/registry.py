@@ -190,8 +190,9 @@ def _voted_kernel_variants() -> Iterator[Variant]:
 
 
 def _block_shuffle() -> Iterator[Variant]:
-    from .order import block_order
+    from .loader import compiled_kernel
 
+    block_order = compiled_kernel("order.block_order")
     n = 300
     yield (
         "block shuffle",
@@ -201,8 +202,9 @@ def _block_shuffle() -> Iterator[Variant]:
 
 def _numbers() -> Iterator[Variant]:
     """The number converter on its own, as the tests (and a program) call it: a read-only buffer."""
-    from ...data.readers.textparse import number
+    from .loader import compiled_kernel
 
+    number = compiled_kernel("textparse.number")
     buf = np.frombuffer(b"-1.25e-3", dtype=np.uint8)
     yield "decimal numbers", lambda: number(buf, 0, buf.shape[0])
 

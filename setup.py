@@ -1,0 +1,68 @@
+"""The one build step pyproject.toml cannot declare: the kernels, built ahead of time.
+
+``pip install`` (``make demo``, ``make test``) runs ``build_kernels`` with the rest of
+the build: numba compiles every signature of the training loops and the parsers
+(``src/rosenblatt/engine/kernels/signatures.json``) and the C compiler links them into
+one library that a fresh process loads in milliseconds, without importing numba (see
+``rosenblatt/engine/kernels/ahead_of_time.py``). An editable install puts it beside the
+sources. When the build cannot run (no C compiler, a numba whose internals moved), the
+install goes on without it and says so: numba's JIT then compiles the kernels on first
+use and caches them, as ``rosenblatt warmup`` shows.
+"""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import Command, setup
+from setuptools.command.build import build
+
+HERE = Path(__file__).resolve().parent
+KERNELS = Path("rosenblatt", "engine", "kernels", "_built")
+
+
+class build_kernels(Command):  # noqa: N801 (setuptools names commands in snake case)
+    """Build the compiled kernels into ``rosenblatt/engine/kernels/_built``."""
+
+    description = "build the compiled kernels ahead of time"
+    user_options: list = []
+    editable_mode = False  # set by setuptools for an editable install: build beside the sources
+
+    def initialize_options(self):
+        self.build_lib = None
+
+    def finalize_options(self):
+        self.set_undefined_options("build_py", ("build_lib", "build_lib"))
+
+    def _target(self):
+        return HERE / "src" / KERNELS if self.editable_mode else Path(self.build_lib) / KERNELS
+
+    def run(self):
+        if os.environ.get("ROSENBLATT_KERNELS", "").strip().lower() == "jit":
+            print(
+                "ROSENBLATT_KERNELS=jit: the kernels are not built ahead of time", file=sys.stderr
+            )
+            return
+        # pip's isolated build environment reaches the build's numba through PYTHONPATH too
+        path = [str(HERE / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
+        command = [sys.executable, "-m", "rosenblatt.engine.kernels.ahead_of_time"]
+        done = subprocess.run([*command, str(self._target())], env=env, cwd=HERE)
+        if done.returncode != 0:
+            print(
+                "rosenblatt: the kernels could not be built ahead of time (see above); "
+                "numba's JIT will compile them on first use instead (slower to start)",
+                file=sys.stderr,
+            )
+
+    def get_outputs(self):
+        target = self._target()
+        return [str(path) for path in target.glob("*")] if target.exists() else []
+
+    def get_source_files(self):
+        return []
+
+
+build.sub_commands.append(("build_kernels", None))
+setup(cmdclass={"build_kernels": build_kernels})

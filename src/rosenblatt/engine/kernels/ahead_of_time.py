@@ -1,0 +1,283 @@
+"""Build the kernels ahead of time into one shared library (what ``pip install`` runs).
+
+Each signature of ``signatures.json`` becomes a C function: a numba ``cfunc`` that
+takes a data pointer and a shape for every array and a value for every scalar,
+rebuilds the typed bundles (:mod:`.bundles`) in nopython mode and calls the kernel's
+``@njit`` function, so no rule is written twice. numba compiles each one as its
+JIT would, for this CPU; its LLVM module is emitted as an object file (every symbol
+but the entry point made private, so that the helpers several kernels share do not
+clash), and the C compiler links the objects with numba's runtime (its allocator,
+``nrt.cpp``, and the helpers of ``_helperlib.c``) into ``librosenblatt_kernels.so``.
+The manifest, written last, lists each signature's symbol and the digest of the
+sources it was built from (see :mod:`.loader`, which loads it with ``ctypes``).
+
+This module uses numba's compiler internals (a cfunc's code library and its final
+LLVM module), so the build checks itself: ``python -m
+rosenblatt.engine.kernels.ahead_of_time FOLDER`` fails, and ``pip install`` goes on
+without the library (numba's JIT then runs the kernels), when any step fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from .loader import LIBRARY_NAME, MANIFEST_FORMAT, cpu_identity, sources_digest
+from .signatures import Key, read_signatures
+
+__all__ = ["build", "cfunc_source"]
+
+# numba's runtime helpers for a library loaded with ctypes: the inclusion pycc's
+# modulemixin.c uses, without a Python module around it
+_RUNTIME_C = r"""
+#include "_numba_common.h"
+#include "_pymodule.h"
+#define NUMBA_EXPORT_FUNC(_rettype) VISIBILITY_HIDDEN _rettype
+#define NUMBA_EXPORT_DATA(_vartype) VISIBILITY_HIDDEN _vartype
+#define PYCC_COMPILING
+#include "_helperlib.c"
+int64_t _numba_hashsecret_siphash_k0;
+int64_t _numba_hashsecret_siphash_k1;
+int64_t _numba_hashsecret_djbx33a_suffix;
+void NRT_MemSys_init(void);
+/* the allocator of the kernels' own arrays (np.empty in nopython code): once per process */
+__attribute__((visibility("default"))) void rb_runtime_init(void) {
+    static int done = 0;
+    if (!done) { NRT_MemSys_init(); done = 1; }
+}
+"""
+
+_SCALAR_TYPES = {"int64": "int64", "int32": "int32", "float64": "float64", "float32": "float32"}
+
+
+def _expression(key: Key, params: list[tuple[str, str]]) -> str:
+    """Python source that rebuilds one argument from the cfunc's parameters (appended)."""
+    kind = key[0]
+    if kind == "array":
+        _, dtype, ndim, layout, _ = key
+        if layout not in ("C", "F"):
+            raise ValueError(f"no C form for {layout!r} arrays")
+        pointer = f"p{len(params)}"
+        params.append((pointer, "voidptr"))
+        dims = []
+        for _ in range(ndim):
+            dims.append(f"p{len(params)}")
+            params.append((dims[-1], "int64"))
+        maker = "carray" if layout == "C" else "farray"
+        return f"{maker}({pointer}, ({', '.join(dims)},), np.{dtype})"
+    if kind == "scalar":
+        name = f"p{len(params)}"
+        if key[1] == "bool":
+            params.append((name, "int64"))
+            return f"({name} != 0)"
+        params.append((name, _SCALAR_TYPES[key[1]]))
+        return name
+    if kind == "none":
+        return "None"
+    if kind == "named":
+        return f"bundles.{key[1]}({', '.join(_expression(c, params) for c in key[2])})"
+    if kind == "tuple":
+        return f"({''.join(_expression(c, params) + ', ' for c in key[1])})"
+    raise ValueError(f"no C form for {key!r}")
+
+
+def cfunc_source(args: Key, returns: Key) -> tuple[str, str, list[str]]:
+    """The adapter of one signature: its Python source, the cfunc's signature, its parameters.
+
+    Examples
+    --------
+    >>> source, signature, _ = cfunc_source(
+    ...     (("array", "int64", 1, "C", False), ("scalar", "bool")), ("scalar", "int64")
+    ... )
+    >>> print(source)
+    def adapter(p0, p1, p2):
+        result = kernel(carray(p0, (p1,), np.int64), (p2 != 0))
+        return result
+    >>> signature
+    'int64(voidptr, int64, int64)'
+    """
+    params: list[tuple[str, str]] = []
+    call = f"kernel({', '.join(_expression(arg, params) for arg in args)})"
+    lines = [f"    result = {call}"]
+    if returns[0] == "tuple":
+        result_type = "void"
+        for index, child in enumerate(returns[1]):
+            out = f"o{index}"
+            params.append((out, "voidptr"))
+            lines.append(f"    carray({out}, (1,), np.{child[1]})[0] = result[{index}]")
+    elif returns[0] == "scalar":
+        result_type = "int64" if returns[1] == "bool" else _SCALAR_TYPES[returns[1]]
+        lines.append("    return result")
+    elif returns[0] == "none":
+        result_type = "void"
+    else:
+        raise ValueError(f"no C form for results of type {returns!r}")
+    names = [name for name, _ in params]
+    source = "\n".join([f"def adapter({', '.join(names)}):", *lines])
+    signature = f"{result_type}({', '.join(kind for _, kind in params)})"
+    return source, signature, names
+
+
+def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
+    """Compile one signature into ``folder/kernel_<index>.o``; its symbol and seconds."""
+    index, name, args, returns, folder = job
+    start = time.perf_counter()
+    import llvmlite.binding as llvm
+    import numpy as np
+    from numba import carray, cfunc, farray, types
+
+    from . import bundles
+    from .registry import kernel
+
+    source, signature, _ = cfunc_source(args, returns)
+    namespace = {
+        "kernel": kernel(name).function,
+        "bundles": bundles,
+        "carray": carray,
+        "farray": farray,
+        "np": np,
+    }
+    exec(compile(source, f"<adapter of {name}>", "exec"), namespace)
+    c_types = {
+        "voidptr": types.voidptr,
+        "void": types.void,
+        **{k: getattr(types, k) for k in _SCALAR_TYPES},
+    }
+    result_type, _, params = signature.partition("(")
+    parameters = [c_types[p.strip()] for p in params.rstrip(")").split(",") if p.strip()]
+    adapter = cfunc(c_types[result_type](*parameters))(namespace["adapter"])
+    library = adapter._library  # type: ignore[attr-defined]  # numba's internals
+    library._ensure_finalized()
+    module = llvm.parse_bitcode(library._final_module.as_bitcode())  # a copy of our own
+    symbol = f"rb_kernel_{index}"
+    for function in module.functions:
+        if function.is_declaration or function.name.startswith("llvm."):
+            continue
+        if function.name == adapter.native_name:
+            function.name = symbol
+        else:
+            function.linkage = "internal"
+    for variable in module.global_variables:
+        if not variable.is_declaration and not variable.name.startswith("llvm."):
+            variable.linkage = "internal"
+    machine = llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(),
+        features=llvm.get_host_cpu_features().flatten(),
+        opt=3,
+        reloc="pic",
+        codemodel="default",
+    )
+    Path(folder, f"kernel_{index}.o").write_bytes(machine.emit_object(module))
+    return index, symbol, time.perf_counter() - start
+
+
+def _compiler(variable: str, fallback: str) -> str:
+    configured = os.environ.get(variable) or sysconfig.get_config_var(variable) or fallback
+    command = str(configured).split()[0]
+    if shutil.which(command) is None:
+        raise FileNotFoundError(f"no C compiler: {command} (set {variable})")
+    return command
+
+
+def _runtime_objects(folder: Path) -> list[Path]:
+    """numba's runtime helpers and allocator, compiled for the library."""
+    import numba
+    import numpy as np
+
+    numba_dir = Path(numba.__file__).parent
+    shim = folder / "runtime.c"
+    shim.write_text(_RUNTIME_C)
+    includes = [
+        f"-I{numba_dir}",
+        f"-I{numba_dir / 'core' / 'runtime'}",
+        f"-I{sysconfig.get_paths()['include']}",
+        f"-I{np.get_include()}",
+    ]
+    from numba import _helperlib
+
+    ilp64 = int(getattr(_helperlib, "LAPACK_BUILD_ILP64", 0))
+    cc, cxx = _compiler("CC", "gcc"), _compiler("CXX", "g++")
+    runtime, nrt = folder / "runtime.o", folder / "nrt.o"
+    flags = ["-O2", "-fPIC", "-c", *includes]
+    subprocess.run(
+        [cc, *flags, f"-DNUMBA_LAPACK_BUILD_ILP64={ilp64}", str(shim), "-o", str(runtime)],
+        check=True,
+    )
+    source = numba_dir / "core" / "runtime" / "nrt.cpp"
+    subprocess.run([cxx, *flags, str(source), "-o", str(nrt)], check=True)
+    return [runtime, nrt]
+
+
+def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
+    """Build every signature of ``signatures.json`` into ``folder``; return the manifest's path.
+
+    The library and then the manifest replace the old ones only once everything built.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = read_signatures()
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="rosenblatt-kernels-") as scratch:
+        work = [(i, e["kernel"], e["args"], e["returns"], scratch) for i, e in enumerate(entries)]
+        objects = _runtime_objects(Path(scratch))
+        jobs = jobs or min(len(work), os.cpu_count() or 1)
+        symbols: dict[int, str] = {}
+        if jobs > 1:
+            import multiprocessing
+
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+                for index, symbol, seconds in pool.map(_compile, work):
+                    symbols[index] = symbol
+                    log(f"  {entries[index]['kernel']} #{index}: {seconds:.1f} s")
+        else:
+            for job in work:
+                index, symbol, seconds = _compile(job)
+                symbols[index] = symbol
+                log(f"  {entries[index]['kernel']} #{index}: {seconds:.1f} s")
+        objects += [Path(scratch, f"kernel_{i}.o") for i in range(len(work))]
+        linked = Path(scratch, LIBRARY_NAME)
+        cxx = _compiler("CXX", "g++")
+        subprocess.run(
+            [cxx, "-shared", "-fPIC", "-o", str(linked), *map(str, objects), "-pthread", "-lm"],
+            check=True,
+        )
+        manifest_path = folder / "manifest.json"
+        manifest_path.unlink(missing_ok=True)  # no manifest names a half-copied library
+        shutil.move(str(linked), folder / LIBRARY_NAME)
+    import numba
+
+    manifest = {
+        "format": MANIFEST_FORMAT,
+        "sources": sources_digest(),
+        "cpu": cpu_identity(),
+        "numba": numba.__version__,
+        "library": LIBRARY_NAME,
+        "entries": [
+            {
+                "kernel": e["kernel"],
+                "args": e["args"],
+                "returns": e["returns"],
+                "symbol": symbols[i],
+            }
+            for i, e in enumerate(entries)
+        ],
+    }
+    temporary = folder / "manifest.json.tmp"
+    temporary.write_text(json.dumps(manifest) + "\n")
+    os.replace(temporary, manifest_path)
+    log(f"{len(entries)} kernel signatures built in {time.perf_counter() - start:.0f} s")
+    return manifest_path
+
+
+if __name__ == "__main__":
+    build(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("_built"))

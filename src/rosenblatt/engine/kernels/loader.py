@@ -1,0 +1,315 @@
+"""Every compiled kernel, as the engine calls it: from the library built at install, or numba's JIT.
+
+``pip install`` builds the kernels' signatures (``signatures.json``) ahead of time into
+one shared library beside this module (``_built/``, see :mod:`.ahead_of_time`), from
+the very ``@njit`` functions numba would compile. A fresh process then calls machine
+code it loads in milliseconds, without importing numba. :func:`compiled_kernel` gives
+the callable the engine uses: a call whose argument types (:func:`.signatures.key_of`)
+were built goes to the library through ``ctypes`` (which releases the GIL, so the
+one-vs-rest threads still run side by side); any other call goes to numba's JIT,
+which compiles it (or loads it from its disk cache) as before.
+
+The library is used only when it is the one built from these sources on this CPU:
+its manifest keeps the digest of the kernels' sources and an identity of the CPU it
+was built for (the code uses the host's instruction set, as numba's JIT does). When
+it is missing (no C compiler at install: the build says so), stale (an editable
+install whose kernels changed since; ``pip install -e .`` rebuilds it) or foreign,
+every call takes the JIT, and :func:`library_status` says why.
+``ROSENBLATT_KERNELS=jit`` forces the JIT; ``ROSENBLATT_KERNELS=built`` makes a call
+the library cannot take an error (the tests use it to show the library covers every
+signature users reach).
+
+Examples
+--------
+>>> import numpy as np
+>>> order = compiled_kernel("order.block_order")
+>>> out = np.empty(8, dtype=np.int64), np.empty(8, dtype=np.int64)
+>>> order(8, 2, 2, 7, *out)
+>>> sorted(out[0].tolist())
+[0, 1, 2, 3, 4, 5, 6, 7]
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib
+import json
+import os
+import platform
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .signatures import Key, from_json
+
+__all__ = [
+    "BUILT",
+    "LIBRARY_NAME",
+    "MANIFEST_FORMAT",
+    "CompiledKernel",
+    "compiled_kernel",
+    "cpu_identity",
+    "library_status",
+    "sources_digest",
+]
+
+_PACKAGE = Path(__file__).resolve().parents[2]  # src/rosenblatt
+#: Where ``pip install`` puts the library and its manifest.
+BUILT = Path(__file__).with_name("_built")
+LIBRARY_NAME = "librosenblatt_kernels.so"
+#: Bumped when the calling convention of the built functions changes.
+MANIFEST_FORMAT = 1
+
+#: The sources compiled into the library: the kernels, the helpers they inline, the
+#: constants they read and the signatures. A change to any of them makes it stale.
+SOURCES = (
+    *(f"engine/kernels/{name}.py" for name in ("_prefetch", "_rows", "_simd", "bundles")),
+    *(f"engine/kernels/{name}.py" for name in ("dual", "gram", "order", "primal", "scores")),
+    "engine/kernels/votes.py",
+    "engine/kernels/ahead_of_time.py",
+    "engine/kernels/signatures.json",
+    "data/readers/textparse.py",
+    "_core/config.py",
+)
+
+# how each leaf reaches the C function
+_C_SCALARS = {
+    "bool": ctypes.c_int64,  # as 0 or 1: an int64 has one C calling convention everywhere
+    "int64": ctypes.c_int64,
+    "int32": ctypes.c_int32,
+    "float64": ctypes.c_double,
+    "float32": ctypes.c_float,
+}
+_RETURNS = {"int64": ctypes.c_int64, "float64": ctypes.c_double, "bool": ctypes.c_int64}
+
+
+def sources_digest(package: Path = _PACKAGE) -> str:
+    """SHA-256 of the sources compiled into the library, with :data:`MANIFEST_FORMAT`."""
+    digest = hashlib.sha256(str(MANIFEST_FORMAT).encode())
+    for name in SOURCES:
+        digest.update(name.encode() + b"\0" + (package / name).read_bytes())
+    return digest.hexdigest()
+
+
+def cpu_identity() -> str:
+    """What the library's machine code was built for: the CPU's model and instruction sets."""
+    text = ""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            text = handle.read(1 << 16)
+    except OSError:
+        pass
+    lines = {}
+    for line in text.split("\n\n")[0].splitlines():
+        name, _, value = line.partition(":")
+        lines[name.strip()] = value.strip()
+    wanted = [platform.machine(), lines.get("model name", platform.processor())]
+    wanted.append(" ".join(sorted(lines.get("flags", lines.get("Features", "")).split())))
+    return hashlib.sha256("\n".join(wanted).encode()).hexdigest()
+
+
+@dataclass
+class _Entry:
+    """One built signature: its C function and how results come back."""
+
+    function: Any
+    returns: Key
+    outs: tuple[np.dtype, ...] = ()
+
+
+@dataclass
+class _Library:
+    """The loaded library (or why there is none) and its signatures."""
+
+    status: str
+    entries: dict[tuple[str, Key], _Entry] = field(default_factory=dict)
+    path: Path | None = None
+
+
+_LOCK = threading.Lock()
+_LOADED: list[_Library] = []
+
+
+def _mode() -> str:
+    mode = os.environ.get("ROSENBLATT_KERNELS", "auto").strip().lower() or "auto"
+    if mode not in ("auto", "jit", "built"):
+        raise ValueError(f"ROSENBLATT_KERNELS={mode!r}: use auto, jit or built")
+    return mode
+
+
+def _argtypes(key: Key, into: list[Any]) -> None:
+    """The C parameters of one argument, in the order :func:`_flatten` passes them."""
+    kind = key[0]
+    if kind == "array":
+        into.append(ctypes.c_void_p)
+        into.extend([ctypes.c_int64] * key[2])
+    elif kind == "scalar":
+        into.append(_C_SCALARS[key[1]])
+    elif kind in ("named", "tuple"):
+        for child in key[-1]:
+            _argtypes(child, into)
+
+
+def _open(folder: Path = BUILT) -> _Library:
+    """Load the library if it is the one built from these sources on this CPU."""
+    manifest_path = folder / "manifest.json"
+    if not manifest_path.exists():
+        return _Library("not built: pip install found no C compiler, or was not run")
+    try:
+        manifest = json.loads(manifest_path.read_text())
+        if manifest.get("format") != MANIFEST_FORMAT:
+            return _Library("stale: built by another version; run pip install again")
+        if manifest.get("sources") != sources_digest():
+            return _Library("stale: the kernels changed since the build; run pip install again")
+        if manifest.get("cpu") != cpu_identity():
+            return _Library("built for another CPU; run pip install on this machine")
+        path = folder / manifest["library"]
+        library = ctypes.CDLL(str(path))
+        library.rb_runtime_init.restype = None
+        library.rb_runtime_init()
+        entries = {}
+        for entry in manifest["entries"]:
+            args, returns = from_json(entry["args"]), from_json(entry["returns"])
+            function = library[entry["symbol"]]
+            argtypes: list[Any] = []
+            for arg in args:
+                _argtypes(arg, argtypes)
+            outs: tuple[np.dtype, ...] = ()
+            if returns[0] == "tuple":
+                outs = tuple(np.dtype(child[1]) for child in returns[1])
+                argtypes.extend([ctypes.c_void_p] * len(outs))
+                function.restype = None
+            else:
+                function.restype = _RETURNS.get(returns[-1]) if returns[0] == "scalar" else None
+            function.argtypes = argtypes
+            entries[(entry["kernel"], args)] = _Entry(function, returns, outs)
+    except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:
+        return _Library(f"could not be loaded ({error}); numba's JIT runs the kernels")
+    return _Library(f"built at install: {len(entries)} signatures in {path}", entries, path)
+
+
+def _library() -> _Library:
+    if not _LOADED:
+        with _LOCK:
+            if not _LOADED:
+                if _mode() == "jit":
+                    _LOADED.append(_Library("not used: ROSENBLATT_KERNELS=jit"))
+                else:
+                    _LOADED.append(_open())
+    return _LOADED[0]
+
+
+def library_status() -> str:
+    """Whether the kernels run from the library built at install, and if not, why.
+
+    Examples
+    --------
+    >>> library_status().split(":")[0] in ("built at install", "not built", "not used", "stale")
+    True
+    """
+    return _library().status
+
+
+def _flatten(value: Any, flat: list[Any]) -> Key:
+    """The key of ``value`` (as :func:`.signatures.key_of` gives it), appending its C values."""
+    kind = type(value)
+    if kind is np.ndarray or isinstance(value, np.ndarray):  # memmaps too, as numba types them
+        flags = value.flags
+        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        if not flags.aligned:
+            layout = "unaligned"  # never built: such a call goes to the JIT
+        flat.append(value.ctypes.data)
+        flat.extend(value.shape)
+        return ("array", value.dtype.name, value.ndim, layout, not flags.writeable)
+    if value is None:
+        return ("none",)
+    if kind is bool:
+        flat.append(int(value))
+        return ("scalar", "bool")
+    if kind is int:
+        flat.append(value)
+        return ("scalar", "int64")
+    if kind is float:
+        flat.append(value)
+        return ("scalar", "float64")
+    if isinstance(value, np.generic):
+        flat.append(value.item())
+        return ("scalar", value.dtype.name)
+    if isinstance(value, tuple):
+        children = tuple(_flatten(item, flat) for item in value)
+        if hasattr(kind, "_fields"):
+            return ("named", kind.__name__, children)
+        return ("tuple", children)
+    return ("other", kind.__name__)
+
+
+class CompiledKernel:
+    """A compiled kernel, called as its ``@njit`` function is.
+
+    Parameters
+    ----------
+    name : str
+        ``module.function``, as :data:`.registry.KERNELS` names it.
+
+    Attributes
+    ----------
+    built_calls, jit_calls : int
+        The calls this process made through the library and through the JIT.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.built_calls = 0
+        self.jit_calls = 0
+        self._jit: Any = None
+
+    def __repr__(self) -> str:
+        return f"CompiledKernel({self.name!r})"
+
+    @property
+    def jit(self) -> Any:
+        """numba's dispatcher of the kernel (importing it loads numba)."""
+        if self._jit is None:
+            from .registry import kernel
+
+            self._jit = kernel(self.name).function
+        return self._jit
+
+    def __call__(self, *args: Any) -> Any:
+        library = _library()
+        flat: list[Any] = []
+        key = tuple(_flatten(arg, flat) for arg in args)
+        entry = library.entries.get((self.name, key))
+        if entry is None:
+            if _mode() == "built":
+                raise TypeError(
+                    f"ROSENBLATT_KERNELS=built: {self.name} was not built for {key} "
+                    f"(library: {library.status})"
+                )
+            self.jit_calls += 1
+            return self.jit(*args)
+        self.built_calls += 1
+        if entry.outs:
+            outs = [np.zeros(1, dtype=dtype) for dtype in entry.outs]
+            entry.function(*flat, *(out.ctypes.data for out in outs))
+            return tuple(out[0].item() for out in outs)
+        result = entry.function(*flat)
+        if entry.returns == ("scalar", "bool"):
+            return bool(result)
+        return result
+
+
+_KERNELS: dict[str, CompiledKernel] = {}
+
+
+def compiled_kernel(name: str) -> CompiledKernel:
+    """The callable that runs kernel ``name`` (``module.function``), one per process."""
+    found = _KERNELS.get(name)
+    if found is None:
+        importlib.import_module(f"{__package__}.registry").kernel(name)  # a KeyError if unknown
+        found = _KERNELS.setdefault(name, CompiledKernel(name))
+    return found

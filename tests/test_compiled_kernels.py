@@ -1,0 +1,256 @@
+"""The kernels built at install (engine/kernels/ahead_of_time.py) and how the engine finds them.
+
+The library is checked three ways: every kernel against its plain-Python reference
+(``test_kernel_registry.py``, through the library and through the JIT); every user
+path (each estimator, dtype, layout and sparse form, the readers, streaming, the
+command line) in a fresh process that may not fall back to the JIT and must not
+import numba; and the loader, which must refuse a library that is missing, stale,
+foreign or broken and run the JIT instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from rosenblatt.engine.kernels import bundles, loader
+from rosenblatt.engine.kernels.signatures import key_of, key_of_type, read_signatures
+
+BUILT = loader.library_status().startswith("built at install")
+
+
+def test_the_library_is_built_at_install():
+    """``make test`` installs with a C compiler: the library must be there and current, or
+    ``ROSENBLATT_KERNELS=jit`` must say that the JIT is wanted."""
+    if os.environ.get("ROSENBLATT_KERNELS", "").lower() == "jit":
+        pytest.skip("ROSENBLATT_KERNELS=jit: the JIT runs the kernels by request")
+    status = loader.library_status()
+    assert status.startswith("built at install"), status
+    assert f"{len(read_signatures())} signatures" in status
+
+
+USER_PATHS = """
+import sys, warnings
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import dump_svmlight_file
+from rosenblatt import (
+    AveragedPerceptron, KernelPerceptron, Perceptron, Projectron, VotedPerceptron, load, save
+)
+from rosenblatt.data.io import read_data
+from rosenblatt.data.streaming import fit_stream
+from rosenblatt.engine.kernels.loader import _KERNELS
+warnings.simplefilter("ignore")
+rng = np.random.RandomState(1)
+X = rng.randn(500, 12)
+y2 = (X[:, 0] > 0).astype(int)
+y3 = np.digitize(X[:, 1], [-0.5, 0.5])
+labels = (X[:, :3] > 0).astype(int)
+for data in (X, X.astype(np.float32), sp.csr_matrix(X)):
+    for cls in (Perceptron, AveragedPerceptron, VotedPerceptron):
+        for y in (y2, y3, labels):
+            model = cls(max_iter=3, random_state=0).fit(data, y)
+            model.predict(data)
+            save(model, "model.rbl")
+            load("model.rbl").predict(data)
+    Perceptron(multi_class="multinomial", max_iter=3).fit(data, y3).predict(data)
+    VotedPerceptron(multi_class="multinomial", max_iter=3).fit(data, y3).predict(data)
+    Perceptron(max_iter=3, n_jobs=2).fit(data, y3).predict(data)
+    Perceptron().partial_fit(data, y3, classes=[0, 1, 2]).predict(data)
+for prediction in ("last", "averaged", "voted"):
+    for data in (X, sp.csr_matrix(X)):
+        model = KernelPerceptron(max_iter=2, prediction=prediction).fit(data, y3)
+        save(model, "kernel.rbl")
+        load("kernel.rbl").predict(data)
+KernelPerceptron(max_iter=2, budget=30, budget_policy="forgetron", prediction="last").fit(X, y3)
+Projectron(max_iter=2).fit(X, y3).predict(X)
+many = rng.randn(40_000, 2)  # more samples than a full shuffle: the block order
+Perceptron(max_iter=1).fit(many, many[:, 0] > 0)
+dump_svmlight_file(X, y2, "big.svm")
+dump_svmlight_file(np.tile(X, (40, 1)), np.tile(y2, 40), "large.svm")
+np.savetxt("large.csv", np.column_stack([np.tile(X, (40, 1)), np.tile(y3, 40)]), delimiter=",")
+read_data("large.svm")
+read_data("large.csv")
+fit_stream(Perceptron(), "big.svm", chunk_size=100)
+from sklearn.model_selection import cross_val_score  # joblib's workers, read-only memmaps
+assert cross_val_score(Perceptron(max_iter=3), np.tile(X, (40, 1)), np.tile(y3, 40), n_jobs=2).all()
+print(json.dumps({
+    "numba": "numba" in sys.modules,
+    "calls": {name: [k.built_calls, k.jit_calls] for name, k in _KERNELS.items()},
+}))
+""".replace("import sys,", "import json, sys,")
+
+
+@pytest.mark.skipif(not BUILT, reason="no library built at install (see the test above)")
+@pytest.mark.filterwarnings("ignore")
+def test_user_paths_run_on_the_library_without_numba(tmp_path):
+    """Every path a user reaches finds its signature built: with ``ROSENBLATT_KERNELS=built``
+    a call the library cannot take is an error, and numba is never imported."""
+    env = {**os.environ, "ROSENBLATT_KERNELS": "built"}
+    done = subprocess.run(
+        [sys.executable, "-c", USER_PATHS],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    report = json.loads(done.stdout.splitlines()[-1])
+    assert report["numba"] is False
+    calls = report["calls"]
+    assert {name for name, (built, _) in calls.items() if built} >= {
+        "primal.primal_epoch",
+        "scores.linear_scores",
+        "votes.binary_vote",
+        "votes.multinomial_vote",
+        "dual.dual_epoch",
+        "dual.ordered_scores",
+        "dual.voted_scores",
+        "gram.dense_block",
+        "gram.sparse_block",
+        "gram.squared_norms",
+        "order.block_order",
+        "textparse.svmlight_block",
+        "textparse.csv_block",
+        "textparse.dedupe",
+    }
+    assert all(jit == 0 for _, jit in calls.values())
+
+
+def _values():
+    """Arguments of every kind the kernels take, as the engine makes them."""
+    dense = np.zeros((3, 4))
+    readonly = dense.view()
+    readonly.flags.writeable = False
+    yield dense
+    yield readonly
+    yield np.asfortranarray(np.zeros((3, 4), dtype=np.float32))
+    yield np.zeros((4, 6))[:, ::2]  # neither C nor Fortran
+    yield np.zeros(5, dtype=np.int32)
+    yield np.frombuffer(b"abc", dtype=np.uint8)
+    yield np.memmap(os.devnull, dtype=np.float64, mode="w+", shape=(0,))
+    yield np.zeros((0, 3))
+    yield 3, 2.5, True, np.float32(1.5), np.int64(4), np.bool_(False)
+    yield bundles.Rows(dense, (np.zeros(2), np.zeros(2, np.int32), np.zeros(3, np.int32)))
+    yield bundles.Rule(1.0, -1.0, False, True), bundles.SINGLE, bundles.MULTINOMIAL
+
+
+@pytest.mark.parametrize("value", list(_values()), ids=lambda value: type(value).__name__)
+def test_keys_are_numbas_types(value):
+    """The loader finds a built signature by the key of a call's arguments: that key must be the
+    one numba's ``typeof`` gives (what the JIT compiles and the signatures file lists)."""
+    import numba
+
+    assert key_of(value) == key_of_type(numba.typeof(value))
+    flat: list = []
+    assert loader._flatten(value, flat) == key_of(value)
+
+
+def _copy_library(tmp_path):
+    if not BUILT:
+        pytest.skip("no library built at install to copy")
+    folder = tmp_path / "built"
+    shutil.copytree(loader.BUILT, folder)
+    return folder
+
+
+def _forge(folder, **changes):
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest.update(changes)
+    path.write_text(json.dumps(manifest))
+
+
+def test_the_loader_takes_a_current_library(tmp_path):
+    library = loader._open(_copy_library(tmp_path))
+    assert library.status.startswith("built at install")
+    assert len(library.entries) == len(read_signatures())
+
+
+@pytest.mark.parametrize(
+    "changes, says",
+    [
+        ({"sources": "0" * 64}, "stale: the kernels changed"),
+        ({"cpu": "0" * 64}, "built for another CPU"),
+        ({"format": loader.MANIFEST_FORMAT + 1}, "stale: built by another version"),
+        ({"library": "missing.so"}, "could not be loaded"),
+        ({"entries": [{"kernel": "order.block_order"}]}, "could not be loaded"),
+    ],
+)
+def test_the_loader_refuses_a_stale_foreign_or_broken_library(tmp_path, changes, says):
+    """A library that is not exactly the one these sources build on this CPU is never called:
+    the loader says why and every call takes the JIT."""
+    folder = _copy_library(tmp_path)
+    _forge(folder, **changes)
+    library = loader._open(folder)
+    assert library.status.startswith(says), library.status
+    assert library.entries == {}
+
+
+def test_no_library_means_the_jit(tmp_path):
+    library = loader._open(tmp_path)
+    assert library.status.startswith("not built") and library.entries == {}
+
+
+def test_a_call_the_library_was_not_built_for_takes_the_jit(monkeypatch):
+    """A signature no warm-up variant reaches (an int32 order) still runs, through numba."""
+    monkeypatch.delenv("ROSENBLATT_KERNELS", raising=False)
+    order = loader.compiled_kernel("order.block_order")
+    out = np.empty(6, dtype=np.int32), np.empty(6, dtype=np.int32)
+    jit_before = order.jit_calls
+    order(6, 2, 2, 3, *out)
+    assert order.jit_calls == jit_before + 1
+    assert sorted(out[0].tolist()) == list(range(6))
+
+
+def test_forced_modes(monkeypatch):
+    monkeypatch.setenv("ROSENBLATT_KERNELS", "sometimes")
+    with pytest.raises(ValueError, match="use auto, jit or built"):
+        loader._mode()
+
+
+@pytest.mark.skipif(not BUILT, reason="no library built at install")
+def test_strict_mode_names_the_missing_signature(monkeypatch):
+    monkeypatch.setenv("ROSENBLATT_KERNELS", "built")
+    order = loader.compiled_kernel("order.block_order")
+    out = np.empty(6, dtype=np.int32), np.empty(6, dtype=np.int32)
+    with pytest.raises(TypeError, match="order.block_order was not built for"):
+        order(6, 2, 2, 3, *out)
+
+
+def test_the_adapter_is_the_kernels_call():
+    """The C function of a signature only unpacks pointers and shapes into the kernel's own
+    arguments: a bundle of arrays and scalars, a Fortran array, a tuple result."""
+    from rosenblatt.engine.kernels.ahead_of_time import cfunc_source
+
+    source, signature, names = cfunc_source(
+        (
+            ("named", "Rule", (("scalar", "float64"),) * 2 + (("scalar", "bool"),) * 2),
+            ("array", "float64", 2, "F", False),
+            ("none",),
+        ),
+        ("tuple", (("scalar", "int64"), ("scalar", "float64"))),
+    )
+    assert "bundles.Rule(p0, p1, (p2 != 0), (p3 != 0))" in source
+    assert "farray(p4, (p5, p6,), np.float64), None)" in source
+    assert "carray(o1, (1,), np.float64)[0] = result[1]" in source
+    assert (
+        signature == "void(float64, float64, int64, int64, voidptr, int64, int64, voidptr, voidptr)"
+    )
+    assert names[-2:] == ["o0", "o1"]
+
+
+def test_warmup_says_where_the_kernels_come_from(tmp_path):
+    """``rosenblatt warmup`` names the library it loaded (or why the JIT runs instead)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "rosenblatt", "warmup"], capture_output=True, text=True, timeout=600
+    )
+    assert done.returncode == 0, done.stderr
+    assert loader.library_status() in done.stderr
