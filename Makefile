@@ -46,8 +46,8 @@ browser:
 		  echo "could not install chromium: the browser tests will be skipped, saying so"; }
 
 test: $(VENV)/.installed-dev browser
-	$(VENV)/bin/ruff check src tests benchmarks examples
-	$(VENV)/bin/ruff format --check src tests benchmarks examples
+	$(VENV)/bin/ruff check setup.py src tests benchmarks examples
+	$(VENV)/bin/ruff format --check setup.py src tests benchmarks examples
 	$(VENV)/bin/mypy
 	$(VENV)/bin/rosenblatt warmup
 	$(PY) -m pytest -n 2 -q
@@ -60,8 +60,8 @@ docs: $(VENV)/.installed-dev
 
 # ruff's fixes and formatting, applied (make test only checks)
 format: $(VENV)/.installed-dev
-	$(VENV)/bin/ruff check --fix src tests benchmarks examples
-	$(VENV)/bin/ruff format src tests benchmarks examples
+	$(VENV)/bin/ruff check --fix setup.py src tests benchmarks examples
+	$(VENV)/bin/ruff format setup.py src tests benchmarks examples
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/compare_sklearn.py
@@ -72,7 +72,7 @@ clean-cache:
 	find src benchmarks -name '*.nbi' -delete -o -name '*.nbc' -delete
 
 clean: clean-cache
-	rm -rf $(VENV) build src/*.egg-info .pytest_cache
+	rm -rf $(VENV) build src/*.egg-info .pytest_cache src/rosenblatt/engine/kernels/_built
 
 # The long run of the model-file fuzzer (10,000 mutated files through load, load_predictor
 # and `rosenblatt predict`; see benchmarks/fuzz_model_files.py --help); exits 1 on a failure

@@ -1,7 +1,9 @@
-"""Compile every variant of the compiled loops ahead of time (``rosenblatt warmup``).
+"""Run every variant of the compiled loops once (``rosenblatt warmup``).
 
-numba compiles a loop the first time it meets a new combination of argument
-types, and caches the machine code on disk. A user can reach these variants:
+The library built at install (:mod:`rosenblatt.engine.kernels.loader`) holds every
+variant, and they load in milliseconds. Without it, numba compiles a loop the first
+time it meets a new combination of argument types, and caches the machine code on
+disk. A user can reach these variants:
 float64 or float32 patterns, dense or CSR rows (int32 indices, or int64 for
 more than 2**31 nonzeros), one neuron, one-vs-rest neurons or the multinomial
 model, with or without the voted perceptron's record; the dual loop, the kernel
