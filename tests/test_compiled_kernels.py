@@ -149,8 +149,6 @@ def test_keys_are_numbas_types(value):
     import numba
 
     assert key_of(value) == key_of_type(numba.typeof(value))
-    flat: list = []
-    assert loader._flatten(value, flat) == key_of(value)
 
 
 def _copy_library(tmp_path):

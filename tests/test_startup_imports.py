@@ -2,7 +2,7 @@
 
 Importing scikit-learn costs more than `trace`, `inspect` or an animation's whole
 computation (most of it scipy.stats and pandas, which scikit-learn imports), so
-these commands must not load it; nor matplotlib where nothing is drawn. Each
+these commands must not load it; nor matplotlib where nothing is drawn, nor pydantic. Each
 command runs in a fresh interpreter, which reports ``sys.modules`` as it exits.
 """
 
@@ -29,7 +29,9 @@ sys.argv = ["rosenblatt", *sys.argv[2:]]
 runpy.run_module("rosenblatt", run_name="__main__")
 """
 
-NEVER = ("sklearn", "scipy.stats")  # scikit-learn, and what makes it slow to import
+# scikit-learn, and what makes it slow to import; pydantic, which typer 0.29 imports to coerce
+# every parameter (0.15 s a command: pyproject.toml keeps typer below it)
+NEVER = ("sklearn", "scipy.stats", "pydantic")
 # the training loops come from the library built at install, without numba (when built)
 _BUILT = rosenblatt.engine.kernels.loader.library_status().startswith("built at install")
 _NUMBA = ("numba",) if _BUILT else ()

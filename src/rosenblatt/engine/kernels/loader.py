@@ -4,7 +4,7 @@
 one shared library beside this module (``_built/``, see :mod:`.ahead_of_time`), from
 the very ``@njit`` functions numba would compile. A fresh process then calls machine
 code it loads in milliseconds, without importing numba. :func:`compiled_kernel` gives
-the callable the engine uses: a call whose argument types (:func:`.signatures.key_of`)
+the callable the engine uses: a call whose argument types (:func:`.signatures.flatten`)
 were built goes to the library through ``ctypes`` (which releases the GIL, so the
 one-vs-rest threads still run side by side); any other call goes to numba's JIT,
 which compiles it (or loads it from its disk cache) as before.
@@ -44,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from .signatures import Key, from_json
+from .signatures import Key, flatten, from_json
 
 __all__ = [
     "BUILT",
@@ -65,12 +65,16 @@ LIBRARY_NAME = "librosenblatt_kernels.so"
 MANIFEST_FORMAT = 1
 
 #: The sources compiled into the library: the kernels, the helpers they inline, the
-#: constants they read and the signatures. A change to any of them makes it stale.
+#: constants they read, the signatures, and the two sides of the calling convention (the
+#: builder's parameters, this module's and ``signatures.flatten``'s arguments). A change to
+#: any of them makes it stale, so a library is never called with arguments it does not expect.
 SOURCES = (
     *(f"engine/kernels/{name}.py" for name in ("_prefetch", "_rows", "_simd", "bundles")),
     *(f"engine/kernels/{name}.py" for name in ("dual", "gram", "order", "primal", "scores")),
     "engine/kernels/votes.py",
     "engine/kernels/ahead_of_time.py",
+    "engine/kernels/loader.py",
+    "engine/kernels/signatures.py",
     "engine/kernels/signatures.json",
     "data/readers/textparse.py",
     "_core/config.py",
@@ -142,7 +146,7 @@ def _mode() -> str:
 
 
 def _argtypes(key: Key, into: list[Any]) -> None:
-    """The C parameters of one argument, in the order :func:`_flatten` passes them."""
+    """The C parameters of one argument, in the order :func:`.signatures.flatten` gives them."""
     kind = key[0]
     if kind == "array":
         into.append(ctypes.c_void_p)
@@ -214,39 +218,6 @@ def library_status() -> str:
     return _library().status
 
 
-def _flatten(value: Any, flat: list[Any]) -> Key:
-    """The key of ``value`` (as :func:`.signatures.key_of` gives it), appending its C values."""
-    kind = type(value)
-    if kind is np.ndarray or isinstance(value, np.ndarray):  # memmaps too, as numba types them
-        flags = value.flags
-        layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
-        if not flags.aligned:
-            layout = "unaligned"  # never built: such a call goes to the JIT
-        flat.append(value.ctypes.data)
-        flat.extend(value.shape)
-        return ("array", value.dtype.name, value.ndim, layout, not flags.writeable)
-    if value is None:
-        return ("none",)
-    if kind is bool:
-        flat.append(int(value))
-        return ("scalar", "bool")
-    if kind is int:
-        flat.append(value)
-        return ("scalar", "int64")
-    if kind is float:
-        flat.append(value)
-        return ("scalar", "float64")
-    if isinstance(value, np.generic):
-        flat.append(value.item())
-        return ("scalar", value.dtype.name)
-    if isinstance(value, tuple):
-        children = tuple(_flatten(item, flat) for item in value)
-        if hasattr(kind, "_fields"):
-            return ("named", kind.__name__, children)
-        return ("tuple", children)
-    return ("other", kind.__name__)
-
-
 class CompiledKernel:
     """A compiled kernel, called as its ``@njit`` function is.
 
@@ -282,7 +253,7 @@ class CompiledKernel:
     def __call__(self, *args: Any) -> Any:
         library = _library()
         flat: list[Any] = []
-        key = tuple(_flatten(arg, flat) for arg in args)
+        key = tuple(flatten(arg, flat) for arg in args)
         entry = library.entries.get((self.name, key))
         if entry is None:
             if _mode() == "built":

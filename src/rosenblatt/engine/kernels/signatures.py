@@ -35,7 +35,15 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SIGNATURES_FILE", "Key", "from_json", "key_of", "key_of_type", "read_signatures"]
+__all__ = [
+    "SIGNATURES_FILE",
+    "Key",
+    "flatten",
+    "from_json",
+    "key_of",
+    "key_of_type",
+    "read_signatures",
+]
 
 #: The signatures built ahead of time, per kernel (written by :func:`write_signatures`).
 SIGNATURES_FILE = Path(__file__).with_name("signatures.json")
@@ -45,25 +53,37 @@ Key = tuple[Any, ...]
 _PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64"}
 
 
-def key_of(value: Any) -> Key:
-    """The key of one argument (or of a tuple of arguments) as numba would type it."""
+def flatten(value: Any, flat: list[Any]) -> Key:
+    """The key of ``value`` (one argument, or a tuple of them), appending to ``flat`` the C
+    values a built function takes for it: each array's data pointer and shape, each scalar."""
     kind = type(value)
     if kind is np.ndarray or isinstance(value, np.ndarray):  # memmaps too, as numba types them
         flags = value.flags
         layout = "C" if flags.c_contiguous else "F" if flags.f_contiguous else "A"
+        if not flags.aligned:
+            layout = "unaligned"  # never built: such a call goes to the JIT
+        flat.append(value.ctypes.data)
+        flat.extend(value.shape)
         return ("array", value.dtype.name, value.ndim, layout, not flags.writeable)
     if value is None:
         return ("none",)
     if kind in _PYTHON_SCALARS:
+        flat.append(int(value) if kind is bool else value)
         return ("scalar", _PYTHON_SCALARS[kind])
     if isinstance(value, np.generic):
+        flat.append(value.item())
         return ("scalar", value.dtype.name)
     if isinstance(value, tuple):
-        children = tuple(key_of(item) for item in value)
+        children = tuple(flatten(item, flat) for item in value)
         if hasattr(kind, "_fields"):
             return ("named", kind.__name__, children)
         return ("tuple", children)
     return ("other", kind.__name__)
+
+
+def key_of(value: Any) -> Key:
+    """The key of one argument (or of a tuple of arguments) as numba would type it."""
+    return flatten(value, [])
 
 
 def key_of_type(numba_type: Any) -> Key:
