@@ -5,8 +5,9 @@ Run: ``.venv/bin/python benchmarks/timings.py``
 - one-vs-rest on 10 classes, 1 thread against all cores (``n_jobs``);
 - KernelPerceptron (RBF, 5,000 x 20) per epoch with the Gram matrix cached and
   with kernel values computed on the fly;
-- the first fit in a fresh process (numba compiles, or loads its disk cache) and
-  in a second process (cache hit);
+- the first fit in a fresh process with an empty numba cache, and in a second process
+  (with the library built at install nothing compiles; with ``ROSENBLATT_KERNELS=jit``
+  numba compiles, then loads its disk cache);
 - ``import rosenblatt`` in a fresh interpreter;
 - refusing a zip-bomb model file (a 200 MB member over a 10 MB limit), per reader
   (``tests/test_persistence_hostile.py`` checks that it is refused, in bounded memory);
