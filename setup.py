@@ -15,11 +15,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-from setuptools import Command, setup
+from setuptools import Command, Distribution, setup
 from setuptools.command.build import build
 
 HERE = Path(__file__).resolve().parent
 KERNELS = Path("rosenblatt", "engine", "kernels", "_built")
+_BUILD = (
+    "import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
+    "runpy.run_module('rosenblatt.engine.kernels.ahead_of_time', "
+    "run_name='__main__', alter_sys=True)"
+)
 
 
 class build_kernels(Command):  # noqa: N801 (setuptools names commands in snake case)
@@ -44,11 +49,13 @@ class build_kernels(Command):  # noqa: N801 (setuptools names commands in snake 
                 "ROSENBLATT_KERNELS=jit: the kernels are not built ahead of time", file=sys.stderr
             )
             return
-        # pip's isolated build environment reaches the build's numba through PYTHONPATH too
-        path = [str(HERE / "src"), *filter(None, [os.environ.get("PYTHONPATH")])]
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(path))
-        command = [sys.executable, "-m", "rosenblatt.engine.kernels.ahead_of_time"]
-        done = subprocess.run([*command, str(self._target())], env=env, cwd=HERE)
+        # the sources go first on sys.path inside the child, not through PYTHONPATH: pip's
+        # isolated build environment (which reaches the build's numba through PYTHONPATH) drops
+        # from sys.path every folder an installed .pth adds, and a previous editable install's
+        # .pth adds src/
+        done = subprocess.run(
+            [sys.executable, "-c", _BUILD, str(HERE / "src"), str(self._target())]
+        )
         if done.returncode != 0:
             print(
                 "rosenblatt: the kernels could not be built ahead of time (see above); "
@@ -64,5 +71,12 @@ class build_kernels(Command):  # noqa: N801 (setuptools names commands in snake 
         return []
 
 
+class WithCompiledKernels(Distribution):
+    """A wheel that holds the library is for one platform: tagged as such, not ``py3-none-any``."""
+
+    def has_ext_modules(self):
+        return True
+
+
 build.sub_commands.append(("build_kernels", None))
-setup(cmdclass={"build_kernels": build_kernels})
+setup(cmdclass={"build_kernels": build_kernels}, distclass=WithCompiledKernels)
