@@ -36,7 +36,7 @@ def test_the_library_is_built_at_install():
 
 
 USER_PATHS = """
-import sys, warnings
+import json, sys, warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import dump_svmlight_file
@@ -84,7 +84,7 @@ print(json.dumps({
     "numba": "numba" in sys.modules,
     "calls": {name: [k.built_calls, k.jit_calls] for name, k in _KERNELS.items()},
 }))
-""".replace("import sys,", "import json, sys,")
+"""
 
 
 @pytest.mark.skipif(not BUILT, reason="no library built at install (see the test above)")

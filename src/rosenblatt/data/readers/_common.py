@@ -16,9 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.config import (  # noqa: F401 (FULL for the block readers)
+from ..._core.config import (
     COMPILED_PARSE_MIN_BYTES,
-    FULL,
     GZIP_COPY_BYTES,
     GZIP_TEMP_PREFIX,
     SCAN_BLOCK_BYTES,

@@ -31,7 +31,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .loader import LIBRARY_NAME, MANIFEST_FORMAT, cpu_identity, sources_digest
+from .loader import C_SCALARS, LIBRARY_NAME, MANIFEST_FORMAT, cpu_identity, sources_digest
 from .signatures import Key, read_signatures
 
 __all__ = ["build", "cfunc_source"]
@@ -56,8 +56,6 @@ __attribute__((visibility("default"))) void rb_runtime_init(void) {
 }
 """
 
-_SCALAR_TYPES = {"int64": "int64", "int32": "int32", "float64": "float64", "float32": "float32"}
-
 
 def _expression(key: Key, params: list[tuple[str, str]]) -> str:
     """Python source that rebuilds one argument from the cfunc's parameters (appended)."""
@@ -76,11 +74,8 @@ def _expression(key: Key, params: list[tuple[str, str]]) -> str:
         return f"{maker}({pointer}, ({', '.join(dims)},), np.{dtype})"
     if kind == "scalar":
         name = f"p{len(params)}"
-        if key[1] == "bool":
-            params.append((name, "int64"))
-            return f"({name} != 0)"
-        params.append((name, _SCALAR_TYPES[key[1]]))
-        return name
+        params.append((name, C_SCALARS[key[1]][1]))
+        return f"({name} != 0)" if key[1] == "bool" else name
     if kind == "none":
         return "None"
     if kind == "named":
@@ -115,7 +110,7 @@ def cfunc_source(args: Key, returns: Key) -> tuple[str, str, list[str]]:
             params.append((out, "voidptr"))
             lines.append(f"    carray({out}, (1,), np.{child[1]})[0] = result[{index}]")
     elif returns[0] == "scalar":
-        result_type = "int64" if returns[1] == "bool" else _SCALAR_TYPES[returns[1]]
+        result_type = C_SCALARS[returns[1]][1]
         lines.append("    return result")
     elif returns[0] == "none":
         result_type = "void"
@@ -150,7 +145,7 @@ def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
     c_types = {
         "voidptr": types.voidptr,
         "void": types.void,
-        **{k: getattr(types, k) for k in _SCALAR_TYPES},
+        **{name: getattr(types, name) for _, name in C_SCALARS.values()},
     }
     result_type, _, params = signature.partition("(")
     parameters = [c_types[p.strip()] for p in params.rstrip(")").split(",") if p.strip()]

@@ -48,6 +48,7 @@ from .signatures import Key, flatten, from_json
 
 __all__ = [
     "BUILT",
+    "C_SCALARS",
     "LIBRARY_NAME",
     "MANIFEST_FORMAT",
     "CompiledKernel",
@@ -80,15 +81,16 @@ SOURCES = (
     "_core/config.py",
 )
 
-# how each leaf reaches the C function
-_C_SCALARS = {
-    "bool": ctypes.c_int64,  # as 0 or 1: an int64 has one C calling convention everywhere
-    "int64": ctypes.c_int64,
-    "int32": ctypes.c_int32,
-    "float64": ctypes.c_double,
-    "float32": ctypes.c_float,
+#: How a scalar of each dtype crosses into a built function, as an argument or a result: its
+#: ctypes type here and its numba type in the cfunc (:mod:`.ahead_of_time`). A bool goes as an
+#: int64 0 or 1, which has one C calling convention everywhere.
+C_SCALARS = {
+    "bool": (ctypes.c_int64, "int64"),
+    "int64": (ctypes.c_int64, "int64"),
+    "int32": (ctypes.c_int32, "int32"),
+    "float64": (ctypes.c_double, "float64"),
+    "float32": (ctypes.c_float, "float32"),
 }
-_RETURNS = {"int64": ctypes.c_int64, "float64": ctypes.c_double, "bool": ctypes.c_int64}
 
 
 def sources_digest(package: Path = _PACKAGE) -> str:
@@ -152,7 +154,7 @@ def _argtypes(key: Key, into: list[Any]) -> None:
         into.append(ctypes.c_void_p)
         into.extend([ctypes.c_int64] * key[2])
     elif kind == "scalar":
-        into.append(_C_SCALARS[key[1]])
+        into.append(C_SCALARS[key[1]][0])
     elif kind in ("named", "tuple"):
         for child in key[-1]:
             _argtypes(child, into)
@@ -188,7 +190,7 @@ def _open(folder: Path = BUILT) -> _Library:
                 argtypes.extend([ctypes.c_void_p] * len(outs))
                 function.restype = None
             else:
-                function.restype = _RETURNS.get(returns[-1]) if returns[0] == "scalar" else None
+                function.restype = C_SCALARS[returns[1]][0] if returns[0] == "scalar" else None
             function.argtypes = argtypes
             entries[(entry["kernel"], args)] = _Entry(function, returns, outs)
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:
