@@ -124,30 +124,50 @@ def test_user_paths_run_on_the_library_without_numba(tmp_path):
     assert all(jit == 0 for _, jit in calls.values())
 
 
-def _values():
-    """Arguments of every kind the kernels take, as the engine makes them."""
-    dense = np.zeros((3, 4))
-    readonly = dense.view()
-    readonly.flags.writeable = False
-    yield dense
-    yield readonly
-    yield np.asfortranarray(np.zeros((3, 4), dtype=np.float32))
-    yield np.zeros((4, 6))[:, ::2]  # neither C nor Fortran
-    yield np.zeros(5, dtype=np.int32)
-    yield np.frombuffer(b"abc", dtype=np.uint8)
-    yield np.memmap(os.devnull, dtype=np.float64, mode="w+", shape=(0,))
-    yield np.zeros((0, 3))
-    yield 3, 2.5, True, np.float32(1.5), np.int64(4), np.bool_(False)
-    yield bundles.Rows(dense, (np.zeros(2), np.zeros(2, np.int32), np.zeros(3, np.int32)))
-    yield bundles.Rule(1.0, -1.0, False, True), bundles.SINGLE, bundles.MULTINOMIAL
+def _memmap(folder):
+    """A memory-mapped array of a real file: mapping a device file (``/dev/null``) is refused
+    by some machines' kernels, so the test maps a file of its own."""
+    path = folder / "mapped.bin"
+    path.write_bytes(bytes(16))
+    return np.memmap(path, dtype=np.float64, mode="r+", shape=(2,))
 
 
-@pytest.mark.parametrize("value", list(_values()), ids=lambda value: type(value).__name__)
-def test_keys_are_numbas_types(value):
+def _readonly(shape):
+    array = np.zeros(shape).view()
+    array.flags.writeable = False
+    return array
+
+
+# Arguments of every kind the kernels take, as the engine makes them: built inside the test
+# (from its own folder), so collecting the suite creates nothing and cannot fail
+VALUES = {
+    "dense": lambda folder: np.zeros((3, 4)),
+    "readonly": lambda folder: _readonly((3, 4)),
+    "fortran_float32": lambda folder: np.asfortranarray(np.zeros((3, 4), dtype=np.float32)),
+    "strided": lambda folder: np.zeros((4, 6))[:, ::2],  # neither C nor Fortran
+    "int32": lambda folder: np.zeros(5, dtype=np.int32),
+    "bytes": lambda folder: np.frombuffer(b"abc", dtype=np.uint8),
+    "memmap": _memmap,
+    "empty": lambda folder: np.zeros((0, 3)),
+    "scalars": lambda folder: (3, 2.5, True, np.float32(1.5), np.int64(4), np.bool_(False)),
+    "rows": lambda folder: bundles.Rows(
+        np.zeros((3, 4)), (np.zeros(2), np.zeros(2, np.int32), np.zeros(3, np.int32))
+    ),
+    "bundles": lambda folder: (
+        bundles.Rule(1.0, -1.0, False, True),
+        bundles.SINGLE,
+        bundles.MULTINOMIAL,
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", VALUES)
+def test_keys_are_numbas_types(kind, tmp_path):
     """The loader finds a built signature by the key of a call's arguments: that key must be the
     one numba's ``typeof`` gives (what the JIT compiles and the signatures file lists)."""
     import numba
 
+    value = VALUES[kind](tmp_path)
     assert key_of(value) == key_of_type(numba.typeof(value))
 
 
