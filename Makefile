@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine with only python3, pip and make:
 #   make demo   creates .venv, installs rosenblatt, runs the embedded demo
-#   make test   creates .venv with the dev extras, runs ruff (lint, format), mypy and every test
+#   make test   creates .venv with the dev extras, runs ruff (lint, format), mypy and every
+#               test (the API reference's Sphinx build among them)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -46,22 +47,22 @@ browser:
 		  echo "could not install chromium: the browser tests will be skipped, saying so"; }
 
 test: $(VENV)/.installed-dev browser
-	$(VENV)/bin/ruff check setup.py src tests benchmarks examples
-	$(VENV)/bin/ruff format --check setup.py src tests benchmarks examples
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
 	$(VENV)/bin/rosenblatt warmup
 	$(PY) -m pytest -n 2 -q
-	$(MAKE) docs
 
 # The API reference, built from the numpydoc docstrings into build/docs (open index.html);
-# -E rereads every docstring and -W fails on any warning, so make test checks the docstrings
+# -E rereads every docstring and -W fails on any warning (make test builds it once, in
+# tests/test_docs.py, into a temporary folder)
 docs: $(VENV)/.installed-dev
 	$(VENV)/bin/sphinx-build -E -W --keep-going -q -b html docs/api build/docs
 
 # ruff's fixes and formatting, applied (make test only checks)
 format: $(VENV)/.installed-dev
-	$(VENV)/bin/ruff check --fix setup.py src tests benchmarks examples
-	$(VENV)/bin/ruff format setup.py src tests benchmarks examples
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
 
 bench: $(VENV)/.installed
 	$(PY) benchmarks/compare_sklearn.py

@@ -12,7 +12,7 @@ import scipy.sparse as sp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
-from sklearn.datasets import make_classification
+from sklearn.datasets import make_blobs, make_classification
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -47,16 +47,23 @@ ESTIMATORS = [
 ]
 
 
+@pytest.mark.parametrize("separable", [False, True])
 @pytest.mark.parametrize("n_classes", [2, 3])
 @pytest.mark.parametrize("estimator, params", ESTIMATORS)
 @pytest.mark.parametrize("sparse", [False, True])
-def test_fit_equals_partial_fit_epoch_by_epoch(estimator, params, n_classes, sparse):
-    X, y = make_classification(
-        80, 5, n_informative=4, n_redundant=0, n_classes=n_classes, flip_y=0.05, random_state=4
-    )
+def test_fit_equals_partial_fit_epoch_by_epoch(estimator, params, n_classes, sparse, separable):
+    if separable:  # blobs on a circle: each class is cut off from the others by a line
+        angles = 2 * np.pi * np.arange(n_classes) / n_classes
+        centers = np.zeros((n_classes, 5))
+        centers[:, 0], centers[:, 1] = 6 * np.cos(angles), 6 * np.sin(angles)
+        X, y = make_blobs(80, centers=centers, cluster_std=0.5, random_state=4)
+    else:
+        X, y = make_classification(
+            80, 5, n_informative=4, n_redundant=0, n_classes=n_classes, flip_y=0.05, random_state=4
+        )
     X = sp.csr_matrix(X) if sparse else X
-    max_iter = 7
-    fitted = quiet(estimator(random_state=3, max_iter=max_iter, **params), X, y)
+    max_iter = 15
+    fitted = quiet(estimator(random_state=3, max_iter=max_iter, tol=None, **params), X, y)
     stepped = estimator(random_state=3, **params)
     for _ in range(max_iter):
         stepped.partial_fit(X, y, classes=np.unique(y))
@@ -66,7 +73,13 @@ def test_fit_equals_partial_fit_epoch_by_epoch(estimator, params, n_classes, spa
     np.testing.assert_array_equal(stepped.intercept_, fitted.intercept_)
     np.testing.assert_array_equal(stepped.decision_function(X), fitted.decision_function(X))
     assert stepped.mistakes_per_epoch_[: fitted.n_iter_] == fitted.mistakes_per_epoch_
-    assert not any(stepped.mistakes_per_epoch_[fitted.n_iter_ :]) or not fitted.converged_
+    # the separable data converge within max_iter, the noisy ones do not: both branches run
+    assert fitted.converged_ == separable
+    if separable:  # the epochs fit did not run are error-free on the partial_fit path
+        assert fitted.n_iter_ < max_iter
+        assert stepped.mistakes_per_epoch_[fitted.n_iter_ :] == [0] * (max_iter - fitted.n_iter_)
+    else:
+        assert fitted.n_iter_ == max_iter and all(stepped.mistakes_per_epoch_)
 
 
 def test_fit_batches_equals_partial_fit_per_batch():

@@ -7,6 +7,7 @@ Each test names a behaviour users saw go wrong before the readers were merged
 import gzip
 import io
 import os
+import re
 
 import numpy as np
 import pytest
@@ -166,6 +167,25 @@ def test_labels_too_large_for_a_class_are_refused(tmp_path, label):
             write(tmp_path, f"d.{fmt}", text),
             f"line 2: the label '{label}' is too large for a class label",
         )
+
+
+@pytest.mark.parametrize("magnitude, refused", [(2.0**53 - 1, False), (2.0**53, True)])
+def test_files_and_arrays_share_one_rule_for_a_labels_magnitude(tmp_path, magnitude, refused):
+    """A whole-number label is refused at 2**53 in magnitude whether it comes from a file
+    or from an array given to an estimator, with the same words."""
+    from rosenblatt import Perceptron
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0]])
+    y = np.array([1.0, -magnitude])
+    path = write(tmp_path, "d.csv", f"0,1,1\n1,0,{-magnitude:.0f}\n")
+    if refused:
+        says = "is too large for a class label (below 2**53 in magnitude"
+        both_raise(path, says)
+        with pytest.raises(ValueError, match=re.escape(says)):
+            Perceptron().fit(X, y)
+    else:
+        assert read_data(path).classes.tolist() == [-magnitude, 1]
+        assert Perceptron().fit(X, y).classes_.tolist() == [-magnitude, 1]
 
 
 def test_mixed_labels_name_a_line_of_each_kind(tmp_path):

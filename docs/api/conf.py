@@ -80,7 +80,7 @@ def _skip_member(app, what, name, obj, skip, options):
 
 
 def _resolve_top_level(app, env, node, contnode):
-    """Resolve ``rosenblatt.Perceptron`` to where it is documented, ``rosenblatt.estimators.linear``.
+    """Resolve ``rosenblatt.Perceptron`` to where it is documented (``estimators.linear``).
 
     The docstrings name the public objects as users import them, from the
     package; the reference documents each one once, in the module defining it.

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .config import MAX_LABEL_MAGNITUDE
 from .wording import parameter_name
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -320,6 +321,27 @@ def label_indices(classes: np.ndarray, y: ArrayLike) -> np.ndarray:
     return np.where(known, index, -1)
 
 
+def label_too_large(value: float) -> bool:
+    """Whether a number is too large to be a class label: at or beyond 2**53 in magnitude,
+    where whole numbers stop being exact in floating point. The one rule for labels read
+    from files and labels given in memory.
+
+    Examples
+    --------
+    >>> label_too_large(2.0**53 - 1), label_too_large(-(2.0**53))
+    (False, True)
+    """
+    return bool(abs(value) >= MAX_LABEL_MAGNITUDE)
+
+
+def label_too_large_message(label: str) -> str:
+    """What is wrong with a label :func:`label_too_large` refuses, and what to do."""
+    return (
+        f"the label {label} is too large for a class label (below 2**53 in magnitude, where "
+        "every whole number is exact); number the classes with smaller values, or use names"
+    )
+
+
 def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     """Check that ``y`` holds class labels with at least two classes; return them sorted."""
     classes = distinct_labels(y)
@@ -327,13 +349,15 @@ def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     # values alone: checking those instead of y saves a second pass over y. Integers,
     # booleans, strings and whole finite floats are class labels as they are: only other
     # labels need scikit-learn's check (and its message), which `inspect` and `trace` skip.
-    whole = classes.dtype.kind == "f" and bool(
-        np.all((np.abs(classes) <= 2**53) & (classes % 1 == 0))
-    )
+    whole = classes.dtype.kind == "f" and bool(np.all(np.isfinite(classes) & (classes % 1 == 0)))
     if not (classes.dtype.kind in "biuUS" or whole):
         from sklearn.utils.multiclass import check_classification_targets
 
         check_classification_targets(classes)
+    if whole and classes.shape[0]:  # sorted: the largest in magnitude is first or last
+        largest = float(max(classes[0], classes[-1], key=abs))
+        if label_too_large(largest):
+            raise ValueError(f"{estimator_name}: " + label_too_large_message(f"{largest:g}"))
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least two classes to learn a decision "

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ..._core.config import MAX_LABEL_MAGNITUDE
+from ..._core.validation import label_too_large, label_too_large_message
 from ...exceptions import DataFileError
 from ._common import fail, show
 
@@ -132,12 +132,8 @@ def _numeric_problem(label, value, labels):
             "needs class labels, such as 0/1, -1/+1 or names: round or bin the target, "
             "or use a regression model"
         )
-    if abs(value) >= MAX_LABEL_MAGNITUDE:
-        return (
-            f"the label {show(label)} is too large for a class label (below 2**53 in "
-            "magnitude, where every whole number is exact); number the classes with "
-            "smaller values, or use names"
-        )
+    if label_too_large(value):
+        return label_too_large_message(show(label))
     return None
 
 

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-
-from ._common import line_starts
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._cache import Cache
@@ -148,27 +146,6 @@ class Chunker:
             self._offsets.append(int(offsets[k]))
             self._lines.append(int(lines[k]))
         self.count += n
-
-    def add_lines(
-        self,
-        offset: int,
-        first_line: int,
-        block: bytes | list[bytes],
-        keep: Sequence[int] | np.ndarray,
-    ) -> None:
-        """Records that start on lines ``keep`` (a sorted list of 0-based line indices).
-
-        ``block`` holds whole lines of the file (bytes, or a list of lines with their
-        line breaks), the first at byte ``offset`` on line ``first_line``; byte
-        offsets are only worked out where a chunk may start.
-        """
-        if not len(keep):
-            return
-        if not self.chunk_size and self.count:  # one chunk, already started
-            self.count += len(keep)
-            return
-        keep = np.asarray(keep, dtype=np.int64)
-        self.add(line_starts(offset, block)[keep], first_line + keep)
 
     @property
     def first_lines(self) -> np.ndarray:
