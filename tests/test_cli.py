@@ -461,7 +461,7 @@ def test_svmlight_base_is_stored_and_a_mismatched_file_is_refused(tmp_path):
     assert run("predict", "-m", model, test_file, "--zero-based").exit_code == 0
 
     zero = tmp_path / "zero.rbm"
-    result = run("train", train_file, "-m", zero, "--zero-based", "-q", "--epochs", "3")
+    result = run("train", train_file, "-m", zero, "--zero-based", "-q", "--max-iter", "3")
     assert result.exit_code == 0, result.output
     metadata = read_manifest(zero)["metadata"]
     assert metadata["zero_based"] is True and metadata["n_features"] == 64
@@ -592,7 +592,7 @@ def test_help_reads_like_a_unix_tool(command):
 def test_trace_table_is_capped_and_says_so(tmp_path):
     xor = tmp_path / "xor.csv"
     xor.write_text("x1,x2,y\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,0\n", encoding="utf-8")
-    result = run("trace", xor, "--epochs", 10**8)
+    result = run("trace", xor, "--max-iter", 10**8)
     assert result.exit_code == 0, result.output
     rows = [line for line in result.stdout.splitlines() if {"YES", "NO"} & set(line.split())]
     assert len(rows) <= 5_000 and len(rows) > 4_000

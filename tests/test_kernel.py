@@ -617,12 +617,14 @@ def test_kernel_table_of_a_batch_holds_its_rows_only(monkeypatch):
     assert np.all(np.delete(fly.slot_of, support) == -1)
 
 
-def test_dual_state_reads_states_saved_before_the_index():
+def test_dual_state_needs_its_index():
     X, y = float_data(n=20, seed=17)
     state = fit_quiet(KernelPerceptron(max_iter=2, random_state=0), X, y).training_state_
     meta, arrays = state.to_state()
-    del arrays["index"]  # what files written before partial_fit hold
     assert_array_equal(DualState.from_state(meta, arrays).index, np.arange(20))
+    del arrays["index"]  # what unreleased commits wrote before partial_fit
+    with pytest.raises(ValueError, match="no index"):
+        DualState.from_state(meta, arrays)
     arrays["index"] = np.zeros(20, dtype=np.int64)
     with pytest.raises(ValueError, match="index must be 20 distinct counts"):
         DualState.from_state(meta, arrays)

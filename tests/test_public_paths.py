@@ -1,58 +1,66 @@
-"""The thin top-level modules keep the old public paths, their packages' submodules included.
+"""The public import paths of DESIGN.md's contract, and nothing else forwarded.
 
-``rosenblatt.playground`` stands for ``rosenblatt.apps.playground`` (and ``cli``,
-``readers``, ``datasets`` for theirs): ``import rosenblatt.playground.runs`` works as
-``from rosenblatt.playground import runs`` does, and both give the module itself,
-never a second copy with classes of its own.
+``rosenblatt``, ``.theory``, ``.trace``, ``.io``, ``.readers``, ``.streaming``,
+``.persistence``, ``.datasets``, ``.playground`` and ``.exceptions`` import and give
+their names; the modules behind them are reached where they live (``rosenblatt.apps.cli``,
+``rosenblatt.data.readers.textparse``): the package was never released under other paths,
+so none is kept for them.
 """
 
+import importlib
 import subprocess
 import sys
 
 import pytest
 
-# the old dotted path -> the module's home
-MOVED = {
-    "rosenblatt.playground.runs": "rosenblatt.apps.playground.runs",
-    "rosenblatt.playground.server": "rosenblatt.apps.playground.server",
-    "rosenblatt.cli.train": "rosenblatt.apps.cli.train",
-    "rosenblatt.cli.app": "rosenblatt.apps.cli.app",
-    "rosenblatt.readers.textparse": "rosenblatt.data.readers.textparse",
-    "rosenblatt.readers._csv": "rosenblatt.data.readers._csv",
-    "rosenblatt.datasets._sms": "rosenblatt.data.datasets._sms",
+# public path -> a name it gives, and the module that defines it
+PUBLIC = {
+    "rosenblatt": ("Perceptron", "rosenblatt.estimators.linear"),
+    "rosenblatt.theory": ("max_margin", "rosenblatt.theory"),
+    "rosenblatt.trace": ("Trace", "rosenblatt.theory.trace"),
+    "rosenblatt.io": ("read_data", "rosenblatt.data.io"),
+    "rosenblatt.readers": ("scan", "rosenblatt.data.readers"),
+    "rosenblatt.streaming": ("fit_stream", "rosenblatt.data.streaming"),
+    "rosenblatt.persistence": ("load", "rosenblatt.persistence"),
+    "rosenblatt.datasets": ("load_sms_spam", "rosenblatt.data.datasets._sms"),
+    "rosenblatt.playground": ("runs", "rosenblatt.apps.playground"),
+    "rosenblatt.exceptions": ("ModelFileError", "rosenblatt.exceptions"),
 }
 
-# a fresh interpreter: the old path first, before anything imported the module's home
+# a fresh interpreter: the public path first, before anything imported the module's home
 PROBE = """
 import importlib, sys
-old, new = sys.argv[1:]
-exec(f"import {old}")
-module = eval(old)
-assert module is importlib.import_module(new), (module, new)
-assert module.__name__ == new and sys.modules[old] is sys.modules[new]
+path, name, home = sys.argv[1:]
+module = importlib.import_module(path)
+value = getattr(module, name)
+owner = importlib.import_module(home)
+assert value is getattr(owner, name, None) or value is owner, (value, home)
 print("ok")
 """
 
 
-@pytest.mark.parametrize("old, new", sorted(MOVED.items()))
-def test_the_old_dotted_import_is_the_module_itself(old, new):
+@pytest.mark.parametrize("path", sorted(PUBLIC))
+def test_each_public_path_gives_the_objects_where_they_live(path):
+    name, home = PUBLIC[path]
     result = subprocess.run(
-        [sys.executable, "-c", PROBE, old, new], capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", PROBE, path, name, home], capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0 and result.stdout.strip() == "ok", result.stderr
 
 
-def test_both_spellings_give_one_module_and_one_class():
-    import rosenblatt.playground.runs
+@pytest.mark.parametrize(
+    "old",
+    ["rosenblatt.cli", "rosenblatt.plot", "rosenblatt.readers.textparse", "rosenblatt.cli.train"],
+)
+def test_paths_outside_the_contract_are_not_forwarded(old):
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(old)
 
+
+def test_the_playground_path_gives_its_modules_and_nothing_else():
     from rosenblatt.apps.playground.runs import PlaygroundError
     from rosenblatt.playground import runs
 
-    assert runs is rosenblatt.playground.runs and runs.PlaygroundError is PlaygroundError
-
-
-def test_a_missing_submodule_is_still_missing():
-    with pytest.raises(ModuleNotFoundError, match="rosenblatt.playground.nothing"):
-        __import__("rosenblatt.playground.nothing")
-    with pytest.raises(ImportError):
-        from rosenblatt.cli import nothing  # noqa: F401
+    assert runs.PlaygroundError is PlaygroundError
+    with pytest.raises(ImportError, match="nothing"):
+        from rosenblatt.playground import nothing  # noqa: F401

@@ -374,15 +374,15 @@ def test_each_partial_fit_batch_keeps_its_own_patterns():
     check_identity(clf, X)
 
 
-def test_a_model_file_with_one_row_per_update_still_loads(tmp_path):
-    """Files written before the patterns were kept once hold each voter's rows, one
-    per update: they load into the same vote."""
+def test_a_model_file_with_one_row_per_update_is_refused(tmp_path):
+    """Each voter's rows, one per update (what earlier, unreleased commits wrote before the
+    patterns were kept once), are not a layout this version reads: a clear error."""
     import json
     import shutil
 
     from forging import forge
 
-    from rosenblatt import load, save
+    from rosenblatt import ModelFileError, load, save
 
     X, y = _data(3, sparse=False)
     clf = fit_quiet(VotedPerceptron(max_iter=5, tol=None, random_state=0), X, y)
@@ -404,6 +404,6 @@ def test_a_model_file_with_one_row_per_update_still_loads(tmp_path):
         members["state.json"] = json.dumps(tree).encode()
 
     forge(old, one_row_per_update)
-    loaded = load(old)
-    assert loaded.training_state_.votes.patterns.n == sum(n - 1 for n in clf.n_vectors_)
-    np.testing.assert_array_equal(loaded.decision_function(X), clf.decision_function(X))
+    with pytest.raises(ModelFileError, match="votes"):
+        load(old)
+    np.testing.assert_array_equal(load(path).decision_function(X), clf.decision_function(X))

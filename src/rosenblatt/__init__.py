@@ -33,7 +33,7 @@ _EXPORTS = {
     "save": "persistence",
     "trace": "theory.trace",
 }
-_SUBMODULES = {"datasets", "distributed", "plot", "streaming", "theory"}
+_SUBMODULES = {"datasets", "distributed", "streaming", "theory"}
 
 __all__ = sorted(
     [

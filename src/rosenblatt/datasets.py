@@ -1,11 +1,6 @@
-"""Public path of :mod:`rosenblatt.data.datasets`; its loaders load on first use (its
-modules import by their old names too)."""
+"""Public path of :mod:`rosenblatt.data.datasets`; its loaders load on first use."""
 
 from importlib import import_module
-
-from ._core.aliases import forward
-
-forward(__name__, "rosenblatt.data.datasets")
 
 __all__ = ["load_sms_spam", "read_labelled_text"]  # noqa: F822 (loaded by __getattr__)
 

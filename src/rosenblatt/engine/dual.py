@@ -515,10 +515,9 @@ class DualState:
 
     @staticmethod
     def _index_from(arrays, n_samples):
-        """The saved ``index``, or for a state saved before it existed (always by
-        ``fit``) the samples' own numbers."""
+        """The saved ``index``: the samples' distinct counts."""
         if "index" not in arrays:
-            return np.arange(n_samples, dtype=np.int64)
+            raise ValueError("the state has no index of its samples")
         index = np.asarray(arrays["index"])
         if (
             index.shape != (n_samples,)

@@ -556,9 +556,6 @@ class VoteRecord:
         """The record :meth:`to_state` describes, for a model with ``n_voters`` voters of
         ``n_features`` features (rows of ``dtype``) and ``n_classes`` classes that has
         seen ``counts`` presentations per voter (``ValueError`` if it does not add up).
-
-        Records written before the patterns were kept once (one row per update, under
-        each voter) read as patterns used once each.
         """
         multinomial = meta["multinomial"]
         if type(multinomial) is not bool or meta["n_voters"] != n_voters:
@@ -574,21 +571,9 @@ class VoteRecord:
             raise ValueError(f"{counts.shape[0]} presentation counts for {n_voters} voters")
         record = cls(n_voters, multinomial, float(bias_input))
         checked = {"n_features": n_features, "dtype": dtype}
-        if any(f"votes.{k}.pattern" not in arrays for k in range(n_voters)):
-            arrays = dict(arrays)  # the former layout: each voter's rows, one per update
-            for k in range(n_voters):
-                where = f"vote record 'votes.{k}.'"
-                rows = _checked_rows(arrays, f"votes.{k}.rows", where=where, **checked)
-                n = np.asarray(arrays[f"votes.{k}.coef"]).shape[0]
-                if (0 if rows is None else rows.shape[0]) != n:
-                    raise ValueError(f"{where}: {n} updates without one row each")
-                arrays[f"votes.{k}.pattern"] = np.arange(record.patterns.n, record.patterns.n + n)
-                if n:
-                    record.patterns.add(rows)
-        else:
-            rows = _checked_rows(arrays, "votes.patterns", where="vote record", **checked)
-            if rows is not None:
-                record.patterns.add(rows)
+        rows = _checked_rows(arrays, "votes.patterns", where="vote record", **checked)
+        if rows is not None:
+            record.patterns.add(rows)
         record.voters = [
             _Voter.from_arrays(
                 arrays,

@@ -158,9 +158,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
 
     def _scaling(self) -> float:
         """The constant input of the fitted model (``intercept_scaling`` resolved)."""
-        if hasattr(self, "intercept_scaling_"):
-            return self.intercept_scaling_
-        return float(self.intercept_scaling)  # a model saved before intercept_scaling_
+        return self.intercept_scaling_
 
     def _resolve_scaling(self, sparse) -> float:
         """``intercept_scaling``, with "auto" as 1.0 for dense rows and

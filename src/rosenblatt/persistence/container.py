@@ -53,9 +53,10 @@ from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, MAX_INDEX, dtype_named
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 
 FORMAT_NAME = "rosenblatt-model"
-FORMAT_VERSION = 2
-# Format 1 rebuilt objects from their __dict__, before the training engine: not loaded.
-_OLDEST_READABLE = 2
+# Only files of this version load: the package was never released, so nothing reads the
+# layouts that earlier commits wrote (format 1 rebuilt objects from their __dict__; format 2
+# changed as the engine grew); such a file gets the message to re-train.
+FORMAT_VERSION = 3
 
 MANIFEST_MEMBER = "manifest.json"
 STATE_MEMBER = "state.json"
@@ -314,15 +315,14 @@ def members(
     """``read(name)``: the bytes of the archive's member ``name``, checked against its
     SHA-256 in the manifest, after checking that the file is of a format version this
     rosenblatt loads and that its members are those the manifest lists."""
-    if manifest["format_version"] < _OLDEST_READABLE:
+    if manifest["format_version"] < FORMAT_VERSION:
         from .. import __version__
 
         raise fail(
             path,
             f"written by rosenblatt {manifest.get('library_version', '?')} in model format "
-            f"{manifest['format_version']}, from before the training engine, which this "
-            f"rosenblatt {__version__} no longer loads (it reads formats {_OLDEST_READABLE} "
-            f"to {FORMAT_VERSION})",
+            f"{manifest['format_version']}, an earlier layout that this rosenblatt {__version__} "
+            f"does not load (it reads format {FORMAT_VERSION})",
             RETRAIN,
         )
     hashes = manifest.get("sha256")

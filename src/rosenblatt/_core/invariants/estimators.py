@@ -37,8 +37,14 @@ def _epoch_record(c):
 
 
 def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> None:
-    # intercept_scaling_ may be missing: files written before it existed use the parameter
-    required = ("classes_", "n_features_in_", "training_state_", "coef_", "intercept_")
+    required = (
+        "classes_",
+        "n_features_in_",
+        "intercept_scaling_",
+        "training_state_",
+        "coef_",
+        "intercept_",
+    )
     if not c.fitted(*required, *_EPOCH_RECORD, *(("n_vectors_",) if voted else ())):
         return
     from ...engine.primal import PrimalState, constant_input
@@ -60,15 +66,7 @@ def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> None:
         )
     if state.averaged != averaged or (state.votes is not None) != voted:
         c.fail("training_state_", "is not the state of this kind of perceptron")
-    if "intercept_scaling_" in c.values:
-        scaling = c.number("intercept_scaling_", nonzero=True)
-    else:
-        scaling = c.param("intercept_scaling")
-        if isinstance(scaling, bool) or not isinstance(scaling, (int, float)):
-            c.fail("intercept_scaling_", "is missing and intercept_scaling is not a number")
-        scaling = float(scaling)
-        if not math.isfinite(scaling) or scaling == 0:
-            c.fail("intercept_scaling", "must be a finite non-zero number")
+    scaling = c.number("intercept_scaling_", nonzero=True)
     fit_intercept = c.param("fit_intercept")
     if not isinstance(fit_intercept, bool):
         c.fail("fit_intercept", "must be True or False")

@@ -132,9 +132,9 @@ _BUDGET_META = {  # a DualState's budget (BudgetState.to_state)
 }
 _STATE_ARRAYS = {
     "rosenblatt.engine.primal.PrimalState": (
-        (r"W|U|votes\.patterns|votes\.\d+\.rows", 2),
+        (r"W|U|votes\.patterns", 2),
         (r"w0|U0|counts|votes\.\d+\.(coef|time|true|pred|pattern)", 1),
-        (r"votes\.(patterns|\d+\.rows)\.(data|indices|indptr|shape)", 1),
+        (r"votes\.patterns\.(data|indices|indptr|shape)", 1),
     ),
     "rosenblatt.engine.dual.DualState": (
         (r"coef|coef_acc|sv", 2),

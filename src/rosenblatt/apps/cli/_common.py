@@ -54,20 +54,6 @@ err_console = _Console(
 # Set to see the traceback of an unexpected error instead of its one-line summary.
 TRACEBACK_ENV = "ROSENBLATT_TRACEBACK"
 
-# Options renamed after the API's names; the former names keep working.
-FORMER_OPTION_NAMES = {"--epochs": "--max-iter"}
-
-
-def _current_names(args):
-    """``args`` with former option names (``--epochs 5``, ``--epochs=5``) renamed."""
-    renamed = []
-    for arg in args:
-        name, equals, value = arg.partition("=")
-        if arg == "--":  # what follows is data, not options
-            return renamed + args[len(renamed) :]
-        renamed.append(FORMER_OPTION_NAMES.get(name, name) + equals + value)
-    return renamed
-
 
 def working(message: str) -> Status:
     """A spinner with ``message`` on standard error while a long step runs (nothing when
@@ -151,7 +137,7 @@ class ErrorHandlingGroup(TyperGroup):
         standalone_mode: bool = True,
         **extra: Any,
     ) -> int:
-        args = _current_names(sys.argv[1:] if args is None else list(args))
+        args = sys.argv[1:] if args is None else list(args)
         try:
             with command_line():
                 code = super().main(
