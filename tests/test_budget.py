@@ -142,7 +142,7 @@ def test_the_stoptron_keeps_every_prediction():
 def test_a_budget_smaller_than_the_classes_is_refused():
     rng = np.random.RandomState(0)
     X, y = rng.randn(30, 2), np.repeat([0, 1, 2], 10)
-    with pytest.raises(ValueError, match="raise budget to at least 3"):
+    with pytest.raises(ValueError, match="give budget=3 or more"):
         KernelPerceptron(budget=2, budget_policy="stop").fit(X, y)
 
 

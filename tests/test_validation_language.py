@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 
 from rosenblatt import Perceptron
 from rosenblatt._core.validation import NONE, Options, check_args, check_option
-from rosenblatt._core.wording import command_line
 from rosenblatt.apps.cli import app
 from rosenblatt.data.streaming import chunk_orders, fit_stream
 from rosenblatt.distributed import ParameterMixing
@@ -141,15 +140,21 @@ def test_options_match_values_of_their_own_kind_only():
     assert str(signs) == "one of 1, -1"
 
 
-def test_check_option_words_a_refusal_as_check_args_does_under_the_command_line():
+def test_the_command_line_words_a_parameters_refusal_as_check_option_words_its_own():
+    """An estimator's refusal is in Python's words; the command line's boundary words the same
+    refusal with the option that set the parameter, as ``check_option`` words the options
+    a command checks itself."""
+    from rosenblatt.apps.cli._words import describe
+
     with pytest.raises(ValueError) as own:
         check_option("--eta", Perceptron._parameter_constraints["eta"], 0.0)
-    with command_line(), pytest.raises(ValueError) as estimator:
+    with pytest.raises(ValueError) as estimator:
         Perceptron(eta=0.0).fit([[0.0], [1.0]], [0, 1])
-    assert str(own.value) == str(estimator.value) == "--eta must be positive; got 0.0"
+    assert str(estimator.value).startswith("The 'eta' parameter of Perceptron must be")
+    assert str(own.value) == describe(estimator.value) == "--eta must be positive; got 0.0"
 
 
-def test_by_option_false_keeps_a_field_its_own_name_while_a_command_runs():
+def test_a_field_keeps_its_own_name():
     constraints = {"eta": Perceptron._parameter_constraints["eta"]}
-    with command_line(), pytest.raises(ValueError, match="^The 'eta' setting of a request"):
-        check_args("a request", constraints, {"eta": 0}, "setting", by_option=False)
+    with pytest.raises(ValueError, match="^The 'eta' setting of a request"):
+        check_args("a request", constraints, {"eta": 0}, "setting")

@@ -11,7 +11,7 @@ import types
 
 from .exceptions import DataFileError, ModelFileError, NotSeparableError  # noqa: F401 (in __all__)
 
-__version__ = "0.1.0"
+from ._core.version import __version__  # noqa: F401 (in __all__)
 
 # public name -> module that defines it
 _EXPORTS = {

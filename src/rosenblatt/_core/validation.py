@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .config import MAX_LABEL_MAGNITUDE
-from .wording import parameter_name
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike, DTypeLike
@@ -159,40 +158,61 @@ RANDOM_STATE = InstanceOf(
 CHUNK_SIZE = Interval(numbers.Integral, 1, None, closed="left")
 
 
-def check_args(
-    owner: str, constraints: dict, values: dict, kind: str = "argument", *, by_option: bool = True
-) -> None:
-    """Raise a ValueError naming the argument, its value and what is allowed.
+class ParameterError(ValueError):
+    """A value its rule refuses: the message names the parameter in Python's words, and
+    ``name``, ``value`` and ``allowed`` let a caller word it otherwise (the command line
+    names the option that set it: :meth:`for_option`)."""
 
-    While a command runs, a parameter set by an option (``_wording.OPTIONS``) is
-    named by that option, in one line: ``--eta must be positive; got 0.0``.
-    ``by_option=False``: the values never come from options (the fields of a web
-    request), so they keep their own names even while a command runs.
+    def __init__(self, message: str, *, name: str, value: Any, allowed: list) -> None:
+        super().__init__(message)
+        self.name, self.value, self.allowed = name, value, allowed
+
+    def for_option(self, option: str) -> str:
+        """The same refusal for the value given as ``option``, in one line.
+
+        Examples
+        --------
+        >>> positive = Interval(float, 0, None, "neither")
+        >>> try:
+        ...     check_args("Perceptron", {"eta": [positive]}, {"eta": 0.0})
+        ... except ParameterError as exc:
+        ...     exc.for_option("--eta")
+        '--eta must be positive; got 0.0'
+        """
+        return _option_refused(option, self.allowed, self.value)
+
+
+def check_args(owner: str, constraints: dict, values: dict, kind: str = "argument") -> None:
+    """Raise a :class:`ParameterError` naming the argument, its value and what is allowed.
 
     Examples
     --------
-    >>> check_args("read", {"header": [Options((True, False, "auto"))]}, {"header": "yes"})
+    >>> header = {"header": [Options((True, False, "auto"))]}
+    >>> check_args("read", header, {"header": "yes"})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: The 'header' argument of read must be one of True, False, 'auto'; got 'yes'.
+    rosenblatt._core.validation.ParameterError: The 'header' argument of read must be one of \
+True, False, 'auto'; got 'yes'.
     """
     for name, allowed in constraints.items():
         value = values[name]
         if any(c.accepts(value) for c in allowed):
             continue
-        option = parameter_name(name) if by_option else name
-        if option != name:
-            raise ValueError(_option_refused(option, allowed, value))
         what = " or ".join(str(c) for c in allowed)
-        raise ValueError(f"The {name!r} {kind} of {owner} must be {what}; got {value!r}.")
+        raise ParameterError(
+            f"The {name!r} {kind} of {owner} must be {what}; got {value!r}.",
+            name=name,
+            value=value,
+            allowed=allowed,
+        )
 
 
 def check_option(option: str, allowed: list, value: Any) -> None:
     """Raise a one-line ValueError when a command line option's value is not ``allowed``.
 
     For the options a command checks itself, by a rule the library declares (as
-    ``--chunk-size`` by :data:`CHUNK_SIZE`), worded as :func:`check_args` words an
-    estimator's parameter set by an option.
+    ``--chunk-size`` by :data:`CHUNK_SIZE`), worded as :meth:`ParameterError.for_option`
+    words an estimator's parameter set by an option.
 
     Examples
     --------

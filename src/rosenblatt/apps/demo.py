@@ -315,7 +315,7 @@ def write_demo_report(directory: str | os.PathLike[str], rows: Sequence[DemoRow]
     str
         The path of ``index.html``; the figure files sit beside it.
     """
-    from .. import __version__
+    from .._core.version import __version__
     from .report import ReportTable, write_report
 
     os.makedirs(directory, exist_ok=True)

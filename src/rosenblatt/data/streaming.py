@@ -63,7 +63,6 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
 from .._core.validation import validate_params
-from .._core.wording import spelled
 from ._stream_fit import fit_stream, hashing_vectorizer
 from ._stream_index import StreamProgress, chunk_orders, index_file, is_text, parse_progress
 from ._stream_score import score_stream
@@ -176,7 +175,7 @@ def train_stream(
 
     if algorithm not in STREAM_ALGORITHMS:
         raise ValueError(
-            f"{spelled('train_stream', '--stream')} trains the online algorithms "
+            "train_stream trains the online algorithms "
             f"{', '.join(STREAM_ALGORITHMS)}; "
             f"{algorithm!r} needs the whole data set in memory"
         )

@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 
-from .._core.wording import spelled
 from .kernels.bundles import Budget
 
 __all__ = ["POLICIES", "BudgetState", "budget_of"]
@@ -74,20 +73,16 @@ def budget_of(params: Mapping[str, Any], n_problems: int) -> BudgetState | None:
         return None
     policy, prediction = params.get("budget_policy", "stop"), params.get("prediction")
     if policy in EVICTING and prediction != "last":
-        chosen = spelled(f"budget_policy={policy!r}", f"--budget-policy {policy}")
-        last = spelled("prediction='last'", "--prediction last")
-        stop = spelled("budget_policy='stop'", "--budget-policy stop")
         raise ValueError(
-            f"{chosen} removes support vectors, so the {prediction} prediction, which needs "
-            "every hypothesis, would need the removed patterns too, beyond the budget. Set "
-            f"{last}, or use {stop}."
+            f"budget_policy={policy!r} removes support vectors, so the {prediction} "
+            "prediction, which needs every hypothesis, would need the removed patterns too, "
+            "beyond the budget. Set prediction='last', or use budget_policy='stop'."
         )
     size = int(budget) // n_problems
     if size < 1:
-        given = spelled(f"budget={budget}", f"--budget {budget}")
         raise ValueError(
-            f"{given} leaves no support vector to each of the {n_problems} one-vs-rest "
-            f"problems; raise {spelled('budget', '--budget')} to at least {n_problems}."
+            f"budget={budget} leaves no support vector to each of the {n_problems} "
+            f"one-vs-rest problems; give budget={n_problems} or more."
         )
     return BudgetState(policy, size, n_problems)
 

@@ -35,8 +35,6 @@ from typing import Any
 
 import numpy as np
 
-from .._core.wording import parameter_name
-
 __all__ = ["EpochReport", "History", "Plateau", "run_epochs"]
 
 
@@ -247,7 +245,7 @@ def run_epochs(
         from sklearn.exceptions import ConvergenceWarning  # imported here: `trace` needs none
 
         warnings.warn(
-            f"{owner} did not converge: the last of {parameter_name(limit)}={max_epochs} "
+            f"{owner} did not converge: the last of {limit}={max_epochs} "
             f"{unit.lower()}s still made {history.mistakes_per_epoch[-1]} mistake(s). {advice}",
             ConvergenceWarning,
             stacklevel=_outside_the_package(),

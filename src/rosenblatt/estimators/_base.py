@@ -38,7 +38,6 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from .._core.wording import parameter_name, spelled
 from ..engine.driver import Plateau, run_epochs
 from ..engine.orders import (
     EpochOrders,
@@ -62,7 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
     from ..engine.driver import History
 
-_ADVICE = "The data may not be linearly separable; raise {limit}, or use {averaged}."
+_ADVICE = "The data may not be linearly separable; raise {limit}, or use AveragedPerceptron."
 # averaged and voted predictions are already the remedy for data that is not separable
 _ADVICE_COMBINED = (
     "The data may not be linearly separable; raise {limit}, or keep this model: its {kind} "
@@ -303,9 +302,8 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         """What the ConvergenceWarning suggests (``limit``: the parameter that caps epochs)."""
         if self._averaged or self._voted:
             kind = "averaged" if self._averaged else "voted"
-            return _ADVICE_COMBINED.format(limit=parameter_name(limit), kind=kind)
-        averaged = spelled("AveragedPerceptron", "--algorithm averaged")
-        return _ADVICE.format(limit=parameter_name(limit), averaged=averaged)
+            return _ADVICE_COMBINED.format(limit=limit, kind=kind)
+        return _ADVICE.format(limit=limit)
 
     def _train(
         self,

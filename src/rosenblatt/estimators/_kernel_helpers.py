@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from sklearn.utils import gen_batches
 
 from .._core.config import BUDGET_BLOCK, PREDICT_BLOCK_ELEMENTS
-from .._core.wording import parameter_name, spelled
 from ..engine.dual import (
     BlockTable,
     DualState,
@@ -42,11 +41,10 @@ MB = 1024 * 1024
 
 
 def advice() -> str:
-    """What the ConvergenceWarning suggests, in the caller's words (:mod:`._wording`)."""
+    """What the ConvergenceWarning suggests."""
     return (
-        "The data may not be separable in the kernel's feature space; raise "
-        f"{parameter_name('max_iter')}, or try another {spelled('kernel', '--kernel')} "
-        f"(or {spelled('gamma', '--gamma')})."
+        "The data may not be separable in the kernel's feature space; raise max_iter, "
+        "or try another kernel (or gamma)."
     )
 
 

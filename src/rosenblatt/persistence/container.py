@@ -103,7 +103,7 @@ def _describe_params(estimator) -> dict:
 
 def _versions() -> dict:
     """The versions of what wrote a file (scikit-learn only when it is loaded)."""
-    from .. import __version__
+    from .._core.version import __version__
 
     sklearn = sys.modules.get("sklearn")
     return {
@@ -124,7 +124,7 @@ def model_file_bytes(
 ) -> bytes:
     """The bytes of the model file of ``model`` (registry ``key``), whose encoded ``tree``
     names ``arrays``, with ``metadata`` in its manifest."""
-    from .. import __version__
+    from .._core.version import __version__
 
     members = {STATE_MEMBER: json.dumps(tree, allow_nan=False, separators=(",", ":")).encode()}
     for k, array in enumerate(arrays):
@@ -226,7 +226,7 @@ def open_model(path: str | os.PathLike[str]) -> tuple[dict[str, Any], zipfile.Zi
     if not isinstance(version, int) or isinstance(version, bool) or version < 1:
         raise fail(path, f"the manifest has an invalid format_version {version!r}", RESAVE)
     if version > FORMAT_VERSION:
-        from .. import __version__
+        from .._core.version import __version__
 
         raise fail(
             path,
@@ -316,7 +316,7 @@ def members(
     SHA-256 in the manifest, after checking that the file is of a format version this
     rosenblatt loads and that its members are those the manifest lists."""
     if manifest["format_version"] < FORMAT_VERSION:
-        from .. import __version__
+        from .._core.version import __version__
 
         raise fail(
             path,

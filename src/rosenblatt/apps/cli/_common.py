@@ -22,8 +22,8 @@ try:  # recent typer vendors click; older typer uses click itself
 except ImportError:  # pragma: no cover
     from click.exceptions import ClickException  # type: ignore[assignment]
 
-from ..._core.wording import command_line
 from ...exceptions import DataFileError, ModelFileError, SolverError
+from ._words import describe
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike
@@ -115,7 +115,7 @@ class ErrorHandlingGroup(TyperGroup):
     errors as a traceback; people running ``rosenblatt`` should get one line
     that says what is wrong instead. A closed pipe (``| head``) ends a command
     quietly with status 0. Messages name options, not the library's parameters
-    (:mod:`rosenblatt._core.wording`).
+    (:mod:`._words`).
     """
 
     def get_params(self, ctx: Context) -> list[Parameter]:
@@ -139,14 +139,13 @@ class ErrorHandlingGroup(TyperGroup):
     ) -> int:
         args = sys.argv[1:] if args is None else list(args)
         try:
-            with command_line():
-                code = super().main(
-                    args=args,
-                    prog_name=prog_name,
-                    complete_var=complete_var,
-                    standalone_mode=False,
-                    **extra,
-                )
+            code = super().main(
+                args=args,
+                prog_name=prog_name,
+                complete_var=complete_var,
+                standalone_mode=False,
+                **extra,
+            )
             code = code if isinstance(code, int) else 0
             if sys.stdout is not None:  # None: started with standard output closed
                 sys.stdout.flush()  # here, not at exit: a pipe closed early fails this flush
@@ -167,7 +166,7 @@ class ErrorHandlingGroup(TyperGroup):
         except (DataFileError, ModelFileError, ValueError, OSError, SolverError) as exc:
             if os.environ.get(TRACEBACK_ENV):  # where the error came from, then the line
                 traceback.print_exc()
-            report_error(_describe(exc))
+            report_error(describe(exc))
             code = 2
         except Exception as exc:  # a bug: still one line, with a way to see more
             if os.environ.get(TRACEBACK_ENV):
@@ -209,15 +208,6 @@ class PlainHelpCommand(TyperCommand):
             name = (param.metavar or param.name or "").upper()
             pieces.append(name if param.required else f"[{name}]")
         return pieces
-
-
-def _describe(exc: BaseException) -> str:
-    if isinstance(exc, FileNotFoundError) and exc.filename:
-        plain = not exc.strerror or exc.strerror == os.strerror(exc.errno or 0)
-        return f"{exc.filename}: {'no such file' if plain else exc.strerror}"
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{exc.filename}: {exc.strerror or exc}"
-    return str(exc) or type(exc).__name__
 
 
 def parse_label_column(text: str | None) -> str | int | None:

@@ -124,7 +124,7 @@ def make_estimator(
         ]
     estimator = cls(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
     # the estimator's own constraints, now rather than at fit (after the data are read);
-    # on the command line its error names the option (``_wording.OPTIONS``)
+    # its error names the option (``_words.OPTIONS``)
     validate_params(estimator)
     if algorithm in _KERNELS:  # and the budget's rule across parameters (prediction, policy)
         from ...engine.budget import budget_of

@@ -21,6 +21,7 @@ from ._common import (
     working,
     zero_based_option,
 )
+from ._words import in_option_words
 
 
 @dataclass
@@ -229,4 +230,4 @@ def command(
     if separable:
         console.print(_bounds_table(separable))
     for note in result.notes:  # what the reading decided: not the report, standard error
-        err_console.print(f"note: {note}", markup=False)
+        err_console.print(f"note: {in_option_words(note)}", markup=False)

@@ -54,6 +54,7 @@ from ._train_summary import (
     training_accuracy,
     vote_updates,
 )
+from ._words import in_option_words
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...engine.driver import EpochReport
@@ -436,7 +437,7 @@ def command(
     if not as_json:
         err_console.print(summary_table(result), soft_wrap=False)  # its title centred
     for note in result.notes:
-        err_console.print(f"[yellow]note:[/] {escape(note)}")
+        err_console.print(f"[yellow]note:[/] {escape(in_option_words(note))}")
 
 
 def _steps_after(stop_training_display):

@@ -145,7 +145,7 @@ def _settings(payload) -> Settings:
         for name in SETTING_CONSTRAINTS
     }
     try:  # the page's fields, never the command line's options, even under `rosenblatt`
-        check_args("a playground run", SETTING_CONSTRAINTS, values, "setting", by_option=False)
+        check_args("a playground run", SETTING_CONSTRAINTS, values, "setting")
     except ValueError as error:
         raise PlaygroundError(str(error)) from None
     return Settings(

@@ -129,8 +129,8 @@ def check_options(
     >>> check_options("csv", "d.csv", 0, "auto", True, None, None, owner="scan")
     Traceback (most recent call last):
     ...
-    ValueError: The 'chunk_size' argument of scan must be an int in the range [1, inf) \
-(finite) or an instance of None; got 0.
+    rosenblatt._core.validation.ParameterError: The 'chunk_size' argument of scan must be an \
+int in the range [1, inf) (finite) or an instance of None; got 0.
     """
     values = {"chunk_size": chunk_size, "zero_based": zero_based, "header": header}
     check_args(owner, _OPTION_CONSTRAINTS, values)

@@ -22,7 +22,6 @@ from ..._core.config import (
     GZIP_TEMP_PREFIX,
     SCAN_BLOCK_BYTES,
 )
-from ..._core.wording import spelled
 from ...exceptions import DataFileError
 
 FORMATS = {
@@ -84,8 +83,8 @@ def show(value: Any, limit: int = 60) -> str:
     return repr(value[:limit])
 
 
-# how to name a data's format: in Python, on the command line (see rosenblatt._core.wording)
-_FORMAT_FIX = ("format='csv' (or 'svmlight', 'tsv')", "--format csv|svmlight|tsv")
+# how to name a data's format (the command line says it with its option)
+FORMAT_FIX = "format='csv' (or 'svmlight', 'tsv')"
 
 
 def data_format(path: str | os.PathLike[str]) -> str:
@@ -103,7 +102,7 @@ def data_format(path: str | os.PathLike[str]) -> str:
         raise DataFileError(
             f"{name}: unknown data format {ext or '(no extension)'!r}; use "
             f"{', '.join(FORMATS)} (CSV, svmlight/libsvm, or label<TAB>text), optionally "
-            f"gzipped (.csv.gz, ...), or name the format: {spelled(*_FORMAT_FIX)}"
+            f"gzipped (.csv.gz, ...), or name the format: {FORMAT_FIX}"
         )
     return FORMATS[ext]
 
@@ -131,7 +130,7 @@ format; name it: format='csv' (or 'svmlight', 'tsv')
     if os.fspath(path) == STDIN:
         raise DataFileError(
             f"{STDIN_NAME}: standard input has no extension to tell its format; name it: "
-            + spelled(*_FORMAT_FIX)
+            + FORMAT_FIX
         )
     return data_format(path)
 

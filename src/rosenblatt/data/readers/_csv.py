@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._core.config import FULL
-from ..._core.wording import spelled
 from ...engine.kernels.loader import compiled_kernel
 from . import _labels
 from ._common import (
@@ -205,8 +204,7 @@ class _Scan:
                 raise fail(
                     self.path,
                     line,
-                    f"{spelled(f'label_column={self.label_column!r}', '--label-column')} names a "
-                    f"column, but {spelled('header=False', '--no-header')}",
+                    f"label_column={self.label_column!r} names a column, but header=False",
                     "give the label column's 0-based index, or let line 1 be the header",
                     code="option",
                 )
@@ -410,7 +408,7 @@ class _Scan:
                 )
                 self.schema.notes.append(
                     f"line {line} read as a header ({_names(cells)}): {why}; pass "
-                    f"{spelled('header=False', '--no-header')} to read it as data"
+                    "header=False to read it as data"
                 )
             return True
         j, what, fix = problem or (
@@ -681,7 +679,7 @@ def _locate(schema, text, first_line):
 
 
 def _if_a_header(line):
-    return f"if line {line} is a header, pass {spelled('header=True', '--header')}"
+    return f"if line {line} is a header, pass header=True"
 
 
 def _names(cells, shown=6):

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._core.config import FULL, SVMLIGHT_MAX_FEATURES
-from ..._core.wording import spelled
 from ...engine.kernels.loader import compiled_kernel
 from . import _labels
 from ._common import (
@@ -78,7 +77,7 @@ def _below(index, base):
     if base == 1 and index == 0:
         return (
             "feature index 0 is below 1, the first index of a one-based file",
-            f"pass {spelled('zero_based=True', '--zero-based')} if the indices start at 0",
+            "pass zero_based=True if the indices start at 0",
             "index-zero",
         )
     return (
@@ -396,7 +395,7 @@ def _check_feature_count(path, n_features, highest):
             f"feature index {index} makes {n_features:,} features, more than the {limit:,} "
             f"read without asking (the weights alone would take {8 * n_features / 2**30:.1f} GiB)",
             "number the features with smaller indices, or raise the limit: "
-            + spelled(f"n_features={n_features}", f"{MAX_FEATURES_ENV}={n_features}"),
+            + f"n_features={n_features}",
             "index-many",
         )
 
@@ -491,7 +490,7 @@ def _base_note(zero, lowest, said):
     return (
         f"svmlight feature indices read as one-based: no index 0 in the file ({where}); "
         "if the file is zero-based (as scikit-learn's dump_svmlight_file writes by "
-        f"default){hint}, pass {spelled('zero_based=True', '--zero-based')}"
+        f"default){hint}, pass zero_based=True"
     )
 
 
