@@ -6,12 +6,15 @@ give both spellings once, to :func:`spelled` (or a parameter's name to
 command (:func:`command_line`), so ``rosenblatt`` says ``--no-header`` where Python
 says ``header=False``, and never both.
 
-A plain module flag rather than a context variable: the warnings of a fit come from
-whatever thread runs the epochs, and one process runs one command.
+A process-wide switch rather than a context variable: the warnings of a fit come from
+whatever thread runs the epochs, and one process runs one command. It counts the
+blocks open (under a lock) rather than saving and restoring a flag, so that blocks
+entered and left by several threads at once, in any order, leave it off at the end.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -35,7 +38,8 @@ OPTIONS = {
     "degree": "--degree",
 }
 
-_on_command_line = False
+_open_blocks = 0  # command_line() blocks being run, in any thread
+_lock = threading.Lock()
 
 
 def spelled(python: str, command_line: str) -> str:
@@ -49,7 +53,7 @@ def spelled(python: str, command_line: str) -> str:
     ...     spelled("header=False", "--no-header")
     '--no-header'
     """
-    return command_line if _on_command_line else python
+    return command_line if _open_blocks else python
 
 
 def parameter_name(parameter: str) -> str:
@@ -69,9 +73,11 @@ def parameter_name(parameter: str) -> str:
 @contextmanager
 def command_line() -> Iterator[None]:
     """Word messages for the command line while the ``with`` block runs."""
-    global _on_command_line
-    before, _on_command_line = _on_command_line, True
+    global _open_blocks
+    with _lock:
+        _open_blocks += 1
     try:
         yield
     finally:
-        _on_command_line = before
+        with _lock:
+            _open_blocks -= 1

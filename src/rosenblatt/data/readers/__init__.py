@@ -604,7 +604,6 @@ def compile_parsers() -> dict[str, int]:
     from . import _common
 
     done = {}
-    threshold = _common.COMPILED_PARSE_MIN_BYTES
     with tempfile.TemporaryDirectory(prefix=GZIP_TEMP_PREFIX) as folder:
         for kind, ext, content in (
             ("svmlight", ".svm", b"1 1:0.5 2:1e-7\n-1 3:2\n"),
@@ -613,9 +612,6 @@ def compile_parsers() -> dict[str, int]:
             path = os.path.join(folder, "warmup" + ext)
             with open(path, "wb") as handle:
                 handle.write(content)
-            _common.COMPILED_PARSE_MIN_BYTES = 0
-            try:
+            with _common.forcing_compiled():  # these tiny files too
                 done[kind] = read(path).n_samples
-            finally:
-                _common.COMPILED_PARSE_MIN_BYTES = threshold
     return done
