@@ -267,6 +267,16 @@ def reader_entries(folder: Path) -> list[list[Entry]]:
 
         return list(iter_chunks(csv, chunk_size=7))
 
+    large = folder / "large.csv"  # long enough a scan for threads to meet in its cache
+    rows = np.random.RandomState(1).randn(3000, 5).round(6)
+    large.write_text("".join(f"{','.join(map(str, r))},{int(r[0] > 0)}\n" for r in rows.tolist()))
+
+    def kept_cache():  # every thread reuses, or builds, the one cache of the folder
+        from rosenblatt.readers import iter_chunks, scan
+
+        index = scan(large, chunk_size=500, cache=folder / "cache")
+        return list(iter_chunks(large, chunk_size=500, index=index))
+
     return [
         [
             ("io.read_csv", read("read_csv", csv)),
@@ -274,6 +284,7 @@ def reader_entries(folder: Path) -> list[list[Entry]]:
             ("io.read_text", read("read_text", text)),
             ("io.read_data", read("read_data", csv)),
             ("readers.iter_chunks", chunks),
+            ("readers.scan into a kept cache", kept_cache),
         ]
     ]
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -293,6 +294,23 @@ def scan(
         names=None if names is None else list(names),
         encoding=encoding,
     )
+    if cache is None or cache is False or cache is True:
+        return _scan_file(name, kind, chunk_size, cache, progress, options)
+    with _folder_lock(cache):  # one thread at a time reuses or builds a kept cache
+        return _scan_file(name, kind, chunk_size, cache, progress, options)
+
+
+_FOLDER_LOCKS: dict[str, threading.Lock] = {}
+
+
+def _folder_lock(folder: str | os.PathLike[str]) -> threading.Lock:
+    """The lock of a kept cache's folder: threads scanning into it at once would interleave
+    its files (the later ones finding the earlier's half written)."""
+    return _FOLDER_LOCKS.setdefault(os.path.realpath(folder), threading.Lock())  # atomic
+
+
+def _scan_file(name, kind, chunk_size, cache, progress, options):
+    """:func:`scan` of a file whose arguments are checked."""
     store = None
     if cache is not None and cache is not False:
         store = _cache_store(name, kind, chunk_size, cache, options)
