@@ -11,7 +11,9 @@ taking the next of three kinds in turn:
 It prints, per kind, the requests answered 200, the median and 99th percentile of their
 latency (seconds from sending to the whole answer), the 503s (busy: the server's queue
 was full), the other 5xx answers, and the requests that got no answer at all (the
-connection closed or reset, or no answer within ``--timeout``). Nothing leaves
+connection closed or reset, or no answer within ``--timeout``); then the server's CPU
+seconds (user and system), which a machine shared with other work leaves comparable
+where the wall-clock latencies depend on how much of it the server wins. Nothing leaves
 127.0.0.1; the run is bounded (``--requests``, and ``--deadline`` seconds after which
 no request is sent) and stops the server when done.
 
@@ -28,6 +30,7 @@ import http.client
 import json
 import os
 import re
+import resource
 import signal
 import subprocess
 import sys
@@ -134,6 +137,7 @@ def main() -> int:
     if not (1 <= args.clients <= 64 and 1 <= args.requests <= 5000):
         parser.error("at most 64 clients and 5,000 requests")
 
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     server, port = start_server()
     try:
         start = time.perf_counter()
@@ -146,6 +150,8 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             server.kill()
             _, log = server.communicate()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)  # the server's, once it is reaped
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
 
     print(f"# {args.clients} clients, {args.requests} requests, {seconds:.1f} s; {cpu_name()}")
     print(f"{'run':<15}{'200':>6}{'p50 s':>8}{'p99 s':>8}{'503':>6}{'5xx':>6}{'no answer':>11}")
@@ -158,6 +164,8 @@ def main() -> int:
         unanswered += lost
         p50, p99 = np.percentile(times, [50, 99]) if times.size else (np.nan, np.nan)
         print(f"{kind:<15}{times.size:>6}{p50:>8.2f}{p99:>8.2f}{busy:>6}{failed:>6}{lost:>11}")
+    answered = sum(status == "200" for o in results.values() for status, _ in o)
+    print(f"server CPU: {cpu:.1f} s, {1000 * cpu / max(answered, 1):.0f} ms a run answered")
     reasons = sorted({s for o in results.values() for s, _ in o if s.startswith("no answer")})
     if reasons:
         print("no answer:", ", ".join(reasons))

@@ -309,7 +309,14 @@ def _folder_lock(folder: str | os.PathLike[str]) -> threading.Lock:
     return _FOLDER_LOCKS.setdefault(os.path.realpath(folder), threading.Lock())  # atomic
 
 
-def _scan_file(name, kind, chunk_size, cache, progress, options):
+def _scan_file(
+    name: str,
+    kind: str,
+    chunk_size: int | None,
+    cache: bool | str | os.PathLike[str] | None,
+    progress: Callable[[int, int], Any] | None,
+    options: dict[str, Any],
+) -> Schema:
     """:func:`scan` of a file whose arguments are checked."""
     store = None
     if cache is not None and cache is not False:
