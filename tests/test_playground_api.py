@@ -13,15 +13,19 @@ import os
 import signal
 import subprocess
 import sys
+import threading
+import time
 import urllib.error
 import urllib.request
 import warnings
+from contextlib import contextmanager
 from dataclasses import fields
 
 import numpy as np
 import pytest
 import reference
 
+from rosenblatt.apps.playground import server as playground_server
 from rosenblatt.apps.playground.export import MARKER, export
 from rosenblatt.apps.playground.presets import PRESETS, VIEW, preset
 from rosenblatt.apps.playground.runs import (
@@ -37,8 +41,17 @@ from rosenblatt.apps.playground.runs import (
     limits,
     parse_request,
     run,
+    run_size,
 )
-from rosenblatt.apps.playground.server import serve_in_thread, static_files
+from rosenblatt.apps.playground.server import (
+    RETRY_AFTER_SECONDS,
+    SMALL_RUN,
+    Turns,
+    make_server,
+    serve_in_thread,
+    static_files,
+    url_of,
+)
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.theory import is_linearly_separable
 
@@ -177,6 +190,7 @@ def test_unreadable_bodies_get_400(server_url, body):
     assert status == 400 and out["error"]
 
 
+@pytest.mark.filterwarnings("ignore:.*did not converge")  # noise: it never converges
 def test_largest_request_is_answered_in_seconds(server_url):
     rng = np.random.default_rng(0)
     X = rng.uniform(-2.5, 2.5, size=(MAX_POINTS, 2))
@@ -385,6 +399,146 @@ def test_request_errors_keep_their_names():
 def test_the_packaged_page_has_one_data_marker():
     """export() puts the runs where the marker is: the asset holds it exactly once."""
     assert static_files()["index.html"].decode().count(MARKER) == 1
+
+
+# ---------------------------------------------------------------------- failures and load
+@pytest.fixture
+def serve():
+    """Start servers of given capacity; stop them at the end."""
+    servers = []
+
+    def start(**capacity):
+        server = make_server("127.0.0.1", 0, **capacity)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return url_of(server), server.turns
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def answer(url, body=None, path="api/run"):
+    """``(status, JSON, headers)`` of a request; a closed connection raises."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(
+        url + path, data=data, method="GET" if body is None else "POST"
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return reply.status, json.load(reply), reply.headers
+    except urllib.error.HTTPError as error:
+        return error.code, json.load(error), error.headers
+
+
+def test_a_run_that_fails_in_the_server_is_a_500_the_page_shows_and_one_line(
+    serve, monkeypatch, capfd
+):
+    url, _ = serve()
+
+    def broken(*args):
+        raise AttributeError("partially initialized module 'scipy.sparse'")
+
+    monkeypatch.setattr(playground_server, "run", broken)
+    status, out, _ = answer(url, request_for("or"))
+    assert status == 500
+    assert "AttributeError: partially initialized module 'scipy.sparse'" in out["error"]
+    assert "report it" in out["error"]
+    monkeypatch.setattr(playground_server, "presets", broken)
+    assert answer(url, path="api/presets")[0] == 500
+    lines = capfd.readouterr().err.splitlines()
+    assert len(lines) == 2 and "Traceback" not in "".join(lines)
+    assert lines[0].startswith("rosenblatt playground: POST /api/run failed: AttributeError:")
+    assert lines[1].startswith("rosenblatt playground: GET /api/presets failed: AttributeError:")
+    monkeypatch.undo()
+    assert answer(url, request_for("or"))[0] == 200  # the server goes on serving
+
+
+@contextmanager
+def held_runs(monkeypatch):
+    """Runs that wait for ``release`` once started; ``started`` counts them."""
+    started, release = threading.Semaphore(0), threading.Event()
+    real = playground_server.run
+
+    def held(X, y, settings):
+        if run_size(X, settings) > SMALL_RUN:  # the small ones are not held
+            started.release()
+            assert release.wait(30)
+        return real(X, y, settings)
+
+    monkeypatch.setattr(playground_server, "run", held)
+    try:
+        yield started, release
+    finally:
+        release.set()
+
+
+def in_thread(function, *args):
+    """Call ``function`` in a thread; the returned callable joins it and gives its result."""
+    result = []
+    thread = threading.Thread(target=lambda: result.append(function(*args)))
+    thread.start()
+
+    def join():
+        thread.join(30)
+        return result[0]
+
+    return join
+
+
+def large(name):
+    """A run too large to skip the queue (the preset's points, the most epochs)."""
+    body = request_for(name, epochs=MAX_EPOCHS)
+    X, _, settings = parse_request(body)
+    assert run_size(X, settings) > SMALL_RUN
+    return body
+
+
+def test_runs_beyond_the_queue_get_503_with_retry_after(serve, monkeypatch):
+    url, turns = serve(at_once=1, waiting=1)
+    with held_runs(monkeypatch) as (started, release):
+        first = in_thread(answer, url, large("or"))
+        assert started.acquire(timeout=30)  # the first computes
+        second = in_thread(answer, url, large("and"))  # the second waits its turn
+        deadline = time.monotonic() + 30
+        while turns.admitted < 2:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+        status, out, headers = answer(url, large("xor"))
+        assert status == 503 and headers["Retry-After"] == str(RETRY_AFTER_SECONDS)
+        assert "busy" in out["error"]
+        assert answer(url, path="api/presets")[0] == 200  # the page's files never wait
+        assert answer(url, request_for("or"))[0] == 200  # nor a small run
+        release.set()
+        assert first()[0] == 200 and second()[0] == 200  # the queued run got its turn
+
+
+def test_a_run_that_waits_too_long_gets_503(serve, monkeypatch):
+    url, _ = serve(at_once=1, waiting=4, wait_seconds=0.2)
+    with held_runs(monkeypatch) as (started, release):
+        first = in_thread(answer, url, large("or"))
+        assert started.acquire(timeout=30)
+        status, out, headers = answer(url, large("or"))
+        assert status == 503 and headers["Retry-After"] and out["error"]
+        release.set()
+        assert first()[0] == 200
+
+
+def test_16_clients_at_once_each_get_an_answer(serve):
+    """A class posting at once: each request is answered (200, or 503 beyond the queue)."""
+    url, _ = serve(at_once=2, waiting=6)
+    joins = [in_thread(answer, url, large("or" if k % 2 else "xor")) for k in range(16)]
+    statuses = sorted(join()[0] for join in joins)
+    assert set(statuses) <= {200, 503} and statuses.count(200) >= 8
+
+
+def test_turns_count_what_runs_and_waits():
+    turns = Turns(at_once=2, waiting=1, wait_seconds=0.05)
+    with turns.turn() as a, turns.turn() as b, turns.turn() as c, turns.turn() as d:
+        assert (a, b, c, d) == (True, True, False, False)  # c waited too long, d found it full
+    with turns.turn() as again:
+        assert again  # every turn was given back
 
 
 # ---------------------------------------------------------------------- export and CLI

@@ -392,6 +392,61 @@ def test_a_refused_run_shows_the_server_message(page, server_url):
     page.problems[:] = [m for m in page.problems if "status of 400" not in m]
 
 
+def test_a_run_that_failed_in_the_server_shows_its_500_message(page, server_url):
+    message = "The playground failed on this request (AttributeError: for the test)."
+    page.route(
+        "**/api/run",
+        lambda route: route.fulfill(
+            status=500, content_type="application/json", body=json.dumps({"error": message})
+        ),
+    )
+    open_playground(page, server_url, WORKED_EXAMPLE)
+    assert page.text_content("#message") == message
+    assert page.get_attribute("#status", "data-state") == "empty"
+    page.problems[:] = [m for m in page.problems if "status of 500" not in m]
+
+
+def test_a_busy_server_is_asked_again_after_its_retry_after(page, server_url):
+    """A 503 shows the server's word, and the page posts the run again after Retry-After."""
+    turned_away = []
+
+    def busy_once(route):
+        if turned_away:
+            return route.continue_()
+        turned_away.append(route.request.post_data)
+        route.fulfill(
+            status=503,
+            headers={"Retry-After": "1"},
+            content_type="application/json",
+            body='{"error": "The playground is busy with other runs."}',
+        )
+
+    page.route("**/api/run", busy_once)
+    page.goto(server_url + WORKED_EXAMPLE)
+    page.wait_for_function(
+        "document.getElementById('message').textContent.includes('busy with other runs')"
+    )
+    wait_ready(page)
+    assert len(turned_away) == 1 and page.is_hidden("#message")
+    assert page.get_attribute("#status", "data-state") != "empty"  # the run came
+    page.problems[:] = [m for m in page.problems if "status of 503" not in m]
+
+
+def test_a_server_busy_for_every_try_says_so(page, server_url):
+    page.route(
+        "**/api/run",
+        lambda route: route.fulfill(
+            status=503,
+            headers={"Retry-After": "0"},
+            content_type="application/json",
+            body='{"error": "The playground is busy with other runs."}',
+        ),
+    )
+    open_playground(page, server_url, WORKED_EXAMPLE)
+    assert "still busy with other runs after 6 tries" in page.text_content("#message")
+    page.problems[:] = [m for m in page.problems if "status of 503" not in m]
+
+
 # ---------------------------------------------------------------------- static copies
 def test_static_copy_needs_no_server(page, tmp_path):
     from rosenblatt.apps.playground.export import export

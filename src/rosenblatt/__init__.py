@@ -9,9 +9,8 @@ import importlib
 import sys
 import types
 
-from .exceptions import DataFileError, ModelFileError, NotSeparableError  # noqa: F401 (in __all__)
-
 from ._core.version import __version__  # noqa: F401 (in __all__)
+from .exceptions import DataFileError, ModelFileError, NotSeparableError  # noqa: F401 (in __all__)
 
 # public name -> module that defines it
 _EXPORTS = {

@@ -37,10 +37,8 @@ import platform
 import re
 import stat
 import struct
-import sys
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
-from importlib import import_module
 from typing import Any
 
 import numpy as np
@@ -102,15 +100,17 @@ def _describe_params(estimator) -> dict:
 
 
 def _versions() -> dict:
-    """The versions of what wrote a file (scikit-learn only when it is loaded)."""
+    """The versions of what wrote a file."""
+    import scipy
+    import sklearn  # loaded: every class a model file holds is a scikit-learn estimator
+
     from .._core.version import __version__
 
-    sklearn = sys.modules.get("sklearn")
     return {
         "rosenblatt": __version__,
         "numpy": np.__version__,
-        "scipy": import_module("scipy").__version__,
-        "scikit-learn": getattr(sklearn, "__version__", None),
+        "scipy": scipy.__version__,
+        "scikit-learn": sklearn.__version__,
         "python": platform.python_version(),
     }
 

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import json
 import math
-import sys
 from typing import Any, NoReturn
 
 import numpy as np
@@ -288,6 +287,8 @@ class _Writer:
         return node
 
     def _sparse(self, value, where):
+        import scipy.sparse as sp  # loaded: value is one of its matrices
+
         fmt = value.format
         if fmt not in SPARSE_FORMATS:
             _refuse(value, where)
@@ -295,7 +296,7 @@ class _Writer:
         return {
             "$": "sparse",
             "format": fmt,
-            "array": isinstance(value, sys.modules["scipy.sparse"].sparray),
+            "array": isinstance(value, sp.sparray),
             "shape": list(csr.shape),
             **{
                 part: self.array(np.asarray(getattr(csr, part)), f"{where}.{part}")

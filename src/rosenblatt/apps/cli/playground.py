@@ -44,6 +44,11 @@ def command(
     Click to add points, step through the updates, see the margin, R and the
     mistake bound. Stop with Ctrl-C.
     """
+    import warnings
+
+    # a kernel run that stops short warns as any fit does; the page's note says it, the
+    # terminal need not (set once, for this process, before any handler thread runs)
+    warnings.filterwarnings("ignore", message=".* did not converge")
     if export is not None:
         return _export(export, preset, eta, bias_input, shuffle, seed, feature_map)
     from ..playground.server import make_server, url_of

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import warnings
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -46,6 +45,7 @@ __all__ = [
     "feature_map",
     "limits",
     "parse_request",
+    "run_size",
     "run",
 ]
 
@@ -208,19 +208,44 @@ def parse_request(payload: Any) -> tuple[np.ndarray, np.ndarray, Settings]:
         raise PlaygroundError("the request must be a JSON object.")
     settings = _settings(payload)
     X, y = _points(payload)
-    if X.shape[0] * settings.epochs > MAX_PRESENTATIONS:
+    presentations, cells = _work(X, settings)
+    if presentations > MAX_PRESENTATIONS:
         raise PlaygroundError(
             f"{settings.epochs} epochs of {X.shape[0]} points is too long a run for the page "
             f"(at most {MAX_PRESENTATIONS} presentations, points times epochs); "
             "ask for fewer epochs."
         )
-    if settings.algorithm == "kernel" and X.shape[0] ** 2 * settings.epochs > MAX_KERNEL_CELLS:
+    if cells > MAX_KERNEL_CELLS:
         raise PlaygroundError(
             f"{settings.epochs} kernel epochs of {X.shape[0]} points is too large a run for the "
             f"page (it shows every coefficient after every presentation: at most "
             f"{MAX_KERNEL_CELLS} points squared times epochs); ask for fewer epochs or points."
         )
     return X, y, settings
+
+
+def _work(X: np.ndarray, settings: Settings) -> tuple[int, int]:
+    """A run's presentations (points times epochs) and, for a kernel run, the coefficients
+    its reply shows (points squared times epochs; 0 otherwise)."""
+    n = X.shape[0]
+    return n * settings.epochs, n * n * settings.epochs if settings.algorithm == "kernel" else 0
+
+
+def run_size(X: np.ndarray, settings: Settings) -> float:
+    """How large a run is against the page's caps, 1 for the largest allowed.
+
+    The larger of its presentations over :data:`MAX_PRESENTATIONS` and, for a kernel run,
+    its coefficients over :data:`MAX_KERNEL_CELLS`.
+
+    Examples
+    --------
+    >>> from rosenblatt.apps.playground.presets import preset
+    >>> X, y = preset("or")
+    >>> run_size(X, Settings(epochs=100)), run_size(X, Settings(algorithm="kernel", epochs=5))
+    (0.02, 0.001)
+    """
+    presentations, cells = _work(X, settings)
+    return max(presentations / MAX_PRESENTATIONS, cells / MAX_KERNEL_CELLS)
 
 
 # ---------------------------------------------------------------------- features
@@ -412,8 +437,6 @@ def _support_spells(coef: np.ndarray) -> list[list[int]]:
 
 
 def _dual(X, Z, y, s: Settings) -> dict:
-    from sklearn.exceptions import ConvergenceWarning
-
     from ...engine.dual import Kernel, recorded_presentations
     from ...engine.orders import recorded_orders
     from ...estimators.kernel import KernelPerceptron
@@ -431,8 +454,10 @@ def _dual(X, Z, y, s: Settings) -> dict:
         budget=s.budget or None,
         budget_policy=s.budget_policy,
     )
-    with warnings.catch_warnings(), recorded_orders() as orders, recorded_presentations() as rec:
-        warnings.simplefilter("ignore", ConvergenceWarning)  # the reply's note says so
+    # a run that stops short warns as any fit does (`rosenblatt playground` filters that out,
+    # the reply's note says it); no catch_warnings here: the server's threads run this at
+    # once, and it swaps the process's warning filters, restored out of order
+    with recorded_orders() as orders, recorded_presentations() as rec:
         clf.fit(Z, y)
     # what the engine presented, computed and learnt, presentation by presentation
     pattern = np.concatenate(orders)

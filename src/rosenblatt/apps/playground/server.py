@@ -9,6 +9,15 @@ Routes:
   answered with every step of the run (:func:`.runs.run`). A request the
   playground refuses gets HTTP 400 and ``{"error": message}``.
 
+Every request gets an answer, the page shows its ``error``: a run that fails in the
+server is an HTTP 500 (and one line on standard error), never a closed connection.
+A whole class may post at once: :data:`RUNS_AT_ONCE` runs are computed at a time (more
+would only share the same cores, each slower), up to :data:`RUNS_WAITING` more wait
+their turn in order, for at most :data:`WAIT_SECONDS`; beyond that a request gets a
+503 with ``Retry-After`` (the page tries again after it). A small run (at most
+:data:`SMALL_RUN` of the largest allowed, :func:`.runs.run_size`: the notes' examples,
+the presets) takes milliseconds and computes at once, never behind a large one.
+
 It binds to 127.0.0.1 unless told otherwise: it is a teaching tool, not a
 public service.
 """
@@ -16,18 +25,44 @@ public service.
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager, nullcontext
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
+from pathlib import Path
 
 from .presets import presets
-from .runs import PlaygroundError, limits, parse_request, run
+from .runs import PlaygroundError, limits, parse_request, run, run_size
 
-__all__ = ["MAX_BODY_BYTES", "make_server", "serve_in_thread", "static_files"]
+__all__ = [
+    "MAX_BODY_BYTES",
+    "RETRY_AFTER_SECONDS",
+    "RUNS_AT_ONCE",
+    "RUNS_WAITING",
+    "SMALL_RUN",
+    "WAIT_SECONDS",
+    "make_server",
+    "serve_in_thread",
+    "static_files",
+]
 
 #: the largest run request read (2,000 points take about 60 kB)
 MAX_BODY_BYTES = 1 << 20
+#: runs computed at once: one a core (a run holds one; more share it and all finish later)
+RUNS_AT_ONCE = max(1, os.cpu_count() or 1)
+#: runs that wait for a turn, in order; a request beyond these gets a 503
+RUNS_WAITING = 64
+#: the longest a run waits for its turn before its request gets a 503
+WAIT_SECONDS = 60.0
+#: what a 503 asks the page to wait before it posts the run again
+RETRY_AFTER_SECONDS = 2
+#: the size of a run (:func:`.runs.run_size`) that computes without waiting for a turn
+SMALL_RUN = 0.05
 _TYPES = {".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".png": "image/png"}
 
 
@@ -37,28 +72,123 @@ def static_files() -> dict[str, bytes]:
     return {entry.name: entry.read_bytes() for entry in folder.iterdir() if entry.is_file()}
 
 
+class Turns:
+    """Turns to compute a run: ``at_once`` at a time, ``waiting`` more in a queue.
+
+    Examples
+    --------
+    >>> turns = Turns(at_once=1, waiting=0, wait_seconds=0.1)
+    >>> with turns.turn() as first, turns.turn() as second:
+    ...     first, second
+    (True, False)
+    """
+
+    def __init__(self, at_once: int, waiting: int, wait_seconds: float) -> None:
+        self._running = threading.Semaphore(at_once)
+        self._lock = threading.Lock()
+        self._admitted = 0  # running and waiting
+        self._capacity = at_once + waiting
+        self._wait_seconds = wait_seconds
+
+    @property
+    def admitted(self) -> int:
+        """The runs computing or waiting for their turn now."""
+        return self._admitted
+
+    @contextmanager
+    def turn(self) -> Iterator[bool]:
+        """Wait for a turn; yield whether one came (False: the queue was full, or the
+        wait too long)."""
+        with self._lock:
+            admitted = self._admitted < self._capacity
+            self._admitted += admitted
+        try:
+            got = admitted and self._running.acquire(timeout=self._wait_seconds)
+            try:
+                yield got
+            finally:
+                if got:
+                    self._running.release()
+        finally:
+            with self._lock:
+                self._admitted -= admitted
+
+
+def _log(message: str) -> None:
+    """One line on standard error (the terminal that serves), never a traceback."""
+    sys.stderr.write(f"rosenblatt playground: {' '.join(message.split())}\n")
+    sys.stderr.flush()
+
+
+def _failure(error: BaseException) -> str:
+    """What failed and where, in one line: the exception and its innermost frame."""
+    frames = traceback.extract_tb(error.__traceback__)
+    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
+    return f"{type(error).__name__}: {error}{where}"
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # connections the system holds until accepted: a class at once
+    turns: Turns
+
+    def handle_error(self, request, client_address):
+        """An error outside a handler's answer (the client went away mid-answer): one line."""
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            _log(f"a request from {client_address[0]} failed: {_failure(error)}")
+
+
 class _Handler(BaseHTTPRequestHandler):
+    server: _Server
     server_version = "rosenblatt-playground"
     files: dict[str, bytes] = {}
 
     def log_message(self, format, *args):  # noqa: A002 - the base class's signature
         """Quiet: the terminal shows the URL and errors, not every request."""
 
-    def _send(self, status, body: bytes, content_type: str):
+    def _send(self, status, body: bytes, content_type: str, headers=()):
         self.send_response(status)
         self.send_header("Content-Type", f"{content_type}; charset=utf-8")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("Cache-Control", "no-store")
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
         self.wfile.write(body)
 
-    def _json(self, status, value):
-        self._send(status, json.dumps(value).encode(), "application/json")
+    def _json(self, status, value, headers=()):
+        self._send(status, json.dumps(value).encode(), "application/json", headers)
 
-    def _error(self, status, message: str):
-        self._json(status, {"error": message})
+    def _error(self, status, message: str, headers=()):
+        self._json(status, {"error": message}, headers)
+
+    def _answered(self, answer) -> None:
+        """Run ``answer``; an exception it raises becomes a 500 the page shows, and a line."""
+        try:
+            answer()
+        except ConnectionError:  # the client left: no one to answer
+            pass
+        except Exception as error:  # noqa: BLE001 - every request gets an answer
+            where = f"{self.command} {self.path.split('?', 1)[0]}"
+            _log(f"{where} failed: {_failure(error)}")
+            self.close_connection = True
+            try:
+                self._error(
+                    HTTPStatus.INTERNAL_SERVER_ERROR,
+                    f"The playground failed on this request ({_failure(error)}). "
+                    "Try again; if it fails again, please report it with the page's link.",
+                )
+            except OSError:  # the answer had begun, or the client left
+                pass
 
     def do_GET(self):  # noqa: N802 - the base class's name
+        self._answered(self._get)
+
+    def do_POST(self):  # noqa: N802 - the base class's name
+        self._answered(self._post)
+
+    def _get(self):
         path = self.path.split("?", 1)[0]
         if path in ("/", "/index.html"):
             path = "/static/index.html"
@@ -70,7 +200,7 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(HTTPStatus.OK, self.files[name], _TYPES.get(suffix, "text/plain"))
         return self._error(HTTPStatus.NOT_FOUND, f"no page at {path}")
 
-    def do_POST(self):  # noqa: N802 - the base class's name
+    def _post(self):
         if self.path.split("?", 1)[0] != "/api/run":
             return self._error(HTTPStatus.NOT_FOUND, f"no endpoint at {self.path}")
         try:
@@ -83,21 +213,46 @@ class _Handler(BaseHTTPRequestHandler):
                 f"the request body must hold 1 to {MAX_BODY_BYTES} bytes; got {length}.",
             )
         try:
-            payload = json.loads(self.rfile.read(length))
-            reply = run(*parse_request(payload))
-        except (ValueError, UnicodeDecodeError) as exc:  # PlaygroundError, bad JSON, theory
+            request = parse_request(json.loads(self.rfile.read(length)))
+        except (ValueError, UnicodeDecodeError) as exc:  # PlaygroundError, bad JSON
             message = str(exc) if isinstance(exc, PlaygroundError) else f"bad request: {exc}"
             return self._error(HTTPStatus.BAD_REQUEST, message)
+        small = run_size(request[0], request[2]) <= SMALL_RUN
+        with nullcontext(True) if small else self.server.turns.turn() as turn:
+            if not turn:
+                return self._error(
+                    HTTPStatus.SERVICE_UNAVAILABLE,
+                    "The playground is busy with other runs; the page tries again in "
+                    f"{RETRY_AFTER_SECONDS} s.",
+                    [("Retry-After", str(RETRY_AFTER_SECONDS))],
+                )
+            try:
+                reply = run(*request)
+            except ValueError as exc:  # the theory's refusal of these points
+                return self._error(HTTPStatus.BAD_REQUEST, f"bad request: {exc}")
         return self._json(HTTPStatus.OK, reply)
 
 
-def make_server(host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServer:
+def make_server(
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    *,
+    at_once: int = RUNS_AT_ONCE,
+    waiting: int = RUNS_WAITING,
+    wait_seconds: float = WAIT_SECONDS,
+) -> ThreadingHTTPServer:
     """A server for the playground on ``host:port`` (port 0: any free port), not yet serving.
 
     Parameters
     ----------
     host : str, default="127.0.0.1"
     port : int, default=8765
+    at_once : int, default=RUNS_AT_ONCE
+        Runs computed at the same time.
+    waiting : int, default=RUNS_WAITING
+        Runs that may wait for a turn; a request beyond them gets a 503.
+    wait_seconds : float, default=WAIT_SECONDS
+        The longest a run waits for its turn (then its request gets a 503).
 
     Returns
     -------
@@ -105,8 +260,8 @@ def make_server(host: str = "127.0.0.1", port: int = 8765) -> ThreadingHTTPServe
         Call ``serve_forever()``; ``shutdown()`` and ``server_close()`` stop it.
     """
     handler = type("PlaygroundHandler", (_Handler,), {"files": static_files()})
-    server = ThreadingHTTPServer((host, port), handler)
-    server.daemon_threads = True
+    server = _Server((host, port), handler)
+    server.turns = Turns(at_once, waiting, wait_seconds)
     return server
 
 

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import io
 import os
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -293,6 +294,30 @@ def scan(
         names=None if names is None else list(names),
         encoding=encoding,
     )
+    if cache is None or cache is False or cache is True:
+        return _scan_file(name, kind, chunk_size, cache, progress, options)
+    with _folder_lock(cache):  # one thread at a time reuses or builds a kept cache
+        return _scan_file(name, kind, chunk_size, cache, progress, options)
+
+
+_FOLDER_LOCKS: dict[str, threading.Lock] = {}
+
+
+def _folder_lock(folder: str | os.PathLike[str]) -> threading.Lock:
+    """The lock of a kept cache's folder: threads scanning into it at once would interleave
+    its files (the later ones finding the earlier's half written)."""
+    return _FOLDER_LOCKS.setdefault(os.path.realpath(folder), threading.Lock())  # atomic
+
+
+def _scan_file(
+    name: str,
+    kind: str,
+    chunk_size: int | None,
+    cache: bool | str | os.PathLike[str] | None,
+    progress: Callable[[int, int], Any] | None,
+    options: dict[str, Any],
+) -> Schema:
+    """:func:`scan` of a file whose arguments are checked."""
     store = None
     if cache is not None and cache is not False:
         store = _cache_store(name, kind, chunk_size, cache, options)
@@ -604,7 +629,6 @@ def compile_parsers() -> dict[str, int]:
     from . import _common
 
     done = {}
-    threshold = _common.COMPILED_PARSE_MIN_BYTES
     with tempfile.TemporaryDirectory(prefix=GZIP_TEMP_PREFIX) as folder:
         for kind, ext, content in (
             ("svmlight", ".svm", b"1 1:0.5 2:1e-7\n-1 3:2\n"),
@@ -613,9 +637,6 @@ def compile_parsers() -> dict[str, int]:
             path = os.path.join(folder, "warmup" + ext)
             with open(path, "wb") as handle:
                 handle.write(content)
-            _common.COMPILED_PARSE_MIN_BYTES = 0
-            try:
+            with _common.forcing_compiled():  # these tiny files too
                 done[kind] = read(path).n_samples
-            finally:
-                _common.COMPILED_PARSE_MIN_BYTES = threshold
     return done

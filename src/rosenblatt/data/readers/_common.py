@@ -10,8 +10,10 @@ from __future__ import annotations
 import gzip
 import os
 import tempfile
+import threading
 import zlib
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -395,9 +397,24 @@ def decode(path: str, raw: bytes, first_line: int, encoding: str) -> str:
         raise ValueError(f"unknown text encoding {encoding!r}") from None
 
 
+#: :func:`forcing_compiled` in this thread: a switch of its own, so that a warm-up in one
+#: thread leaves the readers of the others as they were
+_forced = threading.local()
+
+
 def compiled(size: int) -> bool:
     """Whether to parse ``size`` bytes with the compiled parsers (see ``_config``)."""
-    return size >= COMPILED_PARSE_MIN_BYTES
+    return size >= COMPILED_PARSE_MIN_BYTES or getattr(_forced, "on", False)
+
+
+@contextmanager
+def forcing_compiled() -> Iterator[None]:
+    """Parse with the compiled parsers whatever the size, in this thread, in the block."""
+    before, _forced.on = getattr(_forced, "on", False), True
+    try:
+        yield
+    finally:
+        _forced.on = before
 
 
 class Sizes:

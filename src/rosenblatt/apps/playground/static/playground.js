@@ -15,6 +15,7 @@
   var SVGNS = "http://www.w3.org/2000/svg";
   var MAX_TRACE_ROWS = 2000;
   var PAGE_MAX_EPOCHS = 100; // the page's own cap on the epochs it asks for
+  var BUSY_RETRIES = 5; // a run the busy server turned away (HTTP 503) is posted again this often
   // the server's caps on a run (max_points, max_presentations, max_epochs, max_degree,
   // max_seed): api/presets serves them, so the page checks what the server will check;
   // static copies run nothing
@@ -1170,7 +1171,23 @@
     return problems.length ? problems.join("; ") + "." : null;
   }
 
-  function postRun(body, signal) {
+  /** Resolves after `ms`, or rejects when `signal` aborts (a newer run replaced this one). */
+  function pause(ms, signal) {
+    return new Promise(function (resolve, reject) {
+      var timer = setTimeout(resolve, ms);
+      if (signal) {
+        signal.addEventListener("abort", function () {
+          clearTimeout(timer);
+          reject(new Error("aborted"));
+        });
+      }
+    });
+  }
+
+  /** Post a run; a 503 (the server's queue is full) is posted again after its Retry-After,
+   * up to BUSY_RETRIES times, `onBusy(message)` showing the server's word meanwhile. */
+  function postRun(body, signal, onBusy, tries) {
+    tries = tries || 0;
     return fetch("api/run", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
@@ -1184,8 +1201,20 @@
         } catch (e) {
           data = null;
         }
+        var message = (data && data.error) || "The server refused the run (HTTP " + resp.status + ").";
+        if (resp.status === 503 && tries < BUSY_RETRIES) {
+          var wait = Number(resp.headers.get("Retry-After"));
+          if (!(isFinite(wait) && wait >= 0)) wait = 2;
+          if (onBusy) onBusy(message);
+          return pause(Math.min(wait, 30) * 1000, signal).then(function () {
+            return postRun(body, signal, onBusy, tries + 1);
+          });
+        }
+        if (resp.status === 503) {
+          throw new ApiError("The playground is still busy with other runs after " + (tries + 1) + " tries: change a setting, or reload the page, to try again.");
+        }
         if (!resp.ok) {
-          throw new ApiError((data && data.error) || "The server refused the run (HTTP " + resp.status + ").");
+          throw new ApiError(message);
         }
         if (!data || typeof data !== "object") throw new ApiError("The server's answer was not JSON.");
         if (typeof data.error === "string") throw new ApiError(data.error);
@@ -1232,7 +1261,10 @@
     state.pending = true;
     setReady(false);
     renderStatus();
-    postRun(body, controller ? controller.signal : undefined).then(
+    var onBusy = function (message) {
+      if (seq === state.seq) showMessage(message);
+    };
+    postRun(body, controller ? controller.signal : undefined, onBusy).then(
       function (data) {
         if (seq !== state.seq) return;
         state.controller = null;
