@@ -295,8 +295,10 @@ def primal_epoch(
     returns ``(W, w0, U, U0, counts)`` after the epoch, the mistakes (one per
     state row, or one in all for ``multinomial``), the patterns presented, the
     updates ``(row, sample, coef, time)`` of each row in order (multinomial: one
-    per mistake, on row 0, with the true class and the rival appended) and the
-    activations ``y (w . x + w0 s)`` of the last trained row per presentation.
+    per mistake, on row 0, with the true class and the rival appended), the
+    activations ``y (w . x + w0 s)`` of the last trained row per presentation, the
+    summed sample weight of each row's mistakes (as the mistakes) and the summed
+    sample weight of the presentations, each summed in presentation order.
     """
     X = np.asarray(X, dtype=float)
     W, w0, U, U0, counts = (np.array(part, copy=True) for part in state)
@@ -305,8 +307,9 @@ def primal_epoch(
     delta = [[0.0] * d for _ in range(n_rows)]
     delta0 = [0.0] * n_rows
     mistakes = [0] * (1 if multinomial else n_rows)
+    mistake_weight = [0.0] * len(mistakes)
     updates, activations = [], []
-    presented = 0
+    presented, presented_weight = 0, 0.0
     for i in order:
         if sample_weight[i] == 0.0:
             continue
@@ -322,6 +325,7 @@ def primal_epoch(
             if scores[rival] >= scores[true]:
                 wrong = [(true, eta * sample_weight[i]), (rival, -eta * sample_weight[i])]
                 mistakes[0] += 1
+                mistake_weight[0] += sample_weight[i]
         else:
             for s in slots:
                 if np.ndim(target) == 2:  # a label matrix: the row's own column
@@ -333,6 +337,7 @@ def primal_epoch(
                 if a <= 0.0:
                     wrong.append((s, eta * sample_weight[i] * y))
                     mistakes[s] += 1
+                    mistake_weight[s] += sample_weight[i]
         for u, (s, coef) in enumerate(wrong):
             now = int(counts[0 if multinomial else s]) + presented
             if batch:
@@ -349,6 +354,7 @@ def primal_epoch(
             elif u == 0:
                 updates.append((0, i, coef, now, s, wrong[1][0]))
         presented += 1
+        presented_weight += sample_weight[i]
     for s in range(n_rows) if multinomial else slots:
         if batch:
             for j in range(d):
@@ -359,7 +365,7 @@ def primal_epoch(
     if multinomial:
         counts[0] += presented
     state = (np.array(W_).reshape(W.shape), w0, np.array(U_).reshape(U.shape), U0, counts)
-    return state, mistakes, presented, updates, activations
+    return state, mistakes, presented, updates, activations, mistake_weight, presented_weight
 
 
 def linear_scores(X, coef, intercept):
@@ -420,8 +426,9 @@ def dual_epoch(
     Scores sum over the support vectors in the order they joined (``sv``); returns
     ``coef, coef_acc, sv, n_seen`` after the epoch, the updates ``(sample, delta,
     time)`` in order, the prediction mistakes, ``y f(x)`` of every presentation by
-    its position in ``order`` (None for a zero-weight sample), and problem ``p``'s
-    coefficients after every presentation (a trace's record).
+    its position in ``order`` (None for a zero-weight sample), problem ``p``'s
+    coefficients after every presentation (a trace's record), the summed sample
+    weight of the prediction mistakes and that of the presentations (in order).
 
     ``budget``: None, or a dict with ``policy`` ("stop", "random", "forgetron",
     "project"), ``size``, and what the policy carries, updated in place: ``draws``
@@ -434,6 +441,7 @@ def dual_epoch(
     b = budget or {"policy": None, "size": 2**62, "errors": [0] * len(sv), "plus": False}
     policy = b["policy"]
     updates, mistakes = [], 0
+    mistake_weight, presented_weight = 0.0, 0.0
     activation = [None] * len(order)
     history = []
 
@@ -459,6 +467,7 @@ def dual_epoch(
         mistake = y * f <= 0.0
         if not (mistake or (b["plus"] and y * f < eta)):
             n_seen[p] += 1
+            presented_weight += sample_weight[i]
             history[pos] = coef[p].copy()
             continue
         delta = eta * sample_weight[i] * y
@@ -466,6 +475,7 @@ def dual_epoch(
         full = len(sv[p]) >= b["size"]
         if mistake:
             mistakes += 1
+            mistake_weight += sample_weight[i]
             b["errors"][p] += 1
         now = n_seen[p]
         if policy == "project":
@@ -521,6 +531,7 @@ def dual_epoch(
                         while sv[p]:
                             evict(0)
                         n_seen[p] += 1
+                        presented_weight += sample_weight[i]
                         history[pos] = coef[p].copy()
                         continue
                     if phi < 1.0:
@@ -534,8 +545,20 @@ def dual_epoch(
             if coef[p, i] != 0.0:
                 updates.append((i, delta, now))
         n_seen[p] += 1
+        presented_weight += sample_weight[i]
         history[pos] = coef[p].copy()
-    return coef, coef_acc, sv, n_seen, updates, mistakes, activation, history
+    return (
+        coef,
+        coef_acc,
+        sv,
+        n_seen,
+        updates,
+        mistakes,
+        activation,
+        history,
+        mistake_weight,
+        presented_weight,
+    )
 
 
 def gram_block(A, B, kind, gamma=1.0, coef0=0.0, degree=3, sparse=False):

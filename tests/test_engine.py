@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
-from rosenblatt.engine import EpochReport, PrimalState, run_epochs
+from rosenblatt.engine import EpochCount, EpochReport, PrimalState, run_epochs
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AND_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
@@ -270,7 +270,7 @@ def test_driver_stops_each_unit_and_credits_the_rest():
         out = np.array(
             [mistakes[u][e] if active[u] and e < len(mistakes[u]) else 0 for u in (0, 1)]
         )
-        return out, 10
+        return EpochCount(out, 10, out.astype(float), 10.0)
 
     with pytest.warns(ConvergenceWarning, match="the last of max_iter=3 epochs still made 1"):
         history = run_epochs(
