@@ -46,20 +46,22 @@ def _run_to_the_end(history, final, orders, sw, epochs_run):
 def online(X, y, orders, eta=1.0, bias_input=1.0, sample_weight=None, stop=True):
     """Online perceptron on ±1 labels over the given per-epoch orders.
 
-    Returns a dict with the final augmented weights ``w``, ``mistakes`` per epoch
-    and ``history``: the weights after every presentation (zero-weight samples are
-    not presented). With ``stop`` the run ends after the first error-free epoch
-    (``mistakes`` has an entry per epoch run), and ``history`` still covers every
-    epoch of ``orders``: what running them all gives (the voted and averaged
-    perceptrons are defined over all T epochs).
+    Returns a dict with the final augmented weights ``w``, ``mistakes`` per epoch,
+    ``mistake_weight`` and ``presented_weight`` per epoch (the summed sample weights
+    of the epoch's mistakes and of its presentations, in presentation order: what the
+    stop rule divides) and ``history``: the weights after every presentation
+    (zero-weight samples are not presented). With ``stop`` the run ends after the
+    first error-free epoch (``mistakes`` has an entry per epoch run), and ``history``
+    still covers every epoch of ``orders``: what running them all gives (the voted
+    and averaged perceptrons are defined over all T epochs).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     w = [0.0] * (d + 1)
-    history, mistakes = [], []
+    history, mistakes, mistake_weight, presented_weight = [], [], [], []
     for order in orders:
-        wrong = 0
+        wrong, wrong_weight, weight = 0, 0.0, 0.0
         for i in order:
             if sw[i] == 0:
                 continue
@@ -67,25 +69,36 @@ def online(X, y, orders, eta=1.0, bias_input=1.0, sample_weight=None, stop=True)
             if y[i] * _dot(w, x) <= 0:
                 _axpy(eta * sw[i] * y[i], x, w)
                 wrong += 1
+                wrong_weight += sw[i]
+            weight += sw[i]
             history.append(list(w))
         mistakes.append(wrong)
+        mistake_weight.append(wrong_weight)
+        presented_weight.append(weight)
         if stop and wrong == 0:
             _run_to_the_end(history, list(w), orders, sw, len(mistakes))
             break
-    return {"w": np.array(w), "mistakes": mistakes, "history": np.array(history)}
+    return {
+        "w": np.array(w),
+        "mistakes": mistakes,
+        "mistake_weight": mistake_weight,
+        "presented_weight": presented_weight,
+        "history": np.array(history),
+    }
 
 
 def batch(X, y, n_epochs, eta=1.0, bias_input=1.0, sample_weight=None, order=None):
-    """Batch perceptron (seed 003, remark 2): one summed update per epoch."""
+    """Batch perceptron (seed 003, remark 2): one summed update per epoch; ``mistakes``,
+    ``mistake_weight`` and ``presented_weight`` per epoch as :func:`online` counts them."""
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     order = range(n) if order is None else order
     w = [0.0] * (d + 1)
-    mistakes = []
+    mistakes, mistake_weight, presented_weight = [], [], []
     for _ in range(n_epochs):
         delta = [0.0] * (d + 1)
-        wrong = 0
+        wrong, wrong_weight, weight = 0, 0.0, 0.0
         for i in order:
             if sw[i] == 0:
                 continue
@@ -93,11 +106,20 @@ def batch(X, y, n_epochs, eta=1.0, bias_input=1.0, sample_weight=None, order=Non
             if y[i] * _dot(w, x) <= 0:
                 _axpy(eta * sw[i] * y[i], x, delta)
                 wrong += 1
+                wrong_weight += sw[i]
+            weight += sw[i]
         _axpy(1.0, delta, w)
         mistakes.append(wrong)
+        mistake_weight.append(wrong_weight)
+        presented_weight.append(weight)
         if wrong == 0:
             break
-    return {"w": np.array(w), "mistakes": mistakes}
+    return {
+        "w": np.array(w),
+        "mistakes": mistakes,
+        "mistake_weight": mistake_weight,
+        "presented_weight": presented_weight,
+    }
 
 
 def averaged(X, y, orders, **kwargs):
@@ -137,15 +159,15 @@ def multinomial(X, target, n_classes, orders, eta=1.0, bias_input=1.0, sample_we
     The rival is the highest-scoring other class (the lowest index on ties); a
     mistake is a rival scoring at least as high as the true class. Stops after the
     first error-free epoch; ``history`` covers every epoch of ``orders`` (see
-    :func:`online`).
+    :func:`online`, which counts ``mistake_weight`` and ``presented_weight`` alike).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     W = [[0.0] * (d + 1) for _ in range(n_classes)]
-    history, mistakes = [], []
+    history, mistakes, mistake_weight, presented_weight = [], [], [], []
     for order in orders:
-        wrong = 0
+        wrong, wrong_weight, weight = 0, 0.0, 0.0
         for i in order:
             if sw[i] == 0:
                 continue
@@ -160,12 +182,22 @@ def multinomial(X, target, n_classes, orders, eta=1.0, bias_input=1.0, sample_we
                 _axpy(eta * sw[i], x, W[true])
                 _axpy(-eta * sw[i], x, W[rival])
                 wrong += 1
+                wrong_weight += sw[i]
+            weight += sw[i]
             history.append([list(row) for row in W])
         mistakes.append(wrong)
+        mistake_weight.append(wrong_weight)
+        presented_weight.append(weight)
         if wrong == 0:
             _run_to_the_end(history, [list(row) for row in W], orders, sw, len(mistakes))
             break
-    return {"W": np.array(W), "mistakes": mistakes, "history": np.array(history)}
+    return {
+        "W": np.array(W),
+        "mistakes": mistakes,
+        "mistake_weight": mistake_weight,
+        "presented_weight": presented_weight,
+        "history": np.array(history),
+    }
 
 
 def multinomial_voted_predict(history, X_test, bias_input=1.0):
@@ -723,3 +755,18 @@ def dedupe(strings):
             firsts.append(r)
         ids.append(seen[value])
     return ids, firsts
+
+
+# ---------------------------------------------------------------- the stop rule
+def plateau_stop(values, tol, patience):
+    """The 1-based epoch at which ``tol`` and ``n_iter_no_change`` (``patience``) end a run
+    whose epochs give ``values`` (lower is better): the first epoch ending ``patience``
+    epochs in a row that did not beat the best before them by more than ``tol``; None
+    when no epoch does."""
+    best, stale = float("inf"), 0
+    for epoch, value in enumerate(values, start=1):
+        stale = stale + 1 if value > best - tol else 0
+        best = min(best, value)
+        if stale >= patience:
+            return epoch
+    return None

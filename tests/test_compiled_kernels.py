@@ -15,6 +15,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import pytest
@@ -135,7 +136,7 @@ def _values():
     yield np.zeros((4, 6))[:, ::2]  # neither C nor Fortran
     yield np.zeros(5, dtype=np.int32)
     yield np.frombuffer(b"abc", dtype=np.uint8)
-    yield np.memmap(os.devnull, dtype=np.float64, mode="w+", shape=(0,))
+    yield np.memmap(tempfile.TemporaryFile(), dtype=np.float64, mode="w+", shape=(1,))
     yield np.zeros((0, 3))
     yield 3, 2.5, True, np.float32(1.5), np.int64(4), np.bool_(False)
     yield bundles.Rows(dense, (np.zeros(2), np.zeros(2, np.int32), np.zeros(3, np.int32)))

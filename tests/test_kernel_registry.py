@@ -318,8 +318,8 @@ def _check_dual_epoch_under(kernel, ref, budget):
             bundle = carried.bundle(draws)
             got = kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule, bundle)
             assert got == n, policy
-            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act, history = want[:8]
-            want_mistake_weight, want_presented_weight = want[8:]
+            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act = want[:7]
+            history, want_mistake_weight, want_presented_weight = want[7:]
             wanted = np.array([np.nan if a is None else a for a in want_act])
             np.testing.assert_array_equal(updates.activation[p], wanted, err_msg=str(policy))
             np.testing.assert_array_equal(updates.history[p], np.array(history), str(policy))

@@ -251,8 +251,9 @@ def run_epochs(
         mistakes (and where ``stop_early`` did not stop), its weighted mistake
         fraction (:func:`weighted_fraction` of the summed weight of the mistakes,
         over every unit, and of the presentations) is given to the plateau, and the
-        run ends, without a warning, when the plateau says it has stopped improving. None: run to the
-        first error-free epoch or ``max_epochs``, as the lecture notes' algorithm does.
+        run ends, without a warning, when the plateau says it has stopped improving.
+        None: run to the first error-free epoch or ``max_epochs``, as the lecture
+        notes' algorithm does.
 
     Returns
     -------

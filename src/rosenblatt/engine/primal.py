@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.invariants import is_sparse
+from .driver import EpochCount
 from .kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
@@ -35,7 +36,6 @@ from .kernels.bundles import (
     Targets,
     Weights,
 )
-from .driver import EpochCount
 from .orders import rng_from_state, rng_to_state
 from .targets import TargetCoding
 from .votes import VoteRecord
@@ -524,7 +524,9 @@ class PrimalState:
                 if recording
                 else []
             )
-            count = EpochCount(tally.mistakes[:1], presented, tally.mistake_weight[:1], presented_weight)
+            count = EpochCount(
+                tally.mistakes[:1], presented, tally.mistake_weight[:1], presented_weight
+            )
             return count, updates
         by_unit = np.zeros(self.n_rows, dtype=np.int64)
         by_unit[rows] = tally.mistakes[slots]
