@@ -124,15 +124,11 @@ class EpochReport:
 
 @dataclass
 class History:
-    """What a run did: one entry of ``mistakes_per_epoch`` (and of the summed weights of
-    the mistakes and of the presentations, ``mistake_weight_per_epoch`` and
-    ``presented_weight_per_epoch``) per epoch run; how it ended (``converged``: an epoch
-    without a mistake; ``stopped_early``: the validation score or, with ``plateaued``,
-    the weighted mistake fraction stopped improving)."""
+    """What a run did: one entry of ``mistakes_per_epoch`` per epoch run; how it ended
+    (``converged``: an epoch without a mistake; ``stopped_early``: the validation score
+    or, with ``plateaued``, the weighted mistake fraction stopped improving)."""
 
     mistakes_per_epoch: list = field(default_factory=list)
-    mistake_weight_per_epoch: list = field(default_factory=list)
-    presented_weight_per_epoch: list = field(default_factory=list)
     converged: bool = False
     stopped_early: bool = False
     plateaued: bool = False
@@ -272,8 +268,6 @@ def run_epochs(
         total_weight = float(np.sum(mistake_weight))
         presented_weight = float(presented_weight)
         history.mistakes_per_epoch.append(total)
-        history.mistake_weight_per_epoch.append(total_weight)
-        history.presented_weight_per_epoch.append(presented_weight)
         if unit_stops:
             active &= mistakes > 0
         elif total == 0:
