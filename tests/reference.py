@@ -46,20 +46,22 @@ def _run_to_the_end(history, final, orders, sw, epochs_run):
 def online(X, y, orders, eta=1.0, bias_input=1.0, sample_weight=None, stop=True):
     """Online perceptron on ±1 labels over the given per-epoch orders.
 
-    Returns a dict with the final augmented weights ``w``, ``mistakes`` per epoch
-    and ``history``: the weights after every presentation (zero-weight samples are
-    not presented). With ``stop`` the run ends after the first error-free epoch
-    (``mistakes`` has an entry per epoch run), and ``history`` still covers every
-    epoch of ``orders``: what running them all gives (the voted and averaged
-    perceptrons are defined over all T epochs).
+    Returns a dict with the final augmented weights ``w``, ``mistakes`` per epoch,
+    ``mistake_weight`` and ``presented_weight`` per epoch (the summed sample weights
+    of the epoch's mistakes and of its presentations, in presentation order: what the
+    stop rule divides) and ``history``: the weights after every presentation
+    (zero-weight samples are not presented). With ``stop`` the run ends after the
+    first error-free epoch (``mistakes`` has an entry per epoch run), and ``history``
+    still covers every epoch of ``orders``: what running them all gives (the voted
+    and averaged perceptrons are defined over all T epochs).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     w = [0.0] * (d + 1)
-    history, mistakes = [], []
+    history, mistakes, mistake_weight, presented_weight = [], [], [], []
     for order in orders:
-        wrong = 0
+        wrong, wrong_weight, weight = 0, 0.0, 0.0
         for i in order:
             if sw[i] == 0:
                 continue
@@ -67,25 +69,36 @@ def online(X, y, orders, eta=1.0, bias_input=1.0, sample_weight=None, stop=True)
             if y[i] * _dot(w, x) <= 0:
                 _axpy(eta * sw[i] * y[i], x, w)
                 wrong += 1
+                wrong_weight += sw[i]
+            weight += sw[i]
             history.append(list(w))
         mistakes.append(wrong)
+        mistake_weight.append(wrong_weight)
+        presented_weight.append(weight)
         if stop and wrong == 0:
             _run_to_the_end(history, list(w), orders, sw, len(mistakes))
             break
-    return {"w": np.array(w), "mistakes": mistakes, "history": np.array(history)}
+    return {
+        "w": np.array(w),
+        "mistakes": mistakes,
+        "mistake_weight": mistake_weight,
+        "presented_weight": presented_weight,
+        "history": np.array(history),
+    }
 
 
 def batch(X, y, n_epochs, eta=1.0, bias_input=1.0, sample_weight=None, order=None):
-    """Batch perceptron (seed 003, remark 2): one summed update per epoch."""
+    """Batch perceptron (seed 003, remark 2): one summed update per epoch; ``mistakes``,
+    ``mistake_weight`` and ``presented_weight`` per epoch as :func:`online` counts them."""
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     order = range(n) if order is None else order
     w = [0.0] * (d + 1)
-    mistakes = []
+    mistakes, mistake_weight, presented_weight = [], [], []
     for _ in range(n_epochs):
         delta = [0.0] * (d + 1)
-        wrong = 0
+        wrong, wrong_weight, weight = 0, 0.0, 0.0
         for i in order:
             if sw[i] == 0:
                 continue
@@ -93,11 +106,20 @@ def batch(X, y, n_epochs, eta=1.0, bias_input=1.0, sample_weight=None, order=Non
             if y[i] * _dot(w, x) <= 0:
                 _axpy(eta * sw[i] * y[i], x, delta)
                 wrong += 1
+                wrong_weight += sw[i]
+            weight += sw[i]
         _axpy(1.0, delta, w)
         mistakes.append(wrong)
+        mistake_weight.append(wrong_weight)
+        presented_weight.append(weight)
         if wrong == 0:
             break
-    return {"w": np.array(w), "mistakes": mistakes}
+    return {
+        "w": np.array(w),
+        "mistakes": mistakes,
+        "mistake_weight": mistake_weight,
+        "presented_weight": presented_weight,
+    }
 
 
 def averaged(X, y, orders, **kwargs):
@@ -137,15 +159,15 @@ def multinomial(X, target, n_classes, orders, eta=1.0, bias_input=1.0, sample_we
     The rival is the highest-scoring other class (the lowest index on ties); a
     mistake is a rival scoring at least as high as the true class. Stops after the
     first error-free epoch; ``history`` covers every epoch of ``orders`` (see
-    :func:`online`).
+    :func:`online`, which counts ``mistake_weight`` and ``presented_weight`` alike).
     """
     X = np.asarray(X, dtype=float)
     n, d = X.shape
     sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     W = [[0.0] * (d + 1) for _ in range(n_classes)]
-    history, mistakes = [], []
+    history, mistakes, mistake_weight, presented_weight = [], [], [], []
     for order in orders:
-        wrong = 0
+        wrong, wrong_weight, weight = 0, 0.0, 0.0
         for i in order:
             if sw[i] == 0:
                 continue
@@ -160,12 +182,22 @@ def multinomial(X, target, n_classes, orders, eta=1.0, bias_input=1.0, sample_we
                 _axpy(eta * sw[i], x, W[true])
                 _axpy(-eta * sw[i], x, W[rival])
                 wrong += 1
+                wrong_weight += sw[i]
+            weight += sw[i]
             history.append([list(row) for row in W])
         mistakes.append(wrong)
+        mistake_weight.append(wrong_weight)
+        presented_weight.append(weight)
         if wrong == 0:
             _run_to_the_end(history, [list(row) for row in W], orders, sw, len(mistakes))
             break
-    return {"W": np.array(W), "mistakes": mistakes, "history": np.array(history)}
+    return {
+        "W": np.array(W),
+        "mistakes": mistakes,
+        "mistake_weight": mistake_weight,
+        "presented_weight": presented_weight,
+        "history": np.array(history),
+    }
 
 
 def multinomial_voted_predict(history, X_test, bias_input=1.0):
@@ -295,8 +327,10 @@ def primal_epoch(
     returns ``(W, w0, U, U0, counts)`` after the epoch, the mistakes (one per
     state row, or one in all for ``multinomial``), the patterns presented, the
     updates ``(row, sample, coef, time)`` of each row in order (multinomial: one
-    per mistake, on row 0, with the true class and the rival appended) and the
-    activations ``y (w . x + w0 s)`` of the last trained row per presentation.
+    per mistake, on row 0, with the true class and the rival appended), the
+    activations ``y (w . x + w0 s)`` of the last trained row per presentation, the
+    summed sample weight of each row's mistakes (as the mistakes) and the summed
+    sample weight of the presentations, each summed in presentation order.
     """
     X = np.asarray(X, dtype=float)
     W, w0, U, U0, counts = (np.array(part, copy=True) for part in state)
@@ -305,8 +339,9 @@ def primal_epoch(
     delta = [[0.0] * d for _ in range(n_rows)]
     delta0 = [0.0] * n_rows
     mistakes = [0] * (1 if multinomial else n_rows)
+    mistake_weight = [0.0] * len(mistakes)
     updates, activations = [], []
-    presented = 0
+    presented, presented_weight = 0, 0.0
     for i in order:
         if sample_weight[i] == 0.0:
             continue
@@ -322,6 +357,7 @@ def primal_epoch(
             if scores[rival] >= scores[true]:
                 wrong = [(true, eta * sample_weight[i]), (rival, -eta * sample_weight[i])]
                 mistakes[0] += 1
+                mistake_weight[0] += sample_weight[i]
         else:
             for s in slots:
                 if np.ndim(target) == 2:  # a label matrix: the row's own column
@@ -333,6 +369,7 @@ def primal_epoch(
                 if a <= 0.0:
                     wrong.append((s, eta * sample_weight[i] * y))
                     mistakes[s] += 1
+                    mistake_weight[s] += sample_weight[i]
         for u, (s, coef) in enumerate(wrong):
             now = int(counts[0 if multinomial else s]) + presented
             if batch:
@@ -349,6 +386,7 @@ def primal_epoch(
             elif u == 0:
                 updates.append((0, i, coef, now, s, wrong[1][0]))
         presented += 1
+        presented_weight += sample_weight[i]
     for s in range(n_rows) if multinomial else slots:
         if batch:
             for j in range(d):
@@ -359,7 +397,7 @@ def primal_epoch(
     if multinomial:
         counts[0] += presented
     state = (np.array(W_).reshape(W.shape), w0, np.array(U_).reshape(U.shape), U0, counts)
-    return state, mistakes, presented, updates, activations
+    return state, mistakes, presented, updates, activations, mistake_weight, presented_weight
 
 
 def linear_scores(X, coef, intercept):
@@ -420,8 +458,9 @@ def dual_epoch(
     Scores sum over the support vectors in the order they joined (``sv``); returns
     ``coef, coef_acc, sv, n_seen`` after the epoch, the updates ``(sample, delta,
     time)`` in order, the prediction mistakes, ``y f(x)`` of every presentation by
-    its position in ``order`` (None for a zero-weight sample), and problem ``p``'s
-    coefficients after every presentation (a trace's record).
+    its position in ``order`` (None for a zero-weight sample), problem ``p``'s
+    coefficients after every presentation (a trace's record), the summed sample
+    weight of the prediction mistakes and that of the presentations (in order).
 
     ``budget``: None, or a dict with ``policy`` ("stop", "random", "forgetron",
     "project"), ``size``, and what the policy carries, updated in place: ``draws``
@@ -434,6 +473,7 @@ def dual_epoch(
     b = budget or {"policy": None, "size": 2**62, "errors": [0] * len(sv), "plus": False}
     policy = b["policy"]
     updates, mistakes = [], 0
+    mistake_weight, presented_weight = 0.0, 0.0
     activation = [None] * len(order)
     history = []
 
@@ -459,6 +499,7 @@ def dual_epoch(
         mistake = y * f <= 0.0
         if not (mistake or (b["plus"] and y * f < eta)):
             n_seen[p] += 1
+            presented_weight += sample_weight[i]
             history[pos] = coef[p].copy()
             continue
         delta = eta * sample_weight[i] * y
@@ -466,6 +507,7 @@ def dual_epoch(
         full = len(sv[p]) >= b["size"]
         if mistake:
             mistakes += 1
+            mistake_weight += sample_weight[i]
             b["errors"][p] += 1
         now = n_seen[p]
         if policy == "project":
@@ -521,6 +563,7 @@ def dual_epoch(
                         while sv[p]:
                             evict(0)
                         n_seen[p] += 1
+                        presented_weight += sample_weight[i]
                         history[pos] = coef[p].copy()
                         continue
                     if phi < 1.0:
@@ -534,8 +577,20 @@ def dual_epoch(
             if coef[p, i] != 0.0:
                 updates.append((i, delta, now))
         n_seen[p] += 1
+        presented_weight += sample_weight[i]
         history[pos] = coef[p].copy()
-    return coef, coef_acc, sv, n_seen, updates, mistakes, activation, history
+    return (
+        coef,
+        coef_acc,
+        sv,
+        n_seen,
+        updates,
+        mistakes,
+        activation,
+        history,
+        mistake_weight,
+        presented_weight,
+    )
 
 
 def gram_block(A, B, kind, gamma=1.0, coef0=0.0, degree=3, sparse=False):
@@ -700,3 +755,18 @@ def dedupe(strings):
             firsts.append(r)
         ids.append(seen[value])
     return ids, firsts
+
+
+# ---------------------------------------------------------------- the stop rule
+def plateau_stop(values, tol, patience):
+    """The 1-based epoch at which ``tol`` and ``n_iter_no_change`` (``patience``) end a run
+    whose epochs give ``values`` (lower is better): the first epoch ending ``patience``
+    epochs in a row that did not beat the best before them by more than ``tol``; None
+    when no epoch does."""
+    best, stale = float("inf"), 0
+    for epoch, value in enumerate(values, start=1):
+        stale = stale + 1 if value > best - tol else 0
+        best = min(best, value)
+        if stale >= patience:
+            return epoch
+    return None

@@ -301,9 +301,18 @@ def test_a_round_returns_one_complete_state_per_partition():
     results = _LocalRunner().round(template, state, parts, (np.array([0, 1]), False), [1, 2], 1)
     assert len(results) == 2
     for result, (part_X, _) in zip(results, parts):
-        assert set(result) == {"state", "mistakes", "presented"}
+        assert set(result) == {
+            "state",
+            "mistakes",
+            "presented",
+            "mistake_weight",
+            "presented_weight",
+        }
         assert isinstance(result["state"], PrimalState) and result["presented"] == len(part_X)
         assert 0 <= result["mistakes"] <= len(part_X)
+        # unit weights: the weighted counts are the counts
+        assert result["mistake_weight"] == result["mistakes"]
+        assert result["presented_weight"] == result["presented"]
 
 
 def test_refuses_voted_perceptron_and_other_input():

@@ -17,7 +17,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
-from rosenblatt.engine import EpochReport, PrimalState, run_epochs
+from rosenblatt.engine import EpochCount, EpochReport, PrimalState, run_epochs
 
 PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AND_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
@@ -283,7 +283,7 @@ def test_driver_stops_each_unit_and_credits_the_rest():
         out = np.array(
             [mistakes[u][e] if active[u] and e < len(mistakes[u]) else 0 for u in (0, 1)]
         )
-        return out, 10
+        return EpochCount(out, 10, out.astype(float), 10.0)
 
     with pytest.warns(ConvergenceWarning, match="the last of max_iter=3 epochs still made 1"):
         history = run_epochs(
@@ -540,3 +540,37 @@ def test_recorded_orders_keeps_block_orders_and_nothing_outside():
     assert [o.tolist() for o in orders] == [h.tolist() for h in handed]
     epoch_order(random_source(1), 5, "full")  # outside the block: not kept
     assert len(orders) == 3
+
+
+def test_parameter_mixing_stops_on_the_rounds_weighted_mistake_fraction():
+    """A round's signal sums every partition's weighted mistakes over the weight the
+    partitions presented, each counted by the compiled rule (issue 32)."""
+    da = pytest.importorskip("dask.array")
+    pytest.importorskip("distributed")
+    from rosenblatt.distributed import ParameterMixing
+
+    X, y = make_classification(200, 4, n_informative=3, n_redundant=0, flip_y=0.2, random_state=1)
+    Xd, yd = da.from_array(X, chunks=(50, 4)), da.from_array(y, chunks=50)
+    class_weight = {0: 4.0, 1: 0.5}
+
+    def mixing(rounds, **params):
+        template = Perceptron(random_state=0, class_weight=class_weight, **params)
+        return ParameterMixing(template, max_rounds=rounds)  # no client: in this process
+
+    reports = []  # the partitions' epochs, four a round (their own on_epoch)
+    quiet(mixing(30, tol=None, on_epoch=reports.append), Xd, yd)
+    rounds = [reports[k : k + 4] for k in range(0, len(reports), 4)]
+    assert len(rounds) == 30
+    steps = np.where(y == 1, 0.5, 4.0)
+    assert all(sum(r.presented_weight for r in epochs) == steps.sum() for epochs in rounds)
+    weighted = [
+        sum(r.mistake_weight for r in epochs) / sum(r.presented_weight for r in epochs)
+        for epochs in rounds
+    ]
+    unweighted = [sum(r.mistakes for r in epochs) / 200 for epochs in rounds]
+    stop = reference.plateau_stop(weighted, 1e-3, 3)
+    assert stop < reference.plateau_stop(unweighted, 1e-3, 3)
+    stopped = mixing(30, n_iter_no_change=3).fit(Xd, yd)
+    assert stopped.n_iter_ == stop and not stopped.converged_
+    short = quiet(mixing(stop, tol=None), Xd, yd)
+    np.testing.assert_array_equal(stopped.coef_, short.coef_)

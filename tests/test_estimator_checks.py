@@ -11,21 +11,35 @@ from rosenblatt import AveragedPerceptron, Perceptron, VotedPerceptron
 # sample is presented (and can trigger an update) several times per epoch.
 
 
-# The stop rule (tol) watches the fraction of presentations that err, not weighted by
-# class: on scikit-learn's very noisy blobs with class weights 1000 : 0.0001 it ends the
-# run before the heavy class dominates the last (or averaged, or voted) weights, and the
-# check wants 87 % of predictions in that class. With tol=None these models pass it.
-TOL_IS_UNWEIGHTED = {
-    "check_class_weight_classifiers": "the tol stop rule counts mistakes without class weights"
+# check_class_weight_classifiers (class weights 1000 : 0.0001 on very noisy blobs, max_iter=1000,
+# n_iter_no_change=20) wants 87 % of the test predictions in the heavy class. tol watches the
+# weighted mistake fraction, so the Perceptron and the VotedPerceptron pass it; these two still
+# stop by tol before the check is met, for reasons of their own (measured; tol=None passes):
+SLOW_BATCH = {
+    "check_class_weight_classifiers": (
+        "one summed update per epoch: with 2 classes the weighted mistake fraction swings "
+        "between 0.13 and 0.67 until epoch 88 and settles at 91, so 20 epochs without a "
+        "better one stop it at 57 (50 % in the heavy class; 3 classes: 74 % at 28); its "
+        "weights are exactly repetitions, so the plain rule on the repeated data stops there too"
+    )
+}
+LAGGING_AVERAGE = {
+    "check_class_weight_classifiers": (
+        "with 2 classes the last weights settle at epoch 23 and tol stops 20 epochs later, "
+        "but the average still holds the 22 epochs before: 80 % in the heavy class (87 % "
+        "takes about 80 epochs); scikit-learn's own averaged perceptron, SGDClassifier("
+        "loss='perceptron', average=True, learning_rate='constant', eta0=1, penalty=None), "
+        "gets 78 %"
+    )
 }
 
 
 def expected_failures(estimator):
     # batch mode sums the epoch's updates, so weight k is exactly k repetitions
     if getattr(estimator, "mode", "online") == "batch":
-        return TOL_IS_UNWEIGHTED
-    if isinstance(estimator, (AveragedPerceptron, VotedPerceptron)):
-        return {**SAMPLE_WEIGHT_IS_NOT_REPETITION, **TOL_IS_UNWEIGHTED}
+        return SLOW_BATCH
+    if isinstance(estimator, AveragedPerceptron):
+        return {**SAMPLE_WEIGHT_IS_NOT_REPETITION, **LAGGING_AVERAGE}
     return SAMPLE_WEIGHT_IS_NOT_REPETITION
 
 
@@ -35,6 +49,7 @@ def expected_failures(estimator):
         Perceptron(mode="batch"),
         Perceptron(multi_class="multinomial"),
         AveragedPerceptron(),
+        VotedPerceptron(),
         VotedPerceptron(max_iter=50),
     ],
     expected_failed_checks=expected_failures,

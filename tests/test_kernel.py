@@ -378,16 +378,7 @@ def test_bad_sample_weight_and_precomputed_shape_are_refused():
         KernelPerceptron(kernel="poly", prediction="last", cache_size=1e-3),
         KernelPerceptron(kernel="precomputed", max_iter=30),
     ],
-    # the voted linear one: the tol stop rule counts mistakes without class weights (see
-    # tests/test_estimator_checks.py); tol=None passes scikit-learn's class-weight check
-    expected_failed_checks=lambda estimator: {
-        **SAMPLE_WEIGHT_IS_NOT_REPETITION,
-        **(
-            {"check_class_weight_classifiers": "the tol stop rule counts unweighted mistakes"}
-            if estimator.prediction == "voted"
-            else {}
-        ),
-    },
+    expected_failed_checks=lambda estimator: SAMPLE_WEIGHT_IS_NOT_REPETITION,
 )
 def test_sklearn_compatible(estimator, check):
     check(estimator)

@@ -33,6 +33,7 @@ from rosenblatt.engine.kernels.bundles import (
     Schedule,
     Scratch,
     Table,
+    Tally,
     Targets,
     Updates,
     Weights,
@@ -116,7 +117,15 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
     kind = MULTINOMIAL if multinomial else SINGLE if n_rows == 1 else ONE_VS_REST
     for _ in range(3):  # later epochs start from trained weights and counts
         order = rng.permutation(n)
-        want, want_mistakes, want_presented, want_updates, want_activation = ref(
+        (
+            want,
+            want_mistakes,
+            want_presented,
+            want_updates,
+            want_activation,
+            want_mistake_weight,
+            want_presented_weight,
+        ) = ref(
             dense,
             target,
             positive,
@@ -142,7 +151,7 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
                 np.empty(size if multinomial else 0, dtype=np.int64),
                 np.empty(n if n_rows == 1 else 0),
             )
-        mistakes = np.zeros(n_rows, dtype=np.int64)
+        tally = Tally(np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1))
         presented = kernel(
             patterns.rows,
             Targets(patterns.target, positive, patterns.sample_weight),
@@ -158,13 +167,16 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
                 np.zeros(max(n_rows, 2)),
             ),
             slots,
-            mistakes,
+            tally,
             kind,
         )
         assert presented == want_presented
         for got, expected in zip(state, want):
             assert got.shape == expected.shape and np.array_equal(got, expected)
-        assert mistakes[: len(want_mistakes)].tolist() == want_mistakes
+        assert tally.mistakes[: len(want_mistakes)].tolist() == want_mistakes
+        # the weighted counters of the stop rule (the weights are 0, 0.5, 1 and 2: they matter)
+        assert tally.mistake_weight[: len(want_mistakes)].tolist() == want_mistake_weight
+        assert tally.presented_weight.tolist() == [want_presented_weight]
         if rec is None:
             continue
         got_updates = []
@@ -294,6 +306,8 @@ def _check_dual_epoch_under(kernel, ref, budget):
             )
             updates = Updates(
                 np.zeros(n_problems, dtype=np.int64),
+                np.zeros(n_problems),
+                np.zeros(n_problems),
                 np.zeros(shape, dtype=np.int64),
                 np.zeros(shape),
                 np.zeros(shape, dtype=np.int64),
@@ -304,7 +318,8 @@ def _check_dual_epoch_under(kernel, ref, budget):
             bundle = carried.bundle(draws)
             got = kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule, bundle)
             assert got == n, policy
-            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act, history = want
+            coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act = want[:7]
+            history, want_mistake_weight, want_presented_weight = want[7:]
             wanted = np.array([np.nan if a is None else a for a in want_act])
             np.testing.assert_array_equal(updates.activation[p], wanted, err_msg=str(policy))
             np.testing.assert_array_equal(updates.history[p], np.array(history), str(policy))
@@ -319,6 +334,9 @@ def _check_dual_epoch_under(kernel, ref, budget):
                 tuple(map(float, u)) for u in want_updates
             ], policy
             assert updates.mistakes[p] == want_mistakes, policy
+            assert updates.mistake_weight[p] == want_mistake_weight, policy
+            assert updates.presented_weight[p] == want_presented_weight, policy
+            assert updates.mistake_weight[1 - p] == updates.presented_weight[1 - p] == 0.0
             assert carried.errors.tolist() == mirror["errors"], policy
             assert carried.forget_q.tolist() == mirror["forget_q"], policy
             for q in range(n_problems):

@@ -609,6 +609,148 @@ def test_the_kernel_perceptron_follows_the_same_rule():
     assert full.n_iter_ == 100
 
 
+# ---------------------------------------------------------------- tol watches the weights
+# The stop signal is the weighted mistake fraction (issue 32): the summed weight (sample
+# weight times class weight, the factors of the update) of the presentations that erred,
+# over the summed weight presented. Weights that are multiples of 0.25 keep every sum exact,
+# whatever order the loops add them in.
+
+
+def _data_with_weights(seed, n=80):
+    X, y = make_classification(n, 4, n_informative=3, n_redundant=0, flip_y=0.15, random_state=seed)
+    sample_weight = np.random.RandomState(seed).choice([0.5, 1.0, 2.0], n)
+    return X, y, sample_weight
+
+
+@pytest.mark.parametrize(
+    "data_seed, seed", [(3, 2), (0, 1)], ids=["weights-stop-it-later", "weights-stop-it-earlier"]
+)
+def test_tol_watches_the_weighted_mistake_fraction(data_seed, seed):
+    X, y, sample_weight = _data_with_weights(data_seed)
+    class_weight = {0: 0.5, 1: 4.0}
+    steps = sample_weight * np.where(y == 1, 4.0, 0.5)  # what scales each sample's update
+    labels = np.where(y == 1, 1, -1)
+    run = reference.online(X, labels, orders(seed, 80, 60), sample_weight=steps, stop=False)
+    weighted = [m / p for m, p in zip(run["mistake_weight"], run["presented_weight"])]
+    epochs = reference.plateau_stop(weighted, 1e-3, 5)
+    unweighted = reference.plateau_stop([m / 80 for m in run["mistakes"]], 1e-3, 5)
+    assert epochs is not None and unweighted is not None
+    assert (epochs > unweighted) == (data_seed == 3) and epochs != unweighted
+
+    clf = Perceptron(random_state=seed, class_weight=class_weight, n_iter_no_change=5, max_iter=60)
+    clf.fit(X, y, sample_weight=sample_weight)
+    assert clf.n_iter_ == epochs and not clf.converged_
+    assert clf.mistakes_per_epoch_ == run["mistakes"][:epochs]  # still the count of updates
+    stopped = reference.online(X, labels, orders(seed, 80, epochs), sample_weight=steps, stop=False)
+    np.testing.assert_array_equal(clf.coef_[0], stopped["w"][:-1])
+    assert clf.intercept_[0] == stopped["w"][-1]
+
+
+def test_one_vs_rest_sums_the_weighted_mistakes_of_its_neurons():
+    """Every neuron sees the sample's weight (its class's weight times its sample weight);
+    the fraction sums the neurons' weighted mistakes over the weight presented once."""
+    X, y = make_classification(
+        90, 4, n_informative=3, n_redundant=0, n_classes=3, flip_y=0.2, random_state=4
+    )
+    class_weight = {0: 2.0, 1: 0.5, 2: 1.0}
+    steps = np.array([class_weight[c] for c in y])
+    runs = reference.one_vs_rest(
+        X, y, [0, 1, 2], orders(1, 90, 50), sample_weight=steps, stop=False
+    )
+    presented = runs[0]["presented_weight"]
+    weighted = [sum(r["mistake_weight"][e] for r in runs) / presented[e] for e in range(50)]
+    epochs = reference.plateau_stop(weighted, 1e-3, 4)
+    clf = Perceptron(random_state=1, class_weight=class_weight, n_iter_no_change=4, max_iter=50)
+    clf.fit(X, y)
+    assert clf.n_iter_ == epochs
+    stopped = reference.one_vs_rest(
+        X, y, [0, 1, 2], orders(1, 90, epochs), sample_weight=steps, stop=False
+    )
+    for k, run in enumerate(stopped):
+        np.testing.assert_array_equal(clf.coef_[k], run["w"][:-1])
+
+
+def test_batch_mode_stops_on_the_weighted_mistake_fraction():
+    X, y, sample_weight = _data_with_weights(5, n=60)
+    labels = np.where(y == 1, 1, -1)
+    run = reference.batch(X, labels, 80, sample_weight=sample_weight)
+    weighted = [m / p for m, p in zip(run["mistake_weight"], run["presented_weight"])]
+    epochs = reference.plateau_stop(weighted, 1e-3, 4)
+    clf = Perceptron(mode="batch", shuffle=False, n_iter_no_change=4, max_iter=80)
+    clf.fit(X, y, sample_weight=sample_weight)
+    assert clf.n_iter_ == epochs
+    np.testing.assert_array_equal(
+        clf.coef_[0], reference.batch(X, labels, epochs, sample_weight=sample_weight)["w"][:-1]
+    )
+
+
+def _paths():
+    """Every training path of the compiled rules that tol stops, as (name, factory)."""
+    from rosenblatt import Projectron
+
+    return {
+        "single": lambda **kw: Perceptron(**kw),
+        "one-vs-rest": lambda **kw: Perceptron(**kw),
+        "threads": lambda **kw: Perceptron(n_jobs=2, **kw),
+        "batch": lambda **kw: Perceptron(mode="batch", **kw),
+        "multinomial": lambda **kw: Perceptron(multi_class="multinomial", **kw),
+        "multilabel": lambda **kw: Perceptron(**kw),
+        "averaged": lambda **kw: AveragedPerceptron(**kw),
+        "voted": lambda **kw: VotedPerceptron(**kw),
+        "kernel": lambda **kw: KernelPerceptron(kernel="linear", **kw),
+        "budget": lambda **kw: KernelPerceptron(budget=12, **kw),
+        "projectron": lambda **kw: Projectron(max_projection_error=0.5, **kw),
+    }
+
+
+@pytest.mark.parametrize("weights", ["none", "ones", "weighted"])
+@pytest.mark.parametrize("path", list(_paths()))
+def test_every_path_stops_where_its_rule_says(path, weights):
+    """A run at tol stops where the rule, replayed on a tol=None run's reports, stops, with
+    the very weights of a tol=None run that long. Unit weights feed it the plain fraction
+    of mistakes per presentation, exactly: the runs of before issue 32."""
+    n_classes = 2 if path in ("single", "batch") else 3
+    X, y = make_classification(
+        90, 4, n_informative=3, n_redundant=0, n_classes=n_classes, flip_y=0.2, random_state=6
+    )
+    if path == "multilabel":
+        y = np.column_stack([y == 0, y != 1, X[:, 0] > 0]).astype(int)
+    params, fit = {"random_state": 0, "max_iter": 40}, {}
+    steps = np.ones(90)
+    if weights == "ones":
+        fit["sample_weight"] = np.ones(90)
+        params["class_weight"] = {c: 1 for c in range(n_classes)}
+    elif weights == "weighted":
+        fit["sample_weight"] = np.random.RandomState(6).choice([0.0, 0.5, 1.0, 2.0], 90)
+        steps = fit["sample_weight"].copy()
+        if path != "multilabel":
+            params["class_weight"] = {0: 2.0, 1: 0.5, 2: 1.0}
+            steps *= np.array([params["class_weight"][c] for c in y])
+    make = _paths()[path]
+    reports = []
+    full = fit_quiet(make(tol=None, on_epoch=reports.append, **params), X, y, **fit)
+    assert len(reports) == 40
+    for report in reports:  # every epoch presents every sample of non-zero weight once
+        assert report.presented == np.count_nonzero(steps)
+        assert report.presented_weight == steps[steps > 0].sum()
+        if weights != "weighted":
+            assert report.mistake_weight == report.mistakes
+    if weights == "weighted":
+        fractions = [r.mistake_weight / r.presented_weight for r in reports]
+    else:  # the rule before the weights: mistakes per presentation
+        fractions = [r.mistakes / max(r.presented, 1) for r in reports]
+        assert fractions == [r.mistake_weight / r.presented_weight for r in reports]
+    epochs = reference.plateau_stop(fractions, 1e-3, 3)
+    assert epochs is not None and epochs < 40, path
+    clf = fit_quiet(make(n_iter_no_change=3, **params), X, y, **fit)
+    assert np.max(clf.n_iter_) == epochs and not clf.converged_
+    assert clf.mistakes_per_epoch_ == full.mistakes_per_epoch_[:epochs]
+    short = fit_quiet(make(tol=None, **{**params, "max_iter": epochs}), X, y, **fit)
+    np.testing.assert_array_equal(clf.decision_function(X), short.decision_function(X))
+    fitted = "dual_coef_" if hasattr(clf, "dual_coef_") else "coef_"
+    np.testing.assert_array_equal(getattr(clf, fitted), getattr(short, fitted))
+
+
 def test_the_notes_threshold_input_minus_one():
     """The worked example appends -1 to every pattern: intercept_ = w_0 * (-1)."""
     from rosenblatt import trace

@@ -530,3 +530,29 @@ def test_stream_follows_the_estimators_stop_rule(tmp_path):
     with pytest.warns(ConvergenceWarning):
         full = fit_stream(Perceptron(tol=None), path, epochs=30, random_state=0)
     assert full.n_iter_ == 30
+
+
+def test_stream_stops_on_the_weighted_mistake_fraction(tmp_path):
+    """The chunks' counts add up to the epoch's: tol watches the summed class weight of the
+    mistakes over that of the rows, as fit does (issue 32)."""
+    import reference
+
+    path, X, y = _noisy_file(tmp_path, seed=2)
+    class_weight = {0: 4.0, 1: 0.5}  # with these the weighted rule stops later
+
+    def make(**params):
+        return Perceptron(random_state=0, class_weight=class_weight, **params)
+
+    reports = []
+    with pytest.warns(ConvergenceWarning):
+        fit_stream(make(tol=None), path, chunk_size=40, epochs=30, on_epoch=reports.append)
+    steps = np.where(y == 1, 0.5, 4.0)
+    assert all(r.presented_weight == steps.sum() for r in reports)
+    weighted = [r.mistake_weight / r.presented_weight for r in reports]
+    epochs = reference.plateau_stop(weighted, 1e-3, 3)
+    assert epochs > reference.plateau_stop([r.mistakes / r.presented for r in reports], 1e-3, 3)
+    stopped = fit_stream(make(n_iter_no_change=3), path, chunk_size=40, epochs=30)
+    assert stopped.n_iter_ == epochs and not stopped.converged_
+    with pytest.warns(ConvergenceWarning):
+        short = fit_stream(make(tol=None), path, chunk_size=40, epochs=epochs)
+    np.testing.assert_array_equal(stopped.coef_, short.coef_)

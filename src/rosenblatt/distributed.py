@@ -50,7 +50,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._core.config import INLINE_STATE_BYTES
 from ._core.validation import Interval, Options, validate_params
-from .engine.driver import Plateau, run_epochs
+from .engine.driver import EpochCount, Plateau, run_epochs
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
 from .exceptions import DistributedFitError
@@ -225,12 +225,20 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             results = runner.round(template, mixed, parts, (classes, sparse), seeds, number)
             mistakes = np.array([r["mistakes"] for r in results], dtype=np.int64)
             presented = [r["presented"] for r in results]
+            # the round's weighted mistake fraction (what tol watches): over every partition
+            mistake_weight = sum(r["mistake_weight"] for r in results)
+            presented_weight = sum(r["presented_weight"] for r in results)
             per_partition.append(mistakes.tolist())
             weighted = self.mixing == "weighted" and mistakes.sum() > 0
             mixed = PrimalState.mix(
                 [r["state"] for r in results], mistakes if weighted else np.ones(len(results))
             )
-            return np.array([mistakes.sum()]), sum(presented)
+            return EpochCount(
+                np.array([mistakes.sum()]),
+                sum(presented),
+                np.array([mistake_weight]),
+                presented_weight,
+            )
 
         def credit(rounds_left, _presented):
             # a converged round changes no weights, but each partition presents its
@@ -256,7 +264,7 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             unit_stops=False,
             limit="max_rounds",
             unit="Round",
-            plateau=Plateau.of(template),  # the estimator's tol, over the rounds' mistakes
+            plateau=Plateau.of(template),  # the estimator's tol, over the rounds' weighted mistakes
         )
         self.estimator_ = clone(template).set_training_state(
             mixed, classes, history=history, sparse=sparse
@@ -386,12 +394,24 @@ def _partition_epoch(template, state, part, labels, seed):
     estimator = clone(template).set_params(random_state=int(seed))
     classes, sparse = labels  # the classes, and whether the data is sparse anywhere
     estimator.set_training_state(state.copy(), classes, sparse=sparse)
+    reports, own = [], estimator.on_epoch  # the user's callback still hears every epoch
+
+    def keep(report):
+        reports.append(report)
+        if own is not None:
+            own(report)
+
+    # the attribute, not set_params: a subclass (the tests' failing ones) may not list it
+    estimator.on_epoch = keep
     estimator.partial_fit(X, y)
     trained = estimator.training_state_
     return {
         "state": trained,
         "mistakes": int(estimator.mistakes_per_epoch_[-1]),
         "presented": int(np.max(trained.counts - state.counts)),
+        # what the compiled rule counted: the weights of the epoch's mistakes and patterns
+        "mistake_weight": reports[-1].mistake_weight,
+        "presented_weight": reports[-1].presented_weight,
     }
 
 

@@ -9,7 +9,8 @@ step-by-step trace, the command line) gives the same answer:
 - :class:`DualState` (:mod:`.dual`): the same for the kernel perceptron;
 - :func:`run_epochs` (:mod:`.driver`): the stop rule, the convergence warning,
   the credit of the presentations a converged run skips, the ``on_epoch``
-  callback (:class:`EpochReport`);
+  callback (:class:`EpochReport`), from what each epoch counted
+  (:class:`EpochCount`);
 - :class:`EpochOrders` (:mod:`.orders`): the order of every epoch.
 
 The names are loaded on first use, so importing the package stays cheap.
@@ -19,6 +20,7 @@ import importlib
 
 __all__ = [
     "DualState",
+    "EpochCount",
     "EpochOrders",
     "EpochReport",
     "History",
@@ -29,6 +31,7 @@ __all__ = [
 
 _HOMES = {
     "DualState": "dual",
+    "EpochCount": "driver",
     "EpochOrders": "orders",
     "EpochReport": "driver",
     "History": "driver",

@@ -11,8 +11,16 @@ The stop rule (the lecture notes' termination: after a round of presentations
 without a mistake): a model made of several independent units (the one-vs-rest
 neurons, the dual problems) trains each unit until its first epoch without a
 mistake; training ends when every unit has had one (``converged``), when
-``stop_early`` says so, or after ``max_epochs`` epochs with a
+``stop_early`` says so, when the ``plateau`` (``tol``) says the weighted mistake
+fraction has stopped improving, or after ``max_epochs`` epochs with a
 ``ConvergenceWarning``.
+
+The weighted mistake fraction of an epoch is the summed weight of the
+presentations that erred (over every unit) over the summed weight of the
+presentations, the weight of a presentation being the factor its update is
+scaled by: the sample weight times the weight of the sample's class. The
+compiled rules count both as they train (:class:`EpochCount`). With every
+weight 1 it is the plain fraction of mistakes per presentation.
 
 After convergence nothing changes any more: a unit that makes no mistake keeps
 its weights, so every later epoch would only present the patterns again. The
@@ -31,11 +39,45 @@ import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["EpochReport", "History", "Plateau", "run_epochs"]
+__all__ = ["EpochCount", "EpochReport", "History", "Plateau", "run_epochs", "weighted_fraction"]
+
+
+class EpochCount(NamedTuple):
+    """What one epoch counted, as every training path hands it to :func:`run_epochs`.
+
+    Attributes
+    ----------
+    mistakes : ndarray of int
+        Mistakes of each unit (zero where it did not train).
+    presented : int
+        Patterns presented (a zero-weight sample is not presented).
+    mistake_weight : ndarray of float
+        Per unit, the summed weight of the presentations it erred on: the sample
+        weight times the class weight, the factor that scales the update.
+    presented_weight : float
+        The summed weight of the patterns presented.
+    """
+
+    mistakes: np.ndarray
+    presented: int
+    mistake_weight: np.ndarray
+    presented_weight: float
+
+
+def weighted_fraction(mistake_weight: float, presented_weight: float) -> float:
+    """What the stop rule watches: ``mistake_weight / presented_weight`` (0 when nothing
+    of any weight was presented).
+
+    Examples
+    --------
+    >>> weighted_fraction(3.0, 12.0)
+    0.25
+    """
+    return float(mistake_weight) / presented_weight if presented_weight > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -54,6 +96,12 @@ class EpochReport:
         Updates of each unit (one-vs-rest neuron, dual problem) in this epoch.
     presented : int
         Patterns presented in this epoch.
+    mistake_weight : float
+        The summed weight (sample weight times class weight) of this epoch's
+        mistakes, over every unit.
+    presented_weight : float
+        The summed weight of the patterns presented; ``mistake_weight /
+        presented_weight`` is what ``tol`` watches.
     seconds : float
         Time since the run started.
     model : object
@@ -66,6 +114,8 @@ class EpochReport:
     mistakes: int
     mistakes_by_unit: np.ndarray
     presented: int
+    mistake_weight: float
+    presented_weight: float
     seconds: float
     model: object = None
 
@@ -74,7 +124,7 @@ class EpochReport:
 class History:
     """What a run did: one entry of ``mistakes_per_epoch`` per epoch run; how it ended
     (``converged``: an epoch without a mistake; ``stopped_early``: the validation score
-    or, with ``plateaued``, the training mistakes stopped improving)."""
+    or, with ``plateaued``, the weighted mistake fraction stopped improving)."""
 
     mistakes_per_epoch: list = field(default_factory=list)
     converged: bool = False
@@ -135,7 +185,7 @@ def _outside_the_package() -> int:
 
 
 def run_epochs(
-    epoch: Callable[[np.ndarray], tuple[np.ndarray, int]],
+    epoch: Callable[[np.ndarray], EpochCount],
     *,
     n_units: int,
     max_epochs: int,
@@ -156,10 +206,11 @@ def run_epochs(
 
     Parameters
     ----------
-    epoch : callable(active) -> (mistakes, presented)
+    epoch : callable(active) -> EpochCount
         Trains one epoch of the units where ``active`` (bool array) is true and
-        returns each unit's mistakes (int array, zero where inactive) and the
-        number of patterns presented.
+        returns what it counted: each unit's mistakes (int array, zero where
+        inactive), the number of patterns presented, each unit's summed weight of
+        its mistakes and the summed weight of the patterns presented.
     n_units : int
         Units that stop on their own (1 for a model that errs as a whole).
     max_epochs : int
@@ -191,10 +242,12 @@ def run_epochs(
         for the warning and the ``verbose`` lines.
     plateau : Plateau or None
         The stop rule for data that are not separable: after every epoch that made
-        mistakes (and where ``stop_early`` did not stop), its fraction of mistakes
-        per presentation is given to the plateau, and the run ends, without a
-        warning, when the plateau says it has stopped improving. None: run to the
-        first error-free epoch or ``max_epochs``, as the lecture notes' algorithm does.
+        mistakes (and where ``stop_early`` did not stop), its weighted mistake
+        fraction (:func:`weighted_fraction` of the summed weight of the mistakes,
+        over every unit, and of the presentations) is given to the plateau, and the
+        run ends, without a warning, when the plateau says it has stopped improving.
+        None: run to the first error-free epoch or ``max_epochs``, as the lecture
+        notes' algorithm does.
 
     Returns
     -------
@@ -206,10 +259,12 @@ def run_epochs(
     start = time.perf_counter()
     presented = 0
     for number in range(1, max_epochs + 1):
-        mistakes, presented = epoch(active)
+        mistakes, presented, mistake_weight, presented_weight = epoch(active)
         mistakes = np.asarray(mistakes, dtype=np.int64)
         trained[active] += 1
         total = int(mistakes.sum())
+        total_weight = float(np.sum(mistake_weight))
+        presented_weight = float(presented_weight)
         history.mistakes_per_epoch.append(total)
         if unit_stops:
             active &= mistakes > 0
@@ -225,6 +280,8 @@ def run_epochs(
                     total,
                     mistakes.copy(),
                     int(presented),
+                    total_weight,
+                    presented_weight,
                     time.perf_counter() - start,
                     model,
                 )
@@ -235,7 +292,9 @@ def run_epochs(
         if stop_early is not None and stop_early(number):
             history.stopped_early = True
             break
-        if plateau is not None and plateau.update(total / max(int(presented), 1)):
+        if plateau is not None and plateau.update(
+            weighted_fraction(total_weight, presented_weight)
+        ):
             history.stopped_early = history.plateaued = True
             break
     end = max_epochs if history.converged else history.n_iter

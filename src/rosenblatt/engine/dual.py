@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .budget import BudgetState
+from .driver import EpochCount
 from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-exported)
     BlockTable,
     Kernel,
@@ -221,8 +222,11 @@ class DualState:
         s2: float,
         active: np.ndarray,
         draws: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, int]:
-        """Present ``order`` once to every active problem; return (mistakes, presented).
+    ) -> EpochCount:
+        """Present ``order`` once to every active problem; return what it counted: each
+        problem's mistakes and their summed sample weight, the samples presented and
+        their summed weight (the sample weights hold the class weights: the factors of
+        the update).
 
         ``table``: a :class:`KernelTable` (a column per support vector, over every
         presented sample) or, under a budget, a :class:`BlockTable` (the support
@@ -254,6 +258,7 @@ class DualState:
                 raise ValueError("the random budget policy needs a draw per presentation")
             draws = np.zeros(order.shape[0])
         mistakes = np.zeros(self.n_units, dtype=np.int64)
+        mistake_weight, presented_weight = np.zeros(self.n_units), np.zeros(self.n_units)
         problems = Problems(Y, sample_weight)
         state = Coefficients(self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen)
         recorder = getattr(_recorders, "presentations", None)
@@ -262,6 +267,8 @@ class DualState:
         history = np.full((self.n_units, width, self.n_samples if width else 0), np.nan)
         updates = Updates(
             mistakes,
+            mistake_weight,
+            presented_weight,
             self._upd_sample,
             self._upd_delta,
             self._upd_time,
@@ -295,7 +302,12 @@ class DualState:
                 self._forget_evicted(p)
         if recorder is not None:
             recorder.append((activation, history))
-        return mistakes, int(np.count_nonzero(sample_weight[order]))
+        # every problem presents the same samples: the first active one's weight is the epoch's
+        trained = np.flatnonzero(active)
+        weighed = float(presented_weight[trained[0]]) if trained.size else 0.0
+        return EpochCount(
+            mistakes, int(np.count_nonzero(sample_weight[order])), mistake_weight, weighed
+        )
 
     def _make_room(self, table: KernelTable | BlockTable, i: int) -> None:
         """What the compiled epoch stopped for at sample ``i``: its kernel values (on

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.invariants import is_sparse
+from .driver import EpochCount
 from .kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
@@ -31,6 +32,7 @@ from .kernels.bundles import (
     Rule,
     Schedule,
     Scratch,
+    Tally,
     Targets,
     Weights,
 )
@@ -353,7 +355,7 @@ class PrimalState:
         active: np.ndarray,
         workers: ThreadPoolExecutor | None = None,
         activation: np.ndarray | None = None,
-    ) -> tuple[np.ndarray, int]:
+    ) -> EpochCount:
         """Present ``batch`` once, in ``schedule``'s order, to the ``active`` units.
 
         Parameters
@@ -372,20 +374,23 @@ class PrimalState:
 
         Returns
         -------
-        mistakes : ndarray of int64, shape (n_units,)
-        presented : int
+        EpochCount
+            The mistakes of each unit (int64, shape (n_units,)), the patterns
+            presented, each unit's summed weight of its mistakes and the summed
+            weight of the presentations (the sample weights, which hold the class
+            weights: the factors of the update).
         """
         schedule = Schedule(*schedule)
         self._check_batch(batch, schedule)
         if self.multinomial:
-            mistakes, updates, presented = self._train_rows(
+            count, updates = self._train_rows(
                 batch, rule, schedule, np.arange(self.n_rows), shared=True
             )
         else:
             trained = np.flatnonzero(active)
             threads = 1 if workers is None else min(rule.threads, trained.shape[0])
             if threads <= 1 or workers is None:  # (None means one thread; for mypy)
-                mistakes, updates, presented = self._train_rows(
+                count, updates = self._train_rows(
                     batch, rule, schedule, trained, shared=True, activation=activation
                 )
             else:
@@ -396,14 +401,18 @@ class PrimalState:
                 first, *rest = np.array_split(trained, threads)
                 running = [workers.submit(train, group) for group in rest]
                 results = [train(first)] + [future.result() for future in running]
-                mistakes = sum(result[0] for result in results)
+                counts = [result[0] for result in results]
                 updates = [update for result in results for update in result[1]]
-                presented = results[0][2]
+                # every group presents the same patterns: its presentations are the epoch's
+                count = counts[0]._replace(
+                    mistakes=sum(c.mistakes for c in counts),
+                    mistake_weight=sum(c.mistake_weight for c in counts),
+                )
         if self.votes is not None:
             self.votes.bias_input = rule.bias_input
             for k, samples, *columns in updates:
                 self.votes.add(k, batch, samples, *columns)
-        return mistakes, presented
+        return count
 
     def _check_batch(self, batch, schedule):
         """What the compiled epoch relies on and cannot check itself: the rows have this
@@ -433,8 +442,8 @@ class PrimalState:
             raise ValueError(f"{batch.sample_weight.shape[0]} sample weights for {n} rows")
 
     def _train_rows(self, batch, rule, schedule, rows, shared, activation=None):
-        """One epoch of the state ``rows``: their mistakes (per unit), recorded updates
-        and the number of patterns presented.
+        """One epoch of the state ``rows``: what it counted (an :class:`EpochCount`, per
+        unit) and the recorded updates.
 
         ``shared=False`` trains private copies of the rows and writes them back at
         the end: threads updating neighbouring rows of shared arrays would keep
@@ -467,7 +476,6 @@ class PrimalState:
                 np.empty(size if self.multinomial else 0, dtype=_INDEX),
                 _EMPTY_FLOAT if activation is None else activation,
             )
-        mistakes = np.zeros(weights.W.shape[0], dtype=np.int64)
         from .kernels.loader import compiled_kernel
 
         primal_epoch = compiled_kernel("primal.primal_epoch")
@@ -482,6 +490,7 @@ class PrimalState:
             np.zeros(max(n_rows, 2), dtype=_INDEX),
             np.zeros(max(n_rows, 2)),
         )
+        tally = Tally(np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1))
         presented = primal_epoch(
             batch.rows,
             targets,
@@ -491,9 +500,10 @@ class PrimalState:
             scalars,
             scratch,
             np.ascontiguousarray(slots, dtype=_INDEX),
-            mistakes,
+            tally,
             layout,
         )
+        presented_weight = float(tally.presented_weight[0])
         if not shared:
             for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):
                 if part.shape[0]:
@@ -514,15 +524,20 @@ class PrimalState:
                 if recording
                 else []
             )
-            return mistakes[:1], updates, presented
+            count = EpochCount(
+                tally.mistakes[:1], presented, tally.mistake_weight[:1], presented_weight
+            )
+            return count, updates
         by_unit = np.zeros(self.n_rows, dtype=np.int64)
-        by_unit[rows] = mistakes[slots]
+        by_unit[rows] = tally.mistakes[slots]
+        weight_by_unit = np.zeros(self.n_rows)
+        weight_by_unit[rows] = tally.mistake_weight[slots]
         updates = []
         if recording:
             for k, s in zip(rows, slots):
                 part = slice(s * n, s * n + record.n_rec[s])
                 updates.append((k, record.sample[part], record.coef[part], record.time[part]))
-        return by_unit, updates, presented
+        return EpochCount(by_unit, presented, weight_by_unit, presented_weight), updates
 
     # ------------------------------------------------------------------ plain form
     def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -38,7 +38,7 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import Plateau, run_epochs
+from ..engine.driver import EpochCount, Plateau, run_epochs
 from ..engine.orders import (
     EpochOrders,
     labels_look_sorted,
@@ -347,6 +347,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
 
                 def epoch(active):
                     mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
+                    mistake_weight, presented_weight = np.zeros(state.n_units), 0.0
                     for batch in epoch_batches():
                         with EpochOrders(
                             rng,
@@ -355,10 +356,12 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
                             ahead=False,
                             sparse=sp.issparse(batch.X),
                         ) as batch_orders:
-                            m, p = state.epoch(batch, rule, batch_orders(), active, workers)
-                        mistakes += m
-                        presented += p
-                    return mistakes, presented
+                            count = state.epoch(batch, rule, batch_orders(), active, workers)
+                        mistakes += count.mistakes
+                        presented += count.presented
+                        mistake_weight += count.mistake_weight
+                        presented_weight += count.presented_weight
+                    return EpochCount(mistakes, presented, mistake_weight, presented_weight)
 
             try:
                 history = run_epochs(

@@ -118,9 +118,11 @@ default="rbf"
         the averaged and voted predictions settle well before 100 epochs on
         data that is not separable in the kernel's feature space.
     tol : float or None, default=1e-3
-        Training ends, without a warning, when the fraction of presentations that
-        made a mistake has not fallen by more than ``tol`` below its best for
-        ``n_iter_no_change`` epochs in a row (the linear perceptrons' rule); an
+        Training ends, without a warning, when the weighted mistake fraction (the
+        summed weight, sample weight times class weight, of the presentations that
+        made a mistake over that of every presentation) has not fallen by more than
+        ``tol`` below its best for ``n_iter_no_change`` epochs in a row (the linear
+        perceptrons' rule); an
         error-free epoch ends it first. ``None``: run to the first error-free epoch
         or ``max_iter``.
     n_iter_no_change : int, default=10

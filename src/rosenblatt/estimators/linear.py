@@ -60,11 +60,14 @@ _SHARED_PARAMETERS = """
         (``benchmarks/defaults.py``).
     tol : float or None, default=1e-3
         The stop rule for data that are not separable (with ``early_stopping=False``):
-        training ends, without a warning, when the fraction of presentations that
-        made a mistake (summed over the one-vs-rest neurons) has not fallen by more
-        than ``tol`` below its best for ``n_iter_no_change`` epochs in a row. The
-        mistakes are what the perceptron's own rule counts, so the rule needs no
-        pass of its own. An error-free epoch still ends training first (and sets
+        training ends, without a warning, when the weighted mistake fraction (the
+        summed weight of the presentations that made a mistake, summed over the
+        one-vs-rest neurons, over the summed weight presented; a presentation weighs
+        its sample weight times its class weight, the factors of its update) has not
+        fallen by more than ``tol`` below its best for ``n_iter_no_change`` epochs in
+        a row; without weights, the fraction of presentations that made a mistake.
+        The mistakes and their weights are what the perceptron's own rule counts, so
+        the rule needs no pass of its own. An error-free epoch still ends training first (and sets
         ``converged_``). ``None``: run to the first error-free epoch or ``max_iter``,
         as the lecture notes' algorithm does (their traces and bounds use that).
     class_weight : dict, "balanced" or None, default=None

@@ -321,8 +321,8 @@ def command(
     tol: str | None = typer.Option(
         None,
         "--tol",
-        help="Stop when the epochs' mistakes stop improving by this much (default: the "
-        "estimator's 1e-3); none: to the first error-free epoch or --max-iter.",
+        help="Stop when the epochs' weighted mistake fraction stops improving by this much "
+        "(default: the estimator's 1e-3); none: to the first error-free epoch or --max-iter.",
     ),
     kernel: str | None = typer.Option(None, "--kernel", help="rbf, poly, linear or sigmoid."),
     gamma: str | None = typer.Option(None, "--gamma", help="Kernel coefficient, scale or auto."),

@@ -25,6 +25,9 @@ Conventions
 - An update happens when ``y_i f(x_i) <= 0`` (the lecture notes' update condition)
   and adds ``eta * sample_weight_i`` to ``alpha_i``. Zero-weight samples are
   skipped: not presented, not counted.
+- The epoch counts, per problem, its prediction mistakes, their summed sample
+  weight and the summed weight of the presentations (the ``Updates`` bundle): the
+  stop rule watches the weighted mistake fraction, by the weight the update uses.
 - ``n_seen[p]`` counts presentations. ``coef_acc[p, i] += t * delta`` with ``t``
   the count before the presentation, so ``coef - coef_acc / n_seen`` is the
   average of the dual coefficients after every presentation (the averaged
@@ -166,8 +169,9 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
     row_of, until)`` with ``values[row_of[i], slot_of[j]] = K(x_j, x_i)``, valid for
     the presentations before position ``until`` of ``order``; ``Problems(Y, sample_weight)``,
     the ±1 targets of every problem; ``Coefficients(coef, coef_acc, sv, n_sv,
-    n_seen)``; ``Updates(mistakes, sample, delta, time, n_upd, activation,
-    history)``, where this epoch's mistakes and updates of each problem go, and
+    n_seen)``; ``Updates(mistakes, mistake_weight, presented_weight, sample, delta,
+    time, n_upd, activation, history)``, where this epoch's mistakes (with their
+    summed sample weight, and that of the presentations) and updates of each problem go, and
     for a trace (when ``activation`` has columns) ``y f(x)`` of every presentation
     and every coefficient after it (``history[p, pos]``), by its position in
     ``order``; ``DualRule(eta, s2)``;
@@ -219,6 +223,7 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
                 return pos
             if mistake:
                 updates.mistakes[p] += 1
+                updates.mistake_weight[p] += weight
                 budget.errors[p] += 1
             now = n_seen[p]
             if policy == PROJECT:
@@ -250,6 +255,7 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
                 if coef[p, i] != 0.0:  # the Forgetron may have removed i at once
                     _record(updates, p, i, delta, now)
         n_seen[p] += 1
+        updates.presented_weight[p] += weight
         if updates.activation.shape[1] > 0:
             _keep_coefficients(updates, p, pos, coef)
     return n

@@ -32,6 +32,12 @@ name and two arrays of the same type cannot be swapped by position:
     presentation, in order. Empty arrays when unused.
 ``Rule(eta, bias_input, batch, average)``
     The scalars of the update.
+``Tally(mistakes, mistake_weight, presented_weight)``
+    What the epoch counts, zeroed by the caller: the mistakes of each state row
+    (one in all for the multinomial model), the summed sample weight of the
+    presentations each row erred on, and (one entry) the summed sample weight of
+    the presentations. The stop rule watches their ratio, the weighted mistake
+    fraction: the weight it sums is the one that scales the update.
 ``Scratch(delta, delta0, scores, wrong_row, step)``
     Working memory, zeroed: the batch sums ``delta`` (n_rows, n_features, or
     (n_rows, 0) outside batch mode) and ``delta0`` (n_rows,), the multinomial
@@ -78,6 +84,7 @@ from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with 
     Schedule,
     Scratch,
     Single,
+    Tally,
     Targets,
     Weights,
 )
@@ -164,12 +171,13 @@ def _keep(record, s, n_samples, i, coef, now):
 
 # ---------------------------------------------------------------------- the epoch
 @njit(cache=True, nogil=True)
-def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots, mistakes, layout):
+def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots, tally, layout):
     """One epoch over ``schedule.order`` for the state rows ``slots``; in place.
 
     ``slots`` holds the state rows to train (SINGLE: one; MULTINOMIAL: all of
-    them, ``0 .. n_rows - 1``). ``mistakes`` (one entry per state row; one in all
-    for MULTINOMIAL) must come in zeroed and gets each trained row's mistakes.
+    them, ``0 .. n_rows - 1``). ``tally`` (one entry per state row; one in all
+    for MULTINOMIAL) must come in zeroed and gets each trained row's mistakes and
+    their summed sample weight, and the summed weight of the presentations.
     Returns the number of patterns presented. In batch mode the epoch's updates
     are summed with the weights held fixed and applied at its end (the lecture
     notes' batch mode).
@@ -186,12 +194,14 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
     n_rows, n_features = W_all.shape
     delta_all, delta0, scores = scratch.delta, scratch.delta0, scratch.scores
     wrong_row, step = scratch.wrong_row, scratch.step
+    mistakes, mistake_weight = tally.mistakes, tally.mistake_weight
     layout_counts_each = layout is not None  # one count per row, or one shared
     s0 = slots[0]
     W = _rows_of(layout, W_all, s0)
     U = _rows_of(layout, U_all, s0)
     delta = _rows_of(layout, delta_all, s0)
     presented = 0
+    presented_weight = 0.0  # summed here, not in the bundle: no store per pattern
     for pos in range(n_samples):
         # prefetch ahead, written out here rather than in a helper taking the arrays:
         # as an inlined helper the same lines cost float32 block-shuffled epochs 1.8x
@@ -227,6 +237,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
                 wrong_row[1], step[1] = rival, -eta * sample_weight[i]
                 n_wrong = 2
                 mistakes[0] += 1
+                mistake_weight[0] += sample_weight[i]
         else:
             label = _label(target, i)
             for q in range(_slot_count(layout, slots)):
@@ -242,6 +253,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
                     wrong_row[n_wrong], step[n_wrong] = s, eta * sample_weight[i] * y
                     n_wrong += 1
                     mistakes[s] += 1
+                    mistake_weight[s] += sample_weight[i]
         # the update, the same for every layout (online, or summed for batch mode)
         for u in range(n_wrong):
             s = wrong_row[u]
@@ -264,6 +276,8 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
                     record.true[slot] = s
                     record.pred[slot] = wrong_row[1]
         presented += 1
+        presented_weight += sample_weight[i]
+    tally.presented_weight[0] += presented_weight
     # the end of the epoch: apply the batch sums, advance the presentation counts
     for q in range(_slot_count(layout, slots)):
         s = slots[q]
