@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from skl2onnx import get_model_alias, update_registered_converter
+from skl2onnx.common._registration import get_converter
 from skl2onnx.common.data_types import (
     BooleanTensorType,
     DoubleTensorType,
@@ -216,9 +217,7 @@ def _convert_tfidf_vectorizer(scope: Any, operator: Any, container: Any) -> None
     counter = CountVectorizer(**{k: v for k, v in model.get_params().items() if k in keep})
     counter.vocabulary_ = model.vocabulary_
     # the vectorizer's options (locale, token pattern) for the counter that stands for it
-    text_options = {"separators": "DEFAULT", "tokenexp": None, "nan": False}
-    text_options.update(keep_empty_string=False, locale=None)
-    container.add_options(id(counter), container.get_options(model, text_options))
+    container.add_options(id(counter), _text_options(container, model))
     columns = len(model.vocabulary_)
     counts = scope.declare_local_variable("counts", FloatTensorType([None, columns]))
     counting = scope.declare_local_operator(get_model_alias(CountVectorizer), counter)
@@ -248,8 +247,39 @@ def _normalized(g: Graph, x: str, norm: str | None, dtype: Any) -> str:
     return g.op("Div", x, g.where(zero, g.const(np.ones((), dtype), "one"), length))
 
 
-# what to_onnx converts its own way (not registered: skl2onnx.to_onnx keeps its converter)
-EXPORT_CONVERTERS = {TfidfVectorizer: _convert_tfidf_vectorizer}
+# scikit-learn's default token pattern, and the same words in classes onnxruntime's
+# regular expressions (RE2) read as Unicode: RE2's \w is ASCII only
+DEFAULT_TOKENS = r"(?u)\b\w\w+\b"
+UNICODE_TOKENS = r"[\pL\pN_]{2,}"
+
+
+def _text_options(container: Any, model: Any) -> dict:
+    """skl2onnx's options of a vectorizer, with what runs on every machine where they are
+    not given: the "C" locale (onnxruntime's default, en_US, is missing on many servers)
+    and the default token pattern in Unicode classes."""
+    defaults = {"separators": "DEFAULT", "tokenexp": None, "nan": False, "locale": None}
+    options = container.get_options(model, {**defaults, "keep_empty_string": False})
+    if options["locale"] is None:
+        options["locale"] = "C"
+    default_split = options["tokenexp"] is None and options["separators"] == "DEFAULT"
+    if default_split and model.analyzer == "word" and model.token_pattern == DEFAULT_TOKENS:
+        options["tokenexp"] = UNICODE_TOKENS
+    return options
+
+
+def _convert_count_vectorizer(scope: Any, operator: Any, container: Any) -> None:
+    """skl2onnx's converter of a ``CountVectorizer``, run with :func:`_text_options`."""
+    model = operator.raw_operator
+    container.add_options(id(model), _text_options(container, model))
+    get_converter(get_model_alias(CountVectorizer))(scope, operator, container)
+
+
+# what to_onnx converts its own way, given to skl2onnx for one conversion (not registered:
+# skl2onnx.to_onnx keeps its converters of these classes)
+EXPORT_CONVERTERS = {
+    TfidfVectorizer: _convert_tfidf_vectorizer,
+    CountVectorizer: _convert_count_vectorizer,
+}
 EXPORT_SHAPES = {TfidfVectorizer: _tfidf_vectorizer_shapes}
 
 _registered = False

@@ -17,11 +17,6 @@ from . import OPSET, _scores
 
 __all__ = ["export"]
 
-# scikit-learn's default token pattern, and the same words in classes onnxruntime's
-# regular expressions (RE2) read as Unicode: RE2's \w is ASCII only
-_DEFAULT_TOKENS = r"(?u)\b\w\w+\b"
-_UNICODE_TOKENS = r"[\pL\pN_]{2,}"
-
 
 def _name(model: Any) -> str:
     return type(model).__name__
@@ -97,10 +92,6 @@ def _check(model: Any) -> None:
             raise ValueError(f"cannot export {where} to ONNX: {reason}")
 
 
-def _vectorizers(model: Any) -> list:
-    return [step for step, _ in _steps(model, "") if isinstance(step, CountVectorizer)]
-
-
 def _input_type(model: Any, n_features: int | None, dtype: Any) -> list:
     from skl2onnx.common.data_types import DoubleTensorType, FloatTensorType, StringTensorType
 
@@ -134,17 +125,6 @@ def _input_type(model: Any, n_features: int | None, dtype: Any) -> list:
     return [("X", tensor[np.dtype(dtype)]([None, int(n_features)]))]
 
 
-def _options(model: Any) -> dict:
-    """skl2onnx's options for the steps that need them: text read in the "C" locale (every
-    machine has it), the default token pattern in Unicode classes."""
-    options: dict[int, dict] = {}
-    for vectorizer in _vectorizers(model):
-        options[id(vectorizer)] = {"locale": "C"}
-        if vectorizer.analyzer == "word" and vectorizer.token_pattern == _DEFAULT_TOKENS:
-            options[id(vectorizer)]["tokenexp"] = _UNICODE_TOKENS
-    return options
-
-
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip()
     return text.splitlines()[0] if text else type(exc).__name__
@@ -167,11 +147,16 @@ def export(model: Any, n_features: int | None, dtype: Any) -> Any:
     _check(model)
     initial = _input_type(model, n_features, dtype)
     calibrated = isinstance(model, CalibratedClassifierCV)
-    options = _options(model)
-    if calibrated:
-        options[id(model)] = {"zipmap": False}
+    # the vectorizers get their options in their converters (EXPORT_CONVERTERS): options
+    # given here make skl2onnx walk every attribute of the model, a vocabulary's each word
+    theirs = calibrated and not isinstance(model, CalibratedClassifier)  # skl2onnx's converter
+    options = {id(model): {"zipmap": False}} if theirs else None
     floats = FloatTensorType if dtype == np.float32 else DoubleTensorType
-    outputs = [("label", None), ("probabilities" if calibrated else "scores", floats())]
+    if calibrated:
+        outputs = [("label", None), ("probabilities", floats([None, len(model.classes_)]))]
+    else:
+        columns = _scores.n_score_columns(_final(model))
+        outputs = [("label", None), ("scores", floats([None] if columns == 1 else [None, columns]))]
     try:
         graph = convert_sklearn(
             model,

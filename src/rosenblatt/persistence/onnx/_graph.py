@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+import scipy.sparse as sp
 from onnx import TensorProto, helper, numpy_helper
 
 __all__ = ["FLOAT_TYPES", "Graph", "proto_type"]
@@ -42,9 +43,14 @@ class Graph:
         return self.scope.get_unique_variable_name(f"{self.prefix}_{hint}")
 
     def const(self, value: Any, hint: str = "const", dtype: Any = None) -> str:
-        """An initializer holding ``value`` (its dtype, or ``dtype``)."""
-        array = np.asarray(value, dtype=dtype)
+        """An initializer holding ``value`` (its dtype, or ``dtype``); a scipy sparse
+        matrix is stored sparse (the runtime makes it dense when it loads the graph)."""
         name = self.name(hint)
+        if sp.issparse(value):
+            coo = sp.coo_matrix(value, dtype=dtype)
+            self.container.add_initializer(name, proto_type(coo.dtype), list(coo.shape), coo)
+            return name
+        array = np.asarray(value, dtype=dtype)
         if array.dtype.kind in "OUS":  # strings go as a list (a string tensor has no raw bytes)
             values = [str(v).encode("utf-8") for v in array.ravel()]
             self.container.add_initializer(name, TensorProto.STRING, list(array.shape), values)

@@ -130,11 +130,11 @@ def _vote_scores(g: Graph, x: str, input_dtype: Any, model: VotedPerceptron) -> 
     rows = record.patterns.rows
     if rows is None:  # no update yet: one zero pattern for the initial hypothesis
         rows = np.zeros((1, state.n_features), dtype=state.dtype)
-    rows = rows.toarray() if sp.issparse(rows) else np.asarray(rows)
-    # the inner products of the rows with every distinct pattern, as X @ rows.T
+    # the inner products of the rows with every distinct pattern, as X @ rows.T (sparse
+    # patterns, of text, are stored sparse)
     wide = np.result_type(input_dtype, rows.dtype)
     x = x if wide == input_dtype else g.cast(x, wide)
-    inner = g.op("MatMul", x, g.const(rows.T.astype(wide), "patterns"))
+    inner = g.op("MatMul", x, g.const(rows.T, "patterns", dtype=wide))
     inner = inner if wide == np.float64 else g.cast(inner, np.float64)
     s2 = record.bias_input**2
     columns = []
@@ -175,19 +175,19 @@ def _kernel_values(g: Graph, x: str, model: KernelPerceptron) -> str:
     :class:`rosenblatt.engine.dual.Kernel` computes them."""
     if model.kernel == "precomputed":  # x holds the kernel values against the training rows
         return g.gather(x, np.asarray(model.support_, dtype=np.int64), axis=1)
-    vectors = model.support_vectors_
-    vectors = vectors.toarray() if sp.issparse(vectors) else np.asarray(vectors)
-    vectors = vectors.astype(np.float64)
-    dot = g.op("MatMul", x, g.const(vectors.T, "support_vectors"))
+    vectors = model.support_vectors_  # sparse (text) ones stored sparse
+    dot = g.op("MatMul", x, g.const(vectors.T, "support_vectors", dtype=np.float64))
     gamma = 0.0 if model.gamma_ is None else float(model.gamma_)
     if model.kernel == "linear":
         return dot
     if model.kernel == "rbf":  # |x - v|^2 = |x|^2 + |v|^2 - 2 x.v, never below 0
         norms = g.sum(g.op("Mul", x, x), axis=1, keepdims=True)
         twice = g.op("Mul", dot, g.const(np.array(2.0), "two"))
-        distance = g.op(
-            "Sub", g.op("Add", norms, g.const((vectors**2).sum(axis=1), "norms")), twice
+        wide = vectors.astype(np.float64)
+        squares = np.asarray(
+            wide.multiply(wide).sum(axis=1) if sp.issparse(wide) else (wide**2).sum(axis=1)
         )
+        distance = g.op("Sub", g.op("Add", norms, g.const(squares.ravel(), "norms")), twice)
         distance = g.op("Max", distance, g.const(np.array(0.0), "zero"))
         return g.op("Exp", g.op("Mul", distance, g.const(np.array(-gamma), "gamma")))
     inner = g.op(
