@@ -244,10 +244,20 @@ def relative_difference(got, expected):
     return float(np.abs(np.asarray(got, dtype=np.float64) - expected).max() / scale)
 
 
+@dataclass(frozen=True)
+class Parity:
+    """onnxruntime against the model on some rows: labels that agree, of how many, and
+    the relative difference of the scores (or probabilities); whether the shapes agree."""
+
+    same_labels: int
+    n: int
+    difference: float
+    same_shape: bool
+
+
 def parity(model, X, dtype):
-    """How onnxruntime's run of ``to_onnx(model, dtype=dtype)`` compares with the model
-    on rows ``X`` of ``dtype`` (text as it is): ``(labels equal, relative difference of
-    the scores or probabilities, shapes equal)``."""
+    """:class:`Parity` of onnxruntime's run of ``to_onnx(model, dtype=dtype)`` with the
+    model, on rows ``X`` of ``dtype`` (text as it is)."""
     from rosenblatt import to_onnx
 
     rows = X if X.dtype == object else X.astype(dtype)
@@ -255,7 +265,12 @@ def parity(model, X, dtype):
     expected = model.predict_proba(rows) if hasattr(model, "predict_proba") else None
     if expected is None:
         expected = model.decision_function(rows)
-    same_labels = label.shape == np.shape(model.predict(rows)) and bool(
-        np.all(label == model.predict(rows))
+    predicted = model.predict(rows)
+    same = label == predicted if label.shape == predicted.shape else np.zeros(len(rows), bool)
+    same = same.all(axis=1) if same.ndim == 2 else same  # a label matrix: rows that agree
+    return Parity(
+        same_labels=int(same.sum()),
+        n=len(rows),
+        difference=relative_difference(values, expected),
+        same_shape=values.shape == expected.shape,
     )
-    return same_labels, relative_difference(values, expected), values.shape == expected.shape

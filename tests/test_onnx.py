@@ -38,9 +38,9 @@ def test_onnxruntime_gives_the_models_labels_and_scores(case):
         pytest.skip(f"needs ../shared/data ({case.data} is not there)")
     model, X_test, _ = fitted
     for dtype in case.dtypes:
-        same_labels, difference, same_shape = onnx_cases.parity(model, X_test, dtype)
-        assert same_labels and same_shape, f"{case.name}, {dtype.__name__}"
-        assert difference <= TOLERANCE[dtype], f"{case.name}, {dtype.__name__}: {difference:.3g}"
+        parity = onnx_cases.parity(model, X_test, dtype)
+        assert parity.same_labels == parity.n and parity.same_shape, (case.name, dtype, parity)
+        assert parity.difference <= TOLERANCE[dtype], (case.name, dtype, parity)
 
 
 def test_the_cases_cover_every_classifier_and_step():
@@ -107,6 +107,27 @@ def test_words_with_letters_outside_ascii_are_the_vectorizers():
     )
     _, scores = onnx_cases.run_graph(to_onnx(model, dtype=np.float64), texts)
     np.testing.assert_allclose(scores, model.decision_function(texts), rtol=1e-12, atol=1e-12)
+
+
+def test_calibrated_models_in_every_arrangement():
+    """A fold that never saw a class, one classifier for all folds, a pipeline ending in
+    a calibrated model: ``predict_proba`` all the same."""
+    X, _, y, _ = onnx_cases.dataset("digits")
+    X, y = X[y < 4], y[y < 4]
+    half = np.arange(len(y)) % 2
+    without_3 = [(np.flatnonzero((half == 0) & (y != 3)), np.flatnonzero(half == 1))]
+    folds = without_3 + [(np.flatnonzero(half == 1), np.flatnonzero(half == 0))]
+    models = [
+        rosenblatt.calibrated(Perceptron(random_state=0), cv=folds, method="isotonic"),
+        rosenblatt.calibrated(Perceptron(random_state=0), cv=3, ensemble=False),
+        make_pipeline(StandardScaler(), rosenblatt.calibrated(Perceptron(random_state=0), cv=3)),
+    ]
+    for model in models:
+        model.fit(X, y)
+        label, proba = onnx_cases.run_graph(to_onnx(model, dtype=np.float64), X)
+        np.testing.assert_array_equal(label, model.predict(X))
+        assert onnx_cases.relative_difference(proba, model.predict_proba(X)) < 1e-10
+    assert list(models[0].estimators_[0].classes_) == [0, 1, 2]  # the fold without a 3
 
 
 # ---------------------------------------------------------------------- what cannot export

@@ -142,12 +142,13 @@ def _parse_calibrated(scope: Any, model: Any, inputs: list, custom_parsers: Any 
     # of pipelines do, through _parse._parse_sklearn: it has no public name for it
     from skl2onnx import _parse as skl2onnx_parse
 
-    parse = getattr(skl2onnx_parse, "_parse_sklearn", None)
-    if parse is None:  # pragma: no cover (skl2onnx 1.17 to 1.20 have it)
+    try:
+        parse = skl2onnx_parse._parse_sklearn
+    except AttributeError:  # pragma: no cover (skl2onnx 1.17 to 1.20 have it)
         raise ValueError(
             "this skl2onnx cannot convert the folds of a calibrated model; install "
-            "skl2onnx 1.17 or later (pip install 'rosenblatt[onnx]')"
-        )
+            "skl2onnx 1.17 to 1.20 (pip install 'rosenblatt[onnx]')"
+        ) from None
     fold_scores = []
     for estimator in model.estimators_:
         scores = parse(scope, estimator, inputs, custom_parsers=custom_parsers)[1]

@@ -146,14 +146,17 @@ def export(model: Any, n_features: int | None, dtype: Any) -> Any:
         raise ValueError(f"dtype must be numpy.float32 or numpy.float64; got {dtype!r}")
     _check(model)
     initial = _input_type(model, n_features, dtype)
-    calibrated = isinstance(model, CalibratedClassifierCV)
+    last = model  # the last step: a calibrated model gives probabilities
+    while isinstance(last, Pipeline):
+        last = last.steps[-1][1]
+    calibrated = isinstance(last, CalibratedClassifierCV)
     # the vectorizers get their options in their converters (EXPORT_CONVERTERS): options
     # given here make skl2onnx walk every attribute of the model, a vocabulary's each word
-    theirs = calibrated and not isinstance(model, CalibratedClassifier)  # skl2onnx's converter
-    options = {id(model): {"zipmap": False}} if theirs else None
+    theirs = calibrated and not isinstance(last, CalibratedClassifier)  # skl2onnx's converter
+    options = {id(last): {"zipmap": False}} if theirs else None
     floats = FloatTensorType if dtype == np.float32 else DoubleTensorType
     if calibrated:
-        outputs = [("label", None), ("probabilities", floats([None, len(model.classes_)]))]
+        outputs = [("label", None), ("probabilities", floats([None, len(last.classes_)]))]
     else:
         columns = _scores.n_score_columns(_final(model))
         outputs = [("label", None), ("scores", floats([None] if columns == 1 else [None, columns]))]
