@@ -6,6 +6,7 @@ these commands must not load it; nor matplotlib where nothing is drawn, nor pyda
 command runs in a fresh interpreter, which reports ``sys.modules`` as it exits.
 """
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -90,3 +91,27 @@ def test_predict_with_a_linear_model_imports_numpy_only(tmp_path, or_csv):
     stdout, modules = loaded_modules(tmp_path, "predict", "-m", tmp_path / "or.rbm", or_csv)
     assert stdout.split() == ["-1", "1", "1", "1"]
     assert_none_of((*NEVER, "matplotlib", "numba", "scipy"), modules, "predict")
+
+
+# the optional extra of rosenblatt.to_onnx and `rosenblatt export`
+ONNX = ("onnx", "onnxruntime", "skl2onnx")
+
+
+def test_the_onnx_extra_loads_only_for_an_export(tmp_path, or_csv):
+    """Every public name, and training, without onnx: the extra stays optional."""
+    every_name = (
+        "from rosenblatt import *; import json, sys; print(json.dumps(sorted(sys.modules)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", every_name], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr
+    modules = set(json.loads(result.stdout))
+    assert "rosenblatt.persistence.onnx" in modules  # to_onnx, loaded by the star import
+    assert_none_of(ONNX, modules, "from rosenblatt import *")
+    model = tmp_path / "or.rbl"
+    _, modules = loaded_modules(tmp_path, "train", or_csv, "--model", model, "-q")
+    assert_none_of(ONNX, modules, "train")
+    if importlib.util.find_spec("skl2onnx") is not None:  # the export itself loads them
+        _, modules = loaded_modules(tmp_path, "export", "--model", model, "--onnx", "or.onnx")
+        assert "skl2onnx" in modules and (tmp_path / "or.onnx").stat().st_size > 0

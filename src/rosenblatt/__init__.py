@@ -30,6 +30,7 @@ _EXPORTS = {
     "load": "persistence",
     "read_manifest": "persistence",
     "save": "persistence",
+    "to_onnx": "persistence.onnx",
     "trace": "theory.trace",
 }
 _SUBMODULES = {"datasets", "distributed", "streaming", "theory"}

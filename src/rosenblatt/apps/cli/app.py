@@ -14,6 +14,7 @@ from . import (
     crossval,
     demo,
     evaluate,
+    export,
     inspection,
     playground,
     plotting,
@@ -68,6 +69,7 @@ COMMANDS = {
     "warmup": warmup,
     "playground": playground,
     "cross-validate": crossval,
+    "export": export,
 }
 for _name, _module in COMMANDS.items():  # every command's help reads like a Unix tool's
     app.command(_name, cls=PlainHelpCommand)(_module.command)
