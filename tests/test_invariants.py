@@ -1,5 +1,5 @@
 """Model files whose values do not agree with each other: every loaded state is checked
-against its class's declared invariants (rosenblatt._core.invariants) before any estimator
+against its class's declared invariants (rosenblatt.persistence.invariants) before any estimator
 method, numpy broadcast or compiled loop sees it, by rosenblatt.load and by the command
 line's numpy-only predictor alike.
 
@@ -404,13 +404,13 @@ def test_manifest_and_state_must_name_the_same_class(tmp_path):
     path = saved(Perceptron(max_iter=5, random_state=0).fit(X2, Y2), tmp_path)
 
     def edit(manifest, members):
-        manifest["class"] = "rosenblatt.linear.AveragedPerceptron"
+        manifest["class"] = "rosenblatt.AveragedPerceptron"
 
     forge(path, edit)
     refused(
         path,
-        r"manifest names class 'rosenblatt.linear.AveragedPerceptron' but the state holds a "
-        r"rosenblatt.linear.Perceptron",
+        r"manifest names class 'rosenblatt.AveragedPerceptron' but the state holds a "
+        r"rosenblatt.Perceptron",
     )
 
 
@@ -433,20 +433,20 @@ def test_a_huge_sparse_matrix_stored_in_another_format_is_refused_cheaply(tmp_pa
 
 # ---------------------------------------------------------------------- the declarations
 def test_every_class_a_file_may_hold_declares_its_invariants():
-    from rosenblatt._core.invariants import FITTED, INVARIANTS, PARAMETERS
+    from rosenblatt.persistence.invariants import FITTED, INVARIANTS, PARAMETERS
 
     assert set(REGISTRY) == set(INVARIANTS) == set(PARAMETERS) == set(FITTED)
 
 
 @pytest.mark.parametrize("key", REGISTRY)
 def test_declared_parameters_are_the_installed_ones(key):
-    from rosenblatt._core.invariants import PARAMETERS
+    from rosenblatt.persistence.invariants import PARAMETERS
 
     assert PARAMETERS[key] == set(inspect.signature(_resolve(key)).parameters)
 
 
 def test_declared_fitted_attributes_cover_what_fit_sets():
-    from rosenblatt._core.invariants import FITTED
+    from rosenblatt.persistence.invariants import FITTED
 
     docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"] * 3
     labels = [1, 0, 1, 0] * 3
@@ -522,9 +522,10 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
 
 
 def test_a_broken_invariant_names_the_class_and_the_attribute():
-    from rosenblatt._core.invariants import BrokenInvariant, Plain, check_model
+    from rosenblatt._core.validation import BrokenInvariant
+    from rosenblatt.persistence.invariants import Plain, check_model
 
-    model = Plain("rosenblatt.baselines.LinearProgramClassifier", {}, {"coef_": np.ones(2)})
+    model = Plain("rosenblatt.LinearProgramClassifier", {}, {"coef_": np.ones(2)})
     with pytest.raises(BrokenInvariant, match=r"LinearProgramClassifier.classes_ is missing"):
         check_model(model)
 

@@ -480,7 +480,7 @@ def test_same_model_gives_the_same_bytes_and_a_readable_manifest(tmp_path):
     assert (tmp_path / "a.rbm").read_bytes() == (tmp_path / "b.rbm").read_bytes()
     manifest = read_manifest(tmp_path / "a.rbm")
     assert manifest["format"] == FORMAT_NAME and manifest["format_version"] == FORMAT_VERSION
-    assert manifest["class"] == "rosenblatt.linear.Perceptron"
+    assert manifest["class"] == "rosenblatt.Perceptron"
     assert manifest["params"]["eta"] == 0.5 and manifest["metadata"] == {"data_format": "csv"}
     assert manifest["versions"]["numpy"] == np.__version__
     assert manifest["versions"]["scikit-learn"] == sklearn.__version__
@@ -510,7 +510,7 @@ def test_state_is_stored_through_to_state_not_dunder_dict(tmp_path):
     save(model, tmp_path / "m.rbm")
     with zipfile.ZipFile(tmp_path / "m.rbm") as archive:
         tree = json.loads(archive.read("state.json"))
-    assert tree["$"] == "estimator" and tree["class"] == "rosenblatt.linear.VotedPerceptron"
+    assert tree["$"] == "estimator" and tree["class"] == "rosenblatt.VotedPerceptron"
     assert set(tree["params"]) == set(model.get_params(deep=False))
     assert list(tree["fitted"]) == _fitted_names(model)
     state = tree["fitted"]["training_state_"]
@@ -663,7 +663,7 @@ def test_state_class_outside_the_state_registry_is_never_imported(model_file):
 def test_registries_do_not_mix(model_file, slot):
     def change(tree):
         if slot == "estimator-as-state":
-            tree["fitted"]["training_state_"]["class"] = "rosenblatt.linear.Perceptron"
+            tree["fitted"]["training_state_"]["class"] = "rosenblatt.Perceptron"
         else:
             tree["params"]["random_state"] = {
                 "$": "estimator",
@@ -727,7 +727,7 @@ def test_unknown_parameters_are_refused(model_file):
     with pytest.raises(
         ModelFileError,
         match=r"written by rosenblatt .*, numpy .*, "
-        r"scikit-learn .*: the rosenblatt.linear.Perceptron installed here has "
+        r"scikit-learn .*: the rosenblatt.Perceptron installed here has "
         r"no parameters \['import_this'\].*re-train",
     ):
         load(model_file)

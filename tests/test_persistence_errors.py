@@ -90,13 +90,13 @@ def test_a_value_error_of_from_state_is_a_damaged_file(perceptron_file, monkeypa
 def test_a_bug_in_a_declared_check_or_the_predictor_is_raised_as_itself(
     perceptron_file, monkeypatch
 ):
-    from rosenblatt._core import invariants as _invariants
+    from rosenblatt.persistence import invariants as _invariants
     from rosenblatt.engine import numpy_decision as _decision
 
     def check(checker):
         raise AttributeError("a bug in a check")
 
-    monkeypatch.setitem(_invariants.INVARIANTS, "rosenblatt.linear.Perceptron", check)
+    monkeypatch.setitem(_invariants.INVARIANTS, "rosenblatt.Perceptron", check)
     with pytest.raises(AttributeError, match="a bug in a check"):
         load(perceptron_file)
     monkeypatch.undo()

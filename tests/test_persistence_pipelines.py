@@ -2,7 +2,7 @@
 classifier of rosenblatt (polynomial features, PCA, truncated SVD, one-hot encoding,
 imputation, robust scaling, and the ColumnTransformer and FeatureUnion that combine
 them) saves, loads and predicts exactly as fitted; crafted files of such pipelines are
-refused by the checks of rosenblatt._core.invariants before any estimator is built.
+refused by the checks of rosenblatt.persistence.invariants before any estimator is built.
 
 Crafted files are re-signed (tests/forging.py), so only the checks of the content stand
 between them and the reader.

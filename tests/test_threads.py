@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rosenblatt._core.invariants import is_sparse
+from rosenblatt._core.sparse import is_sparse
 from rosenblatt.data.readers import _common, compile_parsers
 
 PROBE = Path(__file__).with_name("concurrent_calls.py")
@@ -70,7 +70,7 @@ def test_compile_parsers_forces_the_compiled_parsers_in_its_own_thread_only():
 def test_is_sparse_imports_scipy_only_for_a_sparse_matrix():
     code = (
         "import sys, numpy as np\n"
-        "from rosenblatt._core.invariants import is_sparse\n"
+        "from rosenblatt._core.sparse import is_sparse\n"
         "assert not is_sparse(np.eye(2)) and not is_sparse([[1.0]]) and not is_sparse(None)\n"
         "print('scipy' in sys.modules)\n"
     )

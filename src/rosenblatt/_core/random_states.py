@@ -3,13 +3,12 @@
 The one way rosenblatt stores a random source, wherever it keeps one: a training state
 of the engine in its ``to_state`` (:func:`rng_to_state`: JSON and named arrays), a model
 file in a ``random_state`` or ``generator`` node (:mod:`rosenblatt.persistence`, a
-RandomState as its :func:`legacy_state`). Each describes the source with
-:func:`describe` and gets it back with :func:`rebuild` or :func:`rng_from_state`, which
-check the state against the layout of its bit generator
-(:func:`~rosenblatt._core.invariants.check_random_state`, of the bit generators
-:data:`~rosenblatt._core.invariants.BIT_GENERATORS`) before numpy reads it: numpy's
-MT19937 indexes its key by the stored position without checking it. A state that does
-not fit is a :class:`~rosenblatt._core.invariants.BrokenInvariant`, a ``ValueError``.
+RandomState as its :func:`legacy_state`). Each describes the source with :func:`describe`
+and gets it back with :func:`rebuild` or :func:`rng_from_state`, which check the state
+against the layout of its bit generator (:func:`check_random_state`, of the bit generators
+:data:`BIT_GENERATORS`) before numpy reads it: numpy's MT19937 indexes its key by the
+stored position without checking it. A state that does not fit is a
+:class:`~rosenblatt._core.validation.BrokenInvariant`, a ``ValueError``.
 
 >>> rng = np.random.Generator(np.random.Philox(5))
 >>> kind, state = describe(rng)
@@ -21,12 +20,13 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from .invariants import check_random_state, random_source_state
+from .validation import BrokenInvariant
 
 __all__ = [
     "describe",
@@ -73,7 +73,7 @@ def rebuild(state: Any, where: str = "a random source", *, legacy: bool = False)
     >>> rebuild(state, "a generator")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rosenblatt._core.invariants.checker.BrokenInvariant: a generator.state.pos must be...
+    rosenblatt._core.validation.BrokenInvariant: a generator.state.pos must be...
     """
     check_random_state(state, where, legacy=legacy)
     return _built(state, legacy)
@@ -134,7 +134,7 @@ def rng_from_state(meta: Any, arrays: Mapping[str, np.ndarray]) -> RandomSource:
     >>> rng_from_state(meta, {})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    rosenblatt._core.invariants.checker.BrokenInvariant: a random source is not the state...
+    rosenblatt._core.validation.BrokenInvariant: a random source is not the state...
     """
     kind, state = random_source_state(meta, arrays, "a random source")
     return _built(state, kind == "RandomState")
@@ -187,3 +187,111 @@ def from_legacy_state(value: Any) -> dict[str, Any]:
         "has_gauss": has_gauss,
         "gauss": gauss,
     }
+
+
+# ---------------------------------------------------------------------- their checks
+# The bit generators of the numpy random sources rosenblatt stores (in a model file, in a
+# training state): the one list, which rebuild builds them from.
+BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
+# The int fields of their states that index their own buffers, or are flags, with the
+# largest value each may take: MT19937 reads key[pos] without checking pos. Every other
+# int is a 128-bit word at most (PCG64's state and increment).
+_RANDOM_INTS = {"pos": 624, "has_gauss": 1, "has_uint32": 1, "uinteger": 2**32 - 1, "buffer_pos": 4}
+
+
+def check_random_state(state: Any, where: str, *, legacy: bool = False) -> None:
+    """Check the state of a numpy random source before numpy reads it: the layout of a
+    new one of the same bit generator (the same fields, arrays of the same dtype and
+    shape, ints in range, finite floats), ``state`` as ``bit_generator.state`` gives it,
+    or with ``legacy`` as ``RandomState.get_state(legacy=False)`` does.
+
+    Raises
+    ------
+    BrokenInvariant
+        Naming the field that does not fit (``where`` says whose state it is).
+
+    Examples
+    --------
+    >>> state = np.random.PCG64(0).state
+    >>> check_random_state(state, "a generator")
+    >>> state["has_uint32"] = 7
+    >>> check_random_state(state, "a generator")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.validation.BrokenInvariant: a generator.has_uint32 must be...
+    """
+    name = state.get("bit_generator") if isinstance(state, dict) else None
+    if not isinstance(name, str) or name not in (("MT19937",) if legacy else BIT_GENERATORS):
+        raise BrokenInvariant(f"{where} is not the state of a numpy random source")
+    if legacy:
+        fresh = np.random.RandomState().get_state(legacy=False)
+    else:
+        fresh = getattr(np.random, name)().state
+    _check_layout(state, fresh, where, "")
+
+
+def _check_layout(value, reference, where, field):
+    if isinstance(reference, dict):
+        if not isinstance(value, dict) or set(value) != set(reference):
+            raise BrokenInvariant(f"{where} must have the fields {sorted(reference)}")
+        for key, expected in reference.items():
+            _check_layout(value[key], expected, f"{where}.{key}", key)
+    elif isinstance(reference, np.ndarray):
+        if not (
+            isinstance(value, np.ndarray)
+            and value.dtype == reference.dtype
+            and value.shape == reference.shape
+        ):
+            raise BrokenInvariant(
+                f"{where} must be a {reference.dtype} array of shape {reference.shape}"
+            )
+    elif isinstance(reference, str):
+        if not (isinstance(value, str) and value == reference):
+            raise BrokenInvariant(f"{where} must be {reference!r}")
+    elif isinstance(reference, float):
+        if not (type(value) in (int, float) and math.isfinite(value)):
+            raise BrokenInvariant(f"{where} must be a finite number; it is {value!r:.40}")
+    else:  # an int
+        high = _RANDOM_INTS.get(field, 2**128 - 1)
+        if not (type(value) is int and 0 <= value <= high):
+            raise BrokenInvariant(f"{where} must be an int from 0 to {high}; it is {value!r:.40}")
+
+
+def random_source_state(
+    rng: Any, arrays: Mapping[str, np.ndarray], where: str
+) -> tuple[str, dict[str, Any]]:
+    """``(kind, state)`` of a random source as the engine stores one
+    (:func:`rosenblatt._core.random_states.rng_to_state`): its kind, ``"RandomState"`` or
+    ``"Generator"``, and its numpy state with the arrays it names by ``{"$array": name}``
+    put in, checked with :func:`check_random_state`.
+
+    Raises
+    ------
+    BrokenInvariant
+        If it is no such source (``where`` says whose it is).
+
+    Examples
+    --------
+    >>> rng = {"kind": "Generator", "state": {"bit_generator": "SFC64"}}
+    >>> random_source_state(rng, {}, "a source")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.validation.BrokenInvariant: a source must have the fields [...
+    """
+    kind = rng.get("kind") if isinstance(rng, Mapping) else None
+    if kind not in ("RandomState", "Generator") or "state" not in rng:
+        raise BrokenInvariant(f"{where} is not a RandomState or a Generator")
+
+    def resolved(value):
+        if isinstance(value, dict):
+            if set(value) == {"$array"}:
+                name = value["$array"]
+                if not isinstance(name, str) or name not in arrays:
+                    raise BrokenInvariant(f"{where} names an array {name!r:.60} it lacks")
+                return arrays[name]
+            return {k: resolved(v) for k, v in value.items()}
+        return value
+
+    state = resolved(rng["state"])
+    check_random_state(state, where, legacy=kind == "RandomState")
+    return kind, state

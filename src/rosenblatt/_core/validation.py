@@ -158,6 +158,11 @@ RANDOM_STATE = InstanceOf(
 CHUNK_SIZE = Interval(numbers.Integral, 1, None, closed="left")
 
 
+class BrokenInvariant(ValueError):
+    """A value that breaks an invariant its class declares (a model file's, a saved random
+    source's or training state's)."""
+
+
 class ParameterError(ValueError):
     """A value its rule refuses: the message names the parameter in Python's words, and
     ``name``, ``value`` and ``allowed`` let a caller word it otherwise (the command line

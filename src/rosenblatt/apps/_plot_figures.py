@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.invariants import is_sparse
+from .._core.sparse import is_sparse
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

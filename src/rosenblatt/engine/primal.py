@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.invariants import is_sparse
+from .._core.sparse import is_sparse
 from .driver import EpochCount
 from .kernels.bundles import (
     MULTINOMIAL,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.config import VOTE_BLOCK_ELEMENTS
-from .._core.invariants import checked_csr, is_sparse
+from .._core.sparse import checked_csr, is_sparse
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike, DTypeLike

@@ -181,7 +181,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     >>> save(CentroidClassifier().fit([[0], [1]], [0, 1]), path, metadata={"note": "tiny"})
     >>> manifest = read_manifest(path)
     >>> manifest["class"], manifest["format_version"], manifest["metadata"]
-    ('rosenblatt.baselines.CentroidClassifier', 2, {'note': 'tiny'})
+    ('rosenblatt.CentroidClassifier', 3, {'note': 'tiny'})
     >>> sorted(manifest["versions"])
     ['numpy', 'python', 'rosenblatt', 'scikit-learn', 'scipy']
     """
@@ -193,7 +193,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
 def _read(path, build):
     """Open and check a model file, decode its tree and check every estimator in it
     against its class's invariants; return the manifest and ``build(plain, reader)``,
-    what a builder makes of the checked tree (:class:`~rosenblatt._core.invariants.Plain`).
+    what a builder makes of the checked tree (:class:`~rosenblatt.persistence.invariants.Plain`).
 
     What a damaged, crafted or foreign file makes this raise is a ModelFileError
     (:func:`~rosenblatt.persistence.errors.translated`); anything else is a bug."""

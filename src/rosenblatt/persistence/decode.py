@@ -1,11 +1,11 @@
-"""Decode a model file's tree of nodes into a checked :class:`~rosenblatt._core.invariants.Plain`
-tree, then build the estimators it describes.
+"""Decode a model file's tree of nodes into a checked
+:class:`~rosenblatt.persistence.invariants.Plain` tree, then build the estimators it describes.
 
 Every value is checked where it is decoded (its node kind, its fields, its type, its
 range), every estimator against the invariants its class declares and every training
 state against the layout of its ``to_state``, so that the code the values reach (numpy,
 scipy, the estimators, the compiled loops) never sees one it would fail on. What does
-not fit is a ``ValueError`` (or :class:`~rosenblatt._core.invariants.BrokenInvariant`, one of
+not fit is a ``ValueError`` (or :class:`~rosenblatt._core.validation.BrokenInvariant`, one of
 them) naming it, which the loader reports as a damaged or crafted file; anything else
 that decoding raises is a bug.
 
@@ -29,16 +29,10 @@ from typing import Any
 
 import numpy as np
 
-from .._core.invariants import (
-    FITTED,
-    PARAMETERS,
-    Plain,
-    check_model,
-    check_state,
-    checked_csr,
-)
 from .._core.random_states import from_legacy_state, rebuild
+from .._core.sparse import checked_csr
 from .errors import ForeignClass, Incompatible, UnsafeParameter
+from .invariants import FITTED, PARAMETERS, Plain, check_model, check_state
 from .policy import (
     ARRAY_KINDS,
     FITTED_PROPERTIES,
@@ -61,7 +55,7 @@ class Reader:
 
     Two steps: :meth:`plain` decodes the tree (only allow-listed classes, parameter and
     attribute names, values) and checks every estimator in it against its class's
-    declared invariants (:mod:`rosenblatt._core.invariants`), building nothing; then
+    declared invariants (:mod:`rosenblatt.persistence.invariants`), building nothing; then
     :meth:`build` makes the estimators. The command line's predictor takes the checked
     tree of a linear model as it is, so every file :func:`load` refuses, it refuses.
 

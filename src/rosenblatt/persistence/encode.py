@@ -28,8 +28,9 @@ from typing import Any, NoReturn
 
 import numpy as np
 
-from .._core.invariants import BIT_GENERATORS, BrokenInvariant, is_sparse
-from .._core.random_states import describe, legacy_state
+from .._core.random_states import BIT_GENERATORS, describe, legacy_state
+from .._core.sparse import is_sparse
+from .._core.validation import BrokenInvariant
 from .decode import Reader
 from .policy import (
     ARRAY_KINDS,
@@ -59,7 +60,7 @@ def encode(model: object) -> tuple[str, dict[str, Any], list[np.ndarray]]:
         If the model holds something a model file may not (the message names it).
     ValueError
         If a parameter value is one loading refuses, or the model breaks what its class
-        declares (rosenblatt._core.invariants).
+        declares (rosenblatt.persistence.invariants).
     """
     key = key_of(type(model))
     if key is None:
@@ -82,9 +83,9 @@ def _check_written(model, tree, arrays):
     except BrokenInvariant as exc:
         raise ValueError(
             f"Cannot save {type(model).__name__}: {exc}, and load() refuses a model file "
-            "whose values break what its class declares (rosenblatt._core.invariants). Save a "
-            "model as fit left it (a classifier of rosenblatt, or a pipeline of transformers "
-            "ending in one), without setting its fitted attributes by hand."
+            "whose values break what its class declares (rosenblatt.persistence.invariants). "
+            "Save a model as fit left it (a classifier of rosenblatt, or a pipeline of "
+            "transformers ending in one), without setting its fitted attributes by hand."
         ) from None
 
 

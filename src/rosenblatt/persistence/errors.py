@@ -5,7 +5,7 @@ Only what a damaged, crafted or foreign file can make the readers raise is a ref
 
 - :data:`ZIP_DAMAGE`, around the zip reader alone (a truncated or altered archive);
 - :data:`DAMAGE`, around the decoding of its content: the ``ValueError`` of every
-  declared check (the decoder's own, :class:`~rosenblatt._core.invariants.BrokenInvariant`,
+  declared check (the decoder's own, :class:`~rosenblatt._core.validation.BrokenInvariant`,
   the engine's ``from_state``), of JSON and of the ``.npy`` format, and the exhaustion
   that a crafted size or nesting causes (``MemoryError``, ``RecursionError``);
 - the decoder's own reasons (a class outside the registries, a parameter value the rules
@@ -33,7 +33,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from .._core.invariants import BrokenInvariant
+from .._core.validation import BrokenInvariant
 from ..exceptions import ModelFileError
 from .policy import UNSAFE_WHY
 

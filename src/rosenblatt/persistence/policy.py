@@ -2,7 +2,7 @@
 them, and the limits on both.
 
 Loading builds only the classes of :data:`REGISTRY` (estimators, each with the invariants
-:mod:`rosenblatt._core.invariants` declares for it) and :data:`STATE_REGISTRY` (training
+:mod:`rosenblatt.persistence.invariants` declares for it) and :data:`STATE_REGISTRY` (training
 states of the engine), resolved through these tables alone: a file cannot make
 rosenblatt import anything else. The classes that read text, and the scikit-learn
 preprocessing a model may hold, also get their parameter values checked
@@ -10,9 +10,9 @@ preprocessing a model may hold, also get their parameter values checked
 or exhaust memory. Saving refuses what loading would refuse, with the same rules.
 
 >>> from rosenblatt.persistence.policy import REGISTRY, is_fitted_name, resolve
->>> "rosenblatt.linear.Perceptron" in REGISTRY
+>>> "rosenblatt.Perceptron" in REGISTRY
 True
->>> resolve("rosenblatt.linear.Perceptron").__name__, resolve("os.system")
+>>> resolve("rosenblatt.Perceptron").__name__, resolve("os.system")
 ('Perceptron', None)
 >>> is_fitted_name("coef_"), is_fitted_name("_private_"), is_fitted_name("alpha")
 (True, False, False)
@@ -30,7 +30,8 @@ from typing import Any
 import numpy as np
 
 from .._core.config import CALIBRATION_METHODS
-from .._core.invariants import (
+from .._core.sparse import MAX_INDEX
+from .invariants import (
     INVARIANTS,
     MAX_POLYNOMIAL_DEGREE,
     Plain,
@@ -62,27 +63,28 @@ STATE_REGISTRY = (
 )
 
 # Where each class of rosenblatt a model file may name lives: registry key -> (module,
-# name). The keys are the file format (files older versions wrote name classes by them)
-# and never change; the modules may. scikit-learn's keys are its public import paths.
+# name). The keys are the file format: the classes' public import paths (``rosenblatt.X``;
+# the engine's states by their module), as scikit-learn's keys are its own; the modules
+# behind them may move.
 CLASS_LOCATIONS = {
-    "rosenblatt.linear.Perceptron": ("rosenblatt.estimators.linear", "Perceptron"),
-    "rosenblatt.linear.AveragedPerceptron": ("rosenblatt.estimators.linear", "AveragedPerceptron"),
-    "rosenblatt.linear.VotedPerceptron": ("rosenblatt.estimators.linear", "VotedPerceptron"),
-    "rosenblatt.kernel.KernelPerceptron": ("rosenblatt.estimators.kernel", "KernelPerceptron"),
-    "rosenblatt.projectron.Projectron": ("rosenblatt.estimators.projectron", "Projectron"),
-    "rosenblatt.baselines.CentroidClassifier": (
+    "rosenblatt.Perceptron": ("rosenblatt.estimators.linear", "Perceptron"),
+    "rosenblatt.AveragedPerceptron": ("rosenblatt.estimators.linear", "AveragedPerceptron"),
+    "rosenblatt.VotedPerceptron": ("rosenblatt.estimators.linear", "VotedPerceptron"),
+    "rosenblatt.KernelPerceptron": ("rosenblatt.estimators.kernel", "KernelPerceptron"),
+    "rosenblatt.Projectron": ("rosenblatt.estimators.projectron", "Projectron"),
+    "rosenblatt.CentroidClassifier": (
         "rosenblatt.estimators.baselines",
         "CentroidClassifier",
     ),
-    "rosenblatt.baselines.LinearProgramClassifier": (
+    "rosenblatt.LinearProgramClassifier": (
         "rosenblatt.estimators.baselines",
         "LinearProgramClassifier",
     ),
-    "rosenblatt.calibration.CalibratedClassifier": (
+    "rosenblatt.CalibratedClassifier": (
         "rosenblatt.estimators.calibration",
         "CalibratedClassifier",
     ),
-    "rosenblatt.text.TfDfTransformer": ("rosenblatt.estimators.text", "TfDfTransformer"),
+    "rosenblatt.TfDfTransformer": ("rosenblatt.estimators.text", "TfDfTransformer"),
     "rosenblatt.engine.primal.PrimalState": ("rosenblatt.engine.primal", "PrimalState"),
     "rosenblatt.engine.dual.DualState": ("rosenblatt.engine.dual", "DualState"),
 }
@@ -107,7 +109,6 @@ SAFE_TOKEN_PATTERNS = (
 _MAX_STOP_WORDS = 100_000
 _MAX_WORD_CHARS = 200
 _MAX_NGRAM = 10
-MAX_INDEX = 2**31 - 1
 
 
 def _rule(test, allowed):
@@ -451,8 +452,8 @@ PARAMETER_RULES = {
         "alternate_sign": _BOOLEAN,
     },
     "sklearn.feature_extraction.text.TfidfTransformer": _IDF_RULES,
-    "rosenblatt.text.TfDfTransformer": {"norm": _one_of("l2", None)},
-    "rosenblatt.calibration.CalibratedClassifier": {
+    "rosenblatt.TfDfTransformer": {"norm": _one_of("l2", None)},
+    "rosenblatt.CalibratedClassifier": {
         # the classifier is an estimator node: only registered classes are built
         "estimator": _rule(lambda value: True, "a classifier"),
         "method": _one_of(*CALIBRATION_METHODS),

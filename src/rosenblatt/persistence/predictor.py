@@ -4,19 +4,19 @@ A linear model (one of :data:`LINEAR_CLASSES`), alone or in a Pipeline after a
 ``StandardScaler``, predicts ``labels_from_scores(linear_scores(X, coef_, intercept_))``
 after the standardisation (the indicator matrix of a model fitted on one,
 ``multilabel_``): :func:`build_predictor` takes these arrays from the decoded and
-checked :class:`~rosenblatt._core.invariants.Plain` tree (the very checks :func:`load` runs,
+checked :class:`~rosenblatt.persistence.invariants.Plain` tree (the very checks :func:`load` runs,
 so every file it refuses, this refuses) into a
 :class:`~rosenblatt.engine.numpy_decision.LinearPredictor`, without building an estimator, so that
 predicting imports neither scikit-learn nor scipy nor numba. Any other model is built.
 
 >>> import numpy as np
->>> from rosenblatt._core.invariants import Plain
+>>> from rosenblatt.persistence.invariants import Plain
 >>> from rosenblatt.persistence.predictor import LINEAR_CLASSES, build_predictor
->>> "rosenblatt.linear.Perceptron" in LINEAR_CLASSES
+>>> "rosenblatt.Perceptron" in LINEAR_CLASSES
 True
 >>> fitted = {"coef_": np.array([[1.0, -1.0]]), "intercept_": np.array([0.5]),
 ...           "classes_": np.array([0, 1]), "n_features_in_": 2}
->>> predictor = build_predictor(Plain("rosenblatt.linear.Perceptron", {}, fitted), reader=None)
+>>> predictor = build_predictor(Plain("rosenblatt.Perceptron", {}, fitted), reader=None)
 >>> predictor.predict(np.array([[0.0, 1.0], [1.0, 0.0]]))
 array([0, 1])
 """
@@ -26,18 +26,18 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.invariants import Plain
     from .decode import Reader
+    from .invariants import Plain
 
 __all__ = ["LINEAR_CLASSES"]
 
 # Classes whose prediction is ``labels_from_scores(linear_scores(X, coef_, intercept_))``,
 # and the preprocessing a LinearPredictor can apply before them.
 LINEAR_CLASSES = (
-    "rosenblatt.linear.Perceptron",
-    "rosenblatt.linear.AveragedPerceptron",
-    "rosenblatt.baselines.CentroidClassifier",
-    "rosenblatt.baselines.LinearProgramClassifier",
+    "rosenblatt.Perceptron",
+    "rosenblatt.AveragedPerceptron",
+    "rosenblatt.CentroidClassifier",
+    "rosenblatt.LinearProgramClassifier",
 )
 _SCALER = "sklearn.preprocessing.StandardScaler"
 

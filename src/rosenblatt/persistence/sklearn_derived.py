@@ -11,7 +11,7 @@ pipeline round-trip tests (``tests/test_persistence_pipelines.py``).
 
 from __future__ import annotations
 
-from .._core.invariants import column_indices, polynomial_degrees, polynomial_width
+from .invariants import column_indices, polynomial_degrees, polynomial_width
 
 __all__ = ["DERIVED_STATE"]
 

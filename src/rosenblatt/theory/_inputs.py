@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.invariants import is_sparse
+from .._core.sparse import is_sparse
 from .._core.validation import check_classes, check_not_empty
 from ..engine.targets import TargetCoding
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.invariants import is_sparse
+from .._core.sparse import is_sparse
 from .._core.validation import BOOL, check_args
 from ._inputs import augment, checked_Xy, decision, signed_targets
 

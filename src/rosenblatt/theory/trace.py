@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._core.config import TRACE_MAX_PRESENTATIONS
-from .._core.invariants import is_sparse
+from .._core.sparse import is_sparse
 from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args
 from ..engine.driver import run_epochs
 from ..engine.orders import epoch_order, random_source

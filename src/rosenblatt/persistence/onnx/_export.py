@@ -11,7 +11,7 @@ from sklearn.feature_extraction.text import CountVectorizer
 from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import check_is_fitted
 
-from ... import __version__
+from ..._core.version import __version__
 from ...estimators.calibration import CalibratedClassifier
 from . import OPSET, _scores
 

@@ -6,7 +6,9 @@ import math
 
 import numpy as np
 
-from .checker import BrokenInvariant, Checker, final_step, is_sparse, rows_for
+from ..._core.sparse import is_sparse
+from ..._core.validation import BrokenInvariant
+from .checker import Checker, final_step, rows_for
 from .roles import CLASSIFIERS
 from .transformers import output_width
 
@@ -146,9 +148,9 @@ def _kernel_parameters(c):
     """The class's own parameter constraints (prediction computes the kernel from them),
     a named kernel (a file holds no code), and ``gamma_`` a float exactly where it has one.
     Returns an unfitted estimator of the class with those parameters."""
+    from ..._core.validation import check_args
     from ...estimators.kernel import KERNEL_PARAMS, KernelPerceptron
     from ...estimators.projectron import Projectron
-    from ..validation import check_args
 
     cls = Projectron if c.model.key.endswith(".Projectron") else KernelPerceptron
     constraints = cls._parameter_constraints

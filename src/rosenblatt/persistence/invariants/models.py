@@ -60,15 +60,15 @@ _IDF_PARAMETERS = "norm smooth_idf sublinear_tf use_idf"
 PARAMETERS = {
     key: frozenset(names.split())
     for key, names in {
-        "rosenblatt.linear.Perceptron": _LINEAR_PARAMETERS + " mode",
-        "rosenblatt.linear.AveragedPerceptron": _LINEAR_PARAMETERS,
-        "rosenblatt.linear.VotedPerceptron": _LINEAR_PARAMETERS,
-        "rosenblatt.kernel.KernelPerceptron": _KERNEL_PARAMETERS + " budget budget_policy",
-        "rosenblatt.projectron.Projectron": _KERNEL_PARAMETERS + " max_projection_error plus",
-        "rosenblatt.baselines.CentroidClassifier": "multi_class",
-        "rosenblatt.baselines.LinearProgramClassifier": "fit_intercept",
-        "rosenblatt.calibration.CalibratedClassifier": "cv ensemble estimator method n_jobs",
-        "rosenblatt.text.TfDfTransformer": "norm",
+        "rosenblatt.Perceptron": _LINEAR_PARAMETERS + " mode",
+        "rosenblatt.AveragedPerceptron": _LINEAR_PARAMETERS,
+        "rosenblatt.VotedPerceptron": _LINEAR_PARAMETERS,
+        "rosenblatt.KernelPerceptron": _KERNEL_PARAMETERS + " budget budget_policy",
+        "rosenblatt.Projectron": _KERNEL_PARAMETERS + " max_projection_error plus",
+        "rosenblatt.CentroidClassifier": "multi_class",
+        "rosenblatt.LinearProgramClassifier": "fit_intercept",
+        "rosenblatt.CalibratedClassifier": "cv ensemble estimator method n_jobs",
+        "rosenblatt.TfDfTransformer": "norm",
         "sklearn.pipeline.Pipeline": "memory steps transform_input verbose",
         "sklearn.feature_extraction.text.CountVectorizer": _COUNT_PARAMETERS,
         "sklearn.feature_extraction.text.TfidfVectorizer": (
@@ -131,19 +131,19 @@ _LINEAR_FITTED = (
 FITTED = {
     key: frozenset(names.split())
     for key, names in {
-        "rosenblatt.linear.Perceptron": _LINEAR_FITTED,
-        "rosenblatt.linear.AveragedPerceptron": _LINEAR_FITTED,
-        "rosenblatt.linear.VotedPerceptron": _LINEAR_FITTED + " n_vectors_",
-        "rosenblatt.kernel.KernelPerceptron": _KERNEL_FITTED,
-        "rosenblatt.projectron.Projectron": _KERNEL_FITTED,
-        "rosenblatt.baselines.CentroidClassifier": f"{_INPUT} classes_ centroids_ coef_ intercept_",
-        "rosenblatt.baselines.LinearProgramClassifier": (
+        "rosenblatt.Perceptron": _LINEAR_FITTED,
+        "rosenblatt.AveragedPerceptron": _LINEAR_FITTED,
+        "rosenblatt.VotedPerceptron": _LINEAR_FITTED + " n_vectors_",
+        "rosenblatt.KernelPerceptron": _KERNEL_FITTED,
+        "rosenblatt.Projectron": _KERNEL_FITTED,
+        "rosenblatt.CentroidClassifier": f"{_INPUT} classes_ centroids_ coef_ intercept_",
+        "rosenblatt.LinearProgramClassifier": (
             f"{_INPUT} classes_ coef_ intercept_ total_slack_ separable_"
         ),
-        "rosenblatt.calibration.CalibratedClassifier": (
+        "rosenblatt.CalibratedClassifier": (
             f"{_INPUT} classes_ estimators_ calibrators_"
         ),
-        "rosenblatt.text.TfDfTransformer": f"{_INPUT} df_",
+        "rosenblatt.TfDfTransformer": f"{_INPUT} df_",
         "sklearn.feature_extraction.text.CountVectorizer": "vocabulary_ fixed_vocabulary_",
         "sklearn.feature_extraction.text.TfidfVectorizer": "vocabulary_ fixed_vocabulary_ idf_",
         "sklearn.feature_extraction.text.TfidfTransformer": f"{_INPUT} idf_",
@@ -173,25 +173,25 @@ FITTED = {
 # What the fitted state of each class a model file may hold must be, by its registry key
 # (its role in a model is in .roles). persistence.REGISTRY is these keys.
 _CHECKS = {
-    "rosenblatt.linear.Perceptron": lambda c: check_linear_perceptron(
+    "rosenblatt.Perceptron": lambda c: check_linear_perceptron(
         c, averaged=False, voted=False
     ),
-    "rosenblatt.linear.AveragedPerceptron": lambda c: check_linear_perceptron(
+    "rosenblatt.AveragedPerceptron": lambda c: check_linear_perceptron(
         c, averaged=True, voted=False
     ),
-    "rosenblatt.linear.VotedPerceptron": lambda c: check_linear_perceptron(
+    "rosenblatt.VotedPerceptron": lambda c: check_linear_perceptron(
         c, averaged=False, voted=True
     ),
-    "rosenblatt.kernel.KernelPerceptron": check_kernel_perceptron,
-    "rosenblatt.projectron.Projectron": check_kernel_perceptron,
-    "rosenblatt.baselines.CentroidClassifier": check_centroid,
-    "rosenblatt.baselines.LinearProgramClassifier": check_linear_program,
-    "rosenblatt.calibration.CalibratedClassifier": check_calibrated,
+    "rosenblatt.KernelPerceptron": check_kernel_perceptron,
+    "rosenblatt.Projectron": check_kernel_perceptron,
+    "rosenblatt.CentroidClassifier": check_centroid,
+    "rosenblatt.LinearProgramClassifier": check_linear_program,
+    "rosenblatt.CalibratedClassifier": check_calibrated,
     "sklearn.pipeline.Pipeline": check_pipeline,
     "sklearn.feature_extraction.text.CountVectorizer": check_count_vectorizer,
     "sklearn.feature_extraction.text.TfidfVectorizer": check_tfidf_vectorizer,
     "sklearn.feature_extraction.text.HashingVectorizer": check_hashing_vectorizer,
-    "rosenblatt.text.TfDfTransformer": check_tfdf_transformer,
+    "rosenblatt.TfDfTransformer": check_tfdf_transformer,
     "sklearn.feature_extraction.text.TfidfTransformer": check_tfidf_transformer,
     "sklearn.preprocessing.StandardScaler": check_standard_scaler,
     "sklearn.preprocessing.MinMaxScaler": check_min_max_scaler,

@@ -25,16 +25,9 @@ This package imports numpy alone (scipy only to check a sparse matrix), so that
 reading a model for prediction imports neither scikit-learn nor numba.
 """
 
-from .checker import (
-    BrokenInvariant,
-    Plain,
-    checked_csr,
-    column_indices,
-    is_column_selector,
-    is_sparse,
-)
+from .checker import Plain, column_indices, is_column_selector
 from .models import FITTED, INVARIANTS, PARAMETERS, check_model
-from .states import BIT_GENERATORS, check_random_state, check_state, random_source_state
+from .states import check_state
 from .transformers import (
     MAX_POLYNOMIAL_DEGREE,
     output_width,
@@ -43,22 +36,16 @@ from .transformers import (
 )
 
 __all__ = [
-    "BIT_GENERATORS",
     "FITTED",
     "INVARIANTS",
     "MAX_POLYNOMIAL_DEGREE",
     "PARAMETERS",
-    "BrokenInvariant",
     "Plain",
     "check_model",
-    "check_random_state",
     "check_state",
-    "checked_csr",
     "column_indices",
     "is_column_selector",
-    "is_sparse",
     "output_width",
     "polynomial_degrees",
     "polynomial_width",
-    "random_source_state",
 ]

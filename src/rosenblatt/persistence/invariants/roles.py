@@ -12,18 +12,18 @@ from __future__ import annotations
 PIPELINE = "sklearn.pipeline.Pipeline"
 UNION = "sklearn.pipeline.FeatureUnion"
 IDENTITY = "sklearn.preprocessing.FunctionTransformer"  # what fit makes of 'passthrough'
-CALIBRATED = "rosenblatt.calibration.CalibratedClassifier"
+CALIBRATED = "rosenblatt.CalibratedClassifier"
 HASHING_VECTORIZER = "sklearn.feature_extraction.text.HashingVectorizer"
 
 # what a pipeline may end with
 FINAL_STEPS = (
-    "rosenblatt.linear.Perceptron",
-    "rosenblatt.linear.AveragedPerceptron",
-    "rosenblatt.linear.VotedPerceptron",
-    "rosenblatt.kernel.KernelPerceptron",
-    "rosenblatt.projectron.Projectron",
-    "rosenblatt.baselines.CentroidClassifier",
-    "rosenblatt.baselines.LinearProgramClassifier",
+    "rosenblatt.Perceptron",
+    "rosenblatt.AveragedPerceptron",
+    "rosenblatt.VotedPerceptron",
+    "rosenblatt.KernelPerceptron",
+    "rosenblatt.Projectron",
+    "rosenblatt.CentroidClassifier",
+    "rosenblatt.LinearProgramClassifier",
     CALIBRATED,
 )
 # what a calibrated model's folds may be: a classifier, or a pipeline ending in one
@@ -37,7 +37,7 @@ VECTORIZERS = (
 # features in, features out (vectorizers too: documents in)
 TRANSFORMERS = (
     *VECTORIZERS,
-    "rosenblatt.text.TfDfTransformer",
+    "rosenblatt.TfDfTransformer",
     "sklearn.feature_extraction.text.TfidfTransformer",
     "sklearn.preprocessing.StandardScaler",
     "sklearn.preprocessing.MinMaxScaler",
