@@ -90,8 +90,8 @@ def test_a_value_error_of_from_state_is_a_damaged_file(perceptron_file, monkeypa
 def test_a_bug_in_a_declared_check_or_the_predictor_is_raised_as_itself(
     perceptron_file, monkeypatch
 ):
-    from rosenblatt.persistence import invariants as _invariants
     from rosenblatt.engine import numpy_decision as _decision
+    from rosenblatt.persistence import invariants as _invariants
 
     def check(checker):
         raise AttributeError("a bug in a check")

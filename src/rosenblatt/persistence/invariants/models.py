@@ -140,9 +140,7 @@ FITTED = {
         "rosenblatt.LinearProgramClassifier": (
             f"{_INPUT} classes_ coef_ intercept_ total_slack_ separable_"
         ),
-        "rosenblatt.CalibratedClassifier": (
-            f"{_INPUT} classes_ estimators_ calibrators_"
-        ),
+        "rosenblatt.CalibratedClassifier": (f"{_INPUT} classes_ estimators_ calibrators_"),
         "rosenblatt.TfDfTransformer": f"{_INPUT} df_",
         "sklearn.feature_extraction.text.CountVectorizer": "vocabulary_ fixed_vocabulary_",
         "sklearn.feature_extraction.text.TfidfVectorizer": "vocabulary_ fixed_vocabulary_ idf_",
@@ -173,15 +171,11 @@ FITTED = {
 # What the fitted state of each class a model file may hold must be, by its registry key
 # (its role in a model is in .roles). persistence.REGISTRY is these keys.
 _CHECKS = {
-    "rosenblatt.Perceptron": lambda c: check_linear_perceptron(
-        c, averaged=False, voted=False
-    ),
+    "rosenblatt.Perceptron": lambda c: check_linear_perceptron(c, averaged=False, voted=False),
     "rosenblatt.AveragedPerceptron": lambda c: check_linear_perceptron(
         c, averaged=True, voted=False
     ),
-    "rosenblatt.VotedPerceptron": lambda c: check_linear_perceptron(
-        c, averaged=False, voted=True
-    ),
+    "rosenblatt.VotedPerceptron": lambda c: check_linear_perceptron(c, averaged=False, voted=True),
     "rosenblatt.KernelPerceptron": check_kernel_perceptron,
     "rosenblatt.Projectron": check_kernel_perceptron,
     "rosenblatt.CentroidClassifier": check_centroid,
