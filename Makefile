@@ -13,20 +13,26 @@ $(VENV)/bin/python:
 	$(PY) -m pip install --quiet --upgrade pip
 
 # pip install builds the compiled kernels ahead of time (setup.py, about a minute on two
-# cores): a change to their sources reinstalls, so the library always matches them
-KERNEL_SOURCES := setup.py $(wildcard src/rosenblatt/engine/kernels/*.py) \
-	src/rosenblatt/engine/kernels/signatures.json \
-	src/rosenblatt/data/readers/textparse.py src/rosenblatt/_core/config.py
+# cores): a change to their sources (listed once, in the file below) reinstalls, so the
+# library always matches them
+KERNEL_LIST := src/rosenblatt/engine/kernels/sources.txt
+KERNEL_SOURCES := setup.py $(addprefix src/rosenblatt/,$(shell grep -v '^\#' $(KERNEL_LIST)))
+# --quiet hides the build's output: one line on standard error says when the library is not
+# in use (the build failed: why) and that numba's JIT runs the kernels instead
+KERNELS_CHECK := $(PY) -c "from rosenblatt.engine.kernels.loader import warn_if_unused; warn_if_unused()"
 
 $(VENV)/.installed: pyproject.toml $(KERNEL_SOURCES) | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e .
+	@$(KERNELS_CHECK)
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml $(KERNEL_SOURCES) | $(VENV)/bin/python
 	$(PY) -m pip install --quiet -e ".[dev]"
+	@$(KERNELS_CHECK)
 	touch $@ $(VENV)/.installed
 
-# The kernels' library alone, rebuilt in place (what pip install does), for a kernel change
+# The kernels' library alone, rebuilt in place (what pip install does), for a kernel change;
+# ROSENBLATT_CPU=generic builds it for any CPU of the architecture (what a portable wheel holds)
 kernels: | $(VENV)/bin/python
 	$(PY) -m rosenblatt.engine.kernels.ahead_of_time
 
@@ -67,8 +73,8 @@ format: $(VENV)/.installed-dev
 bench: $(VENV)/.installed
 	$(PY) benchmarks/compare_sklearn.py
 
-# numba's disk cache of the compiled loops (the package drops it by itself when
-# the helpers the loops inline change; see src/rosenblatt/_kernels/__init__.py)
+# numba's disk cache of the compiled loops and parsers (the package drops it by itself when
+# one of the library's sources changes; see src/rosenblatt/engine/kernels/__init__.py)
 clean-cache:
 	find src benchmarks -name '*.nbi' -delete -o -name '*.nbc' -delete
 

@@ -6,11 +6,14 @@ the build: numba compiles every signature of the training loops and the parsers
 one library that a fresh process loads in milliseconds, without importing numba (see
 ``rosenblatt/engine/kernels/ahead_of_time.py``). An editable install puts it beside the
 sources. When the build cannot run (no C compiler, a numba whose internals moved), the
-install goes on without it and says so: numba's JIT then compiles the kernels on first
-use and caches them, as ``rosenblatt warmup`` shows.
+install goes on without it, and the build keeps one line saying why beside the package
+(in ``_built/``): numba's JIT then compiles the kernels on first use and
+caches them. ``pip install --quiet`` hides the build's output, so ``make`` prints that line
+after installing (``rosenblatt.engine.kernels.loader.warn_if_unused``), and ``rosenblatt
+warmup`` names it. ``ROSENBLATT_CPU=generic`` builds for any CPU of the architecture (a
+portable wheel) instead of this one.
 """
 
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -44,11 +47,7 @@ class build_kernels(Command):  # noqa: N801 (setuptools names commands in snake 
         return HERE / "src" / KERNELS if self.editable_mode else Path(self.build_lib) / KERNELS
 
     def run(self):
-        if os.environ.get("ROSENBLATT_KERNELS", "").strip().lower() == "jit":
-            print(
-                "ROSENBLATT_KERNELS=jit: the kernels are not built ahead of time", file=sys.stderr
-            )
-            return
+        # the build skips itself under ROSENBLATT_KERNELS=jit, and records why it made no library;
         # the sources go first on sys.path inside the child, not through PYTHONPATH: pip's
         # isolated build environment (which reaches the build's numba through PYTHONPATH) drops
         # from sys.path every folder an installed .pth adds, and a previous editable install's
@@ -58,8 +57,9 @@ class build_kernels(Command):  # noqa: N801 (setuptools names commands in snake 
         )
         if done.returncode != 0:
             print(
-                "rosenblatt: the kernels could not be built ahead of time (see above); "
-                "numba's JIT will compile them on first use instead (slower to start)",
+                "rosenblatt: the kernels could not be built ahead of time (see above; the reason "
+                f"is kept in {KERNELS}); numba's JIT will compile them on first use instead "
+                "(slower to start)",
                 file=sys.stderr,
             )
 

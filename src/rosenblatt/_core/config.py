@@ -1,6 +1,8 @@
 """Tuning constants, in one place (see DESIGN.md).
 
-Each section belongs to one part of the package; append new sections at the end.
+Each section belongs to one part of the package; append new sections at the end. The few
+constants compiled into the kernels and parsers are in :mod:`.kernel_constants` instead, one
+of the kernels' library sources: editing this file leaves the library built at install valid.
 """
 
 # ---------------------------------------------------------------------- data file readers
@@ -23,8 +25,8 @@ GZIP_TEMP_PREFIX = "rosenblatt-"
 MAX_LABEL_MAGNITUDE = 2**53
 
 # ---------------------------------------------------------------------- training engine
-# The compiled loops read the constants of this section when they are compiled; the
-# package drops numba's cache of the loops when this file changes (see _kernels/__init__.py).
+# Python reads these when it runs and passes them to the compiled loops as arguments (the
+# constants the loops read when they are compiled are in kernel_constants.py).
 
 #: Rows of the consecutive chunks that block shuffling keeps together.
 CHUNK_ROWS = 32
@@ -40,13 +42,6 @@ SPARSE_INTERCEPT_SCALING = 0.1
 #: Positions ahead the loops prefetch the rows of the order itself (a full shuffle
 #: needs it; CSR rows also run about 1.2x faster with it under a block shuffle).
 LOOKAHEAD = 4
-#: Lines of a dense row worth prefetching by hand; the hardware streams the rest.
-MAX_PREFETCH_LINES = 16
-#: Nonzeros of a CSR row prefetched, however many the row has (a fixed count compiles
-#: to straight-line code; a loop to the row's end was mispredicted on nearly every row).
-SPARSE_PREFETCH_ENTRIES = 32
-#: How far ahead in the stream the row extents (CSR indptr) are fetched.
-EXTENT_AHEAD = 16
 
 #: Elements of the (updates x test points) score block the voted perceptron holds at once.
 VOTE_BLOCK_ELEMENTS = 4_000_000
@@ -93,12 +88,9 @@ TRACE_MAX_PRESENTATIONS = 2_000_000
 
 # ------------------------------------------------------------- parsing and the stream cache
 #: Files (or blocks) of at least this many bytes are parsed by the compiled parsers of
-#: ``_kernels/textparse.py``; smaller ones by the Python reader, which gives the same
+#: ``data/readers/textparse.py``; smaller ones by the Python reader, which gives the same
 #: result without loading numba (``rosenblatt predict`` on a small file stays quick).
 COMPILED_PARSE_MIN_BYTES = 1 << 18
-#: What a compiled block parser (``data/readers/textparse``) returns when the caller's arrays
-#: are too small for the block.
-FULL = -2
 #: Epochs of streamed training when none are given (``fit_stream``, ``train --stream``):
 #: each later epoch reads the binary cache, and training stops earlier on convergence.
 DEFAULT_STREAM_EPOCHS = 5

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._core.config import FULL, SVMLIGHT_MAX_FEATURES
+from ..._core.config import SVMLIGHT_MAX_FEATURES
+from ..._core.kernel_constants import FULL
 from ...engine.kernels.loader import compiled_kernel
 from . import _labels
 from ._common import (

@@ -25,7 +25,10 @@ paths cannot settle goes back to the caller, which decides it in Python:
 - :func:`dedupe` gives every distinct byte string (the labels) an id.
 
 The layout of this one file is deliberate: numba caches each function keyed on
-its own source file, so the helpers the parsers inline live beside them.
+its own source file, so the helpers the parsers inline live beside them. The constant
+they read (``FULL``) is in ``_core/kernel_constants.py``; both files are sources of the
+kernels' library (``engine/kernels/sources.txt``), and importing :mod:`rosenblatt.engine.kernels`
+drops this module's numba cache when either changes.
 """
 
 import math
@@ -33,7 +36,8 @@ import math
 import numpy as np
 from numba import njit
 
-from ..._core.config import FULL
+from ..._core.kernel_constants import FULL
+from ...engine import kernels as _kernels  # noqa: F401 (drops a stale cache of these parsers)
 
 OK, DEFER = 0, 1
 

@@ -18,7 +18,7 @@ inputs give bit-identical weights. ``tests/reference.py`` sums the same way.
 from numba import njit, types
 from numba.extending import overload
 
-from ..._core.config import EXTENT_AHEAD, MAX_PREFETCH_LINES, SPARSE_PREFETCH_ENTRIES
+from ..._core.kernel_constants import EXTENT_AHEAD, MAX_PREFETCH_LINES, SPARSE_PREFETCH_ENTRIES
 from ._prefetch import prefetch
 from ._simd import lane_axpy, lane_dot, lane_gather_dot
 

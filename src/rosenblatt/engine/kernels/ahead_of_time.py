@@ -4,7 +4,9 @@ Each signature of ``signatures.json`` becomes a C function: a numba ``cfunc`` th
 takes a data pointer and a shape for every array and a value for every scalar,
 rebuilds the typed bundles (:mod:`.bundles`) in nopython mode and calls the kernel's
 ``@njit`` function, so no rule is written twice. numba compiles each one as its
-JIT would, for this CPU; its LLVM module is emitted as an object file (every symbol
+JIT would, for this CPU (or, with ``ROSENBLATT_CPU=generic``, for the architecture's
+baseline, so that a wheel runs on any CPU of it); its LLVM module is emitted as an
+object file (every symbol
 but the entry point made private, so that the helpers several kernels share do not
 clash), and the C compiler links the objects with numba's runtime (its allocator,
 ``nrt.cpp``, and the helpers of ``_helperlib.c``) into ``librosenblatt_kernels.so``.
@@ -12,9 +14,12 @@ The manifest, written last, lists each signature's symbol and the digest of the
 sources it was built from (see :mod:`.loader`, which loads it with ``ctypes``).
 
 This module uses numba's compiler internals (a cfunc's code library and its final
-LLVM module), so the build checks itself: ``python -m
-rosenblatt.engine.kernels.ahead_of_time FOLDER`` fails, and ``pip install`` goes on
-without the library (numba's JIT then runs the kernels), when any step fails.
+LLVM module), which is why ``pyproject.toml`` bounds numba and llvmlite to the releases
+it was tested with. The build checks itself: ``python -m
+rosenblatt.engine.kernels.ahead_of_time FOLDER`` fails when any step fails, and records
+why in ``FOLDER/build-failure.txt``; ``pip install`` goes on without the library (numba's
+JIT then runs the kernels), and the loader names that reason
+(:func:`.loader.warn_if_unused`, which ``make`` runs after ``pip install --quiet``).
 """
 
 from __future__ import annotations
@@ -31,10 +36,23 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from .loader import C_SCALARS, LIBRARY_NAME, MANIFEST_FORMAT, cpu_identity, sources_digest
+from . import sources_digest
+from .loader import (
+    BUILT,
+    C_SCALARS,
+    FAILURE_RECORD,
+    LIBRARY_NAME,
+    MANIFEST_FORMAT,
+    cpu_identity,
+    generic_identity,
+)
 from .signatures import Key, read_signatures
 
-__all__ = ["build", "cfunc_source"]
+__all__ = ["build", "c_compilers", "cfunc_source", "target_cpu"]
+
+#: ``ROSENBLATT_CPU``'s values: the host's instruction set (the default, as numba's JIT), or
+#: the architecture's baseline (numba's and LLVM's ``generic`` CPU), for a portable wheel.
+TARGETS = ("host", "generic")
 
 # numba's runtime helpers for a library loaded with ctypes: the inclusion pycc's
 # modulemixin.c uses, without a Python module around it
@@ -122,6 +140,32 @@ def cfunc_source(args: Key, returns: Key) -> tuple[str, str, list[str]]:
     return source, signature, names
 
 
+def target_cpu() -> str:
+    """The CPU the build emits code for, from ``ROSENBLATT_CPU``: ``"host"`` or ``"generic"``."""
+    target = os.environ.get("ROSENBLATT_CPU", "").strip().lower() or "host"
+    if target not in TARGETS:
+        raise ValueError(f"ROSENBLATT_CPU={target!r}: use {' or '.join(TARGETS)}")
+    return target
+
+
+def _set_numba_cpu(target: str) -> None:
+    """Make numba optimise for ``target`` too (its codegen reads ``NUMBA_CPU_NAME`` when it
+    loads: the build's worker processes inherit it)."""
+    if target == "generic":
+        os.environ["NUMBA_CPU_NAME"] = "generic"  # its features then default to none
+    else:
+        os.environ.pop("NUMBA_CPU_NAME", None)
+    os.environ.pop("NUMBA_CPU_FEATURES", None)
+    if "numba" in sys.modules:
+        from numba.core import config
+
+        if (getattr(config, "CPU_NAME", None) == "generic") != (target == "generic"):
+            raise RuntimeError(
+                f"ROSENBLATT_CPU={target}: numba was loaded before the build; run the build "
+                "in a fresh process (python -m rosenblatt.engine.kernels.ahead_of_time)"
+            )
+
+
 def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
     """Compile one signature into ``folder/kernel_<index>.o``; its symbol and seconds."""
     index, name, args, returns, folder = job
@@ -129,6 +173,7 @@ def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
     import llvmlite.binding as llvm
     import numpy as np
     from numba import carray, cfunc, farray, types
+    from numba.core import config
 
     from . import bundles
     from .registry import kernel
@@ -164,9 +209,11 @@ def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
     for variable in module.global_variables:
         if not variable.is_declaration and not variable.name.startswith("llvm."):
             variable.linkage = "internal"
+    # the CPU numba's own codegen optimised for: the host, or "generic" (_set_numba_cpu)
+    generic = getattr(config, "CPU_NAME", None) == "generic"  # set from the environment
     machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu=llvm.get_host_cpu_name(),
-        features=llvm.get_host_cpu_features().flatten(),
+        cpu="generic" if generic else llvm.get_host_cpu_name(),
+        features="" if generic else llvm.get_host_cpu_features().flatten(),
         opt=3,
         reloc="pic",
         codemodel="default",
@@ -181,6 +228,12 @@ def _compiler(variable: str, fallback: str) -> str:
     if shutil.which(command) is None:
         raise FileNotFoundError(f"no C compiler: {command} (set {variable})")
     return command
+
+
+def c_compilers() -> tuple[str, str]:
+    """The C and C++ compilers the build uses (``CC``, ``CXX``, else Python's own, else gcc and
+    g++); a ``FileNotFoundError`` names the one missing."""
+    return _compiler("CC", "gcc"), _compiler("CXX", "g++")
 
 
 def _runtime_objects(folder: Path) -> list[Path]:
@@ -200,7 +253,7 @@ def _runtime_objects(folder: Path) -> list[Path]:
     from numba import _helperlib
 
     ilp64 = int(getattr(_helperlib, "LAPACK_BUILD_ILP64", 0))
-    cc, cxx = _compiler("CC", "gcc"), _compiler("CXX", "g++")
+    cc, cxx = c_compilers()
     runtime, nrt = folder / "runtime.o", folder / "nrt.o"
     flags = ["-O2", "-fPIC", "-c", *includes]
     subprocess.run(
@@ -219,6 +272,8 @@ def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    target = target_cpu()
+    _set_numba_cpu(target)
     entries = read_signatures()
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="rosenblatt-kernels-") as scratch:
@@ -254,7 +309,8 @@ def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
     manifest = {
         "format": MANIFEST_FORMAT,
         "sources": sources_digest(),
-        "cpu": cpu_identity(),
+        "cpu": generic_identity() if target == "generic" else cpu_identity(),
+        "target": target,
         "numba": numba.__version__,
         "library": LIBRARY_NAME,
         "entries": [
@@ -274,5 +330,31 @@ def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
     return manifest_path
 
 
+def _reason(error: BaseException) -> str:
+    """One line for the failure record: what failed."""
+    if isinstance(error, subprocess.CalledProcessError):
+        return f"the C compiler failed: {error.cmd[0]} exited with status {error.returncode}"
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0][:300] if text else ''}".rstrip(": ")
+
+
+def main(folder: Path) -> None:
+    """Build into ``folder``, keeping beside it a one-line record of why there is no library
+    when the build fails (written first, so that a crash leaves one too)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    record = folder / FAILURE_RECORD
+    if os.environ.get("ROSENBLATT_KERNELS", "").strip().lower() == "jit":
+        record.write_text("ROSENBLATT_KERNELS=jit at install: the build was skipped\n")
+        print("ROSENBLATT_KERNELS=jit: the kernels are not built ahead of time", file=sys.stderr)
+        return
+    record.write_text("the build at install did not finish (pip install -v shows its output)\n")
+    try:
+        build(folder)
+    except BaseException as error:
+        record.write_text(f"the build at install failed: {_reason(error)}\n")
+        raise
+    record.unlink()
+
+
 if __name__ == "__main__":
-    build(Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).with_name("_built"))
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else BUILT)

@@ -9,12 +9,15 @@ were built goes to the library through ``ctypes`` (which releases the GIL, so th
 one-vs-rest threads still run side by side); any other call goes to numba's JIT,
 which compiles it (or loads it from its disk cache) as before.
 
-The library is used only when it is the one built from these sources on this CPU:
-its manifest keeps the digest of the kernels' sources and an identity of the CPU it
-was built for (the code uses the host's instruction set, as numba's JIT does). When
-it is missing (no C compiler at install: the build says so), stale (an editable
-install whose kernels changed since; ``pip install -e .`` rebuilds it) or foreign,
-every call takes the JIT, and :func:`library_status` says why.
+The library is used only when it is the one built from these sources for this CPU:
+its manifest keeps the digest of the kernels' sources (the files ``sources.txt`` lists)
+and what CPU it was built for. By default the code uses the host's instruction set, as
+numba's JIT does, and only that CPU takes it; a portable build (``ROSENBLATT_CPU=generic``
+at install, for wheels) uses only the architecture's baseline and is taken by any CPU of
+that architecture. When it is missing (the build failed at install: its reason is kept
+beside it, and :func:`warn_if_unused` prints it), stale (an editable install whose kernels
+changed since; ``pip install -e .`` rebuilds it) or foreign, every call takes the JIT, and
+:func:`library_status` says why.
 ``ROSENBLATT_KERNELS=jit`` forces the JIT; ``ROSENBLATT_KERNELS=built`` makes a call
 the library cannot take an error (the tests use it to show the library covers every
 signature users reach).
@@ -37,6 +40,7 @@ import importlib
 import json
 import os
 import platform
+import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -44,42 +48,30 @@ from typing import Any
 
 import numpy as np
 
+from . import sources_digest
 from .signatures import Key, flatten, from_json
 
 __all__ = [
     "BUILT",
     "C_SCALARS",
+    "FAILURE_RECORD",
     "LIBRARY_NAME",
     "MANIFEST_FORMAT",
     "CompiledKernel",
     "compiled_kernel",
     "cpu_identity",
+    "generic_identity",
     "library_status",
-    "sources_digest",
+    "warn_if_unused",
 ]
 
-_PACKAGE = Path(__file__).resolve().parents[2]  # src/rosenblatt
 #: Where ``pip install`` puts the library and its manifest.
 BUILT = Path(__file__).with_name("_built")
 LIBRARY_NAME = "librosenblatt_kernels.so"
 #: Bumped when the calling convention of the built functions changes.
 MANIFEST_FORMAT = 1
-
-#: The sources compiled into the library: the kernels, the helpers they inline, the
-#: constants they read, the signatures, and the two sides of the calling convention (the
-#: builder's parameters, this module's and ``signatures.flatten``'s arguments). A change to
-#: any of them makes it stale, so a library is never called with arguments it does not expect.
-SOURCES = (
-    *(f"engine/kernels/{name}.py" for name in ("_prefetch", "_rows", "_simd", "bundles")),
-    *(f"engine/kernels/{name}.py" for name in ("dual", "gram", "order", "primal", "scores")),
-    "engine/kernels/votes.py",
-    "engine/kernels/ahead_of_time.py",
-    "engine/kernels/loader.py",
-    "engine/kernels/signatures.py",
-    "engine/kernels/signatures.json",
-    "data/readers/textparse.py",
-    "_core/config.py",
-)
+#: Beside the library: one line saying why the last build made none (written by the build).
+FAILURE_RECORD = "build-failure.txt"
 
 #: How a scalar of each dtype crosses into a built function, as an argument or a result: its
 #: ctypes type here and its numba type in the cfunc (:mod:`.ahead_of_time`). A bool goes as an
@@ -91,14 +83,6 @@ C_SCALARS = {
     "float64": (ctypes.c_double, "float64"),
     "float32": (ctypes.c_float, "float32"),
 }
-
-
-def sources_digest(package: Path = _PACKAGE) -> str:
-    """SHA-256 of the sources compiled into the library, with :data:`MANIFEST_FORMAT`."""
-    digest = hashlib.sha256(str(MANIFEST_FORMAT).encode())
-    for name in SOURCES:
-        digest.update(name.encode() + b"\0" + (package / name).read_bytes())
-    return digest.hexdigest()
 
 
 def cpu_identity() -> str:
@@ -116,6 +100,18 @@ def cpu_identity() -> str:
     wanted = [platform.machine(), lines.get("model name", platform.processor())]
     wanted.append(" ".join(sorted(lines.get("flags", lines.get("Features", "")).split())))
     return hashlib.sha256("\n".join(wanted).encode()).hexdigest()
+
+
+def generic_identity() -> str:
+    """What a portable library (``ROSENBLATT_CPU=generic``) was built for: any CPU of this
+    system and architecture.
+
+    Examples
+    --------
+    >>> generic_identity().startswith("generic ")
+    True
+    """
+    return f"generic {sys.platform} {platform.machine()}"
 
 
 @dataclass
@@ -160,18 +156,36 @@ def _argtypes(key: Key, into: list[Any]) -> None:
             _argtypes(child, into)
 
 
+def _failure(folder: Path) -> str | None:
+    """Why the last build made no library, as it recorded it (None: it did not fail)."""
+    try:
+        return (folder / FAILURE_RECORD).read_text(errors="replace").strip() or None
+    except OSError:
+        return None
+
+
 def _open(folder: Path = BUILT) -> _Library:
-    """Load the library if it is the one built from these sources on this CPU."""
+    """Load the library if it is the one built from these sources for this CPU."""
+    library = _load(folder)
+    failure = _failure(folder)
+    if library.entries or failure is None:
+        return library
+    if library.status.startswith("not built"):
+        return _Library(f"not built: {failure}")
+    return _Library(f"not built: {failure}; the library there is {library.status}")
+
+
+def _load(folder: Path) -> _Library:
     manifest_path = folder / "manifest.json"
     if not manifest_path.exists():
-        return _Library("not built: pip install found no C compiler, or was not run")
+        return _Library("not built: no library beside the package (pip install did not build it)")
     try:
         manifest = json.loads(manifest_path.read_text())
         if manifest.get("format") != MANIFEST_FORMAT:
             return _Library("stale: built by another version; run pip install again")
         if manifest.get("sources") != sources_digest():
             return _Library("stale: the kernels changed since the build; run pip install again")
-        if manifest.get("cpu") != cpu_identity():
+        if manifest.get("cpu") not in (cpu_identity(), generic_identity()):
             return _Library("built for another CPU; run pip install on this machine")
         path = folder / manifest["library"]
         library = ctypes.CDLL(str(path))
@@ -195,7 +209,10 @@ def _open(folder: Path = BUILT) -> _Library:
             entries[(entry["kernel"], args)] = _Entry(function, returns, outs)
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:
         return _Library(f"could not be loaded ({error}); numba's JIT runs the kernels")
-    return _Library(f"built at install: {len(entries)} signatures in {path}", entries, path)
+    status = f"built at install: {len(entries)} signatures in {path}"
+    if manifest["cpu"] == generic_identity():
+        status += f" (portable: any {platform.machine()} CPU)"
+    return _Library(status, entries, path)
 
 
 def _library() -> _Library:
@@ -218,6 +235,28 @@ def library_status() -> str:
     True
     """
     return _library().status
+
+
+def _unused_line(status: str) -> str | None:
+    """The line that says the library is not in use and why; None when it is, or when the JIT
+    was asked for (``ROSENBLATT_KERNELS=jit``, now or at install)."""
+    if status.startswith("built at install") or "ROSENBLATT_KERNELS=jit" in status:
+        return None
+    return (
+        f"rosenblatt: the compiled kernels' library is not in use ({status}); "
+        "numba's JIT compiles the kernels on first use instead (slower to start)"
+    )
+
+
+def warn_if_unused() -> None:
+    """Print one line to standard error when the library is not in use, saying why.
+
+    ``make demo`` and ``make test`` run it after ``pip install --quiet``, which hides the
+    build's own output.
+    """
+    line = _unused_line(library_status())
+    if line is not None:
+        print(line, file=sys.stderr)
 
 
 class CompiledKernel:
