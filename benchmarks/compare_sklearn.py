@@ -154,8 +154,9 @@ def pairs(sparse):
 
     On sparse rows ours takes ``intercept_scaling="auto"`` (0.1: the intercept moves by
     0.01 per update), the counterpart of scikit-learn's intercept decay for sparse input;
-    a further row gives ours at its default (1.0) beside the same scikit-learn figures
-    (``None`` for scikit-learn's factory: the row above's are reused, not timed again).
+    a further row (the name with a ``*``) gives ours at its default (1.0) beside the same
+    scikit-learn figures (``None`` for scikit-learn's factory: the row above's are reused,
+    not timed again).
     """
     scaling = {"intercept_scaling": "auto"} if sparse else {}
     ours = {"max_iter": EPOCHS, "tol": None}
@@ -166,7 +167,7 @@ def pairs(sparse):
     )
     if sparse:
         yield (
-            "  ours at default",
+            "Perceptron*",
             lambda seed: Perceptron(**ours, random_state=seed),
             None,
         )
@@ -186,7 +187,7 @@ def pairs(sparse):
     )
     if sparse:
         yield (
-            "  ours at default",
+            "AveragedPerceptron*",
             lambda seed: AveragedPerceptron(**ours, random_state=seed),
             None,
         )
@@ -247,7 +248,7 @@ def main(argv=None):
     print("accuracy columns: ours/scikit-learn, mean over the timed fits (seeds 1..repeats)")
     print(
         'sparse rows: ours with intercept_scaling="auto" (scikit-learn\'s sparse intercept '
-        "decay); 'ours at default': intercept_scaling=1.0 against the same scikit-learn fits"
+        "decay); *: ours at its default intercept_scaling=1.0, against the same scikit-learn fits"
     )
 
 

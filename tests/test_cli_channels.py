@@ -198,7 +198,7 @@ def nothing_read(monkeypatch):
         raise AssertionError("the data were read before the output was checked")
 
     monkeypatch.setattr("rosenblatt.data.io.read_data", refuse)
-    monkeypatch.setattr("rosenblatt.data.streaming.train_stream", refuse)
+    monkeypatch.setattr("rosenblatt.apps.cli._train_stream.train_stream", refuse)
     monkeypatch.setattr("rosenblatt.apps.demo.run_demo", refuse)
 
 

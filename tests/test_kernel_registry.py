@@ -74,12 +74,15 @@ def test_every_njit_function_is_registered_or_a_named_helper():
 def test_every_kernel_names_a_reference_a_check_and_variants():
     from numba.core.dispatcher import Dispatcher
 
+    from rosenblatt.estimators.warmup import VARIANTS
+
     assert set(CHECKS) == {kernel.name for kernel in registry.KERNELS}
     for kernel in registry.KERNELS:
         module, name = kernel.reference.split(".")
         assert module == "reference" and callable(getattr(reference, name)), kernel
         assert isinstance(kernel.function, Dispatcher), kernel
-        assert list(kernel.variants()), kernel
+        assert list(VARIANTS[kernel.name]()), kernel
+    assert list(VARIANTS) == [kernel.name for kernel in registry.KERNELS]
     assert registry.kernel("primal.primal_epoch").reference == "reference.primal_epoch"
 
 

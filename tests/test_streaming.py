@@ -8,13 +8,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import HashingVectorizer
 from sklearn.pipeline import Pipeline
 
+from rosenblatt.apps.cli._train_stream import train_stream
 from rosenblatt.data.readers import Stream
 from rosenblatt.data.streaming import (
     fit_stream,
     index_file,
     iter_chunks,
     score_stream,
-    train_stream,
 )
 from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
 from rosenblatt.exceptions import DataFileError
@@ -316,7 +316,7 @@ def test_train_stream_cli_hook(tmp_path):
     assert summary["zero_based"] is True and summary["data_format"] == "svmlight"
     assert [m for _, m in seen] == summary["mistakes_per_epoch"]
     assert summary["epochs"] == len(seen)
-    with pytest.raises(ValueError, match="online algorithms"):
+    with pytest.raises(ValueError, match="--stream trains the online algorithms"):
         train_stream(path, "kernel")
 
 

@@ -16,8 +16,11 @@ ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "projectron", "centro
 ITERATIVE = ("perceptron", "averaged", "voted", "kernel", "projectron")
 
 
+#: The online algorithms: what trains on a stream (``train --stream``, chunk by chunk)
+ONLINE = ("perceptron", "averaged", "voted")
+_LINEAR = ONLINE
+
 # the options of `train` beyond the common ones, and the algorithms each applies to
-_LINEAR = ("perceptron", "averaged", "voted")
 _KERNELS = ("kernel", "projectron")
 OPTION_USERS = {
     "class_weight": (*_LINEAR, *_KERNELS),

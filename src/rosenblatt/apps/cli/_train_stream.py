@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import time
+import warnings
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from ..._core.config import DEFAULT_CHUNK_SIZE
+from ..._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
 from ..._core.files import check_writable
+from ._estimators import ONLINE, make_estimator
 from ._train_progress import no_stage
 from ._train_summary import TrainResult
 
@@ -42,7 +44,7 @@ def train_streamed(
     The file is parsed once into a binary cache (a temporary folder, or ``cache``
     to keep it for the next run); each epoch visits the chunks in a fresh random
     order and shuffles the rows inside each chunk
-    (:func:`rosenblatt.data.streaming.train_stream`); text is hashed (no vocabulary
+    (:func:`train_stream`); text is hashed (no vocabulary
     pass). Only the online perceptrons can learn this way. ``epochs`` defaults to
     ``DEFAULT_STREAM_EPOCHS`` (5), fewer when an epoch makes no mistake;
     ``on_progress`` gets a :class:`~rosenblatt.data.streaming.StreamProgress` as the
@@ -52,7 +54,6 @@ def train_streamed(
     for :func:`train`. An algorithm that cannot stream, or a ``model_path`` that
     cannot be written, fails before the file is read.
     """
-    from ...data.streaming import train_stream
     from ...persistence import save
 
     check_writable(model_path)
@@ -109,3 +110,147 @@ def train_streamed(
         notes=summary["notes"],
         scored_rows=None if accuracy is None else summary["n_samples"],
     )
+
+
+def train_stream(
+    path: str | os.PathLike[str],
+    algorithm: str = "perceptron",
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    epochs: int | None = None,
+    seed: int = 0,
+    *,
+    eta: float = 1.0,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    label_column: str | int | None = None,
+    header: bool | str = "auto",
+    evaluate: bool = True,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    cache: str | os.PathLike[str] | None = None,
+    on_progress: Callable[[StreamProgress], Any] | None = None,
+    format: str | None = None,
+) -> tuple[Any, dict[str, Any]]:
+    """Train on a data file too large for memory, as ``rosenblatt train --stream`` does.
+
+    The file is parsed once into a binary cache (see :func:`fit_stream`), which the
+    epochs and the accuracy pass read.
+
+    Parameters
+    ----------
+    path : str or path-like
+    algorithm : {"perceptron", "averaged", "voted"}, default="perceptron"
+        The online algorithms (the others need the whole data set at once).
+    chunk_size : int, default=10000
+    epochs : int, default=None
+        Most passes over the file (default: ``DEFAULT_STREAM_EPOCHS``, 5; fewer when
+        an epoch makes no mistake).
+    seed : int, default=0
+        Seed of the chunk order and of the row order inside chunks.
+    eta : float, default=1.0
+    n_features : int, default=None
+        svmlight: columns (default: from the file); text: hashed features (2**20).
+    zero_based : bool or "auto", default="auto"
+    label_column : str or int, default=None
+    header : bool or "auto", default="auto"
+        CSV: whether the first record is a header.
+    evaluate : bool, default=True
+        Stream the file once more (from the cache) to measure the training accuracy.
+    on_epoch : callable(EpochReport), default=None
+    cache : None or path-like, default=None
+        None: a temporary cache, deleted at the end. A folder: keep the cache
+        there and reuse it while the file and the options stay the same.
+    on_progress : callable(StreamProgress), default=None
+        Called as the file is parsed and after every trained chunk.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The file's format (default: from its extension).
+
+    Returns
+    -------
+    model : estimator or Pipeline
+        A pipeline with the hashing vectorizer for text files.
+    summary : dict
+        JSON-ready: ``data_format``, ``trained_on``, ``algorithm``, ``n_samples``,
+        ``n_features``, ``n_chunks``, ``chunk_size``, ``classes``, ``epochs``,
+        ``mistakes``, ``mistakes_per_epoch``, ``converged``, ``train_accuracy``
+        (None unless ``evaluate``), ``seconds``, ``notes`` (what the scan decided,
+        then convergence), and ``zero_based`` /
+        ``label_column`` where they apply (keep them as model metadata).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.svm"
+    >>> _ = path.write_text("-1 1:-1 2:-1\\n1 1:1 2:-1\\n1 1:-1 2:1\\n1 1:1 2:1\\n")
+    >>> model, summary = train_stream(path, "averaged", chunk_size=2, epochs=10)
+    >>> summary["converged"], summary["n_chunks"], summary["train_accuracy"]
+    (True, 2, 1.0)
+    """
+    from sklearn.exceptions import ConvergenceWarning
+
+    from ...data._stream_index import is_text, parse_progress
+    from ...data.streaming import fit_stream, index_file, score_stream
+
+    if algorithm not in ONLINE:
+        raise ValueError(
+            f"--stream trains the online algorithms {', '.join(ONLINE)}; "
+            f"{algorithm!r} needs the whole data set in memory"
+        )
+    epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
+    # the estimator of `train`, checked before the file is read (a bad eta or epochs)
+    estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
+    text = is_text(path, format)
+    index = index_file(
+        path,
+        chunk_size,
+        n_features=None if text else n_features,
+        zero_based=zero_based,
+        label_column=label_column,
+        header=header,
+        cache=True if cache is None else cache,
+        progress=parse_progress(path, epochs, on_progress),
+        format=format,
+    )
+    try:
+        start = time.perf_counter()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ConvergenceWarning)
+            model = fit_stream(
+                estimator,
+                path,
+                epochs=epochs,
+                random_state=seed,
+                index=index,
+                n_features=n_features,
+                on_progress=on_progress,
+            )
+        seconds = time.perf_counter() - start
+        accuracy = score_stream(model, path, index=index) if evaluate else None
+    finally:
+        index.close()
+    summary = {
+        "data_format": index.format,
+        "trained_on": os.path.basename(index.path),
+        "algorithm": algorithm,
+        "n_samples": index.n_samples,
+        "n_features": int(estimator.n_features_in_),
+        "n_chunks": index.n_chunks,
+        "chunk_size": index.chunk_size,
+        "classes": estimator.classes_.tolist(),
+        "epochs": estimator.n_iter_,
+        "mistakes": estimator.n_mistakes_,
+        "mistakes_per_epoch": [int(m) for m in estimator.mistakes_per_epoch_],
+        "converged": bool(estimator.converged_),
+        "train_accuracy": accuracy,
+        "seconds": seconds,
+        "notes": list(index.notes)
+        + [
+            " ".join(str(w.message).split())
+            for w in caught
+            if issubclass(w.category, ConvergenceWarning)
+        ],
+    }
+    if index.zero_based is not None:
+        summary["zero_based"] = index.zero_based
+    if label_column is not None:
+        summary["label_column"] = label_column
+    return model, summary

@@ -18,7 +18,7 @@ def command() -> None:
     Run once after installing or upgrading; make demo and make test do.
     """
     from ...engine.kernels.loader import library_status
-    from ...engine.warmup import warm_up
+    from ...estimators.warmup import warm_up
 
     start = time.perf_counter()
     with err_console.status("Loading the training loops...") as status:  # not a result
@@ -33,7 +33,7 @@ def command() -> None:
     )
     summary = f"{len(done)} variants ready in {seconds:.1f} s"
     if "numba" in sys.modules:  # some ran through numba's JIT
-        from ...engine.warmup import cache_counts
+        from ...estimators.warmup import cache_counts
 
         loaded, compiled = cache_counts()
         summary += f": numba compiled {compiled} loops and loaded {loaded} from its cache"

@@ -141,21 +141,3 @@ def jit_signatures() -> list[dict[str, Any]]:
                 }
             )
     return sorted(found, key=lambda e: (e["kernel"], repr(e["args"])))
-
-
-def write_signatures(path: Path = SIGNATURES_FILE) -> list[dict[str, Any]]:
-    """Run every warm-up variant with numba's JIT and write the signatures it compiled.
-
-    Run it (``python -m rosenblatt.engine.kernels.signatures``) with
-    ``ROSENBLATT_KERNELS=jit`` after adding a variant or changing a kernel's arguments.
-    """
-    from ..warmup import warm_up
-
-    warm_up()
-    found = jit_signatures()
-    path.write_text("[\n" + ",\n".join(json.dumps(entry) for entry in found) + "\n]\n")
-    return found
-
-
-if __name__ == "__main__":  # pragma: no cover - the maintainers' command
-    print(f"{len(write_signatures())} signatures written to {SIGNATURES_FILE}")
