@@ -534,7 +534,7 @@ def test_partial_fit_refuses_what_does_not_fit_the_model():
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         clf.partial_fit(X, y)
     clf.partial_fit(X, y, classes=["neg", "pos"])
-    with pytest.raises(ValueError, match=r"labels \['odd'\] that are not in classes_"):
+    with pytest.raises(ValueError, match=r"labels \['odd'\] that are not among the classes"):
         clf.partial_fit(X[:2], ["neg", "odd"])
     with pytest.raises(ValueError, match="differs from the classes of the first partial_fit"):
         clf.partial_fit(X, y, classes=["neg", "odd", "pos"])

@@ -26,7 +26,6 @@ from .._core.validation import (
     check_sample_weight,
     class_weighted,
     is_label_matrix,
-    label_indices,
 )
 from ..engine.orders import random_source
 from ..engine.targets import TargetCoding
@@ -112,20 +111,10 @@ class OnlineLearnerMixin:
         )
 
     def _encode(self, y):
-        """Map labels to class indices, refusing labels outside ``classes_``; a label
-        matrix to the checked 0/1 matrix the neurons read (``TargetCoding.encode``)."""
+        """Labels as the neurons read them (the coding's one rule: class indices, or the
+        checked 0/1 label matrix), refusing labels outside ``classes_``."""
         self._check_label_form(y)
-        if self._multilabel:
-            return self._coding.encode(y)
-        target = label_indices(self.classes_, y)
-        if np.any(target < 0):
-            unknown = np.unique(np.asarray(y)[target < 0])
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes_ "
-                f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
-                "partial_fit call, or refit."
-            )
-        return target.astype(INDEX_DTYPE)
+        return self._coding.encode(y)
 
     def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
         """Per-sample update steps: ``sample_weight`` times the class weights."""

@@ -2,7 +2,7 @@
 
 The estimator validates its input and parameters; the training state, the
 kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`,
-:func:`rosenblatt.engine.run_epochs`).
+:func:`rosenblatt.engine.train`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,11 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import Plateau, run_epochs
+from ..engine.driver import StopRule, train
 from ..engine.dual import DualState, Kernel
-from ..engine.orders import epoch_order, random_source
+from ..engine.orders import random_source
 from ..engine.primal import constant_input
+from ..engine.problems import DualProblem
 from ._budget import BudgetMixin
 from ._kernel_helpers import (
     KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
@@ -448,39 +449,21 @@ default="rbf"
         return self.kernel == "precomputed" or same_rows(X[state.support()], self.support_vectors_)
 
     # ------------------------------------------------------------------ training
-    def _train(self, state, patterns, Y, sample_weight, rng, max_epochs, *, partial=False):
-        """Run epochs through the engine's driver; return its History.
-
-        An epoch presents the first ``Y.shape[1]`` samples of ``state`` (the new
-        ones; ``patterns`` holds every sample's pattern, or the kernel matrix).
-        ``partial``: a single ``partial_fit`` epoch, which neither warns nor
-        credits the epochs a converged ``fit`` skips.
-        """
-        n = Y.shape[1]
-        table = kernel_table(self._kernel_function(), state, patterns, n, self.cache_size)
-        if table.n_rows > n:  # rows for earlier batches' support vectors, never presented
-            Y = np.pad(Y, ((0, 0), (0, table.n_rows - n)))
-            sample_weight = np.pad(sample_weight, (0, table.n_rows - n))
-        eta, s2 = float(self.eta), self._s2
-        mode = "full" if self.shuffle else "none"
-        draws_evictions = state.budget.policy == "random"
-
-        def epoch(active):
-            order = epoch_order(rng, n, mode)[0]
-            draws = rng.random(n) if draws_evictions else None
-            return state.epoch(table, order, Y, sample_weight, eta, s2, active, draws)
-
-        return run_epochs(
-            epoch,
-            n_units=Y.shape[0],
-            max_epochs=max_epochs,
+    def _train(self, state, patterns, Y, sample_weight, rng, stop):
+        """Train the dual problems on the first ``Y.shape[1]`` samples of ``state`` (the new
+        ones; ``patterns`` holds every sample's pattern, or the kernel matrix) until
+        ``stop`` (a StopRule) says so; the engine's History."""
+        table = kernel_table(self._kernel_function(), state, patterns, Y.shape[1], self.cache_size)
+        problem = DualProblem(
+            state, table, Y, sample_weight, self.eta, self._s2, rng, bool(self.shuffle)
+        )
+        return train(
+            problem,
+            stop,
             owner=type(self).__name__,
             advice=advice(),
-            credit=None if partial else state.credit,
             on_epoch=self.on_epoch,
-            warn=not partial,
             model=self,
-            plateau=Plateau.of(self),
         )
 
     # ------------------------------------------------------------------ fit
@@ -532,7 +515,7 @@ default="rbf"
             self._targets(target),
             sample_weight,
             random_source(self.random_state),
-            self.max_iter,
+            StopRule.of(self),
         )
         self._keep_history(history)
         self._set_fitted(patterns, state)
@@ -623,9 +606,8 @@ default="rbf"
         else:
             state, patterns = self._grown(X)
         rng = self._order_source(state)
-        history = self._train(
-            state, patterns, self._targets(target), sample_weight, rng, 1, partial=True
-        )
+        once = StopRule.of(self, 1, warn=False, credit=False)  # one epoch, no more
+        history = self._train(state, patterns, self._targets(target), sample_weight, rng, once)
         self._keep_history(history, append=True)
         self._set_fitted(patterns, state)
         return self
