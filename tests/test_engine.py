@@ -10,30 +10,19 @@ import numpy as np
 import pytest
 import reference
 import scipy.sparse as sp
-from hypothesis import HealthCheck, assume, given, settings
+from conftest import PROPERTY, orders
+from conftest import fit_quiet as quiet
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
 from rosenblatt.engine import EpochCount, EpochReport, PrimalState, StopRule, train
 
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AND_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 AND_Y = np.array([1, 0, 0, 0])
-
-
-def quiet(estimator, X, y, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y, **kwargs)
-
-
-def orders(seed, n, n_epochs, shuffle=True):
-    rng = check_random_state(seed)
-    return [rng.permutation(n) if shuffle else np.arange(n) for _ in range(n_epochs)]
 
 
 # ---------------------------------------------------------------- fit = reset + partial_fit

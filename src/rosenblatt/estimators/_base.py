@@ -560,19 +560,3 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return scores(X, self.coef_, self.intercept_)
-
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """Predict class labels (a zero score goes to the first class, as in training).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
-            The class of each sample; for a model fitted on a label matrix
-            (multilabel), the indicator matrix: 1 where a label's neuron scores > 0.
-        """
-        scores = self.decision_function(X)  # checks the model is fitted first
-        return self._coding.decode(scores)

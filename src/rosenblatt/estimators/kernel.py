@@ -8,7 +8,8 @@ kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,7 +32,7 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import StopRule, train
+from ..engine.driver import EpochCount, StopRule, train
 from ..engine.dual import DualState, Kernel
 from ..engine.orders import random_source
 from ..engine.primal import constant_input
@@ -466,6 +467,51 @@ default="rbf"
             model=self,
         )
 
+    def fit_batches(
+        self,
+        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
+        classes: ArrayLike,
+        *,
+        max_iter: int | None = None,
+        limit: str = "max_iter",
+    ) -> KernelPerceptron:
+        """Learn online from data that arrives in batches (:func:`rosenblatt.fit_stream`).
+
+        Every epoch calls ``batches()`` and learns each batch it yields as
+        ``partial_fit`` does: a batch's samples are new to the kernel expansion, so over
+        several epochs a pattern may join the support vectors again (with a ``budget``
+        the support set, hence memory, stays bounded however long the stream). The
+        engine runs the epochs under the model's stop rule (an epoch without a mistake,
+        ``tol``, or ``max_iter`` with a ``ConvergenceWarning``), as for the linear
+        perceptrons; ``mistakes_per_epoch_`` counts whole epochs.
+
+        Parameters
+        ----------
+        batches : callable() -> iterable of (X, y)
+        classes : array-like of shape (n_classes,)
+        max_iter : int, default=None
+            Most epochs (default: the ``max_iter`` parameter); each is one pass, online.
+        limit : str, default="max_iter"
+            What the caller's users call ``max_iter`` (``fit_stream``: ``"epochs"``), for
+            the ``ConvergenceWarning``.
+
+        Returns
+        -------
+        self
+        """
+        if not (self.warm_start and hasattr(self, "training_state_")):
+            self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
+        history = train(
+            _OnlineBatches(self, batches, classes),
+            StopRule.of(self, max_iter, credit=False, limit=limit),
+            owner=type(self).__name__,
+            advice=advice(),
+            on_epoch=self.on_epoch,
+            model=self,
+        )
+        self._keep_history(history)
+        return self
+
     # ------------------------------------------------------------------ fit
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -645,34 +691,36 @@ default="rbf"
         scores = dual_scores(self, self._kernel_function(), self._s2, X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """Predict class labels (a zero score goes to the first class, as in training).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+class _OnlineBatches:
+    """:meth:`KernelPerceptron.fit_batches` as a problem of the engine: an epoch learns
+    every batch as ``partial_fit`` does (each batch grows the state), and counts what
+    its ``partial_fit`` epochs counted; the model stops as a whole."""
 
-        Returns
-        -------
-        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
-            The class of each sample; for a model fitted on a label matrix
-            (multilabel), the indicator matrix: 1 where a label's score is > 0.
+    n_units = 1
+    unit_stops = False
 
-        Examples
-        --------
-        Two labels per sample, "x is positive" and "y is positive", learnt by two
-        independent dual problems:
+    def __init__(self, learner, batches, classes):
+        self.learner, self.batches, self.classes = learner, batches, classes
 
-        >>> import numpy as np
-        >>> from rosenblatt.estimators.kernel import KernelPerceptron
-        >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
-        >>> Y = (X > 0).astype(int)
-        >>> clf = KernelPerceptron(kernel="linear", random_state=0).fit(X, Y)
-        >>> clf.predict(X)
-        array([[1, 1],
-               [1, 0],
-               [0, 1],
-               [0, 0]])
-        """
-        scores = self.decision_function(X)  # checks the model is fitted first
-        return self._coding.decode(scores)
+    def running(self, max_epochs):
+        return nullcontext(self)
+
+    def epoch(self, active):
+        learner, reports = self.learner, []
+        own = learner.on_epoch  # the caller's hears whole epochs, from the engine
+        learner.on_epoch = reports.append
+        try:
+            for X, y in self.batches():
+                learner.partial_fit(X, y, classes=self.classes)
+        finally:
+            learner.on_epoch = own
+        return EpochCount(
+            np.array([sum(r.mistakes for r in reports)], dtype=np.int64),
+            sum(r.presented for r in reports),
+            np.array([sum(r.mistake_weight for r in reports)]),
+            sum(r.presented_weight for r in reports),
+        )
+
+    def credit(self, epochs_left, presented):
+        """Nothing to credit: ``fit_batches`` credits no skipped epoch."""

@@ -16,12 +16,12 @@ import numpy as np
 
 from .._core.config import TRACE_MAX_PRESENTATIONS
 from .._core.sparse import is_sparse
-from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args
+from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args, checked_Xy
 from ..engine.driver import StopRule, train
 from ..engine.orders import random_source
 from ..engine.primal import Batch, PrimalRule, PrimalState
 from ..engine.problems import EpochLog, PrimalProblem
-from ._inputs import checked_Xy, signed_targets
+from ._inputs import signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
