@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.random_states import rng_from_state, rng_to_state
 from .._core.sparse import is_sparse
 from .driver import EpochCount
 from .kernels.bundles import (
@@ -36,7 +37,6 @@ from .kernels.bundles import (
     Targets,
     Weights,
 )
-from .orders import rng_from_state, rng_to_state
 from .targets import TargetCoding
 from .votes import VoteRecord
 
