@@ -33,6 +33,11 @@ OR_Y = np.array([-1, 1, 1, 1])
 XOR_Y = np.array([-1, 1, 1, -1])
 
 
+def vec(values):
+    """A vector as the slides write it: ``(1, 1, -1)``, 4 significant digits."""
+    return "(" + ", ".join(f"{v + 0.0:.4g}" for v in np.ravel(values)) + ")"
+
+
 def slide(number, title, out):
     """A slide's title, as a line of its own."""
     out(f"\n--- {number}. {title} " + "-" * max(3, 60 - len(title)))
@@ -42,22 +47,29 @@ def or_traces(out):
     slide(1, "The modified OR problem, incremental mode (eta = 1, bias input -1)", out)
     online = trace(OR_X, OR_Y)  # the notes' conventions are the defaults
     out(online.table())
-    out(f"w = {online.weights[-1].tolist()} after {online.n_updates} updates, "
-        f"converged in epoch {online.n_epochs}")
+    out(
+        f"w = {vec(online.weights[-1])} after {online.n_updates} updates, "
+        f"converged in epoch {online.n_epochs}"
+    )
     slide(2, "Batch mode: one update per epoch, the sum over the mistakes", out)
     batch = trace(OR_X, OR_Y, mode="batch")
     out(batch.table())
-    out(f"w = {batch.weights[-1].tolist()} after {batch.n_epochs} epochs")
-    return {"online": online.weights[-1].tolist(), "batch": batch.weights[-1].tolist(),
-            "online_updates": online.n_updates}
+    out(f"w = {vec(batch.weights[-1])} after {batch.n_epochs} epochs")
+    return {
+        "online": online.weights[-1].tolist(),
+        "batch": batch.weights[-1].tolist(),
+        "online_updates": online.n_updates,
+    }
 
 
 def bounds(out):
     slide(3, "How many mistakes at most: the three bounds", out)
     b = theory.mistake_bounds(OR_X, OR_Y)
     out(f"R = {b.radius:.4g} (of (x, bias input)), gamma = {b.margin:.4g}, beta = {b.beta:.4g}")
-    out(f"Block-Novikoff (R/gamma)^2 = {b.novikoff:.4g}; the notes' proof beta/gamma^2 = "
-        f"{b.notes:.4g}; 1/gamma^2 with |x| <= 1: {b.unit_norm:.4g}")
+    out(
+        f"Block-Novikoff (R/gamma)^2 = {b.novikoff:.4g}; the notes' proof beta/gamma^2 = "
+        f"{b.notes:.4g}; 1/gamma^2 with |x| <= 1: {b.unit_norm:.4g}"
+    )
     return {"novikoff": b.novikoff, "notes": b.notes, "unit_norm": b.unit_norm}
 
 
@@ -65,8 +77,10 @@ def separability(out):
     slide(4, "Linear separability as a linear program", out)
     or_lp = theory.is_linearly_separable(OR_X, OR_Y)
     xor_lp = theory.is_linearly_separable(OR_X, XOR_Y)
-    out(f"OR: separable = {or_lp.separable}; XOR: separable = {xor_lp.separable}, "
-        f"least total slack {xor_lp.total_slack:.4g}")
+    out(
+        f"OR: separable = {or_lp.separable}; XOR: separable = {xor_lp.separable}, "
+        f"least total slack {xor_lp.total_slack:.4g}"
+    )
     return {"or": bool(or_lp.separable), "xor": bool(xor_lp.separable)}
 
 
@@ -77,16 +91,21 @@ def xor_feature_map(out):
     clf = Perceptron(shuffle=False, intercept_scaling=-1).fit(Z, XOR_Y)
     names = ", ".join(theory.NOTES_FEATURE_NAMES)
     out(f"features ({names}); separable now: {separable}")
-    out(f"the perceptron: w = {clf.coef_[0].tolist()}, b = {clf.intercept_[0]:g}, "
-        f"{clf.n_mistakes_} mistakes, training accuracy {clf.score(Z, XOR_Y):.2f}")
+    out(
+        f"the perceptron: w = {vec(clf.coef_)}, b = {clf.intercept_[0]:g}, "
+        f"{clf.n_mistakes_} mistakes, training accuracy {clf.score(Z, XOR_Y):.2f}"
+    )
     return {"separable": separable, "accuracy": float(clf.score(Z, XOR_Y))}
 
 
 def centroid(out):
     slide(6, "The centroid method: the nearer class mean", out)
     clf = CentroidClassifier().fit(OR_X, OR_Y)
-    out(f"means {clf.centroids_.tolist()}; f(x) = {clf.coef_[0].tolist()} . x "
-        f"+ {clf.intercept_[0]:g}; training accuracy {clf.score(OR_X, OR_Y):.2f}")
+    means = ", ".join(vec(mean) for mean in clf.centroids_)
+    out(
+        f"class means {means}; f(x) = {vec(clf.coef_)} . x + {clf.intercept_[0]:.4g}; "
+        f"training accuracy {clf.score(OR_X, OR_Y):.2f}"
+    )
     return {"accuracy": float(clf.score(OR_X, OR_Y))}
 
 
@@ -94,8 +113,10 @@ def kernel(out):
     slide(7, "The dual form: a kernel perceptron learns XOR", out)
     clf = KernelPerceptron(kernel="poly", degree=2, shuffle=False, prediction="last")
     clf.fit(OR_X, XOR_Y)
-    out(f"polynomial kernel of degree 2: dual coefficients {clf.dual_coef_[0].tolist()} on "
-        f"support vectors {clf.support_.tolist()}; predictions {clf.predict(OR_X).tolist()}")
+    out(
+        f"polynomial kernel of degree 2: dual coefficients {vec(clf.dual_coef_)} on "
+        f"support vectors {clf.support_.tolist()}; predictions {clf.predict(OR_X).tolist()}"
+    )
     return {"accuracy": float(clf.score(OR_X, XOR_Y)), "converged": bool(clf.converged_)}
 
 
@@ -126,8 +147,10 @@ def surrogate_losses(out):
         table[name] = values.tolist()
         label = f"{name}: {losses.FORMULAS[name]}"
         out(f"{label:>26} " + " ".join(f"{v:>6.3g}" for v in values))
-    out(f"on or above the 0-1 loss everywhere: {', '.join(losses.UPPER_BOUNDS)} "
-        "(the logistic one in bits); the perceptron loss is not")
+    out(
+        f"on or above the 0-1 loss everywhere: {', '.join(losses.UPPER_BOUNDS)} "
+        "(the logistic one in bits); the perceptron loss is not"
+    )
     return table
 
 

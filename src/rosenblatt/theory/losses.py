@@ -107,7 +107,7 @@ def perceptron(z: ArrayLike) -> np.ndarray:
     >>> perceptron([-1.5, 0.0, 0.5]).tolist()
     [1.5, 0.0, 0.0]
     """
-    return np.maximum(0.0, -_margins(z))
+    return np.maximum(0.0, -_margins(z)) + 0.0  # + 0.0: max(0, -0.0) is -0.0
 
 
 def hinge(z: ArrayLike) -> np.ndarray:

@@ -244,6 +244,8 @@ def command(
         console.print(_bounds_table(separable))
     for problem in result.problems:  # a missing table says why
         if problem.no_bounds:
-            console.print(f"no mistake bounds for {problem.name}: {problem.no_bounds}", markup=False)
+            console.print(
+                f"no mistake bounds for {problem.name}: {problem.no_bounds}", markup=False
+            )
     for note in result.notes:  # what the reading decided: not the report, standard error
         err_console.print(f"note: {in_option_words(note)}", markup=False)
