@@ -165,3 +165,12 @@ def test_the_graph_reader_sees_lazy_relative_and_package_imports(tmp_path, monke
     assert rank(layer_of("rosenblatt.theory.losses")) < rank(
         layer_of("rosenblatt.estimators.linear")
     )
+
+
+def test_readme_draws_the_same_layers():
+    """README's Architecture section draws the layers this test holds, top down."""
+    readme = (SRC.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Architecture\n", 1)[1]
+    table = section.split("```\n", 2)[1]
+    drawn = [line.split()[0] for line in table.splitlines() if line.strip()]
+    assert drawn == list(reversed(LAYERS))

@@ -8,8 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from rosenblatt._core.random_states import BIT_GENERATORS
-from rosenblatt.engine.orders import rng_from_state, rng_to_state
+from rosenblatt._core.random_states import BIT_GENERATORS, rng_from_state, rng_to_state
 from rosenblatt.persistence.decode import Reader
 from rosenblatt.persistence.encode import _Writer
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.random_states import rng_from_state, rng_to_state
 from .budget import BudgetState
 from .driver import EpochCount
 from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-exported)
@@ -36,7 +37,6 @@ from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-
     as_float64,
 )
 from .kernels.bundles import Coefficients, DualRule, Problems, Updates
-from .orders import rng_from_state, rng_to_state
 from .primal import readonly
 from .votes import survival_counts
 
@@ -327,7 +327,7 @@ class DualState:
         self._kept[p] = kept
 
     def credit(self, epochs_left: ArrayLike, presented: int) -> None:
-        """Count presentations a converged run skips (see ``run_epochs``)."""
+        """Count presentations a converged run skips (see :func:`.driver.train`)."""
         self.n_seen += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
     # ------------------------------------------------------------------ read-off

@@ -34,7 +34,6 @@ import numpy as np
 from .._core.config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
 
 # a training state's random source as plain data, in the one form (the model files' too)
-from .._core.random_states import rng_from_state, rng_to_state
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import RandomStateLike
@@ -51,8 +50,6 @@ __all__ = [
     "random_source",
     "recorded_orders",
     "resolve_mode",
-    "rng_from_state",
-    "rng_to_state",
     "seed_from",
     "splitter_seed",
 ]

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.random_states import rng_from_state, rng_to_state
 from .._core.sparse import is_sparse
 from .driver import EpochCount
 from .kernels.bundles import (
@@ -36,7 +37,6 @@ from .kernels.bundles import (
     Targets,
     Weights,
 )
-from .orders import rng_from_state, rng_to_state
 from .targets import TargetCoding
 from .votes import VoteRecord
 
@@ -343,7 +343,7 @@ class PrimalState:
 
     def credit(self, epochs_left: ArrayLike, presented: int) -> None:
         """Count ``epochs_left`` more epochs of ``presented`` patterns for each unit
-        without an update: what a converged run skips (see ``run_epochs``)."""
+        without an update: what a converged run skips (see :func:`.driver.train`)."""
         self.counts += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
     # ------------------------------------------------------------------ training
