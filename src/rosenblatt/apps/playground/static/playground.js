@@ -22,7 +22,7 @@
 
   var ALGORITHMS = ["online", "batch", "averaged", "voted", "kernel"];
   var COMPARE = ["perceptron", "averaged", "voted", "kernel", "budgeted-kernel"];
-  var MAX_PANELS = 4; // the server's own cap comes with the limits
+  var MAX_PANELS = 0; // the server's cap, limits.max_panels (a static copy has none)
   // the exercise sets: a preset, trained online with eta 1, bias input -1, in order
   var EXERCISE_SETS = ["or", "and", "xor"];
   var SVGNS = "http://www.w3.org/2000/svg";
@@ -1832,8 +1832,8 @@
       var known = names.filter(function (name) {
         return COMPARE.indexOf(name) >= 0;
       });
-      if (known.length !== names.length || known.length > MAX_PANELS) notes.push("compare");
-      state.compare = known.slice(0, MAX_PANELS);
+      if (known.length !== names.length) notes.push("compare");
+      state.compare = known; // held to the server's cap once its limits come
     }
     var points = null;
     if (q.has("points")) {
@@ -2263,12 +2263,16 @@
           state.presets = data.presets || {};
           state.presetOrder = Object.keys(state.presets);
           limits = data.limits;
-          if (limits.max_panels) MAX_PANELS = limits.max_panels;
+          MAX_PANELS = limits.max_panels;
           $("degree").max = String(limits.max_degree); // the input's arrows stop at the server's cap
           if (data.view && data.view.length === 4 && data.view.every(isNum)) state.view = data.view;
           populatePresets();
           drawAxes();
           var notes = fromURL.notes.slice();
+          if (state.compare.length > MAX_PANELS) {
+            if (notes.indexOf("compare") < 0) notes.push("compare");
+            state.compare = state.compare.slice(0, MAX_PANELS);
+          }
           if (!(state.preset in state.presets)) {
             if (!fromURL.points) notes.push("preset");
             state.preset = state.presets.or ? "or" : state.presetOrder[0];
