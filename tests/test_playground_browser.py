@@ -647,6 +647,9 @@ def test_the_permalink_restores_the_panels(page, server_url):
     open_playground(page, server_url, WORKED_EXAMPLE + "&compare=voted,nonsense")
     assert [p.get_attribute("data-algorithm") for p in panels.all()] == ["voted"]
     assert "compare" in page.text_content("#message")
+    # more than the server's cap: the first four, and the note
+    open_playground(page, server_url, WORKED_EXAMPLE + "&compare=" + ",".join(["voted"] * 5))
+    assert panels.count() == 4 and "compare" in page.text_content("#message")
 
 
 def test_side_by_side_screenshot_is_not_blank(page, server_url):
