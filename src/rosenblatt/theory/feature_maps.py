@@ -41,7 +41,7 @@ def notes_feature_map(X: MatrixLike) -> np.ndarray:
     Returns
     -------
     ndarray of float64, shape (n_samples, 5)
-        The columns :data:`NOTES_FEATURE_NAMES` names.
+        The columns :data:`~rosenblatt.theory.feature_maps.NOTES_FEATURE_NAMES` names.
 
     Raises
     ------
