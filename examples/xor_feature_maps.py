@@ -2,9 +2,10 @@
 
 XOR is the classic pattern set that no line separates, so the perceptron cycles
 through its epochs for ever (the lecture notes' limits of the perceptron). A
-nonlinear feature map fixes it: with the degree-2 monomials the product
-``x1 * x2`` is a feature, and XOR is linear in it. The map can be explicit,
-scikit-learn's ``PolynomialFeatures(2)`` in front of the linear Perceptron, or
+nonlinear feature map fixes it: the notes' map ``(x1, x2, x1 x2, x1^2, x2^2)``
+makes the product ``x1 * x2`` a feature, and XOR is linear in it. The map can be
+explicit, :func:`rosenblatt.theory.notes_feature_map` in front of the linear
+Perceptron (no constant column: the perceptron's bias input is the constant), or
 implicit, a polynomial kernel of degree 2 in the dual form (the lecture notes'
 dual variables): ``(gamma x . z + 1)**2`` is the inner product of (scaled)
 degree-2 monomials, computed without ever forming them.
@@ -17,10 +18,11 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.pipeline import make_pipeline
-from sklearn.preprocessing import PolynomialFeatures
+from sklearn.preprocessing import FunctionTransformer
 
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.estimators.linear import Perceptron
+from rosenblatt.theory import notes_feature_map
 
 X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
 y = np.array([0, 1, 1, 0])
@@ -30,8 +32,8 @@ def models():
     """The three ways of attacking XOR, by row name."""
     return {
         "Perceptron (linear)": Perceptron(max_iter=100, random_state=0),
-        "PolynomialFeatures(2) + Perceptron": make_pipeline(
-            PolynomialFeatures(2), Perceptron(random_state=0)
+        "notes_feature_map + Perceptron": make_pipeline(
+            FunctionTransformer(notes_feature_map), Perceptron(random_state=0)
         ),
         "KernelPerceptron(kernel='poly', degree=2)": KernelPerceptron(
             kernel="poly", degree=2, random_state=0

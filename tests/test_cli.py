@@ -197,7 +197,11 @@ def test_inspect_shows_the_numbers_that_give_its_bound(files):
     R, gamma, beta, bound, notes, unit = map(float, bounds[1:])
     assert (R / gamma) ** 2 == pytest.approx(bound, rel=1e-4)  # by hand, from the table
     assert beta / gamma**2 == pytest.approx(notes, rel=1e-4) and unit == bound
-    assert "radius max |x| (plain)" in table.stdout and "max margin (plain)" in table.stdout
+    assert "max margin (plain)" in table.stdout
+    # the two radii, each named, each on its line: of x, and of (x, bias input), the bounds' R
+    (plain,) = [line for line in table.stdout.splitlines() if "radius of x," in line]
+    (augmented,) = [line for line in table.stdout.splitlines() if "radius of (x, bias" in line]
+    assert "1.41421" in plain and "1.73205" in augmented
     assert "on its patterns (x, 1)" in table.stdout
     for header in ("R", "γ", "β = Σ|x|²", "(R/γ)²", "β/γ²", "1/γ² at |x| ≤ 1"):
         assert f" {header} " in table.stdout
@@ -210,7 +214,10 @@ def test_inspect_xor_is_not_separable(tmp_path):
     assert problem["separable"] is False and problem["margin"] is None
     assert problem["augmented_radius"] is None and problem["augmented_margin"] is None
     assert problem["augmented_beta"] is None and problem["notes_bound"] is None
-    assert "Mistake bounds" not in run("inspect", data).stdout  # no separable problem
+    shown = run("inspect", data).stdout
+    assert "Mistake bounds" not in shown  # no separable problem, and a line says why
+    assert "no mistake bounds for all samples: not linearly separable" in " ".join(shown.split())
+    assert problem["no_bounds"].startswith("not linearly separable")
 
 
 def test_trace_prints_the_seed_003_table(files):

@@ -50,7 +50,7 @@ def test_xor_example_solves_xor_only_with_a_feature_map():
     rows = {r["model"]: r for r in load_example("xor_feature_maps").main(verbose=False)}
     assert rows["Perceptron (linear)"]["training_accuracy"] < 1.0
     assert not rows["Perceptron (linear)"]["converged"]
-    solved = ("PolynomialFeatures(2) + Perceptron", "KernelPerceptron(kernel='poly', degree=2)")
+    solved = ("notes_feature_map + Perceptron", "KernelPerceptron(kernel='poly', degree=2)")
     for name in solved:
         assert rows[name]["training_accuracy"] == 1.0 and rows[name]["converged"]
         assert rows[name]["predictions"] == [0, 1, 1, 0]

@@ -29,9 +29,11 @@ from rosenblatt.apps.playground import server as playground_server
 from rosenblatt.apps.playground.export import MARKER, export
 from rosenblatt.apps.playground.presets import PRESETS, VIEW, preset
 from rosenblatt.apps.playground.runs import (
+    COMPARE_ALGORITHMS,
     MAX_DEGREE,
     MAX_EPOCHS,
     MAX_KERNEL_CELLS,
+    MAX_PANELS,
     MAX_POINTS,
     MAX_PRESENTATIONS,
     MAX_SEED,
@@ -108,6 +110,7 @@ def test_presets_carry_the_limits_the_server_checks(server_url):
         "max_epochs": MAX_EPOCHS,
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
+        "max_panels": MAX_PANELS,
     }
     X, y = preset("or")
     at_most = request_for("or", epochs=min(served["max_epochs"], served["max_presentations"] // 4))
@@ -298,7 +301,8 @@ def test_voted_grid_after_convergence_is_voted_perceptrons():
     assert out["converged"] and len(out["epoch_ends"]) < 50  # so there is credit to count
     clf = VotedPerceptron(max_iter=50, shuffle=False, tol=None).fit(X, y)
     voters, current = out["voted"]["voters"], out["voted"]["current"]
-    assert [v["votes"] for v in voters][1:] == [int(c) for c in clf.votes_[1:]]
+    # votes_ leaves out the vectors that never voted (the page's table starts at the zeros)
+    assert [v["votes"] for v in voters if v["votes"]] == clf.votes_.tolist()
     assert current[-1][1] == voters[-1]["votes"]
     size = out["grids"]["size"]
     gx, gy = np.meshgrid(np.linspace(*VIEW[:2], size), np.linspace(*VIEW[2:], size))
@@ -382,7 +386,9 @@ def test_settings_are_declared_as_constraints_the_served_limits_bound():
     assert set(SETTING_CONSTRAINTS) == {f.name for f in fields(Settings)} - {
         "shuffle",
         "feature_map",
+        "compare",  # a list of names, checked against COMPARE_ALGORITHMS and MAX_PANELS
     }
+    assert served["max_panels"] == MAX_PANELS
     for setting, key in (("epochs", "max_epochs"), ("degree", "max_degree"), ("seed", "max_seed")):
         (bound,) = SETTING_CONSTRAINTS[setting]
         assert bound.high == served[key]
@@ -645,3 +651,95 @@ def test_a_kernel_run_too_large_for_the_page_is_refused():
     with pytest.raises(PlaygroundError, match="points squared times epochs"):
         parse_request(payload)
     assert limits()["max_kernel_cells"] == 4_000_000
+
+
+# ---------------------------------------------------------------------- comparison panels
+def test_panels_are_their_learners_on_the_same_points_in_the_same_order():
+    from rosenblatt import AveragedPerceptron, Perceptron
+
+    X, y = preset("or")
+    settings = Settings(bias=-1.0, compare=("averaged", "perceptron", "voted", "kernel"))
+    out = run(X, y, settings)
+    averaged, perceptron, voted, kernel = out["panels"]
+    assert [p["algorithm"] for p in out["panels"]] == list(settings.compare)
+    # after the 8 presentations of two epochs: AveragedPerceptron(max_iter=2)'s coef
+    clf = AveragedPerceptron(max_iter=2, shuffle=False, intercept_scaling=-1, tol=None)
+    clf.fit(X, y)
+    w1, w2, w0 = averaged["weights"][8]
+    assert [w1, w2] == [1.125, 0.875] == clf.coef_.ravel().tolist()
+    assert w0 * -1 == pytest.approx(clf.intercept_[0])
+    # the perceptron's and the voted perceptron's vector in force: the page's own run's
+    assert perceptron["weights"] == voted["weights"] == out["weights"]
+    last = Perceptron(shuffle=False, intercept_scaling=-1).fit(X, y)
+    assert perceptron["weights"][-1][:2] == last.coef_.ravel().tolist()
+    for panel in (averaged, perceptron, voted):
+        assert panel["pattern"] == out["rows"]["pattern"]
+        assert panel["mistakes"] == [0, 1, 2, 3, 3, 3, 3, 3, 3]
+        assert len(panel["weights"]) == panel["n_rows"] + 1 == 9
+    assert voted["grids"]["at"][-1] == 8 and averaged["grids"] is None
+    # the kernel's own run: no primal weights, its grids and support set, its mistakes
+    assert kernel["weights"] is None and kernel["support"] and kernel["grids"]["values"]
+    assert kernel["mistakes"][0] == 0 and len(kernel["mistakes"]) == kernel["n_rows"] + 1
+
+
+@pytest.mark.parametrize("seed", [1, 5])
+def test_shuffled_panels_share_the_pages_orders_and_average_explicitly(seed):
+    X, y = preset("tiny-margin")
+    settings = Settings(algorithm="voted", shuffle=True, seed=seed, compare=("averaged",))
+    out = run(X, y, settings)
+    (panel,) = out["panels"]
+    assert panel["pattern"] == out["rows"]["pattern"]
+    order = np.array(panel["pattern"]).reshape(-1, X.shape[0])
+    explicit = reference.averaged(X, y, list(order), bias_input=-1.0, stop=False)
+    for c in range(1, panel["n_rows"] + 1):
+        np.testing.assert_allclose(
+            panel["weights"][c], explicit["history"][:c].mean(axis=0), atol=1e-6
+        )
+    updated = np.array(out["rows"]["updated"])
+    assert panel["mistakes"] == np.r_[0, np.cumsum(updated)].tolist()
+    # a kernel panel's own run presents the same orders, epoch for epoch, as long as it lasts
+    (kernel,) = run(X, y, Settings(shuffle=True, seed=seed, compare=("kernel",)))["panels"]
+    both = min(kernel["n_rows"], panel["n_rows"])
+    assert both >= X.shape[0] and kernel["pattern"][:both] == panel["pattern"][:both]
+
+
+def test_a_budgeted_kernel_panel_keeps_the_pages_budget_or_half_the_points():
+    X, y = preset("xor")
+    out = run(X, y, Settings(gamma=2.0, compare=("budgeted-kernel",)))
+    assert out["panels"][0]["budget"] == 2  # half of XOR's four points
+    out = run(X, y, Settings(gamma=2.0, budget=3, compare=("budgeted-kernel", "kernel")))
+    budgeted, free = out["panels"]
+    assert budgeted["budget"] == 3 and free["budget"] in (None, 0)
+    for c in range(budgeted["n_rows"] + 1):
+        assert sum(a <= c < b for _, a, b in budgeted["support"]) <= 3
+
+
+def test_compare_requests_are_checked_and_counted():
+    _, _, settings = parse_request(request_for("or", compare=["averaged", "kernel"]))
+    assert settings.compare == ("averaged", "kernel")
+    for bad, message in (
+        ("averaged", "compare must be a list"),
+        (["averaged"] * (MAX_PANELS + 1), f"at most {MAX_PANELS}"),
+        (["svm"], "no learner the playground compares"),
+    ):
+        with pytest.raises(PlaygroundError, match=message):
+            parse_request(request_for("or", compare=bad))
+    assert set(COMPARE_ALGORITHMS) == {
+        "perceptron",
+        "averaged",
+        "voted",
+        "kernel",
+        "budgeted-kernel",
+    }
+    # each kernel panel holds its own coefficients: it counts against the kernel cap
+    X = np.zeros((200, 2))  # 200 points, 10 epochs: one kernel run is a tenth of both caps
+    one = run_size(X, Settings(algorithm="kernel", epochs=10))
+    three = run_size(X, Settings(algorithm="kernel", epochs=10, compare=("kernel",) * 2))
+    assert one == pytest.approx(0.1) and three == pytest.approx(0.3)
+
+
+def test_panels_over_http(server_url):
+    status, out = post(server_url, json.dumps(request_for("or", compare=["averaged"])).encode())
+    assert status == 200 and out["panels"][0]["weights"][8][:2] == [1.125, 0.875]
+    status, out = post(server_url, json.dumps(request_for("or", compare=["nope"])).encode())
+    assert status == 400 and "compare" in out["error"]

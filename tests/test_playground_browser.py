@@ -475,3 +475,235 @@ def test_static_copy_needs_no_server(page, tmp_path):
     click_plot(page, 0.5, 0.12)
     assert value(page, "#points") == 4
     assert [u for u in requests if not u.startswith(("file:", "data:"))] == []
+
+
+# ---------------------------------------------------------------------- history, panels, exercises
+def slide_to(pg, c):
+    """Move the history slider to c presentations, as a drag would (an input event)."""
+    pg.eval_on_selector(
+        "#history", f"e => {{ e.value = '{c}'; e.dispatchEvent(new Event('input')); }}"
+    )
+
+
+def test_history_slider_and_arrow_keys_move_the_cursor(page, server_url):
+    open_playground(page, server_url, WORKED_EXAMPLE)
+    slider = page.locator("#history")
+    assert slider.get_attribute("max") == "8" and slider.input_value() == "0"
+    slide_to(page, 2)
+    assert value(page, "#cursor") == 2 and value(page, "#weights") == [2, 0, 0]
+    slide_to(page, 3)
+    assert value(page, "#cursor") == 3 and value(page, "#weights") == [1, 1, -1]
+    assert page.locator("#trace tr").count() == 3
+    page.keyboard.press("ArrowRight")
+    assert value(page, "#cursor") == 4 and slider.input_value() == "4"
+    page.keyboard.press("ArrowLeft")
+    page.keyboard.press("ArrowLeft")
+    assert value(page, "#cursor") == 2 and slider.input_value() == "2"
+    slide_to(page, 8)
+    assert value(page, "#weights") == [1, 1, -1]
+    assert page.get_attribute("#status", "data-state") == "converged"
+    page.keyboard.press("ArrowRight")  # at the end: nothing more
+    assert value(page, "#cursor") == 8
+    page.click("#reset")
+    assert slider.input_value() == "0"
+    page.keyboard.press("ArrowLeft")  # at the start: nothing before
+    assert value(page, "#cursor") == 0
+    # the slider itself takes the arrow keys (focused, it steps once, not twice)
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert value(page, "#cursor") == 1
+
+
+def add_panel(pg, name):
+    n = pg.locator(".compare-panel").count()
+    runs = int(pg.get_attribute("body", "data-runs"))
+    pg.select_option("#compare", name)
+    pg.wait_for_function(
+        "n => document.body.dataset.ready === 'true' && Number(document.body.dataset.runs) > n",
+        arg=runs,
+    )
+    assert pg.locator(".compare-panel").count() == n + 1
+    return pg.locator(".compare-panel").nth(n)
+
+
+def panel_values(panel):
+    return (
+        json.loads(panel.locator(".panel-weights").get_attribute("data-value")),
+        json.loads(panel.locator(".panel-mistakes").get_attribute("data-value")),
+    )
+
+
+def test_an_averaged_panel_beside_the_perceptron_is_averaged_perceptrons(page, server_url):
+    from rosenblatt import AveragedPerceptron
+
+    open_playground(page, server_url, WORKED_EXAMPLE)
+    averaged = add_panel(page, "averaged")
+    assert averaged.get_attribute("data-algorithm") == "averaged"
+    assert page.locator("#compare-section .compare-panel .panel-plot").count() == 1
+    for _ in range(8):  # the 8 presentations of two epochs, with the one shared Step
+        page.click("#step")
+    weights, mistakes = panel_values(averaged)
+    assert weights[:2] == [1.125, 0.875] and mistakes == 3
+    assert value(page, "#weights") == [1, 1, -1]  # the perceptron beside it: its last vector
+    X, y = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]]), np.array([-1, 1, 1, 1])
+    clf = AveragedPerceptron(max_iter=2, shuffle=False, intercept_scaling=-1, tol=None)
+    clf.fit(X, y)
+    np.testing.assert_allclose(weights[:2], clf.coef_.ravel())
+    np.testing.assert_allclose(weights[2] * -1, clf.intercept_[0])
+    # one epoch back (the shared cursor): AveragedPerceptron after one epoch
+    page.click("#reset")
+    page.click("#epoch")
+    clf = AveragedPerceptron(max_iter=1, shuffle=False, intercept_scaling=-1, tol=None)
+    with pytest.warns(Warning):  # one epoch does not converge
+        clf.fit(X, y)
+    weights, mistakes = panel_values(averaged)
+    np.testing.assert_allclose(weights[:2], clf.coef_.ravel())
+    assert mistakes == 3
+    assert averaged.locator(".averaged-line").count() == 1  # its own line on its own plot
+
+
+def test_every_panel_follows_the_shared_cursor_with_the_engines_numbers(page, server_url):
+    import reference
+
+    from rosenblatt import KernelPerceptron, trace
+    from rosenblatt.apps.playground.presets import preset
+
+    # a shuffled run: every panel sees the same orders as the page's own learner
+    asked = []
+    page.on("request", lambda r: asked.append(r.post_data) if r.url.endswith("api/run") else None)
+    open_playground(
+        page, server_url, "?preset=tiny-margin&algorithm=online&bias=-1&shuffle=1&seed=5"
+    )
+    names = ["perceptron", "averaged", "voted", "kernel"]
+    panels = [add_panel(page, name) for name in names]
+    assert page.locator(".compare-panel").count() == 4
+    assert page.is_disabled("#compare")  # four at most
+    X, y = preset("tiny-margin")
+    end = int(page.locator("#history").get_attribute("max"))
+    # the engine's record of this run: its orders and updates (theory.trace), and the
+    # explicit average over those orders (reference.py)
+    epochs = json.loads(asked[-1])["epochs"]
+    record = trace(X, y, shuffle=True, random_state=5, max_iter=epochs)
+    n_rows = record.pattern.shape[0]
+    assert end == n_rows  # the longest run here is the linear learners'
+    order = record.pattern.reshape(-1, X.shape[0])
+    explicit = reference.averaged(X, y, list(order), bias_input=-1.0, stop=False)
+    history = np.vstack([np.zeros(3), explicit["history"]])
+    np.testing.assert_allclose(history, record.weights)
+    mistakes = np.r_[0, np.cumsum(record.updated)]
+    for c in sorted({0, 1, 2, 3, 10, n_rows // 2, n_rows - 1, n_rows}):
+        slide_to(page, c)
+        main = value(page, "#weights")
+        for name, panel in zip(names, panels):
+            weights, wrong = panel_values(panel)
+            if name == "kernel":
+                assert weights is None
+                continue
+            assert wrong == mistakes[c], (name, c)
+            if name == "averaged":
+                expected = history[1 : c + 1].mean(axis=0) if c else np.zeros(3)
+                np.testing.assert_allclose(weights, expected, atol=1e-6, err_msg=f"c={c}")
+            else:  # the perceptron and the voted perceptron's vector in force: the last one
+                np.testing.assert_allclose(weights, history[c], err_msg=f"{name} c={c}")
+                assert weights == main
+    # the kernel panel ran the kernel perceptron (the page's kernel settings) on the same
+    # orders, to its own end
+    clf = KernelPerceptron(gamma=1.0, max_iter=epochs, shuffle=True, random_state=5)
+    clf.set_params(prediction="last")
+    clf.fit(X, y)
+    slide_to(page, end)
+    kernel_mistakes = panel_values(panels[3])[1]
+    assert kernel_mistakes == len(clf.update_time_)
+    # removing a panel leaves the others where they were
+    panels[0].locator(".panel-remove").click()
+    assert page.locator(".compare-panel").count() == 3
+    assert [p.get_attribute("data-algorithm") for p in page.locator(".compare-panel").all()] == [
+        "averaged",
+        "voted",
+        "kernel",
+    ]
+    assert not page.is_disabled("#compare")
+
+
+def test_the_permalink_restores_the_panels(page, server_url):
+    open_playground(page, server_url, WORKED_EXAMPLE)
+    add_panel(page, "averaged")
+    add_panel(page, "budgeted-kernel")
+    page.wait_for_function(
+        "document.getElementById('permalink').href.includes('compare=averaged%2Cbudgeted-kernel')"
+        " || document.getElementById('permalink').href.includes('compare=averaged,budgeted-kernel')"
+    )
+    link = page.get_attribute("#permalink", "href")
+    open_playground(page, link, "")
+    panels = page.locator(".compare-panel")
+    assert [p.get_attribute("data-algorithm") for p in panels.all()] == [
+        "averaged",
+        "budgeted-kernel",
+    ]
+    page.click("#epoch")
+    page.click("#epoch")
+    assert panel_values(panels.nth(0))[0][:2] == [1.125, 0.875]
+    # an unknown learner in a link is dropped, and the page says what it ignored
+    open_playground(page, server_url, WORKED_EXAMPLE + "&compare=voted,nonsense")
+    assert [p.get_attribute("data-algorithm") for p in panels.all()] == ["voted"]
+    assert "compare" in page.text_content("#message")
+    # more than the server's cap: the first four, and the note
+    open_playground(page, server_url, WORKED_EXAMPLE + "&compare=" + ",".join(["voted"] * 5))
+    assert panels.count() == 4 and "compare" in page.text_content("#message")
+
+
+def test_side_by_side_screenshot_is_not_blank(page, server_url):
+    from matplotlib import image
+
+    page.set_viewport_size({"width": 1600, "height": 1000})
+    open_playground(page, server_url, "?preset=blobs&algorithm=online&bias=-1&shuffle=1&seed=2")
+    for name in ("averaged", "voted", "kernel"):
+        add_panel(page, name)
+    slide_to(page, 40)
+    png = page.screenshot(full_page=True)
+    rgb = (image.imread(io.BytesIO(png), format="png")[..., :3] * 255).round().astype(np.int64)
+    packed = (rgb[..., 0] << 16) | (rgb[..., 1] << 8) | rgb[..., 2]
+    assert np.unique(packed).shape[0] > 50 and rgb.std() > 10
+    if os.environ.get("ROSENBLATT_SAVE_SCREENSHOT") == "1":
+        (ROOT / "docs" / "playground-compare.png").write_bytes(png)
+
+
+def answer(pg, text):
+    pg.click("#step")  # asks first
+    assert pg.is_visible("#question") and pg.is_visible("#answer")
+    pg.fill("#answer", text)
+    pg.click("#check")
+
+
+def test_exercise_mode_scores_a_right_and_a_wrong_answer(page, server_url):
+    open_playground(page, server_url, "?preset=blobs&algorithm=kernel")
+    runs = int(page.get_attribute("body", "data-runs"))
+    page.check("#exercise")  # the first set: the notes' modified OR, bias -1, in order
+    page.wait_for_function(
+        "n => document.body.dataset.ready === 'true' && Number(document.body.dataset.runs) > n",
+        arg=runs,
+    )
+    assert value(page, "#points") == 4 and page.input_value("#algorithm") == "online"
+    assert value(page, "#score") == [0, 0] and value(page, "#cursor") == 0
+    answer(page, "1, 1, 1")  # the mistake on (-1, -1): w = (1, 1, 1)
+    assert page.get_attribute("#verdict", "data-value") == '"right"'
+    assert value(page, "#score") == [1, 1] and value(page, "#cursor") == 1
+    assert page.is_hidden("#question")
+    answer(page, "1, 1, 1")  # wrong: pattern 2 is a mistake too
+    assert value(page, "#verdict") == "wrong"
+    assert value(page, "#score") == [1, 2] and value(page, "#cursor") == 2
+    verdict = page.text_content("#verdict")
+    assert "2, 0, 0" in verdict.replace("(", "").replace(")", "")  # the engine's vector
+    assert "-1" in verdict.replace("\u2212", "-") and "mistake" in verdict  # the rule
+    # not numbers, or too few: asked again, nothing scored
+    page.click("#step")
+    page.fill("#answer", "2, x")
+    page.click("#check")
+    assert value(page, "#score") == [1, 2] and value(page, "#cursor") == 2
+    page.fill("#answer", "(2, 0, 0)")  # pattern 3 errs as well: (2, 0, 0) + (-1, 1, -1)
+    page.keyboard.press("Enter")
+    assert value(page, "#score") == [1, 3] and value(page, "#verdict") == "wrong"
+    # off: Step steps again
+    page.uncheck("#exercise")
+    page.click("#step")
+    assert page.is_hidden("#question") and value(page, "#score") == [0, 0]

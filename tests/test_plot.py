@@ -97,7 +97,7 @@ def test_losses_plot_draws_five_labelled_curves():
         "perceptron: max(0, −z)",
         "hinge: max(0, 1 − z)",
         "squared: (1 − z)²",
-        "logistic: log(1 + e^−z)",
+        "logistic: log₂(1 + e^−z)",
     ]
     assert legend_texts(ax) == labels and ax.get_xlim() == (-2.0, 2.0)
     for line, loss in zip(handles, LOSSES.values()):
@@ -106,6 +106,13 @@ def test_losses_plot_draws_five_labelled_curves():
         np.testing.assert_array_equal(line.get_ydata(), loss(z))
     hinge = np.asarray(handles[2].get_ydata())
     assert hinge[np.asarray(handles[2].get_xdata()) == 0.0].tolist() == [1.0]
+    # the base-2 logistic loss is 1 at z = 0, above the 0-1 loss, and the figure says which
+    # surrogates bound the 0-1 loss from above
+    logistic = np.asarray(handles[4].get_ydata())
+    assert logistic[np.asarray(handles[4].get_xdata()) == 0.0].tolist() == [1.0]
+    (note,) = ax.texts
+    assert "on or above the 0-1 loss" in note.get_text()
+    assert "logistic (log base 2)" in note.get_text() and "not the perceptron" in note.get_text()
 
 
 def test_plot_losses_command_writes_a_png_without_data(tmp_path):
@@ -134,6 +141,49 @@ def test_training_animation_has_a_frame_per_update(tmp_path, mode, frames):
         assert gif.n_frames == frames  # the start + one per weight change (3 online, 1 batch)
         assert gif.size == (260, 180)  # 6.5 x 4.5 inches at 40 dpi
     assert tr.n_updates == (3 if mode == "online" else 4)
+
+
+def test_the_animation_holds_its_last_frame_and_titles_w_once(tmp_path):
+    """The notes' defaults (bias input -1): 1.5 frames a second while the line moves, the
+    converged line held for HOLD_SECONDS before the GIF starts over; every title gives w
+    once, the start's too."""
+    from rosenblatt.apps._plot_animation import HOLD_SECONDS
+
+    path = tmp_path / "or.gif"
+    tr = animate_training(OR_X, OR_Y, path, dpi=30)
+    assert tr.bias_input == -1.0 and tr.weights[-1].tolist() == [1.0, 1.0, -1.0]
+    durations = []
+    with Image.open(path) as gif:
+        for frame in range(gif.n_frames):
+            gif.seek(frame)
+            durations.append(gif.info["duration"])
+    assert durations[:-1] == [660] * 3 and durations[-1] == int(1000 * HOLD_SECONDS)
+    for step in range(tr.weights.shape[0]):
+        title = plot_training_step(tr, OR_X, OR_Y, step).get_title(loc="left")
+        assert title.count("w =") == 1 and title.count("w") == 1, title
+    assert plot_training_step(tr, OR_X, OR_Y, 0).get_title(loc="left").splitlines() == [
+        "start: no line yet",
+        "w = (0, 0, 0)",
+    ]
+
+
+def test_a_boundary_through_the_notes_feature_map(tmp_path):
+    """plot --feature-map trains on (x1, x2, x1 x2, x1^2, x2^2): XOR's boundary is a conic
+    and every pattern is on its side."""
+    from sklearn.pipeline import Pipeline
+
+    from rosenblatt.apps.cli.plotting import _model, make_plot
+    from rosenblatt.data.io import read_data
+
+    data = tmp_path / "xor.csv"
+    data.write_text("x1,x2,y\n-1,-1,-1\n1,-1,1\n-1,1,1\n1,1,-1\n")
+    out = tmp_path / "xor.png"
+    result = make_plot(data, out, feature_map=True, max_iter=50)
+    assert out.is_file() and result.model == "Perceptron on the notes' features"
+    model = _model(None, read_data(data), "perceptron", 50, 1.0, 0, feature_map=True)
+    assert isinstance(model, Pipeline) and model.score(OR_X, [-1, 1, 1, -1]) == 1.0
+    refused = run_cli("plot", data, "-o", tmp_path / "xor.gif", "--feature-map")
+    assert_one_line_error(refused, "--feature-map", "animation")
 
 
 def test_long_training_animation_is_thinned(tmp_path):

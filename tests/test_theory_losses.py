@@ -22,6 +22,7 @@ from rosenblatt.theory import (
     squared,
     zero_one,
 )
+from rosenblatt.theory.losses import UPPER_BOUNDS
 
 Z = np.array([-2.0, -1.0, 0.0, 0.5, 1.0, 2.0])
 # the notes' counterexample (seed 001): separable points where least squares errs
@@ -33,9 +34,11 @@ def test_each_loss_on_hand_values():
     assert perceptron(Z).tolist() == [2, 1, 0, 0, 0, 0]
     assert hinge(Z).tolist() == [3, 2, 1, 0.5, 0, 0]
     assert squared(Z).tolist() == [9, 4, 1, 0.25, 0, 1]
-    np.testing.assert_allclose(logistic(Z), np.log(1 + np.exp(-Z)), rtol=1e-15)
-    assert logistic(0.0) == np.log(2)
-    assert logistic([-1000.0, 1000.0]).tolist() == [1000.0, 0.0]  # no overflow
+    # in bits: the natural-log loss over ln 2, exactly 1 at the boundary z = 0
+    np.testing.assert_allclose(logistic(Z), np.log2(1 + np.exp(-Z)), rtol=1e-14)
+    assert logistic(0.0) == 1.0 and logistic(-1.0) == pytest.approx(np.log2(1 + np.e))
+    big = logistic([-1000.0, 1000.0])  # no overflow
+    assert big[0] == pytest.approx(1000.0 / np.log(2), rel=1e-15) and big[1] == 0.0
 
 
 def test_losses_keep_the_shape_of_the_margins():
@@ -55,9 +58,14 @@ def test_the_mappings():
 @PROPERTY
 @given(st.floats(-1e3, 1e3))
 def test_the_surrogates_bound_the_0_1_loss_from_above(z):
-    assert hinge(z) >= zero_one(z) and squared(z) >= zero_one(z)
-    assert logistic(z) / np.log(2) >= zero_one(z)  # in bits: 1 at z = 0
+    for name in UPPER_BOUNDS:
+        assert LOSSES[name](z) >= zero_one(z)
     assert hinge(z) >= perceptron(z) >= 0 and logistic(z) >= 0
+
+
+def test_the_perceptron_loss_alone_does_not_bound_it():
+    assert set(SURROGATES) - set(UPPER_BOUNDS) == {"perceptron"}
+    assert perceptron(0.0) < zero_one(0.0) and perceptron(-0.5) < zero_one(-0.5)
 
 
 def test_perceptron_risk_sums_the_perceptron_loss():

@@ -74,6 +74,34 @@ def test_online_trace_reproduces_seed_003_cell_for_cell():
     assert tr.epoch.tolist() == [1, 1, 1, 1, 2, 2, 2, 2]
 
 
+def test_the_defaults_are_the_notes_conventions():
+    """trace(X, y) is the notes' table, as `rosenblatt trace` prints it: bias input -1 by
+    default; an explicit value behaves as before (w_0 flips its sign, the line does not)."""
+    from rosenblatt import trace as public_trace
+    from rosenblatt.apps.cli.tracing import trace_data
+
+    default = public_trace(OR_X, OR_Y)
+    assert default.bias_input == -1.0
+    for mode in ("online", "batch"):
+        np.testing.assert_array_equal(
+            trace(OR_X, OR_Y, mode=mode).weights, seed_trace(mode).weights
+        )
+    assert str(default) == str(seed_trace("online"))
+    plus = trace(OR_X, OR_Y, bias_input=1.0)
+    np.testing.assert_array_equal(plus.weights[:, -1], -default.weights[:, -1])
+    assert plus.intercept == default.intercept == 1.0
+    import inspect
+
+    cli_default = inspect.signature(trace_data).parameters["bias_input"].default
+    assert cli_default == inspect.signature(trace).parameters["bias_input"].default == -1.0
+
+
+def test_no_negative_zero_is_printed():
+    tr = trace([[1.0, 0.0], [-1.0, 0.0]], [1, -1])  # w_0 stays 0: 0 * -1 is no -0.
+    assert tr.weights[-1, -1] == 0.0 and not np.signbit(tr.intercept)
+    assert "-0" not in str(tr) and repr(tr.intercept) == "0.0"
+
+
 def test_batch_trace_reproduces_seed_003_cell_for_cell():
     tr = seed_trace("batch")
     np.testing.assert_array_equal(tr.weights, [[0, 0, 0], [2, 2, -2], [2, 2, -2]])

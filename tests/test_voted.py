@@ -18,6 +18,7 @@ from sklearn.utils import check_random_state
 from rosenblatt import VotedPerceptron
 from rosenblatt.apps.cli import _train_summary as summary_module
 from rosenblatt.apps.cli import train as train_module
+from rosenblatt.engine.votes import survival_counts
 
 PROPERTY = settings(
     max_examples=15,
@@ -75,48 +76,90 @@ def check_identity(clf, X):
     np.testing.assert_array_equal(clf.predict(X), labels_of(clf, expected))
 
 
+def voted(clf, k):
+    """How many of neuron k's vectors voted: n_vectors_ less those that survived no
+    presentation (the zero vector, when the first presentation was a mistake)."""
+    state = clf.training_state_
+    counts = survival_counts(state.votes.updates(k)["time"], state.counts[k])
+    assert counts.shape == (clf.n_vectors_[k],)
+    return int((counts > 0).sum())
+
+
 def check_shapes(clf):
-    """K = n_vectors_, one table per neuron (one-vs-rest), counts summing to the
-    presentations, the last vector the model's coef_ / intercept_."""
+    """K vectors that voted, one table per neuron (one-vs-rest), integer counts of at
+    least 1 summing to the presentations, the last vector the model's coef_ / intercept_,
+    no -0.0."""
     state = clf.training_state_
     W, b, c = clf.voted_coef_, clf.voted_intercept_, clf.votes_
     n_classes, n_features = clf.classes_.shape[0], clf.n_features_in_
     if clf.multi_class == "multinomial":
-        K = clf.n_vectors_[0]
+        K = voted(clf, 0)
         assert W.shape == (K, n_classes, n_features) and b.shape == (K, n_classes)
-        assert c.shape == (K,) and c.sum() == state.counts[0]
+        assert c.shape == (K,) and c.dtype == np.int64 and c.min() >= 1
+        assert c.sum() == state.counts[0] and not np.signbit(b[b == 0]).any()
         np.testing.assert_allclose(W[-1], state.W, atol=1e-9)
         return
     tables = list(zip(W, b, c)) if isinstance(W, list) else [(W, b, c)]
     assert len(tables) == len(clf.n_vectors_) == clf.coef_.shape[0]
     for k, (W_k, b_k, c_k) in enumerate(tables):
-        K = clf.n_vectors_[k]
+        K = voted(clf, k)
+        assert K == clf.n_vectors_[k] - 1  # from zero weights the first presentation errs
         assert W_k.shape == (K, n_features) and b_k.shape == (K,) and c_k.shape == (K,)
-        assert c_k.dtype == np.float64 and c_k.sum() == state.counts[k]
-        np.testing.assert_array_equal(W_k[0], 0.0)
+        assert c_k.dtype == np.int64 and c_k.min() >= 1 and c_k.sum() == state.counts[k]
+        assert not np.signbit(b_k[b_k == 0]).any()
         np.testing.assert_allclose(W_k[-1], clf.coef_[k], atol=1e-9)
         np.testing.assert_allclose(b_k[-1], clf.intercept_[k], atol=1e-9)
 
 
 # ---------------------------------------------------------------- the lecture notes' example
-def test_modified_or_lists_the_zero_vector_and_one_vector_per_mistake():
+def test_modified_or_lists_one_vector_per_mistake():
     clf = VotedPerceptron(shuffle=False, tol=None).fit(OR_X, OR_Y)
-    # three mistakes in the first epoch, none in the second: four vectors
+    # three mistakes in the first epoch, none in the second: four vectors passed through
     assert clf.n_vectors_ == [4] and clf.mistakes_per_epoch_ == [3, 0] and clf.n_iter_ == 2
-    np.testing.assert_array_equal(clf.voted_coef_, [[0, 0], [1, 1], [2, 0], [1, 1]])
-    np.testing.assert_array_equal(clf.voted_intercept_, [0, -1, 0, 1])
-    # the zero vector errs on the first presentation; the last survives the rest of
-    # the 1000 epochs of 4 presentations
-    np.testing.assert_array_equal(clf.votes_, [0, 1, 1, 4 * 1000 - 3 + 1])
+    # the zero vector errs on the first presentation: it never votes and is not listed
+    np.testing.assert_array_equal(clf.voted_coef_, [[1, 1], [2, 0], [1, 1]])
+    np.testing.assert_array_equal(clf.voted_intercept_, [-1, 0, 1])
+    # the last survives the rest of the 1000 epochs of 4 presentations
+    assert clf.votes_.dtype == np.int64
+    np.testing.assert_array_equal(clf.votes_, [1, 1, 4 * 1000 - 3 + 1])
     np.testing.assert_array_equal(clf.voted_coef_[-1], clf.coef_[0])
     check_identity(clf, np.array([[0.5, 0.5], [-2, -2], [1, -1], [0.1, -0.3]]))
+
+
+def test_the_notes_two_epochs_by_hand():
+    """What a class computes over the notes' two epochs with bias input -1: integer
+    counts, and a zero intercept printed 0., not -0."""
+    clf = VotedPerceptron(shuffle=False, intercept_scaling=-1, max_iter=2).fit(OR_X, OR_Y)
+    assert clf.votes_.tolist() == [1, 1, 6] and clf.votes_.dtype == np.int64
+    assert clf.voted_coef_.tolist() == [[1.0, 1.0], [2.0, 0.0], [1.0, 1.0]]
+    assert repr(clf.voted_intercept_) == "array([-1.,  0.,  1.])"
+    assert "-0." not in repr(clf.intercept_) + repr(clf.coef_)
+    check_identity(clf, OR_X)
+
+
+def test_a_vector_is_listed_exactly_when_it_survived_a_presentation():
+    """The record's table: the zero vector votes when the first update comes after a
+    correct presentation, and is left out when it came at once."""
+    from rosenblatt.engine.primal import Batch
+    from rosenblatt.engine.votes import VoteRecord
+
+    batch = Batch(np.array([[1.0, 0.0], [0.0, 1.0]]), np.array([1, 0]), np.ones(2))
+    for times, expected in (([1, 3], [1, 2, 1]), ([0, 3], [3, 1])):
+        record = VoteRecord(1, multinomial=False, bias_input=-1.0)
+        record.add(0, batch, np.array([0, 1]), np.array([1.0, -1.0]), np.array(times))
+        W, b, c = record.vectors(0, 2, np.array([4]))
+        assert c.tolist() == expected and c.dtype == np.int64
+        assert W.shape == (len(expected), 2) and b.shape == (len(expected),)
+        assert not np.signbit(b[b == 0]).any()  # w0 = 0 times the input -1: 0., not -0.
+        if len(expected) == 3:
+            np.testing.assert_array_equal(W[0], 0.0)
 
 
 def test_the_threshold_input_and_no_intercept():
     """b_k = w0_k * s with the notes' s = -1 (w0 = -1 at the end, b = +1); zero
     without an intercept."""
     notes = VotedPerceptron(shuffle=False, tol=None, intercept_scaling=-1.0).fit(OR_X, OR_Y)
-    np.testing.assert_array_equal(notes.voted_intercept_, [0, -1, 0, 1])
+    np.testing.assert_array_equal(notes.voted_intercept_, [-1, 0, 1])
     assert notes.training_state_.w0[0] == -1.0
     check_identity(notes, OR_X)
     plain = fit_quiet(VotedPerceptron(shuffle=False, tol=None, fit_intercept=False), OR_X, OR_Y)
@@ -135,7 +178,7 @@ def test_table_unfolds_into_the_reference_history():
     run = reference.online(X, labels, [rng.permutation(40) for _ in range(7)])
     unfolded = np.repeat(
         np.column_stack([clf.voted_coef_, clf.voted_intercept_]),
-        clf.votes_.astype(int),
+        clf.votes_,
         axis=0,
     )
     np.testing.assert_array_equal(unfolded, run["history"])
@@ -201,7 +244,7 @@ def test_unfitted_model_has_no_table_and_warm_start_extends_it():
     fit_quiet(clf, X, y)
     first = clf.voted_coef_
     fit_quiet(clf, X, y)
-    assert clf.voted_coef_.shape[0] == clf.n_vectors_[0] > first.shape[0]
+    assert clf.voted_coef_.shape[0] == voted(clf, 0) > first.shape[0]
     np.testing.assert_array_equal(clf.voted_coef_[: first.shape[0]], first)
     check_identity(clf, X)
 

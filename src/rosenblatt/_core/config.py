@@ -116,7 +116,7 @@ MODEL_MAX_TOTAL_BYTES = 2 << 30
 #: default for streamed text is DEFAULT_HASH_FEATURES, 2**20).
 MODEL_MAX_HASH_FEATURES = 2**26
 
-#: The constant input of the teaching commands (``rosenblatt trace``, ``plot``'s animation,
-#: the playground): the lecture notes' threshold input, so that their worked example comes out
-#: with the defaults. (The API's ``rosenblatt.theory.trace`` keeps its documented 1.0.)
+#: The constant input of the teaching tools (``rosenblatt.trace``, ``rosenblatt trace``,
+#: ``plot``'s animation, the playground): the lecture notes' threshold input, so that their
+#: worked example comes out with the defaults, the same from Python as from the command line.
 TEACHING_BIAS_INPUT = -1.0

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .._core.config import TEACHING_BIAS_INPUT
 from ._plot_figures import (
     ANIMATION_SIZE,
     axis_names,
@@ -24,6 +25,9 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
     from ..theory.trace import Trace
+
+#: seconds the animation's last frame holds before the GIF loops
+HOLD_SECONDS = 3.0
 
 
 def _line_points(w, b, low, high):
@@ -68,14 +72,15 @@ def _patterns(numbers, most=3):
 
 
 def _step_title(tr, step):
-    """Two lines: which step and pattern(s) moved the line, and the weights after it."""
+    """Two lines: which step and pattern(s) moved the line, and the weights after it (the
+    weights once, on the second line)."""
     if step > 0:
         responsible = tr.pattern[(tr.step == step) & tr.updated]
         step_name = "epoch" if tr.mode == "batch" else "step"
         header = f"{step_name} {step}: {_patterns([i + 1 for i in responsible])}"
     else:
-        header = "start: w = 0 (no line yet)"
-    weights = ", ".join(f"{v:.3g}" for v in tr.weights[step])
+        header = "start: no line yet"
+    weights = ", ".join(f"{v + 0.0:.3g}" for v in tr.weights[step])  # + 0.0: never -0
     return f"{header}\nw = ({weights})"
 
 
@@ -196,12 +201,13 @@ def animate_training(
     path: str | os.PathLike[str],
     mode: str = "online",
     eta: float = 1.0,
-    bias_input: float = 1.0,
+    bias_input: float = TEACHING_BIAS_INPUT,
     *,
     shuffle: bool = False,
     max_iter: int = 100,
     random_state: RandomStateLike = None,
     fps: float = 1.5,
+    hold: float = HOLD_SECONDS,
     dpi: float = 80,
     max_frames: int = 120,
     size: tuple[int, int] | None = None,
@@ -223,8 +229,13 @@ def animate_training(
     path : str or path-like
         The ``.gif`` to write.
     mode, eta, bias_input, shuffle, max_iter, random_state
-        Passed to :func:`rosenblatt.theory.trace.trace`.
+        Passed to :func:`rosenblatt.theory.trace.trace` (the bias input defaults to
+        the notes' -1, as there).
     fps : float, default=1.5
+        Frames per second while the line moves.
+    hold : float, default=HOLD_SECONDS
+        Seconds the last frame (the converged line, or the last one of a run that
+        stopped) stays before the GIF starts over.
     dpi : int, default=80
         Frames of ``ANIMATION_SIZE * dpi`` pixels (520 x 360 at the default).
     max_frames : int, default=120
@@ -246,10 +257,12 @@ def animate_training(
     >>> from PIL import Image
     >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
     >>> path = os.path.join(tempfile.mkdtemp(), "or.gif")
-    >>> tr = animate_training(X, y, path, bias_input=-1, size=(400, 300))
+    >>> tr = animate_training(X, y, path, size=(400, 300))
     >>> gif = Image.open(path)
     >>> gif.n_frames, gif.size  # the start and one frame per update
     (4, (400, 300))
+    >>> gif.seek(3); gif.info["duration"]  # the converged line holds for 3 s
+    3000
     """
     import io
 
@@ -285,8 +298,10 @@ def animate_training(
         # the first frame's layout for all: titles differ by a pixel, the axes must not
         fig.set_layout_engine("none")
     gif = io.BytesIO()
+    # the last frame, where training ended, holds before the loop starts over
+    durations = [int(1000 / fps)] * (len(frames) - 1) + [int(1000 * max(hold, 1 / fps))]
     frames[0].save(
-        gif, format="GIF", save_all=True, append_images=frames[1:], duration=int(1000 / fps), loop=0
+        gif, format="GIF", save_all=True, append_images=frames[1:], duration=durations, loop=0
     )
     write_atomically(path, gif.getvalue())
     return tr

@@ -75,6 +75,12 @@ ANIMATION_SIZE = _plot_figures.ANIMATION_SIZE
 PIXEL_RANGE = _plot_figures.PIXEL_RANGE
 
 
+def _name(model) -> str:
+    """The class of the classifier drawn: a pipeline's last step's."""
+    steps = getattr(model, "steps", None)
+    return type(steps[-1][1] if steps else model).__name__
+
+
 def _is_linear(model) -> bool:
     """The decision function is ``X @ coef_.T + intercept_`` (not a vote or a kernel)."""
     from ..estimators.linear import VotedPerceptron
@@ -165,7 +171,7 @@ def plot_decision_boundary(
             xx, yy, scores, levels=[0.0], colors="black", linewidths=2, zorder=Z_BOUNDARY
         )
         boundary.set_gid("decision boundary")  # tests and SVG readers find it by this id
-        ax.plot([], [], color="black", linewidth=2, label=f"{type(model).__name__} boundary")
+        ax.plot([], [], color="black", linewidth=2, label=f"{_name(model)} boundary")
         if margin:
             _draw_margins(ax, model, X, y, classes, xx, yy, grid)
     else:
@@ -177,7 +183,7 @@ def plot_decision_boundary(
     ax.set_ylim(low[1], high[1])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title or f"{type(model).__name__}: decision boundary")
+    ax.set_title(title or f"{_name(model)}: decision boundary")
     legend_below(ax, ncols=2)
     return ax
 
@@ -364,6 +370,10 @@ def plot_losses(
     perceptron, hinge, squared, logistic), with its formula in the legend, which
     sits under the axes; a grey line marks the boundary ``z = 0``. The 0-1 loss
     is drawn as a step down at ``z = 0``, the last margin that counts as a mistake.
+    The logistic loss is the base-2 one (1 at ``z = 0``), and a note in the axes
+    says which surrogates lie on or above the 0-1 loss
+    (:data:`rosenblatt.theory.losses.UPPER_BOUNDS`) and that the perceptron loss
+    does not.
 
     Parameters
     ----------
@@ -382,8 +392,12 @@ def plot_losses(
     >>> ax = plot_losses()
     >>> ax.get_legend_handles_labels()[1][:2]
     ['0-1: [z ≤ 0]', 'perceptron: max(0, −z)']
+    >>> print(ax.texts[0].get_text())
+    on or above the 0-1 loss (upper bounds):
+    hinge, squared, logistic (log base 2);
+    not the perceptron loss
     """
-    from ..theory.losses import FORMULAS, LOSSES
+    from ..theory.losses import FORMULAS, LOSSES, UPPER_BOUNDS
 
     if ax is None:
         _, ax = new_figure()
@@ -396,6 +410,19 @@ def plot_losses(
         # loss is 1 up to z = 0 itself and falls there, not one grid step later
         style = "steps-pre" if name == "0-1" else "default"
         ax.plot(z, loss(z), drawstyle=style, linewidth=2, label=f"{name}: {FORMULAS[name]}")
+    bounds = ", ".join(
+        f"{name} (log base 2)" if name == "logistic" else name for name in UPPER_BOUNDS
+    )
+    ax.text(
+        0.98,
+        0.97,
+        f"on or above the 0-1 loss (upper bounds):\n{bounds};\nnot the perceptron loss",
+        transform=ax.transAxes,
+        ha="right",
+        va="top",
+        fontsize="small",
+        bbox={"facecolor": "white", "alpha": 0.85, "edgecolor": "0.8"},
+    )
     ax.set_xlim(low, high)
     ax.set_ylim(-0.1, 4.0)  # the squared loss leaves the top: its growth is the point
     ax.set_xlabel("margin z = t f(x)")

@@ -330,7 +330,7 @@ class PrimalState:
         averaged weights, the intercept ``w0 * bias_input``, and for a multinomial
         model of two classes the one binary row ``class 1 - class 0``."""
         W, w0 = self.weights(averaged=averaged)
-        intercept = (w0 * bias_input).astype(W.dtype)
+        intercept = (w0 * bias_input + 0.0).astype(W.dtype)  # + 0.0: a zero prints 0., not -0.
         if self.multinomial and self.n_rows == 2:
             W = W[1:] - W[:1]  # the binary decision function of the two class vectors
             intercept = intercept[1:] - intercept[:1]

@@ -325,10 +325,13 @@ class VoteRecord:
         n_classes: int | None = None,
         coef: bool = True,
     ) -> tuple[np.ndarray | None, np.ndarray, np.ndarray]:
-        """Voter ``k``'s table of hypotheses ``(coef, intercept, votes)``, in order.
+        """Voter ``k``'s table of the hypotheses that voted, ``(coef, intercept, votes)``, in
+        order: the lecture notes' ``(w_k, b_k, c_k)``.
 
-        Vector 0 is the initial zero vector, vector ``j + 1`` the one after update
-        ``j``: the cumulative sums of the updates (of their dense or CSR rows).
+        The weight vectors the run passed through are the initial zero vector and the
+        one after each update: the cumulative sums of the updates (of their dense or CSR
+        rows). A vector that never survived a presentation (the zero vector when the
+        first presentation is a mistake) casts no vote and is not in the table.
 
         Parameters
         ----------
@@ -350,9 +353,10 @@ class VoteRecord:
         coef : ndarray of shape (K, n_features), or (K, n_classes, n_features) multinomial
         intercept : ndarray of shape (K,), or (K, n_classes) multinomial
             ``w0 * bias_input``: the constant input's weight times that input, as a
-            model's ``intercept_`` is.
-        votes : ndarray of float64, shape (K,)
-            Survival counts (:func:`survival_counts`), summing to ``counts[k]``.
+            model's ``intercept_`` is (never ``-0.0``).
+        votes : ndarray of int64, shape (K,)
+            Survival counts (:func:`survival_counts`), each at least 1, summing to
+            ``counts[k]``.
 
         Notes
         -----
@@ -365,15 +369,17 @@ class VoteRecord:
         >>> batch = Batch(np.array([[-1.0, -1.0], [1.0, -1.0]]), np.array([0, 1]), np.ones(2))
         >>> record = VoteRecord(1, multinomial=False, bias_input=1.0)
         >>> record.add(0, batch, np.array([0, 1]), np.array([-1.0, 1.0]), np.array([0, 1]))
-        >>> W, b, c = record.vectors(0, 2, np.array([4]))
+        >>> W, b, c = record.vectors(0, 2, np.array([4]))  # the zero vector never voted
         >>> W.tolist(), b.tolist(), c.tolist()
-        ([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]], [0.0, -1.0, 0.0], [0.0, 1.0, 3.0])
+        ([[1.0, 1.0], [2.0, 0.0]], [-1.0, 0.0], [1, 3])
         """
         voter = self.voters[k]
-        votes = survival_counts(voter.column("time"), int(counts[k]))
+        votes = survival_counts(voter.column("time"), int(counts[k])).astype(np.int64)
+        voted = votes > 0
         W, w0 = self._sums(k, n_features, voter.column("coef"), n_classes, coef)
-        intercept = (w0 * self.bias_input).astype(dtype, copy=False)
-        return None if W is None else W.astype(dtype, copy=False), intercept, votes
+        intercept = (w0[voted] * self.bias_input + 0.0).astype(dtype, copy=False)  # no -0.0
+        W = None if W is None else W[voted].astype(dtype, copy=False)
+        return W, intercept, votes[voted]
 
     def _sums(self, k, n_features, step, n_classes=None, coef=True):
         """``(W, w0)`` in float64: row 0 zero, row ``j + 1`` the sum of ``step[i]`` times

@@ -265,22 +265,27 @@ class VotedPerceptron(BaseLinearPerceptron):
     ----------
     {_FITTED_ATTRIBUTES}
     n_vectors_ : list of int
-        Number of distinct weight vectors voting, per neuron.
+        Number of weight vectors the perceptron passed through, per neuron: the
+        initial zero vector and one per update.
     voted_coef_ : ndarray of shape (K, n_features), or list of them
-        The lecture notes' table ``(w_k, b_k, c_k)``, read-only and computed from
-        ``training_state_`` on each access (keep it in a variable; it takes
-        ``K * n_features`` floats). Row ``k`` is the weight vector ``w_k``:
-        ``k = 0`` the initial zero vector, then the vector after each update, in
-        order (``K = n_vectors_[0]``). One-vs-rest: a list, one entry per class
-        (neuron). Multinomial: shape (K, n_classes, n_features), the successive
-        weight matrices (also for two classes).
+        The lecture notes' table ``(w_k, b_k, c_k)`` of the vectors that voted,
+        read-only and computed from ``training_state_`` on each access (keep it in
+        a variable; it takes ``K * n_features`` floats). Row ``k`` is the weight
+        vector ``w_k``, in the order the run passed through them: the initial zero
+        vector, then the vector after each update. A vector that never survived a
+        presentation casts no vote and is not in the table (the zero vector when
+        the first presentation is a mistake), so ``K`` is ``n_vectors_[0]`` or one
+        less. One-vs-rest: a list, one entry per class (neuron). Multinomial: shape
+        (K, n_classes, n_features), the successive weight matrices (also for two
+        classes).
     voted_intercept_ : ndarray of shape (K,), or list of them
         ``b_k = w0_k * intercept_scaling_``, the intercept as ``intercept_`` is
-        (0 without ``fit_intercept``). Multinomial: shape (K, n_classes).
-    votes_ : ndarray of float64, shape (K,), or list of them
+        (0 without ``fit_intercept``; never ``-0.0``). Multinomial: shape
+        (K, n_classes).
+    votes_ : ndarray of int64, shape (K,), or list of them
         ``c_k``: the survival count of each vector, the presentations after which
-        it was the current one; they sum to the presentations seen (every one of
-        the ``max_iter`` epochs).
+        it was the current one (at least 1); they sum to the presentations seen
+        (every one of the ``max_iter`` epochs).
 
         For one neuron, with ``s_k(X) = +1`` where
         ``X @ voted_coef_[k] + voted_intercept_[k] > 0``, else ``-1`` (a zero
@@ -304,24 +309,27 @@ class VotedPerceptron(BaseLinearPerceptron):
     >>> from rosenblatt import VotedPerceptron
     >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
     >>> y = np.array([-1, 1, 1, 1])
-    >>> clf = VotedPerceptron(shuffle=False).fit(X, y)
+    >>> clf = VotedPerceptron(shuffle=False, intercept_scaling=-1, max_iter=2).fit(X, y)
     >>> clf.n_vectors_, clf.predict(X)
     ([4], array([-1,  1,  1,  1]))
 
-    The table: the zero vector, then one vector per mistake of the first epoch;
-    the last one, consistent, survives the remaining presentations of the
-    ``max_iter`` epochs (1000 of 4 patterns):
+    The table, as a class computes it by hand over the notes' two epochs (bias
+    input -1): the zero vector errs on the first presentation and never votes;
+    then one vector per mistake of the first epoch, the last one, consistent,
+    surviving the rest of the 8 presentations:
 
     >>> clf.voted_coef_
-    array([[0., 0.],
-           [1., 1.],
+    array([[1., 1.],
            [2., 0.],
            [1., 1.]])
-    >>> clf.voted_intercept_, clf.votes_.tolist()
-    (array([ 0., -1.,  0.,  1.]), [0.0, 1.0, 1.0, 3998.0])
+    >>> clf.voted_intercept_, clf.votes_
+    (array([-1.,  0.,  1.]), array([1, 1, 6]))
     >>> s = np.where(X @ clf.voted_coef_.T + clf.voted_intercept_ > 0, 1, -1)
     >>> np.allclose(s @ clf.votes_ / clf.votes_.sum(), clf.decision_function(X))
     True
+
+    With the default ``max_iter=1000`` the last vector also survives the epochs a
+    converged run skips: ``votes_`` is ``[1, 1, 3998]``.
     """
 
     _voted = True

@@ -5,7 +5,8 @@ margin with the hard-margin quadratic program, and the perceptron's mistake
 bounds (Block and Novikoff's, the notes' own proof's, and the unit-norm form)
 are computed for the problem exactly as :class:`rosenblatt.Perceptron` sees it.
 The 0-1 loss, its surrogates and the notes' least-squares counterexample are in
-:mod:`rosenblatt.theory.losses`, re-exported here.
+:mod:`rosenblatt.theory.losses`, re-exported here, and the notes' XOR feature map
+``(x1, x2, x1 x2, x1^2, x2^2)`` is :func:`notes_feature_map`.
 
 Labels
 ------
@@ -53,6 +54,7 @@ from ._separability import (  # separating_lp: used by baselines
     separating_lp,
 )
 from ._solvers import MaxMarginResult, SolverError, hard_margin_qp
+from .feature_maps import NOTES_FEATURE_NAMES, notes_feature_map
 from .losses import (
     FORMULAS,
     LOSSES,
@@ -76,6 +78,7 @@ __all__ = [
     "LeastSquaresResult",
     "MaxMarginResult",
     "MistakeBounds",
+    "NOTES_FEATURE_NAMES",
     "SeparabilityResult",
     "SolverError",
     "distance_from_origin",
@@ -88,6 +91,7 @@ __all__ = [
     "max_margin",
     "mistake_bound",
     "mistake_bounds",
+    "notes_feature_map",
     "perceptron",
     "perceptron_risk",
     "radius",
@@ -228,7 +232,10 @@ class MistakeBounds:
     Attributes
     ----------
     radius : float
-        ``R = max_i ||x_i||``.
+        ``R = max_i ||x_i||`` of the patterns the perceptron learns from: with an
+        intercept the radius of ``(x, intercept_scaling)``, larger than
+        :func:`radius` of ``x`` alone (``sqrt(3)`` against ``sqrt(2)`` on the notes'
+        OR points).
     margin : float
         ``gamma``, the margin of the maximum-margin unit separator through the origin.
     beta : float

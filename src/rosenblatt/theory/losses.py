@@ -15,8 +15,13 @@ log-likelihood loss, ..."):
 - :func:`hinge`: ``max(0, 1 - z)``, the margin loss (zero only beyond margin 1);
 - :func:`squared`: ``(1 - z)^2``, the squared error ``(t - f)^2`` of the score
   (:func:`least_squares_classifier` fits it);
-- :func:`logistic`: ``log(1 + exp(-z))``, the negative log-likelihood of logistic
-  regression.
+- :func:`logistic`: ``log2(1 + exp(-z))``, the negative log-likelihood of logistic
+  regression in bits: 1 at ``z = 0``, so that it bounds the 0-1 loss from above.
+
+Every surrogate but the perceptron loss lies on or above the 0-1 loss (hinge, squared
+and the base-2 logistic are upper bounds: a small surrogate risk means few mistakes);
+the perceptron loss is 0 at ``z = 0``, where the 0-1 loss counts a mistake, and below 1
+for ``-1 < z < 0``. :data:`UPPER_BOUNDS` names the ones that bound it.
 
 :data:`LOSSES` maps each name to its function, :data:`SURROGATES` the continuous
 ones, :data:`FORMULAS` each name to its formula.
@@ -41,6 +46,7 @@ __all__ = [
     "FORMULAS",
     "LOSSES",
     "SURROGATES",
+    "UPPER_BOUNDS",
     "LeastSquaresResult",
     "hinge",
     "least_squares_classifier",
@@ -101,7 +107,7 @@ def perceptron(z: ArrayLike) -> np.ndarray:
     >>> perceptron([-1.5, 0.0, 0.5]).tolist()
     [1.5, 0.0, 0.0]
     """
-    return np.maximum(0.0, -_margins(z))
+    return np.maximum(0.0, -_margins(z)) + 0.0  # + 0.0: max(0, -0.0) is -0.0
 
 
 def hinge(z: ArrayLike) -> np.ndarray:
@@ -153,11 +159,14 @@ def squared(z: ArrayLike) -> np.ndarray:
 
 
 def logistic(z: ArrayLike) -> np.ndarray:
-    """The logistic loss ``log(1 + exp(-z))``, the notes' negative log-likelihood.
+    """The logistic loss ``log2(1 + exp(-z))``, the notes' negative log-likelihood in bits.
 
-    The negative (natural) logarithm of the probability ``1 / (1 + exp(-z))`` that
-    logistic regression gives the right class; ``log 2`` at ``z = 0``. Computed
-    without overflow for margins of any size.
+    The negative base-2 logarithm of the probability ``1 / (1 + exp(-z))`` that
+    logistic regression gives the right class: 1 at ``z = 0`` and above 1 for every
+    mistake, so it bounds the 0-1 loss from above as a surrogate should (the natural
+    logarithm, ``ln 2 = 0.69`` at ``z = 0``, would not). It is the natural-log loss
+    divided by ``ln 2``: the same minimiser. Computed without overflow for margins of
+    any size.
 
     Parameters
     ----------
@@ -172,10 +181,10 @@ def logistic(z: ArrayLike) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from rosenblatt.theory import logistic
-    >>> bool(logistic(0.0) == np.log(2)), logistic([-1000.0, 1000.0]).tolist()
-    (True, [1000.0, 0.0])
+    >>> float(logistic(0.0)), logistic([-1000.0, 1000.0]).round(6).tolist()
+    (1.0, [1442.695041, 0.0])
     """
-    return np.logaddexp(0.0, -_margins(z))
+    return np.logaddexp2(0.0, -_margins(z) / np.log(2.0))
 
 
 #: The continuous surrogates of the 0-1 loss, by name.
@@ -187,13 +196,15 @@ SURROGATES: dict[str, Callable[[ArrayLike], np.ndarray]] = {
 }
 #: The 0-1 loss and its surrogates, by name.
 LOSSES: dict[str, Callable[[ArrayLike], np.ndarray]] = {"0-1": zero_one, **SURROGATES}
+#: The surrogates that lie on or above the 0-1 loss at every margin (upper bounds of it).
+UPPER_BOUNDS = ("hinge", "squared", "logistic")
 #: The formula of each loss in :data:`LOSSES`, of the margin ``z`` (figure legends).
 FORMULAS: dict[str, str] = {
     "0-1": "[z ≤ 0]",
     "perceptron": "max(0, −z)",
     "hinge": "max(0, 1 − z)",
     "squared": "(1 − z)²",
-    "logistic": "log(1 + e^−z)",
+    "logistic": "log₂(1 + e^−z)",
 }
 
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.config import TRACE_MAX_PRESENTATIONS
+from .._core.config import TEACHING_BIAS_INPUT, TRACE_MAX_PRESENTATIONS
 from .._core.sparse import is_sparse
 from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args, checked_Xy
 from ..engine.driver import StopRule, train
@@ -175,7 +175,7 @@ class Trace:
         """Final intercept ``w_0 * bias_input`` (0.0 without an intercept)."""
         if not self.fit_intercept:
             return 0.0
-        return float(self.weights[-1, -1] * self.bias_input)
+        return float(self.weights[-1, -1] * self.bias_input) + 0.0  # + 0.0: never -0.0
 
     def tally(self, X: ArrayLike, presented: ArrayLike) -> np.ndarray:
         """The voted perceptron's vote on ``X[q]`` after ``presented[q]`` presentations
@@ -185,7 +185,7 @@ class Trace:
 
         Examples
         --------
-        >>> tr = trace([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1], bias_input=-1)
+        >>> tr = trace([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1])
         >>> tr.tally([[1, -1]], [8]).tolist()  # the first weights, (1, 1, 1), vote against
         [[7, 1]]
         """
@@ -288,7 +288,7 @@ class Trace:
         --------
         >>> from rosenblatt.theory.trace import trace
         >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
-        >>> print(trace(X, y, bias_input=-1).to_latex().splitlines()[4])  # the first row
+        >>> print(trace(X, y).to_latex().splitlines()[4])  # the first row
         1 & $0$ & $0$ & $0$ & $1$ & $1$ & $1$ & $0$ & YES & $1$ & $1$ & $1$ \\
         """
         header, rows = self._cells()
@@ -339,7 +339,7 @@ def trace(
     y: ArrayLike,
     mode: str = "online",
     eta: float = 1.0,
-    bias_input: float = 1.0,
+    bias_input: float = TEACHING_BIAS_INPUT,
     shuffle: bool = False,
     max_iter: int = 100,
     random_state: RandomStateLike = None,
@@ -365,9 +365,11 @@ def trace(
     mode : {"online", "batch"}, default="online"
     eta : float, default=1.0
         Learning rate (the lecture notes' epsilon), positive.
-    bias_input : float, default=1.0
-        Constant appended to every pattern; the lecture notes use -1 (the
-        threshold as the weight of a constant input). The intercept is
+    bias_input : float, default=-1.0
+        Constant appended to every pattern: the lecture notes' -1 (the
+        threshold as the weight of a constant input), as ``rosenblatt trace``,
+        ``plot`` and the playground use it; :class:`rosenblatt.Perceptron`'s
+        ``intercept_scaling`` is +1 unless told. The intercept is
         ``w_0 * bias_input``. Must be nonzero.
     shuffle : bool, default=False
         Present the patterns in a fresh random order each epoch
@@ -386,12 +388,12 @@ def trace(
     Examples
     --------
     Rosenblatt's modified OR problem, the lecture notes' worked example, with
-    threshold input -1:
+    their threshold input -1 (the default):
 
     >>> from rosenblatt.theory.trace import trace
     >>> X = [[-1, -1], [1, -1], [-1, 1], [1, 1]]
     >>> y = [-1, 1, 1, 1]
-    >>> tr = trace(X, y, bias_input=-1)
+    >>> tr = trace(X, y)
     >>> print(tr.table())
     a/a  w_1  w_2  w_0  tx_1  tx_2  tx_0  t w.x  Update  Δw_1  Δw_2  Δw_0
       1    0    0    0     1     1     1      0     YES     1     1     1
@@ -404,7 +406,7 @@ def trace(
       4    1    1   -1     1     1    -1      3      NO     0     0     0
     >>> tr.weights[-1].tolist(), tr.n_updates, tr.n_epochs, tr.intercept
     ([1.0, 1.0, -1.0], 3, 2, 1.0)
-    >>> trace(X, y, mode="batch", bias_input=-1).weights.tolist()
+    >>> trace(X, y, mode="batch").weights.tolist()
     [[0.0, 0.0, 0.0], [2.0, 2.0, -2.0], [2.0, 2.0, -2.0]]
     """
     check_args("trace", _CONSTRAINTS, locals())

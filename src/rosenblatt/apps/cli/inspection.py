@@ -40,6 +40,7 @@ class Problem:
     augmented_beta: float | None = None
     notes_bound: float | None = None  # beta / gamma^2, the lecture notes' proof
     unit_norm_bound: float | None = None  # 1 / gamma^2 of (x, 1) / R: mistake_bound again
+    no_bounds: str = ""  # why there are no mistake bounds (inseparable, or a solver's failure)
 
 
 @dataclass
@@ -51,7 +52,8 @@ class InspectResult:
     n_samples: int
     n_features: int
     classes: dict
-    radius: float
+    radius: float  # max |x|, of the patterns themselves
+    augmented_radius: float  # max |(x, ±1)|, of the patterns with the bias input (the bounds' R)
     problems: list
     notes: list = field(default_factory=list)
 
@@ -62,9 +64,16 @@ def _problem(name, X, y, theory):
     try:
         lp = theory.is_linearly_separable(X, y)
     except (theory.SolverError, ValueError) as exc:
-        return Problem(name, False, note=f"separability not decided: {exc}")
+        note = f"separability not decided: {exc}"
+        return Problem(name, False, note=note, no_bounds=note)
     if not lp:
-        return Problem(name, False, note=f"least total slack {lp.total_slack:.4g}")
+        return Problem(
+            name,
+            False,
+            note=f"least total slack {lp.total_slack:.4g}",
+            no_bounds="not linearly separable: no hyperplane has a margin γ > 0, so the "
+            "perceptron never stops making mistakes and no mistake bound exists",
+        )
     problem = Problem(name, True)
     try:
         problem.margin = float(theory.max_margin(X, y).margin)
@@ -74,7 +83,7 @@ def _problem(name, X, y, theory):
         problem.mistake_bound = bounds.novikoff
         problem.notes_bound, problem.unit_norm_bound = bounds.notes, bounds.unit_norm
     except (NotSeparableError, theory.SolverError, ValueError) as exc:
-        problem.note = f"margin not computed: {exc}"
+        problem.note = problem.no_bounds = f"margin not computed: {exc}"
     return problem
 
 
@@ -97,7 +106,9 @@ def inspect_data(
     beside the notes' proof's ``beta / gamma^2`` and the unit-norm ``1 / gamma^2``
     (:func:`rosenblatt.theory.mistake_bounds`), and each problem carries that
     ``R``, ``gamma`` and ``beta`` beside the plain radius and margin, which give
-    other numbers. Text is
+    other numbers: ``radius`` is that of the patterns ``x``, ``augmented_radius`` that
+    of ``(x, ±1)``, which the bounds' ``R`` is, and a problem without bounds says why
+    in ``no_bounds``. Text is
     vectorised first, as ``rosenblatt train`` does. ``zero_based`` (svmlight)
     and ``header`` (CSV) are passed to the reader, and ``format`` names the data's
     format when its extension does not; the reader's notes come first in ``notes``.
@@ -138,6 +149,7 @@ def inspect_data(
         n_features=int(X.shape[1]),
         classes=dict(zip(jsonable(labels), jsonable(counts))),
         radius=float(theory.radius(X)),
+        augmented_radius=float(theory.radius(theory.augment(X, 1.0))),
         problems=problems,
         notes=notes,
     )
@@ -223,11 +235,17 @@ def command(
     overview.add_row("samples", str(result.n_samples))
     overview.add_row("features", str(result.n_features))
     overview.add_row("classes", ", ".join(f"{k} ({v})" for k, v in result.classes.items()))
-    overview.add_row("radius max |x| (plain)", _number(result.radius))
+    overview.add_row("radius of x, max |x|", _number(result.radius))
+    overview.add_row("radius of (x, bias input), max |(x, ±1)|", _number(result.augmented_radius))
     console.print(overview)
     console.print(_separability_table(result.problems))
     separable = [p for p in result.problems if p.mistake_bound is not None]
     if separable:
         console.print(_bounds_table(separable))
+    for problem in result.problems:  # a missing table says why
+        if problem.no_bounds:
+            console.print(
+                f"no mistake bounds for {problem.name}: {problem.no_bounds}", markup=False
+            )
     for note in result.notes:  # what the reading decided: not the report, standard error
         err_console.print(f"note: {in_option_words(note)}", markup=False)

@@ -87,8 +87,10 @@ def _still_figure(size):
     return fig, ax, dpi
 
 
-def _model(model_path, data, algorithm, epochs, eta, seed):
-    """A saved model, or one trained here on the data."""
+def _model(model_path, data, algorithm, epochs, eta, seed, feature_map=False):
+    """A saved model, or one trained here on the data (on the notes' quadratic features
+    with ``feature_map``: a pipeline of :func:`rosenblatt.theory.notes_feature_map` and
+    the learner, so that it draws in the plane)."""
     from sklearn.exceptions import ConvergenceWarning
 
     from .train import make_estimator
@@ -99,6 +101,13 @@ def _model(model_path, data, algorithm, epochs, eta, seed):
             raise ValueError(f"{model_path}: a text model; plots draw numeric 2-D data")
         return model
     estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed)
+    if feature_map:
+        from sklearn.pipeline import make_pipeline
+        from sklearn.preprocessing import FunctionTransformer
+
+        from ...theory import notes_feature_map
+
+        estimator = make_pipeline(FunctionTransformer(notes_feature_map), estimator)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         return estimator.fit(data.X, data.y)
@@ -121,6 +130,7 @@ def make_plot(
     header: bool | str = "auto",
     format: str | None = None,
     size: tuple[int, int] | None = None,
+    feature_map: bool = False,
 ) -> PlotResult:
     """Draw one figure of ``data_path`` into ``output`` (PNG, SVG, PDF, JPEG; GIF animation).
 
@@ -156,6 +166,11 @@ def make_plot(
         :func:`rosenblatt.apps.plot.pixel_figure_size`); default 600 x 450 for a
         still image, 520 x 360 for the animation. A ``.svg`` or ``.pdf`` gets
         the same size in inches at the dpi that pixel size implies.
+    feature_map : bool, default=False
+        Train on the notes' quadratic features ``(x1, x2, x1 x2, x1^2, x2^2)``
+        (:func:`rosenblatt.theory.notes_feature_map`): the boundary is a conic of
+        the plane, and XOR is learnt. Boundary and mistakes plots of a model trained
+        here.
 
     Returns
     -------
@@ -166,6 +181,11 @@ def make_plot(
 
     output = os.fspath(output)
     kind = _kind(kind, output)
+    if feature_map and (kind == "animation" or model_path):
+        raise ValueError(
+            "--feature-map trains the model drawn on the notes' features; it draws boundary "
+            "and mistakes plots without --model (the animation draws lines of the plane)"
+        )
     check_writable(output)  # before the data are read and a model trained
     data = read_data(
         data_path,
@@ -178,7 +198,7 @@ def make_plot(
     if data.is_text:
         raise ValueError(f"{data.path}: plots draw numeric data, not text")
     X = data.X.toarray() if hasattr(data.X, "toarray") else data.X
-    if kind in ("boundary", "animation") and X.shape[1] != 2:
+    if (kind in ("boundary", "animation") or feature_map) and X.shape[1] != 2:
         raise ValueError(
             f"{data.path}: has {X.shape[1]} features; the {kind} plot draws 2-D "
             "data (two feature columns)"
@@ -197,7 +217,7 @@ def make_plot(
         )
         return PlotResult(output, kind, "trace")
     data.X = X
-    model = _model(model_path, data, algorithm, max_iter, eta, seed)
+    model = _model(model_path, data, algorithm, max_iter, eta, seed, feature_map)
     name = type(final_estimator(model)).__name__
     if kind == "mistakes" and not hasattr(final_estimator(model), "mistakes_per_epoch_"):
         raise ValueError(
@@ -206,12 +226,20 @@ def make_plot(
             "kernel)"
         )
     fig, ax, dpi = _still_figure(size)
+    mapped = " on (x1, x2, x1 x2, x1², x2²)" if feature_map else ""
     if kind == "boundary":
-        plot_decision_boundary(model, X, data.y, ax=ax, feature_names=data.feature_names)
+        plot_decision_boundary(
+            model,
+            X,
+            data.y,
+            ax=ax,
+            feature_names=data.feature_names,
+            title=f"{name}{mapped}: decision boundary",
+        )
     else:
-        plot_mistakes(final_estimator(model), ax=ax)
+        plot_mistakes(final_estimator(model), ax=ax, title=f"Mistakes per epoch{mapped}")
     save_figure(fig, output, dpi=dpi)
-    return PlotResult(output, kind, name)
+    return PlotResult(output, kind, name + (" on the notes' features" if feature_map else ""))
 
 
 def make_losses_plot(
@@ -282,6 +310,12 @@ def command(
     ),
     eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
     seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
+    feature_map: bool = typer.Option(
+        False,
+        "--feature-map",
+        help="Train on the notes' features (x1, x2, x1 x2, x1^2, x2^2): the boundary is a "
+        "conic, and XOR is learnt (boundary and mistakes plots, without --model).",
+    ),
     mode: str = typer.Option("online", "--mode", help="Animation: online or batch."),
     bias_input: float = typer.Option(
         TEACHING_BIAS_INPUT,
@@ -332,6 +366,7 @@ def command(
             header=auto(header),
             format=data_format,
             size=pixels,
+            feature_map=feature_map,
         )
     err_console.print(
         f"wrote the {result.kind} plot ({result.model}) to {result.path}", markup=False

@@ -12,7 +12,13 @@ through them. The steps come from the package's own training paths:
 - ``kernel``: :class:`rosenblatt.estimators.kernel.KernelPerceptron` with its update record,
   the orders its fit presented (:func:`rosenblatt.engine.orders.recorded_orders`)
   and :class:`rosenblatt.engine.dual.Kernel`'s values;
-- separability, margins, ``R`` and the bound: :mod:`rosenblatt.theory`.
+- the comparison panels (``compare``: up to :data:`MAX_PANELS` of
+  :data:`COMPARE_ALGORITHMS`), each learner's own run on the same points in the same
+  order, read the same way: the weights after every presentation (the last ones, or
+  the engine record's average over the presentations so far), the vote and the
+  kernel expansion as grids, and the mistakes so far;
+- separability, margins, ``R`` and the bound: :mod:`rosenblatt.theory`; the notes'
+  quadratic features: :func:`rosenblatt.theory.notes_feature_map`.
 
 A run is capped (:data:`MAX_POINTS` points, :data:`MAX_PRESENTATIONS`
 presentations), so no request takes more than a few seconds. Its settings are
@@ -32,17 +38,19 @@ import numpy as np
 
 from ..._core.config import TEACHING_BIAS_INPUT
 from ..._core.validation import Interval, Options, check_args
+from ...theory.feature_maps import NOTES_FEATURE_NAMES, notes_feature_map
 from .presets import VIEW
 
 __all__ = [
     "ALGORITHMS",
+    "COMPARE_ALGORITHMS",
     "MAX_EPOCHS",
+    "MAX_PANELS",
     "MAX_POINTS",
     "MAX_PRESENTATIONS",
     "SETTING_CONSTRAINTS",
     "PlaygroundError",
     "Settings",
-    "feature_map",
     "limits",
     "parse_request",
     "run_size",
@@ -68,7 +76,10 @@ GRID_SIZE = 41
 #: grids in one reply; between two of them the page shows the earlier
 MAX_GRIDS = 200
 FEATURES = ("x1", "x2")
-MAPPED_FEATURES = ("x1", "x2", "x1*x2", "x1^2", "x2^2")
+#: the learners a comparison panel may run beside the page's own (``#compare``)
+COMPARE_ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "budgeted-kernel")
+#: the most panels beside the page's learner
+MAX_PANELS = 4
 
 
 def limits() -> dict:
@@ -86,6 +97,7 @@ def limits() -> dict:
         "max_epochs": MAX_EPOCHS,
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
+        "max_panels": MAX_PANELS,
     }
 
 
@@ -109,6 +121,7 @@ class Settings:
     epochs: int = 100
     budget: int = 0  # kernel: the most support vectors kept (0: no budget)
     budget_policy: str = "stop"
+    compare: tuple[str, ...] = ()  # the comparison panels' learners, in order
 
 
 # ---------------------------------------------------------------------- the request
@@ -152,7 +165,23 @@ def _settings(payload) -> Settings:
         **{name: type(defaults[name])(value) for name, value in values.items()},
         shuffle=bool(payload.get("shuffle", False)),
         feature_map=bool(payload.get("feature_map", False)),
+        compare=_compare(payload.get("compare", [])),
     )
+
+
+def _compare(names) -> tuple[str, ...]:
+    """The comparison panels asked for: a list of at most :data:`MAX_PANELS` names."""
+    if not isinstance(names, list) or len(names) > MAX_PANELS:
+        raise PlaygroundError(
+            f"compare must be a list of at most {MAX_PANELS} learners; got {names!r:.80}."
+        )
+    for name in names:
+        if name not in COMPARE_ALGORITHMS:
+            raise PlaygroundError(
+                f"compare: {name!r:.40} is no learner the playground compares; choose from "
+                f"{', '.join(COMPARE_ALGORITHMS)}."
+            )
+    return tuple(names)
 
 
 def _points(payload):
@@ -224,11 +253,18 @@ def parse_request(payload: Any) -> tuple[np.ndarray, np.ndarray, Settings]:
     return X, y, settings
 
 
+def _kernel_runs(settings: Settings) -> int:
+    """The kernel perceptrons a request trains: the page's learner and its panels'."""
+    panels = sum(name.endswith("kernel") for name in settings.compare)
+    return panels + (settings.algorithm == "kernel")
+
+
 def _work(X: np.ndarray, settings: Settings) -> tuple[int, int]:
-    """A run's presentations (points times epochs) and, for a kernel run, the coefficients
-    its reply shows (points squared times epochs; 0 otherwise)."""
+    """A run's presentations (points times epochs) and, for its kernel runs (the page's
+    learner and the panels'), the coefficients its reply shows (points squared times
+    epochs, per kernel run; 0 without one)."""
     n = X.shape[0]
-    return n * settings.epochs, n * n * settings.epochs if settings.algorithm == "kernel" else 0
+    return n * settings.epochs, n * n * settings.epochs * _kernel_runs(settings)
 
 
 def run_size(X: np.ndarray, settings: Settings) -> float:
@@ -243,27 +279,17 @@ def run_size(X: np.ndarray, settings: Settings) -> float:
     >>> X, y = preset("or")
     >>> run_size(X, Settings(epochs=100)), run_size(X, Settings(algorithm="kernel", epochs=5))
     (0.02, 0.001)
+    >>> run_size(X, Settings(algorithm="kernel", epochs=5, compare=("kernel",)))
+    0.002
     """
     presentations, cells = _work(X, settings)
     return max(presentations / MAX_PRESENTATIONS, cells / MAX_KERNEL_CELLS)
 
 
 # ---------------------------------------------------------------------- features
-def feature_map(X: np.ndarray) -> np.ndarray:
-    """The lecture notes' quadratic map ``(x1, x2) -> (x1, x2, x1 x2, x1^2, x2^2)``.
-
-    A line in these five features is a conic in the plane, so XOR becomes
-    linearly separable.
-
-    Examples
-    --------
-    >>> from rosenblatt.apps.playground.runs import feature_map
-    >>> feature_map([[2.0, 3.0]]).tolist()
-    [[2.0, 3.0, 6.0, 4.0, 9.0]]
-    """
-    X = np.asarray(X, dtype=np.float64)
-    x1, x2 = X[:, 0], X[:, 1]
-    return np.column_stack([x1, x2, x1 * x2, x1**2, x2**2])
+def _features(X: np.ndarray, settings: Settings) -> np.ndarray:
+    """The points as the learners see them: the plane, or the notes' quadratic features."""
+    return notes_feature_map(X) if settings.feature_map else X
 
 
 def _grid_points():
@@ -339,11 +365,11 @@ def _voters(record, n_rows, counted):
     return starts, ends, survival_counts(time, counted).astype(np.int64)
 
 
-def _primal(X, Z, y, s: Settings) -> dict:
+def _trace(Z, y, s: Settings, mode: str = "online"):
+    """The engine's run of the perceptron on the page's points, every step recorded."""
     from ...theory.trace import trace
 
-    mode = "batch" if s.algorithm == "batch" else "online"
-    tr = trace(
+    return trace(
         Z,
         y,
         mode=mode,
@@ -353,13 +379,37 @@ def _primal(X, Z, y, s: Settings) -> dict:
         max_iter=s.epochs,
         random_state=s.seed,
     )
+
+
+def _vote_grids(tr, G, cursors, counted=None):
+    """The grids of the voted perceptron's vote over the points ``G`` at ``cursors`` (the
+    engine's tally, :meth:`~rosenblatt.engine.votes.VoteRecord.tally`); the last cursor
+    counts ``counted`` presentations when given (a converged run's skipped epochs)."""
+    n_rows = tr.pattern.shape[0]
+
+    def vote_grid(at):
+        if counted is not None:
+            at = np.where(at == n_rows, counted, at)
+        point = np.tile(np.arange(G.shape[0]), at.shape[0])
+        tally = tr.record.tally(0, G, point, np.repeat(at, G.shape[0]))
+        return (tally[:, 0] - tally[:, 1]).reshape(at.shape[0], G.shape[0])
+
+    return _grids(cursors, vote_grid)
+
+
+def _epoch_ends(tr) -> list[int]:
+    return (np.flatnonzero(np.diff(np.r_[tr.epoch, -1])) + 1).tolist()
+
+
+def _primal(X, Z, y, s: Settings) -> dict:
+    tr = _trace(Z, y, s, "batch" if s.algorithm == "batch" else "online")
     n_rows = tr.pattern.shape[0]
     frame = tr.to_frame()
     delta = frame[[c for c in frame.columns if c.startswith("dw_")]].to_numpy()
     weights = _cursor_weights(tr, n_rows)
     out = {
         "n_rows": n_rows,
-        "epoch_ends": (np.flatnonzero(np.diff(np.r_[tr.epoch, -1])) + 1).tolist(),
+        "epoch_ends": _epoch_ends(tr),
         "converged": tr.converged,
         "rows": {
             "pattern": tr.pattern.tolist(),
@@ -377,7 +427,7 @@ def _primal(X, Z, y, s: Settings) -> dict:
     }
     Ga = np.column_stack(
         [
-            feature_map(_grid_points()) if s.feature_map else _grid_points(),
+            _features(_grid_points(), s),
             np.full(GRID_SIZE**2, s.bias),
         ]
     )
@@ -407,15 +457,8 @@ def _primal(X, Z, y, s: Settings) -> dict:
             # per row: the vote on its pattern of the weights after the presentations before it
             "tally": tr.record.tally(0, Z, tr.pattern, cursors[:-1]).tolist(),
         }
-        G = feature_map(_grid_points()) if s.feature_map else _grid_points()
-
-        def vote_grid(at):
-            at = np.where(at == n_rows, counted, at)
-            point = np.tile(np.arange(G.shape[0]), at.shape[0])
-            tally = tr.record.tally(0, G, point, np.repeat(at, G.shape[0]))
-            return (tally[:, 0] - tally[:, 1]).reshape(at.shape[0], G.shape[0])
-
-        out["grids"] = _grids(np.arange(1, n_rows + 1), vote_grid)
+        G = _features(_grid_points(), s)
+        out["grids"] = _vote_grids(tr, G, np.arange(1, n_rows + 1), counted)
     elif s.feature_map:
         out["grids"] = _grids(changed, lambda c: weights[c] @ Ga.T)
     return out
@@ -470,7 +513,7 @@ def _dual(X, Z, y, s: Settings) -> dict:
     changed = np.r_[0, np.flatnonzero(np.any(coef[1:] != coef[:-1], axis=1)) + 1]
     updated = np.zeros(n_rows, dtype=bool)
     updated[changed[1:] - 1] = True
-    grid = kernel.values(feature_map(_grid_points()) if s.feature_map else _grid_points(), Z) + s2
+    grid = kernel.values(_features(_grid_points(), s), Z) + s2
     return {
         "n_rows": n_rows,
         "epoch_ends": (n * np.arange(1, clf.n_iter_ + 1)).tolist(),
@@ -495,6 +538,83 @@ def _dual(X, Z, y, s: Settings) -> dict:
     }
 
 
+# ---------------------------------------------------------------------- comparison panels
+def _so_far(mistakes) -> list[int]:
+    """Mistakes after each of 0..n presentations, from each presentation's mistake."""
+    return np.r_[0, np.cumsum(np.asarray(mistakes, dtype=np.int64))].tolist()
+
+
+def _linear_panel(name: str, tr, Z, s: Settings) -> dict:
+    """A perceptron, averaged or voted panel, read off the one online run they share
+    (they learn the same way; they differ in what they predict with)."""
+    n_rows = tr.pattern.shape[0]
+    at = np.arange(n_rows + 1)
+    width = Z.shape[1]
+    if name == "averaged":
+        # the engine record's average over the presentations so far: after the
+        # presentations of e epochs it is AveragedPerceptron(max_iter=e)'s
+        W, w0 = tr.record.after(0, at, width, averaged=True)
+        weights = np.column_stack([W, w0])
+    else:  # the last weights; for the voted perceptron the vector in force, voting
+        weights = tr.weights
+    panel = {
+        "weights": _plain(weights),
+        "grids": None,
+        "support": None,
+        "budget": None,
+    }
+    if name == "voted":  # the vote over the presentations so far
+        panel["grids"] = _vote_grids(tr, _features(_grid_points(), s), np.arange(1, n_rows + 1))
+    return panel
+
+
+def _kernel_panel(X, Z, y, s: Settings, budget: int) -> dict:
+    """A kernel perceptron's panel (``budget`` 0: none): its own run, as the page's
+    kernel learner is run."""
+    from dataclasses import replace
+
+    out = _dual(X, Z, y, replace(s, algorithm="kernel", budget=budget))
+    return {
+        "n_rows": out["n_rows"],
+        "epoch_ends": out["epoch_ends"],
+        "converged": out["converged"],
+        "pattern": out["rows"]["pattern"],
+        # a budget that stops learning lets mistakes pass without an update: the
+        # engine's own y f(x) <= 0 counts them
+        "mistakes": _so_far(np.asarray(out["rows"]["activation"]) <= 0),
+        "weights": None,
+        "grids": out["grids"],
+        "support": out["kernel"]["support"],
+        "budget": out["kernel"]["budget"],
+    }
+
+
+def _panels(X, Z, y, s: Settings) -> list[dict]:
+    """The comparison panels, in the order asked: each learner trained on the same points
+    in the same order (the same shuffling seed), every value the engine's."""
+    panels = []
+    tr = None
+    for name in s.compare:
+        if name.endswith("kernel"):
+            budget = 0
+            if name == "budgeted-kernel":  # the page's budget, else half the points
+                budget = s.budget or max(1, X.shape[0] // 2)
+            panel = _kernel_panel(X, Z, y, s, budget)
+        else:
+            if tr is None:  # one online run for the linear learners
+                tr = _trace(Z, y, s)
+            panel = {
+                "n_rows": int(tr.pattern.shape[0]),
+                "epoch_ends": _epoch_ends(tr),
+                "converged": tr.converged,
+                "pattern": tr.pattern.tolist(),
+                "mistakes": _so_far(tr.updated),
+                **_linear_panel(name, tr, Z, s),
+            }
+        panels.append({"algorithm": name, **panel})
+    return panels
+
+
 # ---------------------------------------------------------------------- the run
 def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
     """Every presentation of one training run on the page's points, as JSON-ready data.
@@ -511,7 +631,12 @@ def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
     dict
         ``n_points``, ``view``, ``features``, ``theory``, ``n_rows``, ``epoch_ends``,
         ``converged``, ``rows``, ``weights``, ``averaged``, ``voted``, ``kernel``,
-        ``grids``, ``note``: the fields the page reads (see the package's docs).
+        ``grids``, ``panels``, ``note``: the fields the page reads (see the package's
+        docs). Each of ``panels`` (one per learner of ``settings.compare``) holds
+        ``algorithm``, ``n_rows``, ``epoch_ends``, ``converged``, ``pattern``,
+        ``mistakes`` (after each of 0..n_rows presentations), ``weights`` (the
+        augmented ``[w_1, ..., w_0]`` after each of them; None for a kernel),
+        ``grids``, ``support`` and ``budget`` (kernels).
 
     Examples
     --------
@@ -523,8 +648,14 @@ def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
     >>> out = run(X, y, Settings(algorithm="online", eta=1.0, bias=-1.0))
     >>> out["weights"][8], sum(out["rows"]["updated"]), out["theory"]["separable"]
     ([1.0, 1.0, -1.0], 3, True)
+
+    The averaged perceptron beside it, after the 8 presentations of two epochs:
+
+    >>> out = run(X, y, Settings(bias=-1.0, compare=("averaged",)))
+    >>> out["panels"][0]["weights"][8], out["panels"][0]["mistakes"][8]
+    ([1.125, 0.875, -0.625], 3)
     """
-    Z = feature_map(X) if settings.feature_map else X
+    Z = _features(X, settings)
     plane = not settings.feature_map
     if settings.algorithm == "kernel":
         out = _dual(X, Z, y, settings)
@@ -533,10 +664,11 @@ def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
     out["theory"] = _theory(Z, y, settings.bias, plane)
     if settings.algorithm == "kernel":
         out["theory"]["bound"] = None  # the bound above is for the linear perceptron
+    out["panels"] = _panels(X, Z, y, settings)
     out.update(
         n_points=int(X.shape[0]),
         view=list(VIEW),
-        features=list(MAPPED_FEATURES if settings.feature_map else FEATURES),
+        features=list(NOTES_FEATURE_NAMES if settings.feature_map else FEATURES),
         algorithm=settings.algorithm,
         eta=settings.eta,
         bias=settings.bias,

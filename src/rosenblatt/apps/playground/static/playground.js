@@ -5,6 +5,15 @@
  * one, the step table's rows, decision-value grids, the theory's numbers),
  * and only moves a cursor c through them: c presentations done, 0 <= c <= n_rows.
  *
+ * Comparison panels (#compare) are more learners of the same request, trained
+ * by the server on the same points in the same order; each panel reads its
+ * learner's weights and mistakes after c presentations off the reply, as the
+ * main read-outs do. The cursor runs to the end of the longest run; a run that
+ * ended earlier holds its last state.
+ *
+ * Exercises (#exercise) ask for the weight vector after the next presentation
+ * before Step moves on, and check the answer against the engine's.
+ *
  * Static copies (`window.PLAYGROUND_STATIC`) carry one precomputed run per
  * algorithm and make no request at all.
  */
@@ -12,6 +21,10 @@
   "use strict";
 
   var ALGORITHMS = ["online", "batch", "averaged", "voted", "kernel"];
+  var COMPARE = ["perceptron", "averaged", "voted", "kernel", "budgeted-kernel"];
+  var MAX_PANELS = 0; // the server's cap, limits.max_panels (a static copy has none)
+  // the exercise sets: a preset, trained online with eta 1, bias input -1, in order
+  var EXERCISE_SETS = ["or", "and", "xor"];
   var SVGNS = "http://www.w3.org/2000/svg";
   var MAX_TRACE_ROWS = 2000;
   var PAGE_MAX_EPOCHS = 100; // the page's own cap on the epochs it asks for
@@ -47,6 +60,9 @@
       budgetPolicy: "stop",
     },
     showMaxMargin: false,
+    compare: [], // the comparison panels' learners, in order
+    keepCursor: false, // the next run keeps the cursor (a panel was added)
+    exercise: { on: false, asking: false, right: 0, asked: 0, set: "or" },
     newClass: 1,
     run: null, // the response being shown, with helpers (see prepareRun)
     cursor: 0,
@@ -440,7 +456,29 @@
     run.primal = run.algorithm !== "kernel" && !!run.weights;
     run.linear = !!run.features && run.features.length === 2;
     run.gridCache = {};
+    // the shared cursor runs to the end of the longest run, through every epoch's end
+    run.panels = run.panels || [];
+    run.end = N;
+    var ends = run.epochEnds.slice();
+    run.panels.forEach(function (panel) {
+      panel.gridCache = {};
+      run.end = Math.max(run.end, panel.n_rows || 0);
+      ends = ends.concat(panel.epoch_ends || []);
+    });
+    run.allEpochEnds = ends
+      .sort(function (a, b) {
+        return a - b;
+      })
+      .filter(function (v, k, a) {
+        return k === 0 || v !== a[k - 1];
+      });
     return run;
+  }
+
+  /** The main learner's cursor: the shared one, held at the end of its own run. */
+  function mainCursor() {
+    var run = state.run;
+    return run ? Math.min(state.cursor, run.n_rows) : 0;
   }
 
   function countAtMost(sorted, c) {
@@ -455,7 +493,11 @@
   }
 
   function gridAt(run, c) {
-    var g = run.grids;
+    return gridOf(run.grids, c);
+  }
+
+  /** The grid of `grids` in force after c presentations (the last one computed before). */
+  function gridOf(g, c) {
     if (!g || !g.at || !g.values) return null;
     var k = countAtMost(g.at, c) - 1;
     if (k < 0) return null;
@@ -577,7 +619,7 @@
     var run = state.run;
     updateLegend();
     if (!run) return;
-    var c = state.cursor;
+    var c = mainCursor();
     var b = bias(run);
     var w = run.weights ? run.weights[c] : null;
     var grid = gridAt(run, c);
@@ -721,11 +763,10 @@
 
   function renderReadouts() {
     var run = state.run;
-    var c = state.cursor;
-    var N = run ? run.n_rows : 0;
+    var c = mainCursor();
 
-    $("cursor").textContent = run ? c + " / " + N : "–";
-    setData($("cursor"), c);
+    $("cursor").textContent = run ? state.cursor + " / " + run.end : "–";
+    setData($("cursor"), state.cursor);
 
     var w = run && run.weights ? run.weights[c] : null;
     $("weights").textContent = run ? (w ? fmtVector(w) : "none (dual form)") : "–";
@@ -783,7 +824,7 @@
 
   function renderVotes() {
     var run = state.run;
-    var c = state.cursor;
+    var c = mainCursor();
     var body = $("voters");
     clear(body);
     var voted = run && run.voted;
@@ -834,6 +875,293 @@
     note.textContent = "last " + shown.length + " of " + alive.length + " voters";
   }
 
+  // ------------------------------------------------------------------ comparison panels
+  /** The reply's panel for the k-th learner asked for, or null (a run still on its way). */
+  function panelData(k) {
+    var run = state.run;
+    var data = run && run.panels ? run.panels[k] : null;
+    return data && data.algorithm === state.compare[k] ? data : null;
+  }
+
+  function buildPanels() {
+    var box = $("panels");
+    clear(box);
+    state.compare.forEach(function (name, k) {
+      var div = document.createElement("div");
+      div.className = "compare-panel";
+      div.dataset.algorithm = name;
+      div.dataset.index = String(k);
+      var head = document.createElement("header");
+      var title = document.createElement("span");
+      title.className = "panel-title";
+      title.textContent = name.replace("-", " ");
+      var remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "panel-remove";
+      remove.title = "Remove this panel";
+      remove.textContent = "\u00d7";
+      remove.addEventListener("click", function () {
+        removePanel(k);
+      });
+      head.appendChild(title);
+      head.appendChild(remove);
+      div.appendChild(head);
+      var svg = el("svg", { viewBox: "0 0 " + SIZE + " " + SIZE, class: "panel-plot", role: "img" }, div);
+      svg.setAttribute("aria-label", name + ": its boundary after the presentations done");
+      ["shade", "lines", "sv", "points", "highlight"].forEach(function (layer) {
+        el("g", { "data-layer": layer }, svg);
+      });
+      var dl = document.createElement("dl");
+      dl.className = "panel-readouts";
+      [
+        ["w", "panel-weights"],
+        ["mistakes", "panel-mistakes"],
+      ].forEach(function (pair) {
+        var dt = document.createElement("dt");
+        dt.textContent = pair[0];
+        var dd = document.createElement("dd");
+        dd.className = pair[1];
+        dd.dataset.value = "null";
+        dd.textContent = "–";
+        dl.appendChild(dt);
+        dl.appendChild(dd);
+      });
+      div.appendChild(dl);
+      box.appendChild(div);
+    });
+    $("compare").disabled = !!state.staticData || state.compare.length >= MAX_PANELS;
+  }
+
+  function removePanel(k) {
+    state.compare.splice(k, 1);
+    var run = state.run;
+    if (run && run.panels && run.panels.length > k) {
+      run.panels.splice(k, 1);
+      prepareRun(run, run.request); // the cursor's end may be shorter now
+    }
+    buildPanels();
+    updateURL();
+    if (run) setCursor(state.cursor);
+  }
+
+  function supportOf(spells, c) {
+    var current = {};
+    var evicted = {};
+    (spells || []).forEach(function (spell) {
+      if (spell[1] <= c && c < spell[2]) current[spell[0]] = true;
+      else if (spell[2] <= c) evicted[spell[0]] = true;
+    });
+    return { current: current, evicted: evicted };
+  }
+
+  /** One panel after c presentations of the shared cursor (its own run held at its end). */
+  function renderPanel(div, data) {
+    var run = state.run;
+    var svg = div.querySelector(".panel-plot");
+    var layer = function (name) {
+      return svg.querySelector('[data-layer="' + name + '"]');
+    };
+    ["shade", "lines", "sv", "points", "highlight"].forEach(function (name) {
+      clear(layer(name));
+    });
+    var wOut = div.querySelector(".panel-weights");
+    var mOut = div.querySelector(".panel-mistakes");
+    if (!run || !data) {
+      setData(wOut, null);
+      setData(mOut, null);
+      wOut.textContent = mOut.textContent = state.pending ? "…" : "–";
+      return;
+    }
+    var c = Math.min(state.cursor, data.n_rows);
+    var w = data.weights ? data.weights[c] : null;
+    setData(wOut, w);
+    if (w) {
+      wOut.textContent = fmtVector(w);
+    } else {
+      var count = Object.keys(supportOf(data.support, c).current).length;
+      wOut.textContent = "dual form, " + count + (data.budget ? " of " + data.budget : "") + " support vectors";
+    }
+    var mistakes = data.mistakes[c];
+    setData(mOut, mistakes);
+    mOut.textContent = String(mistakes);
+
+    // its boundary: the server's grid (the vote, the kernel expansion), else its weights
+    var grid = gridOf(data.grids, c);
+    var cls = data.algorithm === "averaged" ? "averaged-line" : "boundary";
+    if (grid) {
+      var cached = data.gridCache[grid.index];
+      if (!cached) {
+        cached = data.gridCache[grid.index] = {
+          href: shadeImage(grid.values, grid.size),
+          path: contourPath(grid.values, grid.size),
+        };
+      }
+      drawShadeFromGrid(layer("shade"), cached.href, grid.size);
+      drawContour(layer("lines"), grid.values, grid.size, cls, null, cached.path);
+    } else if (w && run.linear) {
+      var b = bias(run);
+      var L = [w[0], w[1], w[2] * b];
+      var pos = clipHalfPlane(boxPolygon(), L[0], L[1], L[2]);
+      var neg = clipHalfPlane(boxPolygon(), -L[0], -L[1], -L[2]);
+      if (L[0] !== 0 || L[1] !== 0) {
+        if (pos.length > 2) el("polygon", { points: polygonPoints(pos), class: "shade-pos" }, layer("shade"));
+        if (neg.length > 2) el("polygon", { points: polygonPoints(neg), class: "shade-neg" }, layer("shade"));
+        drawLine(layer("lines"), L[0], L[1], L[2], cls);
+      }
+    } else if (w && run.features) {
+      var S = 41;
+      var vals = evaluateOnGrid(run, w, S); // drawing only: the weights are the server's
+      if (vals) drawContour(layer("lines"), vals, S, cls);
+    }
+    var pts = (run.request && run.request.points) || state.points;
+    var labels = (run.request && run.request.labels) || state.labels;
+    if (data.support) {
+      var support = supportOf(data.support, c);
+      Object.keys(support.current).forEach(function (k) {
+        var p = pts[+k];
+        if (p) el("circle", { cx: px(p[0]), cy: py(p[1]), r: 24, class: "sv-ring" }, layer("sv"));
+      });
+    }
+    pts.forEach(function (p, k) {
+      var g = el("g", { transform: "translate(" + px(p[0]).toFixed(2) + "," + py(p[1]).toFixed(2) + ") scale(1.6)" }, layer("points"));
+      pointShape(labels[k], g);
+    });
+    if (c > 0 && data.pattern) {
+      var at = pts[data.pattern[c - 1]];
+      if (at) el("circle", { cx: px(at[0]), cy: py(at[1]), r: 30, class: "current-ring" }, layer("highlight"));
+    }
+  }
+
+  function renderPanels() {
+    var divs = $("panels").querySelectorAll(".compare-panel");
+    Array.prototype.forEach.call(divs, function (div) {
+      renderPanel(div, panelData(+div.dataset.index));
+    });
+  }
+
+  // ------------------------------------------------------------------ exercises
+  function renderScore() {
+    var ex = state.exercise;
+    setData($("score"), [ex.right, ex.asked]);
+    $("score").textContent = ex.right + " / " + ex.asked;
+  }
+
+  function setVerdict(value, text) {
+    var out = $("verdict");
+    setData(out, value);
+    out.textContent = text || "";
+    out.hidden = !text;
+  }
+
+  /** Exercise mode on (from the chosen set) or off; the score starts again. */
+  function setExercise(on) {
+    var ex = state.exercise;
+    ex.on = on;
+    ex.right = 0;
+    ex.asked = 0;
+    $("exercise").checked = on;
+    cancelQuestion();
+    renderScore();
+    setVerdict(null, "");
+    if (!on) return;
+    stopPlaying();
+    var s = state.settings;
+    if (ex.set && !state.staticData && loadPreset(ex.set)) {
+      // the sets are the notes' way: online, eta 1, the threshold input -1, in order
+      s.algorithm = "online";
+      s.eta = 1;
+      s.bias = -1;
+      s.shuffle = false;
+      s.featureMap = false;
+      writeControls();
+      scheduleRun(0);
+    } else if (state.run) {
+      setCursor(0);
+    }
+  }
+
+  /** Whether Step asks first: exercises on, a weight vector to ask for, and a next row. */
+  function askable() {
+    var run = state.run;
+    if (!run || !run.weights || !run.rows) {
+      setVerdict(null, "Exercises ask for the weight vector: choose online, batch, averaged or voted.");
+      return false;
+    }
+    return state.cursor < run.n_rows;
+  }
+
+  function ask() {
+    var run = state.run;
+    var c = state.cursor;
+    stopPlaying();
+    var idx = run.rows.pattern[c];
+    var pts = (run.request && run.request.points) || state.points;
+    var labels = (run.request && run.request.labels) || state.labels;
+    var names = run.features.concat(["x0"]);
+    var mapped = run.features.length > 2 ? " (features " + run.features.join(", ") + ")" : "";
+    $("question-text").textContent =
+      "Presentation " + (c + 1) + ": pattern " + (idx + 1) + ", x = " + fmtVector(pts[idx]) + mapped +
+      ", bias input x0 = " + fmt(bias(run)) + ", t = " + fmt(labels[idx]) + ", \u03b7 = " + fmt(run.eta) +
+      ". Now w = " + fmtVector(run.weights[c]) + ". What is w after this presentation? (" + names.join(", ") + ")";
+    state.exercise.asking = true;
+    $("question").hidden = false;
+    $("answer").value = "";
+    $("answer").focus();
+  }
+
+  function cancelQuestion() {
+    state.exercise.asking = false;
+    $("question").hidden = true;
+  }
+
+  /** The numbers of an answer ("1, 1, -1", "(1 1 −1)"), or null. */
+  function parseAnswer(text) {
+    var parts = text
+      .replace(/[()[\]]/g, " ")
+      .replace(/\u2212/g, "-")
+      .split(/[\s,;]+/)
+      .filter(Boolean);
+    var values = parts.map(Number);
+    return values.length && values.every(isNum) ? values : null;
+  }
+
+  /** The notes' rule applied to row r, in the engine's numbers (its activation, its update). */
+  function ruleText(run, r) {
+    var act = run.rows.activation[r];
+    var text = "t w\u00b7x = " + fmt(act);
+    if (!run.rows.updated[r]) return text + " > 0: no mistake, w stays.";
+    text += " \u2264 0: a mistake, so w \u2190 w + \u03b7 t x, \u0394w = " + fmtVector(run.rows.delta[r]) + ".";
+    if (run.algorithm === "batch") text += " Batch mode: the epoch's changes are added at its end.";
+    return text;
+  }
+
+  function checkAnswer() {
+    var run = state.run;
+    var ex = state.exercise;
+    if (!ex.asking || !run) return;
+    var c = state.cursor;
+    var want = run.weights[c + 1];
+    var got = parseAnswer($("answer").value);
+    if (!got || got.length !== want.length) {
+      setVerdict(null, "Give the " + want.length + " numbers of w, separated by commas (" + run.features.concat(["x0"]).join(", ") + ").");
+      $("answer").focus();
+      return;
+    }
+    var right = got.every(function (v, k) {
+      return Math.abs(v - want[k]) <= 1e-6 * Math.max(1, Math.abs(want[k]));
+    });
+    ex.asked++;
+    if (right) ex.right++;
+    renderScore();
+    if (right) {
+      setVerdict("right", "Right: w = " + fmtVector(want) + ". " + ruleText(run, c));
+    } else {
+      setVerdict("wrong", "Not quite: the engine's w after it is " + fmtVector(want) + ", from w = " + fmtVector(run.weights[c]) + ". " + ruleText(run, c));
+    }
+    cancelQuestion();
+    setCursor(c + 1);
+  }
+
   // ------------------------------------------------------------------ status
   function renderStatus() {
     var run = state.run;
@@ -848,9 +1176,9 @@
       stateName = "empty";
       text = "No run: add points of both classes.";
     } else {
-      var c = state.cursor;
+      var c = mainCursor();
       var N = run.n_rows;
-      if (c >= N) {
+      if (state.cursor >= run.end) {
         stateName = run.converged ? "converged" : "stopped";
         var epochs = countAtMost(run.epochEnds, c);
         text = run.converged
@@ -860,6 +1188,7 @@
         stateName = "running";
         var epoch = run.rows && run.rows.epoch && c > 0 ? run.rows.epoch[c - 1] : 1;
         text = c === 0 ? "Ready: press Step, Epoch or Play." : "Presentation " + c + " of " + N + ", epoch " + epoch + ".";
+        if (c >= N) text = "This learner is done (" + N + " presentations); the panels go on.";
       }
     }
     st.dataset.state = stateName;
@@ -867,7 +1196,7 @@
     var noteText = run && run.note ? String(run.note) : "";
     note.textContent = noteText;
     note.hidden = !noteText;
-    var atEnd = !run || state.cursor >= run.n_rows;
+    var atEnd = !run || state.cursor >= run.end;
     ["step", "epoch"].forEach(function (id) {
       // dimmed, not disabled: a press at the end simply does nothing
       $(id).classList.toggle("at-end", atEnd);
@@ -965,7 +1294,7 @@
     var run = state.run;
     var body = $("trace");
     var t = state.trace;
-    var c = state.cursor;
+    var c = mainCursor();
     if (t.run !== run) {
       renderTraceHead();
       clear(body);
@@ -1013,7 +1342,7 @@
   function setCursor(c) {
     var run = state.run;
     if (!run) return;
-    state.cursor = Math.max(0, Math.min(run.n_rows, c));
+    state.cursor = Math.max(0, Math.min(run.end, c));
     renderCursor();
   }
 
@@ -1022,28 +1351,53 @@
     renderReadouts();
     renderTrace();
     renderStatus();
+    renderPanels();
+    renderHistory();
   }
 
   function canMove() {
-    return state.run && !state.pending && state.cursor < state.run.n_rows;
+    return state.run && !state.pending && state.cursor < state.run.end;
   }
 
   function step() {
     if (!canMove()) return false;
+    if (state.exercise.on && askable()) {
+      ask();
+      return false;
+    }
     setCursor(state.cursor + 1);
     return true;
   }
 
+  function back() {
+    if (!state.run || state.pending || state.cursor <= 0) return;
+    stopPlaying();
+    cancelQuestion();
+    setCursor(state.cursor - 1);
+  }
+
   function toEpochEnd() {
     if (!canMove()) return;
-    var ends = state.run.epochEnds;
+    cancelQuestion();
+    var ends = state.run.allEpochEnds;
     var next = ends[countAtMost(ends, state.cursor)];
-    setCursor(next === undefined ? state.run.n_rows : next);
+    setCursor(next === undefined ? state.run.end : next);
   }
 
   function reset() {
     stopPlaying();
+    cancelQuestion();
     if (state.run) setCursor(0);
+  }
+
+  // ------------------------------------------------------------------ history slider
+  function renderHistory() {
+    var slider = $("history");
+    var run = state.run;
+    slider.max = String(run ? run.end : 0);
+    slider.value = String(state.cursor);
+    slider.disabled = !run;
+    slider.setAttribute("aria-valuetext", run ? state.cursor + " of " + run.end + " presentations" : "no run");
   }
 
   var SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128, 256]; // presentations per second
@@ -1059,7 +1413,8 @@
 
   function startPlaying() {
     if (!state.run || state.pending) return;
-    if (state.cursor >= state.run.n_rows) setCursor(0);
+    cancelQuestion();
+    if (state.cursor >= state.run.end) setCursor(0);
     state.playing = true;
     $("play").textContent = "Pause";
     $("play").setAttribute("aria-pressed", "true");
@@ -1071,12 +1426,12 @@
     var rate = speed();
     var perTick = Math.max(1, Math.round(rate / 30));
     state.playTimer = setInterval(function () {
-      if (!state.run || state.pending || state.cursor >= state.run.n_rows) {
+      if (!state.run || state.pending || state.cursor >= state.run.end) {
         stopPlaying();
         return;
       }
       setCursor(state.cursor + perTick);
-      if (state.cursor >= state.run.n_rows) stopPlaying();
+      if (state.cursor >= state.run.end) stopPlaying();
     }, (1000 * perTick) / rate);
   }
 
@@ -1093,11 +1448,20 @@
     this.message = message;
   }
 
+  /** The kernel perceptrons a run trains: the page's learner and the panels'. */
+  function kernelRuns() {
+    var panels = state.compare.filter(function (name) {
+      return /kernel$/.test(name);
+    }).length;
+    return panels + (state.settings.algorithm === "kernel" ? 1 : 0);
+  }
+
   function epochsFor(n) {
     var most = Math.min(PAGE_MAX_EPOCHS, limits.max_epochs);
-    if (state.settings.algorithm === "kernel") {
-      // a kernel reply holds every coefficient after every presentation
-      most = Math.min(most, Math.floor(limits.max_kernel_cells / Math.max(1, n * n)));
+    var kernels = kernelRuns();
+    if (kernels) {
+      // a kernel reply holds every coefficient after every presentation, per kernel run
+      most = Math.min(most, Math.floor(limits.max_kernel_cells / Math.max(1, n * n * kernels)));
     }
     return Math.max(1, Math.min(most, Math.floor(limits.max_presentations / Math.max(1, n))));
   }
@@ -1105,13 +1469,7 @@
   /** The server's support spells [sample, start, end) read at cursor c: the support
    * vectors then, and the samples that were support vectors before and are no more. */
   function supportAt(run, c) {
-    var current = {};
-    var evicted = {};
-    run.kernel.support.forEach(function (spell) {
-      if (spell[1] <= c && c < spell[2]) current[spell[0]] = true;
-      else if (spell[2] <= c) evicted[spell[0]] = true;
-    });
-    return { current: current, evicted: evicted };
+    return supportOf(run.kernel.support, c);
   }
 
   function buildRequest() {
@@ -1132,6 +1490,7 @@
       degree: s.degree,
       budget: s.budget,
       budget_policy: s.budgetPolicy,
+      compare: state.compare.slice(),
       epochs: epochsFor(state.points.length),
     };
   }
@@ -1283,9 +1642,13 @@
   }
 
   function finishRun(run, message) {
+    var keep = state.keepCursor ? state.cursor : 0;
+    state.keepCursor = false;
     state.pending = false;
     state.run = run;
-    state.cursor = 0;
+    state.cursor = run ? Math.min(keep, run.end) : 0;
+    cancelQuestion();
+    buildPanels();
     state.runCount++;
     showMessage(message || state.urlNote || "");
     state.urlNote = "";
@@ -1384,6 +1747,7 @@
         ["policy", s.budgetPolicy],
       );
       if (state.edited) pairs.push(["points", encodePoints()]);
+      if (state.compare.length) pairs.push(["compare", state.compare.join(",")]);
     }
     if (state.showMaxMargin) pairs.push(["maxmargin", "1"]);
     return pairs
@@ -1463,6 +1827,14 @@
       else notes.push("policy");
     }
     if (q.has("maxmargin")) state.showMaxMargin = q.get("maxmargin") === "1";
+    if (q.has("compare")) {
+      var names = q.get("compare").split(",").filter(Boolean);
+      var known = names.filter(function (name) {
+        return COMPARE.indexOf(name) >= 0;
+      });
+      if (known.length !== names.length) notes.push("compare");
+      state.compare = known; // held to the server's cap once its limits come
+    }
     var points = null;
     if (q.has("points")) {
       points = decodePoints(q.get("points"));
@@ -1631,6 +2003,33 @@
     });
     $("step").addEventListener("click", step);
     $("epoch").addEventListener("click", toEpochEnd);
+    $("history").addEventListener("input", function () {
+      stopPlaying();
+      cancelQuestion();
+      setCursor(parseInt($("history").value, 10) || 0);
+    });
+    $("compare").addEventListener("change", function () {
+      var name = $("compare").value;
+      $("compare").value = "";
+      if (!name || state.compare.length >= MAX_PANELS) return;
+      state.compare.push(name);
+      state.keepCursor = true; // the page's learner is the same run: stay where it was
+      scheduleRun(0);
+    });
+    $("exercise").addEventListener("change", function () {
+      setExercise($("exercise").checked);
+    });
+    $("exercise-set").addEventListener("change", function () {
+      state.exercise.set = $("exercise-set").value;
+      if (state.exercise.on) setExercise(true);
+    });
+    $("check").addEventListener("click", checkAnswer);
+    $("answer").addEventListener("keydown", function (e) {
+      if (e.key === "Enter") {
+        e.preventDefault();
+        checkAnswer();
+      }
+    });
     $("reset").addEventListener("click", reset);
     $("play").addEventListener("click", function () {
       if (state.playing) stopPlaying();
@@ -1676,6 +2075,10 @@
     switch (e.key) {
       case "ArrowRight":
         step();
+        e.preventDefault();
+        break;
+      case "ArrowLeft":
+        back();
         e.preventDefault();
         break;
       case "e":
@@ -1820,7 +2223,11 @@
     Array.prototype.forEach.call($("algorithm").options, function (opt) {
       opt.disabled = available.indexOf(opt.value) < 0;
     });
-    ["preset", "class-toggle", "clear", "eta", "bias-input", "shuffle", "seed", "feature-map", "kernel", "gamma", "degree", "budget", "budget-policy"].forEach(
+    state.compare = []; // panels need the server
+    $("compare-note").textContent = "panels need the server: run `rosenblatt playground`";
+    $("exercise-set").value = "";
+    state.exercise.set = "";
+    ["preset", "class-toggle", "clear", "eta", "bias-input", "shuffle", "seed", "feature-map", "kernel", "gamma", "degree", "budget", "budget-policy", "compare", "exercise-set"].forEach(
       function (id) {
         $(id).disabled = true;
       },
@@ -1856,11 +2263,16 @@
           state.presets = data.presets || {};
           state.presetOrder = Object.keys(state.presets);
           limits = data.limits;
+          MAX_PANELS = limits.max_panels;
           $("degree").max = String(limits.max_degree); // the input's arrows stop at the server's cap
           if (data.view && data.view.length === 4 && data.view.every(isNum)) state.view = data.view;
           populatePresets();
           drawAxes();
           var notes = fromURL.notes.slice();
+          if (state.compare.length > MAX_PANELS) {
+            if (notes.indexOf("compare") < 0) notes.push("compare");
+            state.compare = state.compare.slice(0, MAX_PANELS);
+          }
           if (!(state.preset in state.presets)) {
             if (!fromURL.points) notes.push("preset");
             state.preset = state.presets.or ? "or" : state.presetOrder[0];
