@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -47,16 +48,6 @@ def files(tmp_path):
 def run(*args):
     result = CliRunner().invoke(app, [str(a) for a in args])
     return result
-
-
-def assert_one_line_error(result, *fragments):
-    """Exit status 2, one red line on stderr that says what is wrong, and no traceback."""
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
-    assert "Traceback" not in result.output
 
 
 # ---------------------------------------------------------------------- train / predict / evaluate

@@ -165,8 +165,8 @@ def make_plot(
     from ..plot import animate_training, plot_decision_boundary, plot_mistakes, save_figure
 
     output = os.fspath(output)
-    kind = _kind(kind, output)
     check_writable(output)  # before the data are read and a model trained
+    kind = _kind(kind, output)
     data = read_data(
         data_path,
         label_column=label_column,
@@ -237,8 +237,8 @@ def make_losses_plot(
     from ..plot import plot_losses, save_figure
 
     output = os.fspath(output)
-    _check_extension("losses", output)
     check_writable(output)
+    _check_extension("losses", output)
     fig, ax, dpi = _still_figure(size)
     plot_losses(ax=ax)
     save_figure(fig, output, dpi=dpi)
