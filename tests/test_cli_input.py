@@ -337,7 +337,9 @@ def _folder_cases():
     ]
 
 
-@pytest.mark.parametrize("args, said", _folder_cases(), ids=lambda v: " ".join(v) if isinstance(v, list) else "")
+@pytest.mark.parametrize(
+    "args, said", _folder_cases(), ids=lambda v: " ".join(v) if isinstance(v, list) else ""
+)
 def test_a_folder_where_a_file_is_expected_is_named_as_a_folder(tmp_path, args, said):
     data = tmp_path / "or.csv"
     data.write_text("x1,x2,label\n-1,-1,no\n1,-1,yes\n-1,1,yes\n1,1,yes\n")

@@ -183,6 +183,8 @@ default="rbf"
         ``partial_fit`` does, for up to ``max_iter`` epochs over the new samples.
         With ``kernel="precomputed"``, ``X`` must be the kernel matrix of the same
         training samples.
+    verbose : int, default=0
+        Print the mistakes of every epoch (as the linear perceptrons do).
 
     Attributes
     ----------
@@ -300,6 +302,7 @@ default="rbf"
         "budget": [NONE, Interval(numbers.Integral, 1, None)],
         "budget_policy": [Options(("stop", "random", "forgetron"))],
         "warm_start": [BOOL],
+        "verbose": [Interval(numbers.Integral, 0, None, closed="left")],
     }
 
     def __init__(
@@ -325,6 +328,7 @@ default="rbf"
         budget: int | None = None,
         budget_policy: str = "stop",
         warm_start: bool = False,
+        verbose: int = 0,
     ):
         self.kernel = kernel
         self.degree = degree
@@ -346,6 +350,7 @@ default="rbf"
         self.budget = budget
         self.budget_policy = budget_policy
         self.warm_start = warm_start
+        self.verbose = verbose
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -464,6 +469,7 @@ default="rbf"
             owner=type(self).__name__,
             advice=advice(),
             on_epoch=self.on_epoch,
+            verbose=self.verbose,
             model=self,
         )
 
@@ -507,6 +513,7 @@ default="rbf"
             owner=type(self).__name__,
             advice=advice(),
             on_epoch=self.on_epoch,
+            verbose=self.verbose,
             model=self,
         )
         self._keep_history(history)
@@ -708,13 +715,14 @@ class _OnlineBatches:
 
     def epoch(self, active):
         learner, reports = self.learner, []
-        own = learner.on_epoch  # the caller's hears whole epochs, from the engine
-        learner.on_epoch = reports.append
+        # the caller's callback and lines hear whole epochs, from the engine
+        own, verbose = learner.on_epoch, learner.verbose
+        learner.on_epoch, learner.verbose = reports.append, 0
         try:
             for X, y in self.batches():
                 learner.partial_fit(X, y, classes=self.classes)
         finally:
-            learner.on_epoch = own
+            learner.on_epoch, learner.verbose = own, verbose
         return EpochCount(
             np.array([sum(r.mistakes for r in reports)], dtype=np.int64),
             sum(r.presented for r in reports),

@@ -331,7 +331,7 @@ def command(
         None, "--prediction", help="kernel, projectron: last, averaged (default) or voted."
     ),
     budget: int | None = typer.Option(
-        None, "--budget", help="kernel: the most support vectors the model keeps."
+        None, "--budget", help="kernel, projectron: the most support vectors the model keeps."
     ),
     budget_policy: str | None = typer.Option(
         None,
