@@ -63,6 +63,7 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
         fit_intercept=fit_intercept,
         intercept_scaling=2.0,
         max_iter=25,
+        n_iter_no_change=5,  # the kernel learners' default; the same rule either way
         random_state=3,
     )
     primal = fit_quiet(Perceptron(**common), X, y)
@@ -78,7 +79,7 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_linear_kernel_averaged_and_voted_are_the_primal_ones(fit_intercept):
     X, y = integer_data(seed=1)
-    common = dict(fit_intercept=fit_intercept, max_iter=20, random_state=0)
+    common = dict(fit_intercept=fit_intercept, max_iter=20, n_iter_no_change=5, random_state=0)
     averaged = fit_quiet(AveragedPerceptron(**common), X, y)
     dual_averaged_ = fit_quiet(KernelPerceptron(kernel="linear", **common), X, y)
     assert_allclose(
