@@ -23,6 +23,7 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -106,7 +107,7 @@ class _Input:
             self.handle.close()
 
 
-def sniff_format(path) -> tuple[str, bytes]:
+def sniff_format(path: str | os.PathLike[str]) -> tuple[str, bytes]:
     """The format of a data file or of standard input, told by its first lines.
 
     For input whose name does not tell (standard input has none): the first
@@ -433,7 +434,9 @@ class Stream:
         return spare[0] if spare == [len(cells) - 1] else None
 
 
-def check_aside(kind: str, path: str, id_columns, ignore) -> None:
+def check_aside(
+    kind: str, path: str, id_columns: Sequence[str | int] | None, ignore: Sequence[str] | None
+) -> None:
     """Refuse ``id_columns`` or ``ignore`` for a file of ``kind`` other than CSV.
 
     Examples
