@@ -42,13 +42,24 @@ def orders(seed, n, n_epochs, shuffle=True):
     return [rng.permutation(n) if shuffle else np.arange(n) for _ in range(n_epochs)]
 
 
-def run_cli(*args):
-    """``rosenblatt *args`` in this process; the arguments may be paths or numbers."""
+def run_cli(*args, input=None):
+    """``rosenblatt *args`` in this process; the arguments may be paths or numbers, and
+    ``input`` (bytes or str) is its standard input."""
     from typer.testing import CliRunner
 
     from rosenblatt.apps.cli import app
 
-    return CliRunner().invoke(app, [str(a) for a in args])
+    return CliRunner().invoke(app, [str(a) for a in args], input=input)
+
+
+def assert_one_line_error(result, *fragments):
+    """Exit status 2, one red line on stderr that says what is wrong, and no traceback."""
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    assert "Traceback" not in result.output
 
 
 def load_example(name):

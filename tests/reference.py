@@ -519,7 +519,7 @@ def dual_epoch(
             for q in range(m):
                 distance -= k[q] * d[q]
             distance = max(distance, 0.0)
-            if mistake and joins and distance > b["threshold"]:
+            if mistake and joins and distance > b["threshold"] and not full:
                 for q in range(m):
                     for u in range(m):
                         kinv[q][u] += d[q] * d[u] / distance

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from conftest import fit_quiet
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -344,3 +345,74 @@ def test_blocks_of_presentations_give_the_cached_gram_matrix_model(make, sparse)
     np.testing.assert_array_equal(cached.dual_coef_, blocked.dual_coef_)
     np.testing.assert_array_equal(cached.decision_function(X), blocked.decision_function(X))
     assert cached.mistakes_per_epoch_ == blocked.mistakes_per_epoch_
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    budget=st.integers(1, 25),
+    seed=st.integers(0, 10_000),
+    epochs=st.integers(1, 4),
+    plus=st.booleans(),
+    threshold=st.sampled_from([0.01, 0.1, 0.5]),
+)
+def test_the_projectron_never_exceeds_its_budget(budget, seed, epochs, plus, threshold):
+    """Epoch after epoch, and at the end; a full support set still learns (by projecting)."""
+    X, y = _noisy(200, seed, flip=0.2)
+    clf = Projectron(
+        gamma=1.0,
+        budget=budget,
+        max_projection_error=threshold,
+        plus=plus,
+        max_iter=1,
+        tol=None,
+        random_state=np.random.RandomState(seed),
+        warm_start=True,
+    )
+    for _ in range(epochs):
+        clf.fit(X, y)
+        assert len(clf.support_) <= budget
+        assert clf.training_state_.n_sv.max() <= budget
+        assert clf.training_state_.budget.kinv.shape[1] <= max(16, budget)
+
+
+def test_a_full_projectron_projects_instead_of_adding():
+    X, y = _noisy(600, 2, flip=0.2)
+    free = Projectron(gamma=1.0, max_projection_error=0.01, max_iter=3, tol=None, random_state=0)
+    capped = Projectron(
+        gamma=1.0, max_projection_error=0.01, max_iter=3, tol=None, random_state=0, budget=15
+    )
+    free.fit(X, y)
+    capped.fit(X, y)
+    assert len(free.support_) > 15 and len(capped.support_) == 15
+    # the first 15 support vectors joined as they did without the cap, then mistakes projected
+    assert set(capped.support_) <= set(free.support_)
+    assert capped.score(X, y) > 0.7
+
+
+@pytest.mark.parametrize("partial", [False, True])
+def test_projectron_classes_share_the_budget(partial):
+    rng = np.random.RandomState(0)
+    X = rng.randn(300, 2)
+    y = rng.randint(0, 3, 300)
+    clf = Projectron(gamma=2.0, max_projection_error=0.01, budget=30, random_state=0)
+    if partial:
+        for start in range(0, 300, 100):
+            clf.partial_fit(X[start : start + 100], y[start : start + 100], classes=[0, 1, 2])
+    else:
+        fit_quiet(clf, X, y)
+    assert clf.training_state_.n_sv.max() <= 10
+    with pytest.raises(ValueError, match="budget=2 leaves no support vector"):
+        Projectron(budget=2).fit(X, y)
+
+
+def test_projectron_budget_is_kept_through_model_files_and_continued_training(tmp_path):
+    X, y = _noisy(300, 4, flip=0.2)
+    clf = Projectron(gamma=1.0, max_projection_error=0.01, budget=12, random_state=0)
+    clf.partial_fit(X[:150], y[:150], classes=[-1, 1])
+    save(clf, tmp_path / "p.rbl")
+    again = load(tmp_path / "p.rbl")
+    assert again.budget == 12 and again.training_state_.budget.size == 12
+    again.partial_fit(X[150:], y[150:])
+    assert len(again.support_) <= 12
+    with pytest.raises(ValueError, match="budget parameters differ"):
+        again.set_params(budget=20).partial_fit(X[:10], y[:10])

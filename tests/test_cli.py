@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 import pytest
+from conftest import assert_one_line_error
 from PIL import Image
 from typer.testing import CliRunner
 
@@ -47,16 +48,6 @@ def files(tmp_path):
 def run(*args):
     result = CliRunner().invoke(app, [str(a) for a in args])
     return result
-
-
-def assert_one_line_error(result, *fragments):
-    """Exit status 2, one red line on stderr that says what is wrong, and no traceback."""
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    for fragment in fragments:
-        assert fragment in lines[0]
-    assert "Traceback" not in result.output
 
 
 # ---------------------------------------------------------------------- train / predict / evaluate
@@ -890,12 +881,21 @@ def test_long_commands_show_a_spinner_on_a_terminal(files, tmp_path, monkeypatch
         assert words not in result.stdout  # results on standard output stay clean
 
 
-def test_kernel_training_shows_the_epoch_bar(files, tmp_path):
-    """KernelPerceptron reports its epochs to the command line's bar like the linear ones."""
-    result = run("train", files["or.csv"], "--model", tmp_path / "k.rbm", "-a", "kernel")
+@pytest.mark.parametrize(
+    "options, name",
+    [
+        (("-a", "kernel"), "KernelPerceptron"),
+        (("-a", "kernel", "--budget", "4"), "KernelPerceptron"),
+        (("-a", "projectron"), "Projectron"),
+        (("-a", "projectron", "--budget", "4"), "Projectron"),
+    ],
+)
+def test_kernel_training_shows_the_epoch_bar(files, tmp_path, options, name):
+    """The kernel learners report their epochs to the command line's bar like the linear ones."""
+    result = run("train", files["or.csv"], "--model", tmp_path / "k.rbm", *options)
     assert result.exit_code == 0, result.output
     assert re.search(r"(\d+)/\1 epochs, last epoch: 0 mistakes", result.output), result.output
-    assert "Trained KernelPerceptron" in result.output
+    assert f"Trained {name}" in result.output
 
 
 def test_tol_reaches_the_estimator_and_none_is_the_notes_rule(tmp_path):

@@ -92,7 +92,7 @@ def test_an_error_in_a_later_block_names_its_line(csv_model, tmp_path):
     bad.write_text("\n".join(lines) + "\n")
     result = run_cli("predict", bad, "-m", model, "--chunk-size", 10)
     assert result.exit_code == 2
-    assert "line 151, column 2: 'x" in result.output, result.output
+    assert "line 151, column 'b': 'x" in result.output, result.output  # by name, as whole
     assert "header" not in result.output  # the hint of a first line does not apply
 
 

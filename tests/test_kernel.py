@@ -63,6 +63,7 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
         fit_intercept=fit_intercept,
         intercept_scaling=2.0,
         max_iter=25,
+        n_iter_no_change=5,  # the kernel learners' default; the same rule either way
         random_state=3,
     )
     primal = fit_quiet(Perceptron(**common), X, y)
@@ -78,7 +79,7 @@ def test_linear_kernel_is_the_primal_perceptron(fit_intercept, shuffle, n_classe
 @pytest.mark.parametrize("fit_intercept", [True, False])
 def test_linear_kernel_averaged_and_voted_are_the_primal_ones(fit_intercept):
     X, y = integer_data(seed=1)
-    common = dict(fit_intercept=fit_intercept, max_iter=20, random_state=0)
+    common = dict(fit_intercept=fit_intercept, max_iter=20, n_iter_no_change=5, random_state=0)
     averaged = fit_quiet(AveragedPerceptron(**common), X, y)
     dual_averaged_ = fit_quiet(KernelPerceptron(kernel="linear", **common), X, y)
     assert_allclose(
@@ -733,3 +734,81 @@ def test_fit_batches_runs_under_the_engines_stop_rule():
         KernelPerceptron(kernel="linear", tol=None, random_state=0).fit_batches(
             lambda: [(X, noisy)], classes=np.unique(y), max_iter=2
         )
+
+
+# ---------------------------------------------------------------------- progress and the stop rule
+def _kernel_learners():
+    from rosenblatt import Projectron
+
+    return {
+        "kernel": lambda **kw: KernelPerceptron(gamma=1.0, **kw),
+        "kernel-budget": lambda **kw: KernelPerceptron(gamma=1.0, budget=20, **kw),
+        "projectron": lambda **kw: Projectron(gamma=1.0, **kw),
+        "projectron-budget": lambda **kw: Projectron(gamma=1.0, budget=20, **kw),
+    }
+
+
+_LEARNERS = ("kernel", "kernel-budget", "projectron", "projectron-budget")
+
+
+def _noisy_xor(n=300, seed=0):
+    rng = np.random.RandomState(seed)
+    X = rng.randn(n, 2)
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    y[rng.rand(n) < 0.1] ^= 1  # not separable in any feature space
+    return X, y
+
+
+@pytest.mark.parametrize("learner", _LEARNERS)
+def test_every_kernel_learner_reports_each_epoch_and_prints_with_verbose(learner, capsys):
+    X, y = _noisy_xor()
+    reports = []
+    clf = _kernel_learners()[learner](
+        tol=None, max_iter=4, random_state=0, on_epoch=reports.append, verbose=1
+    )
+    with pytest.warns(ConvergenceWarning, match="max_iter=4"):
+        clf.fit(X, y)
+    assert [r.epoch for r in reports] == [1, 2, 3, 4]
+    assert [r.mistakes for r in reports] == clf.mistakes_per_epoch_
+    assert all(r.max_epochs == 4 and r.presented == len(y) and r.model is clf for r in reports)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines == [f"-- Epoch {r.epoch}: {r.mistakes} mistake(s)" for r in reports]
+
+
+@pytest.mark.parametrize("learner", _LEARNERS)
+def test_tol_stops_every_kernel_learner_by_the_linear_perceptrons_rule(learner):
+    """The run ends where the driver's one plateau rule, fed the reported weighted mistake
+    fractions, says so; without tol it runs to max_iter."""
+    from rosenblatt.engine.driver import _Plateau, weighted_fraction
+
+    X, y = _noisy_xor(seed=1)
+    reports = []
+    make = _kernel_learners()[learner]
+    clf = make(tol=0.01, n_iter_no_change=3, max_iter=60, random_state=0)
+    clf.set_params(on_epoch=reports.append).fit(X, y)  # no warning: it stopped on the plateau
+    plateau = _Plateau(0.01, 3)
+    stops = [
+        plateau.update(weighted_fraction(r.mistake_weight, r.presented_weight)) for r in reports
+    ]
+    assert stops.index(True) == len(reports) - 1 == clf.n_iter_ - 1
+    assert clf.n_iter_ < 60 and not clf.converged_
+    endless = make(tol=None, max_iter=clf.n_iter_ + 2, random_state=0)
+    with pytest.warns(ConvergenceWarning):
+        endless.fit(X, y)
+    assert endless.n_iter_ == clf.n_iter_ + 2
+
+
+@pytest.mark.parametrize("learner", _LEARNERS)
+def test_fit_batches_prints_whole_epochs_only(learner, capsys):
+    X, y = _noisy_xor(120)
+
+    def batches():
+        for start in range(0, 120, 40):
+            yield X[start : start + 40], y[start : start + 40]
+
+    clf = _kernel_learners()[learner](tol=None, max_iter=2, random_state=0, verbose=1)
+    with pytest.warns(ConvergenceWarning):
+        clf.fit_batches(batches, classes=[0, 1])
+    assert capsys.readouterr().out.splitlines() == [
+        f"-- Epoch {e + 1}: {m} mistake(s)" for e, m in enumerate(clf.mistakes_per_epoch_)
+    ]

@@ -251,6 +251,8 @@ _BUDGETS = [
     {"policy": "forgetron", "size": 4},
     {"policy": "project", "threshold": 0.3, "plus": False},
     {"policy": "project", "threshold": 0.3, "plus": True},
+    {"policy": "project", "threshold": 0.05, "plus": False, "size": 4},  # full: projects
+    {"policy": "project", "threshold": 0.05, "plus": True, "size": 4},
 ]
 
 

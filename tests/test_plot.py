@@ -6,7 +6,7 @@ import re
 import matplotlib.image
 import numpy as np
 import pytest
-from conftest import OR_X, OR_Y, run_cli
+from conftest import OR_X, OR_Y, assert_one_line_error, run_cli
 from matplotlib.text import Text
 from PIL import Image, ImageSequence
 from rosenblatt.trace import trace
@@ -226,15 +226,6 @@ def test_report_embeds_every_image_as_a_data_uri(tmp_path):
 
 
 # ---------------------------------------------------------------------- issue: plots
-def assert_one_line_error(result, *fragments):
-    """Exit status 2, one line on stderr that says what is wrong, and no traceback."""
-    assert result.exit_code == 2, result.output
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error:"), result.stderr
-    assert all(fragment in lines[0] for fragment in fragments), lines[0]
-    assert "Traceback" not in result.output
-
-
 def assert_legend_outside(ax):
     """The legend overlaps neither the data area nor the x axis' ticks and label."""
     fig = ax.figure

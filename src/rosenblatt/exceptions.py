@@ -15,7 +15,7 @@ class DataFileError(ValueError):
     # set by the readers' ``fail``: where, what, the fix, and a code tests can match
     path: str | None = None
     line: int | None = None
-    column: int | None = None
+    column: int | str | None = None  # a quoted name, or a 1-based position
     what: str | None = None
     fix: str | None = None
     code: str | None = None

@@ -1,4 +1,9 @@
-"""Files written whole or not at all: a temporary file beside the target, then a rename."""
+"""Files checked before they are used, and files written whole or not at all.
+
+:func:`check_readable` and :func:`check_writable` say at once why a path cannot be
+read or written (a folder where a file is expected, a missing folder); writing goes
+to a temporary file beside the target, then a rename.
+"""
 
 from __future__ import annotations
 
@@ -9,13 +14,61 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import BinaryIO
 
-__all__ = ["check_writable", "open_atomically", "write_atomically"]
+__all__ = ["check_readable", "check_writable", "open_atomically", "write_atomically"]
 
 # why a path cannot be written, as check_writable and write_atomically's errors say it
 _A_FOLDER = "a folder has that name; give a file name"
 _NO_FOLDER = "cannot write there: no folder {}; create it first, or give another path"
 _NOT_A_FOLDER = "cannot write there: {} is not a folder; give another path"
 _READ_ONLY = "cannot write there: {} is not writable; give a path in a folder you can write to"
+# why a path cannot be read, as check_readable's errors say it
+_IS_A_FOLDER = "a folder, not a {0}; give the {0}'s own path"
+_MISSING = "no such {0}"
+
+
+def check_readable(path: str | os.PathLike[str], *, what: str = "file", fix: str = "") -> None:
+    """Raise the error that reading ``path`` as a file would raise, naming a folder as one.
+
+    Every command calls it on the files it reads (data, models) before it reads
+    them, so a folder given where a file is expected is named as a folder, and a
+    path that does not exist as missing, in the same words for every option and
+    argument. Anything else that exists is left to the reader: a pipe or a device
+    may be read as a file.
+
+    Parameters
+    ----------
+    path : str or path-like
+    what : str, default="file"
+        What the file is, as the error names it (``"data file"``, ``"model file"``).
+    fix : str, default=""
+        What to do about a missing file, added to its error.
+
+    Raises
+    ------
+    OSError
+        ``IsADirectoryError`` or ``FileNotFoundError``, whose ``filename`` is
+        ``path`` and whose ``strerror`` says what is wrong and what to do.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from rosenblatt._core.files import check_readable
+    >>> folder = tempfile.mkdtemp()
+    >>> check_readable(folder, what="model file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    IsADirectoryError: [Errno 21] a folder, not a model file; give the model file's own path: '...'
+    >>> check_readable(os.path.join(folder, "none.csv"), what="data file")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    FileNotFoundError: [Errno 2] no such data file: '...none.csv'
+    """
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(errno.EISDIR, _IS_A_FOLDER.format(what), path)
+    if not os.path.exists(path):
+        why = _MISSING.format(what) + (f"; {fix}" if fix else "")
+        raise FileNotFoundError(errno.ENOENT, why, path)
 
 
 def check_writable(path: str | os.PathLike[str], *, folder: bool = False) -> None:

@@ -18,7 +18,7 @@ from .._core.config import DEFAULT_CHUNK_SIZE
 from .._core.validation import CHUNK_SIZE, check_args
 from ..engine.orders import random_source
 from .readers import Schema as ChunkIndex
-from .readers import format_of, scan
+from .readers import check_file, format_of, scan
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import RandomStateLike
@@ -177,4 +177,4 @@ def parse_progress(
 
 def is_text(path: str | os.PathLike[str], format: str | None = None) -> bool:
     """Whether the file reads as text documents (``.tsv``): streamed through a vectorizer."""
-    return format_of(path, format) == "text"
+    return format_of(check_file(path), format) == "text"  # a folder is named as one

@@ -20,7 +20,9 @@ dual_epoch`) applies it on every mistake:
     squared distance from the span of the support vectors (in feature space) is at
     most ``threshold`` is replaced by its projection on that span, which changes the
     coefficients of the support vectors instead of adding one; ``plus`` (Projectron++)
-    also learns from margin errors. The inverse kernel matrix of the support vectors
+    also learns from margin errors. With a ``size``, a full support set projects
+    every mistake, however far (the Stoptron's bound, keeping what the projection
+    can learn). The inverse kernel matrix of the support vectors
     is kept up to date by rank-one updates.
 
 :class:`BudgetState` holds what the policies carry from one mistake to the next.
@@ -48,8 +50,8 @@ def budget_of(params: Mapping[str, Any], n_problems: int) -> BudgetState | None:
     """The budget a kernel perceptron's parameters give its ``n_problems`` dual problems.
 
     ``params`` as ``get_params()`` gives them: a ``Projectron``'s
-    (``max_projection_error``, ``plus``) or a ``KernelPerceptron``'s (``budget``,
-    ``budget_policy``, ``prediction``). None: no budget. The estimators and the model
+    (``max_projection_error``, ``plus``, ``budget``) or a ``KernelPerceptron``'s
+    (``budget``, ``budget_policy``, ``prediction``). None: no budget. The estimators and the model
     files' checks ask this one function.
 
     Raises
@@ -64,11 +66,19 @@ def budget_of(params: Mapping[str, Any], n_problems: int) -> BudgetState | None:
     3
     >>> budget_of({"max_projection_error": 0.1, "plus": True}, 1).policy
     'project'
+    >>> budget_of({"max_projection_error": 0.1, "budget": 100}, 2).size
+    50
     """
+    budget = params.get("budget")
+    if budget is not None and int(budget) // n_problems < 1:
+        raise ValueError(
+            f"budget={budget} leaves no support vector to each of the {n_problems} "
+            f"one-vs-rest problems; give budget={n_problems} or more."
+        )
+    size = 2**62 if budget is None else int(budget) // n_problems
     if "max_projection_error" in params:
         threshold, plus = float(params["max_projection_error"]), bool(params.get("plus", False))
-        return BudgetState("project", 2**62, n_problems, threshold, plus)
-    budget = params.get("budget")
+        return BudgetState("project", size, n_problems, threshold, plus)
     if budget is None:
         return None
     policy, prediction = params.get("budget_policy", "stop"), params.get("prediction")
@@ -77,12 +87,6 @@ def budget_of(params: Mapping[str, Any], n_problems: int) -> BudgetState | None:
             f"budget_policy={policy!r} removes support vectors, so the {prediction} "
             "prediction, which needs every hypothesis, would need the removed patterns too, "
             "beyond the budget. Set prediction='last', or use budget_policy='stop'."
-        )
-    size = int(budget) // n_problems
-    if size < 1:
-        raise ValueError(
-            f"budget={budget} leaves no support vector to each of the {n_problems} "
-            f"one-vs-rest problems; give budget={n_problems} or more."
         )
     return BudgetState(policy, size, n_problems)
 
@@ -95,8 +99,7 @@ class BudgetState:
     policy : {None, "stop", "random", "forgetron", "project"}
         None: no budget (the kernel perceptron keeps every mistaken pattern).
     size : int
-        Support vectors each dual problem may keep (``"project"``: unbounded, the
-        number of samples).
+        Support vectors each dual problem may keep (``2**62``: unbounded).
     n_problems : int
     threshold : float, default=0.0
         ``"project"``: the largest squared projection error that projects.
@@ -161,9 +164,10 @@ class BudgetState:
         )
 
     def grow(self, n_samples: int) -> None:
-        """Double the room of ``kinv`` (at most ``n_samples`` support vectors)."""
+        """Double the room of ``kinv`` (at most ``n_samples`` support vectors, or the
+        budget's ``size``: the memory stays within the budget)."""
         width = self.kinv.shape[1]
-        wider = min(max(2 * width, 16), max(n_samples, width + 1))
+        wider = min(max(2 * width, 16), max(min(n_samples, self.size), width + 1))
         grown = np.zeros((self.kinv.shape[0], wider, wider))
         grown[:, :width, :width] = self.kinv
         self.kinv = grown
@@ -230,9 +234,8 @@ class BudgetState:
             or not (np.all(np.isfinite(forget_q)) and np.all(np.isfinite(kinv)))
         ):
             raise ValueError("the budget's arrays do not fit its dual problems")
-        if policy == "project":
-            if np.any(n_sv > width):
-                raise ValueError("the budget's inverse kernel matrix is smaller than its support")
-        elif np.any(n_sv > size):
+        if policy == "project" and np.any(n_sv > width):
+            raise ValueError("the budget's inverse kernel matrix is smaller than its support")
+        if np.any(n_sv > size):
             raise ValueError(f"a dual problem holds more than its budget of {size} support vectors")
         return cls(policy, size, n_problems, threshold, plus, errors, forget_q, kinv)

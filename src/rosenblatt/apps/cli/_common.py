@@ -220,6 +220,19 @@ def parse_label_column(text: str | None) -> str | int | None:
         return text
 
 
+def names_option(text: str | None) -> list[str] | None:
+    """``--ignore a,b``: the comma-separated names (None when not given).
+
+    Examples
+    --------
+    >>> names_option("id, note"), names_option(None)
+    (['id', 'note'], None)
+    """
+    if text is None:
+        return None
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
 def zero_based_option() -> Any:
     """``--zero-based/--one-based``: how svmlight feature indices are numbered."""
     return typer.Option(
@@ -268,15 +281,21 @@ def check_chunk_size(chunk_size: int) -> int:
     return chunk_size
 
 
-def format_option() -> Any:
-    """``--format``: the data's format, for standard input and unusual extensions."""
+def format_option(for_model: bool = False) -> Any:
+    """``--format``: the data's format, for standard input and unusual extensions
+    (``for_model``: a model's input, whose format the model may know)."""
+    default = (
+        "Otherwise (standard input, DATA is -, or names like iris.data): the format the model "
+        "was trained on, or, where it cannot tell, the one DATA's first lines are in."
+        if for_model
+        else "Needed for standard input (DATA is -) and for names like iris.data or a9a.txt."
+    )
     return typer.Option(
         None,
         "--format",
         "-f",
         help="The data's format: csv, svmlight (or libsvm) or tsv (label<TAB>text); default: "
-        "from the extension (.gz decompressed). Needed for standard input (DATA is -) and "
-        "for names like iris.data or a9a.txt.",
+        "from the extension (.gz decompressed). " + default,
     )
 
 
@@ -328,12 +347,10 @@ def load_model(
     """
     import warnings
 
+    from ..._core.files import check_readable
     from ...persistence import load, load_predictor, read_manifest
 
-    if not os.path.isfile(path):
-        raise ModelFileError(
-            f"{path}: no such model file; train one with `rosenblatt train DATA --model PATH`"
-        )
+    check_readable(path, what="model file", fix="train one with `rosenblatt train DATA -m PATH`")
     model = load_predictor(path) if predicting else load(path)
     # a model trained on named columns: the commands match a file's columns to them by
     # name (read_model_input) and hand the model arrays in its order, which scikit-learn
@@ -354,6 +371,50 @@ def model_columns(model: Any, metadata: dict[str, Any]) -> tuple[list[str] | Non
     return (None if names is None else [str(n) for n in names]), label
 
 
+def trained_format(model: Any, metadata: dict[str, Any]) -> str | None:
+    """The format of the data the model was trained on: ``"csv"``, ``"svmlight"`` or
+    ``"text"``, or None where it cannot tell.
+
+    A model trained by ``rosenblatt train`` records its data's format in its file;
+    one trained from Python tells by what it was fitted on: text (a vectorizer's
+    pipeline), or named columns (a DataFrame's, read from CSV); a model fitted on
+    an array does not tell.
+    """
+    recorded = metadata.get("data_format")
+    if recorded in ("csv", "svmlight", "text"):
+        return recorded
+    if is_text_model(model):
+        return "text"
+    if model_columns(model, metadata)[0] is not None:
+        return "csv"
+    return None
+
+
+def input_format(
+    path: str | os.PathLike[str], format: str | None, model: Any, metadata: dict[str, Any]
+) -> tuple[str, bytes]:
+    """The format to read a model's input in, and the bytes of standard input read to tell.
+
+    ``format`` when given; else the file's extension; else (standard input, or a name
+    like ``iris.data``) the format the model was trained on (:func:`trained_format`);
+    else the format that the input's first lines are in
+    (:func:`~rosenblatt.data.readers.sniff_format`, which says why when it cannot tell).
+    """
+    from ...data.readers import check_file, format_of, sniff_format
+
+    check_file(path)  # a folder or a missing file, before its name is looked at
+    if format is not None:
+        return format_of(path, format), b""
+    try:
+        return format_of(path), b""
+    except DataFileError:  # standard input, or an extension that does not tell
+        pass
+    known = trained_format(model, metadata)
+    if known is not None:
+        return known, b""
+    return sniff_format(path)
+
+
 def _centres(model) -> bool:
     """Whether the model subtracts a mean from each feature (which sparse rows cannot take)."""
     model = _uncalibrated(model)
@@ -372,6 +433,8 @@ def read_model_input(
     zero_based: bool | str | None = None,
     header: bool | str = "auto",
     format: str | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> Iterator[Data]:
     """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
 
@@ -385,12 +448,16 @@ def read_model_input(
     and, unless ``zero_based`` says otherwise, numbered like the training file
     was; a file that does not fit is refused with what to pass. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
+    The format is :func:`input_format`'s. CSV only: ``id_columns`` are read as text
+    into each block's ``aside`` and ``ignore`` columns are dropped (neither may be
+    one of the model's columns); other formats refuse them.
     """
     from ..._core.config import DEFAULT_CHUNK_SIZE
-    from ...data.readers import STDIN, Stream, format_of, scan, shown_name
+    from ...data.readers import STDIN, Stream, check_aside, scan, shown_name
 
     chunk_size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
-    kind = format_of(path, format)
+    kind, head = input_format(path, format, model, metadata)
+    check_aside(kind, shown_name(path), id_columns, ignore)
     if is_text_model(model) != (kind == "text"):
         trained = "text (.tsv)" if is_text_model(model) else "numeric features (.csv/.svm)"
         raise DataFileError(
@@ -398,7 +465,7 @@ def read_model_input(
             "give the model data of the same kind"
         )
     if kind == "text":
-        yield from Stream(path, chunk_size, format=kind)
+        yield from Stream(path, chunk_size, format=kind, head=head)
         return
     n_features = getattr(final_estimator(model), "n_features_in_", None)
     if kind == "csv":
@@ -414,6 +481,9 @@ def read_model_input(
             header=header,
             columns=columns,
             label_name=label_name,
+            head=head,
+            id_columns=id_columns,
+            ignore=ignore,
         )
         return
     if _centres(model):
@@ -437,7 +507,14 @@ def read_model_input(
             base = scan(
                 path, format=kind, labelled=None, n_features=n_features, zero_based="auto"
             ).zero_based
-        yield from Stream(path, chunk_size, format=kind, n_features=n_features, zero_based=base)
+        yield from Stream(
+            path,
+            chunk_size,
+            format=kind,
+            n_features=n_features,
+            zero_based=base,
+            head=head,
+        )
     except DataFileError as error:
         raise _not_like_training(error, metadata, n_features, as_trained) from None
 

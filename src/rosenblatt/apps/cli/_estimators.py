@@ -34,7 +34,7 @@ OPTION_USERS = {
     "gamma": _KERNELS,
     "degree": _KERNELS,
     "prediction": _KERNELS,
-    "budget": ("kernel",),
+    "budget": _KERNELS,
     "budget_policy": ("kernel",),
     "max_projection_error": ("projectron",),
     "plus": ("projectron",),

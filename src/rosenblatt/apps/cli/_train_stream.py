@@ -86,6 +86,8 @@ def train_streamed(
             "classes",
             "zero_based",
             "label_column",
+            "feature_names",
+            "label_name",
         )
         if key in summary
     }
@@ -173,8 +175,8 @@ def train_stream(
         ``n_features``, ``n_chunks``, ``chunk_size``, ``classes``, ``epochs``,
         ``mistakes``, ``mistakes_per_epoch``, ``converged``, ``train_accuracy``
         (None unless ``evaluate``), ``seconds``, ``notes`` (what the scan decided,
-        then convergence), and ``zero_based`` /
-        ``label_column`` where they apply (keep them as model metadata).
+        then convergence), and ``zero_based``, ``label_column``, ``feature_names`` /
+        ``label_name`` where they apply (keep them as model metadata).
 
     Examples
     --------
@@ -253,4 +255,8 @@ def train_stream(
         summary["zero_based"] = index.zero_based
     if label_column is not None:
         summary["label_column"] = label_column
+    if index.feature_names is not None:  # a CSV's header: its input is matched by name
+        assert index.header is not None and index.label_index is not None  # named, labelled
+        summary["feature_names"] = list(index.feature_names)
+        summary["label_name"] = index.header[index.label_index]
     return model, summary

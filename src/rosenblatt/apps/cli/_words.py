@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from ..._core.validation import ParameterError
 from ...data.readers._svmlight import MAX_FEATURES_ENV
@@ -37,7 +38,7 @@ OPTIONS = {
 
 #: Python's spellings in the library's messages and the command line's, in the order they
 #: are tried (a longer spelling before a shorter one it contains).
-_PHRASES = [
+_PHRASES: list[tuple[str, Any]] = [
     (r"\bmax_iter=(\d+)", r"--max-iter=\1"),
     (r"\bepochs=(\d+)", r"--max-iter=\1"),  # fit_stream's epochs: train --stream --max-iter
     (r"\bmax_iter\b", "--max-iter"),
@@ -50,11 +51,22 @@ _PHRASES = [
     (r"\bbudget=(\d+)", r"--budget \1"),
     (r"\braise the limit: n_features=(\d+)", rf"raise the limit: {MAX_FEATURES_ENV}=\1"),
     (r"format='csv' \(or 'svmlight', 'tsv'\)", "--format csv|svmlight|tsv"),
+    (r"\bignore=\[([^\]]*)\]", lambda m: "--ignore " + ",".join(_names(m[1]))),
+    (r"\bignore='([^']*)'", r"--ignore \1"),
+    (r"\bid_columns='([^']*)'", r"--id-column \1"),
+    (r"\bid_columns=(-?\d+)", r"--id-column \1"),
+    (r"\(id_columns, ignore\)", "(--id-column, --ignore)"),
+    (r"\bid_columns\b", "--id-column"),
     (r"\btrain_stream\b", "--stream"),
     (r"\buse AveragedPerceptron\b", "use --algorithm averaged"),
     (r"\banother kernel \(or gamma\)", "another --kernel (or --gamma)"),
 ]
 _COMPILED = [(re.compile(pattern), words) for pattern, words in _PHRASES]
+
+
+def _names(listed: str) -> list[str]:
+    """The names of a Python list of strings as a message shows it (``'a', 'b'``)."""
+    return re.findall(r"'([^']*)'", listed)
 
 
 def in_option_words(text: str) -> str:

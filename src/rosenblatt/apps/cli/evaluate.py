@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from ._common import (
     jsonable,
     labels_like,
     load_model,
+    names_option,
     parse_label_column,
     read_model_input,
     working,
@@ -146,6 +148,7 @@ def evaluate(
     header: bool | str = "auto",
     format: str | None = None,
     chunk_size: int | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 
@@ -166,10 +169,13 @@ def evaluate(
     header : bool or "auto", default="auto"
         CSV: whether the first row is a header.
     format : {"csv", "svmlight", "tsv"}, default=None
-        The data's format (default: from the extension); needed for standard input (``"-"``).
+        The data's format (default: from the extension; for standard input, ``"-"``,
+        the one the model was trained on, or that the first lines are in).
     chunk_size : int, default=None
         Lines read and predicted at a time (default:
         :data:`rosenblatt._core.config.DEFAULT_CHUNK_SIZE`).
+    ignore : sequence of str, default=None
+        CSV: columns, by header name, that the model does not use and that are dropped.
 
     Returns
     -------
@@ -187,6 +193,7 @@ def evaluate(
         zero_based=zero_based,
         header=header,
         format=format,
+        ignore=ignore,
     )
     for data in blocks:
         if data.y is None:
@@ -239,8 +246,15 @@ def command(
     ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
-    data_format: str | None = format_option(),
+    data_format: str | None = format_option(for_model=True),
     chunk_size: int = chunk_size_option(),
+    ignore: str | None = typer.Option(
+        None,
+        "--ignore",
+        metavar="NAME,...",
+        help="CSV: columns (header names, comma-separated) that the model does not use: "
+        "dropped, where an unknown column is otherwise an error.",
+    ),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
 
@@ -255,6 +269,7 @@ def command(
             header=auto(header),
             format=data_format,
             chunk_size=chunk_size,
+            ignore=names_option(ignore),
         )
     if as_json:
         print(json.dumps(result.to_json()))

@@ -180,13 +180,13 @@ def make_plot(
     from ..plot import animate_training, plot_decision_boundary, plot_mistakes, save_figure
 
     output = os.fspath(output)
+    check_writable(output)  # before the data are read and a model trained
     kind = _kind(kind, output)
     if feature_map and (kind == "animation" or model_path):
         raise ValueError(
             "--feature-map trains the model drawn on the notes' features; it draws boundary "
             "and mistakes plots without --model (the animation draws lines of the plane)"
         )
-    check_writable(output)  # before the data are read and a model trained
     data = read_data(
         data_path,
         label_column=label_column,
@@ -265,8 +265,8 @@ def make_losses_plot(
     from ..plot import plot_losses, save_figure
 
     output = os.fspath(output)
-    _check_extension("losses", output)
     check_writable(output)
+    _check_extension("losses", output)
     fig, ax, dpi = _still_figure(size)
     plot_losses(ax=ax)
     save_figure(fig, output, dpi=dpi)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 
@@ -19,6 +19,7 @@ from ._common import (
     header_option,
     jsonable,
     load_model,
+    names_option,
     parse_label_column,
     read_model_input,
     working,
@@ -37,6 +38,8 @@ class PredictResult:
     scores: list | None = None
     classes: list | None = None
     proba: list | None = None
+    ids: list | None = None
+    id_names: list | None = None
 
 
 def predict_blocks(
@@ -50,6 +53,8 @@ def predict_blocks(
     format: str | None = None,
     proba: bool = False,
     chunk_size: int | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> Iterator[PredictResult]:
     """Predict the samples of ``data_path`` a block at a time, as they are read.
 
@@ -58,8 +63,9 @@ def predict_blocks(
     Yields
     ------
     PredictResult
-        The labels of one block of samples (and their scores and probabilities if
-        asked), in the file's order; ``classes`` is set when they are.
+        The labels of one block of samples (and their scores, probabilities and
+        identifiers if asked), in the file's order; ``classes`` is set when they
+        are, ``id_names`` when the identifiers' columns have header names.
     """
     model, metadata = load_model(model_path, predicting=True)
     if scores and not hasattr(model, "decision_function"):
@@ -81,12 +87,16 @@ def predict_blocks(
         zero_based=zero_based,
         header=header,
         format=format,
+        id_columns=id_columns,
+        ignore=ignore,
     ):
         result = PredictResult(
             labels=jsonable(model.predict(data.X)),
             data_path=data.path,
             model_path=str(model_path),
             classes=classes,
+            ids=data.aside if id_columns else None,
+            id_names=data.aside_names,
         )
         if scores:
             result.scores = jsonable(model.decision_function(data.X))
@@ -106,6 +116,8 @@ def predict(
     format: str | None = None,
     proba: bool = False,
     chunk_size: int | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -130,10 +142,16 @@ def predict(
         Also return ``predict_proba``, one probability per class (a model trained
         with ``--calibrate``, or :func:`rosenblatt.calibrated`).
     format : {"csv", "svmlight", "tsv"}, default=None
-        The data's format (default: from the extension); needed for standard input (``"-"``).
+        The data's format (default: from the extension; for standard input, ``"-"``,
+        the one the model was trained on, or that the first lines are in).
     chunk_size : int, default=None
         Lines read and predicted at a time (default:
         :data:`rosenblatt._core.config.DEFAULT_CHUNK_SIZE`).
+    id_columns : sequence of str or int, default=None
+        CSV: columns (header names or 0-based indices) that identify each sample,
+        returned as text in ``ids`` (a list per sample); the model does not use them.
+    ignore : sequence of str, default=None
+        CSV: columns, by header name, that the model does not use and that are dropped.
 
     Returns
     -------
@@ -149,6 +167,8 @@ def predict(
         format=format,
         proba=proba,
         chunk_size=chunk_size,
+        id_columns=id_columns,
+        ignore=ignore,
     )
     result = PredictResult(
         labels=[],
@@ -156,10 +176,14 @@ def predict(
         model_path=str(model_path),
         scores=[] if scores else None,
         proba=[] if proba else None,
+        ids=[] if id_columns else None,
     )
     for block in blocks:
         result.data_path, result.classes = block.data_path, block.classes
+        result.id_names = block.id_names
         result.labels += block.labels
+        if result.ids is not None and block.ids is not None:
+            result.ids += block.ids
         if result.scores is not None and block.scores is not None:
             result.scores += block.scores
         if result.proba is not None and block.proba is not None:
@@ -169,8 +193,8 @@ def predict(
 
 def _text(result: PredictResult) -> str:
     """One line per sample: the label, then its decision value(s), then its probabilities,
-    tab-separated."""
-    if result.scores is None and result.proba is None:
+    tab-separated; with identifiers, CSV records that start with them."""
+    if result.scores is None and result.proba is None and result.ids is None:
         return "\n".join(map(str, result.labels))
     lines = []
     for i, label in enumerate(result.labels):
@@ -180,20 +204,45 @@ def _text(result: PredictResult) -> str:
             values += score if isinstance(score, list) else [score]
         if result.proba is not None:
             values += result.proba[i]
-        lines.append("\t".join([str(label), *(f"{value:.10g}" for value in values)]))
+        cells = [str(label), *(f"{value:.10g}" for value in values)]
+        if result.ids is None:
+            lines.append("\t".join(cells))
+        else:
+            lines.append(_csv_record([*result.ids[i], *cells]))
     return "\n".join(lines)
 
 
-def _column_names(result: PredictResult) -> str:
-    """What the columns of the text output hold, in order."""
-    names = ["label"]
+def _csv_record(cells: list[str]) -> str:
+    """One CSV record (RFC 4180 quoting, as the readers read it), without its line break."""
+    import csv
+    import io
+
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(cells)
+    return out.getvalue()
+
+
+def _column_names(result: PredictResult, ids: Sequence[str] = ()) -> list[str]:
+    """What the columns of the text output hold, in order (``ids``: the identifiers')."""
+    names = [*ids, "label"]
     classes = result.classes or []
     if result.scores is not None:
         binary = not isinstance(result.scores[0], list) if result.scores else True
         names += ["score"] if binary else [f"score({c})" for c in classes]
     if result.proba is not None:
         names += [f"P({c})" for c in classes]
-    return ", ".join(names)
+    return names
+
+
+# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
+_ID_COLUMN = typer.Option(
+    None,
+    "--id-column",
+    metavar="NAME|INDEX",
+    help="CSV: a column (header name or 0-based index) written beside each prediction, "
+    "not read as a feature; repeat for more. The output is then CSV records, with a "
+    "header line when DATA has one.",
+)
 
 
 def command(
@@ -230,9 +279,17 @@ def command(
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: the label column, if the file has one that is not last."
     ),
+    id_column: list[str] | None = _ID_COLUMN,
+    ignore: str | None = typer.Option(
+        None,
+        "--ignore",
+        metavar="NAME,...",
+        help="CSV: columns (header names, comma-separated) that the model does not use: "
+        "dropped, where an unknown column is otherwise an error.",
+    ),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
-    data_format: str | None = format_option(),
+    data_format: str | None = format_option(for_model=True),
     chunk_size: int = chunk_size_option(
         " Standard input is also answered wherever it pauses, so that `predict -` works "
         "as a filter."
@@ -241,7 +298,10 @@ def command(
     """Predict a label for every sample of DATA, one per line, as DATA is read.
 
     A CSV file whose header names the model's columns may give them in any order.
+    Standard input (DATA is -) is read in the format the model was trained on, or,
+    when the model cannot tell, in the one its first lines are in.
     """
+    ids = [c for c in map(parse_label_column, id_column or ()) if c is not None] or None
     blocks = predict_blocks(
         model,
         data,
@@ -252,6 +312,8 @@ def command(
         format=data_format,
         proba=proba,
         chunk_size=chunk_size,
+        id_columns=ids,
+        ignore=names_option(ignore),
     )
     to_file = bool(output) and output != "-"
     # a spinner unless the labels go to the terminal, where it would mix with them
@@ -262,32 +324,41 @@ def command(
         assert output is not None  # to_file says so; for mypy
         check_writable(output)
         with busy, open_atomically(output) as handle:
-            count = _write(blocks, handle, as_json, scores, proba)
+            count = _write(blocks, handle, as_json, scores, proba, ids)
         err_console.print(f"wrote {count} predictions to {output}", markup=False)
     else:
         with busy:
-            _write(blocks, sys.stdout.buffer, as_json, scores, proba)
+            _write(blocks, sys.stdout.buffer, as_json, scores, proba, ids)
 
 
-def _write(blocks, out, as_json, scores, proba) -> int:
+def _write(blocks, out, as_json, scores, proba, ids) -> int:
     """Write the blocks' predictions to binary ``out`` (lines as they come, flushed; or JSON
-    at the end); the number of samples."""
-    count, named = 0, not (scores or proba)
+    at the end); the number of samples. ``ids``: the identifier columns asked for."""
+    count, named = 0, not (scores or proba or ids)
     labels: list = []
     all_scores: list = []
     all_proba: list = []
-    classes = None
+    all_ids: list = []
+    classes = id_names = None
     for block in blocks:
         count += len(block.labels)
         if as_json:
-            classes = block.classes
+            classes, id_names = block.classes, block.id_names
             labels += block.labels
             all_scores += block.scores or []
             all_proba += block.proba or []
+            all_ids += block.ids or []
             continue
         if not named and block.labels:
             named = True
-            err_console.print(f"columns: {_column_names(block)}", markup=False)
+            if block.id_names is not None:  # CSV records under the input's kind of header
+                header = _csv_record(_column_names(block, block.id_names))
+                out.write((header + "\n").encode("utf-8"))
+            else:
+                given = [f"--id-column {c}" for c in ids or ()]
+                err_console.print(
+                    f"columns: {', '.join(_column_names(block, given))}", markup=False
+                )
         if block.labels:
             out.write((_text(block) + "\n").encode("utf-8"))
             out.flush()  # each answer before the next block is read: a filter's behaviour
@@ -299,6 +370,9 @@ def _write(blocks, out, as_json, scores, proba) -> int:
             payload["scores"] = all_scores
         if proba:
             payload["probabilities"] = all_proba
+        if ids:
+            payload["id_columns"] = id_names or ids
+            payload["ids"] = all_ids
         out.write((json.dumps(payload) + "\n").encode("utf-8"))
         out.flush()
     return count

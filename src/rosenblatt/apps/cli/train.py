@@ -331,7 +331,10 @@ def command(
         None, "--prediction", help="kernel, projectron: last, averaged (default) or voted."
     ),
     budget: int | None = typer.Option(
-        None, "--budget", help="kernel: the most support vectors the model keeps."
+        None,
+        "--budget",
+        help="kernel, projectron: the most support vectors the model keeps "
+        "(projectron: 300 by default).",
     ),
     budget_policy: str | None = typer.Option(
         None,

@@ -13,7 +13,7 @@ import json
 import os
 from dataclasses import asdict, replace
 
-from ..._core.files import write_atomically
+from ..._core.files import check_writable, write_atomically
 from .presets import PRESETS, preset, presets
 from .runs import ALGORITHMS, MAX_EPOCHS, MAX_PRESENTATIONS, Settings, run
 from .server import static_files
@@ -61,6 +61,7 @@ def export(
     """
     if name not in PRESETS:
         raise ValueError(f"unknown preset {name!r}; choose one of {', '.join(PRESETS)}.")
+    check_writable(folder, folder=True)  # before the runs: a file of that name, say, fails now
     X, y = preset(name)
     base = settings or Settings()
     epochs = max(1, min(base.epochs, MAX_EPOCHS, MAX_PRESENTATIONS // X.shape[0]))

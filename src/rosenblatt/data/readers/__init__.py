@@ -62,7 +62,7 @@ from ._common import (
 )
 from ._schema import Chunker, Data, Schema
 from ._store import MemoryStore, NullStore, assemble
-from ._stream import Stream
+from ._stream import Stream, check_aside, sniff_format
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
@@ -75,6 +75,7 @@ __all__ = [
     "Data",
     "Schema",
     "Stream",
+    "check_aside",
     "compile_parsers",
     "data_format",
     "iter_chunks",
@@ -82,6 +83,7 @@ __all__ = [
     "read",
     "read_chunk",
     "scan",
+    "sniff_format",
 ]
 
 _READERS = {"csv": _csv, "svmlight": _svmlight, "text": _tsv}
@@ -463,6 +465,7 @@ def parse_bytes(name: str, kind: str, raw: bytes, options: dict[str, Any]) -> Da
     its lines, as :class:`Stream` reads it)."""
     store = MemoryStore()
     schema = _scan(name, kind, io.BytesIO(raw), None, store=store, **options)
+    aside = store.aside()
     X, y = store.result()
     return Data(
         X=X,
@@ -474,6 +477,7 @@ def parse_bytes(name: str, kind: str, raw: bytes, options: dict[str, Any]) -> Da
         notes=list(schema.notes),
         classes=schema.classes if schema.labelled else None,
         schema=schema,
+        aside=aside,
     )
 
 

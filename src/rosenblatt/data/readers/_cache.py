@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._core.config import CACHE_FORMAT_VERSION, CACHE_TEMP_PREFIX, CACHE_WRITE_BYTES
+from ..._core.files import check_writable
 from ._store import NullStore, label_values
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,6 +88,7 @@ class CacheWriter(NullStore):
     def __init__(self, folder, kind, labelled, key, temporary):
         super().__init__()
         self.folder, self.kind, self.key, self.temporary = folder, kind, key, temporary
+        check_writable(folder, folder=True)  # a file of that name: said as every command says it
         os.makedirs(folder, exist_ok=True)
         clear(folder)
         self.handles = {}

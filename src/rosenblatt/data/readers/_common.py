@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import re
 import tempfile
 import threading
 import zlib
@@ -24,6 +25,7 @@ from ..._core.config import (
     GZIP_TEMP_PREFIX,
     SCAN_BLOCK_BYTES,
 )
+from ..._core.files import check_readable
 from ...exceptions import DataFileError
 
 FORMATS = {
@@ -56,7 +58,7 @@ def fail(
     what: str,
     fix: str | None = None,
     code: str | None = None,
-    column: int | None = None,
+    column: int | str | None = None,
 ) -> DataFileError:
     """A :class:`DataFileError` reading ``"<path>, line N[, column C]: <what>; <fix>"``.
 
@@ -137,16 +139,126 @@ format; name it: format='csv' (or 'svmlight', 'tsv')
     return data_format(path)
 
 
+#: Lines that :func:`format_by_content` looks at, at most.
+SNIFF_LINES = 20
+_FEATURE = re.compile(r"(?:qid:\S+|[+-]?\d+:\S+)")
+_NAMES = {"csv": "CSV", "svmlight": "svmlight", "text": "label<TAB>text"}
+
+
+def _formats_of(line: str, first: bool) -> set[str]:
+    """The formats a line of a data file can be in (``first``: it may be a CSV header)."""
+    kinds = set()
+    tokens = line.split("#", 1)[0].split()
+    if not tokens:  # a comment: svmlight's alone
+        return {"svmlight"}
+    if not (set(":,") & set(tokens[0])) and all(_FEATURE.fullmatch(t) for t in tokens[1:]):
+        kinds.add("svmlight")
+    label, tab, text = line.partition("\t")
+    if tab and label.strip() and "," not in label and text.strip():
+        kinds.add("text")
+    cells = [cell.strip().strip('"') for cell in line.split(",")]
+    numbers = sum(_is_number(cell) for cell in cells)
+    if len(cells) == 1 and numbers:  # one number: a CSV of one column, as well
+        kinds.add("csv")
+    elif len(cells) > 1 and (
+        numbers >= len(cells) - 1 or (first and all(c and "\t" not in c for c in cells))
+    ):
+        kinds.add("csv")  # numbers but for the label, or a header's names
+    return kinds
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def format_by_content(name: str, lines: list[str]) -> str:
+    """The format that the first ``lines`` of a data file are in, for a file whose name
+    does not tell (standard input): ``"csv"``, ``"svmlight"`` or ``"text"``.
+
+    Each line is matched against the three formats (comma-separated numbers or a
+    header; ``label index:value ...``; ``label<TAB>text``); the format every line
+    fits is the file's. Lines that fit svmlight and label<TAB>text alike (a tab
+    between index:value tokens) are svmlight. Otherwise there is no telling:
+    the error says why (no line, or lines of different formats, or lines that fit
+    several) and asks for the format.
+
+    Examples
+    --------
+    >>> format_by_content("-", ["a,b,label", "1.5,2,yes"])
+    'csv'
+    >>> format_by_content("-", ["1 3:0.5 7:1", "-1 2:1"]), format_by_content("-", ["ham\\tok"])
+    ('svmlight', 'text')
+    >>> format_by_content("<stdin>", ["1.5,2", "-1 2:1"])
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: <stdin>: cannot tell its format by its first lines: \
+line 1 is CSV, line 2 svmlight; name it: format='csv' (or 'svmlight', 'tsv')
+    """
+    fix = "name it: " + FORMAT_FIX
+    possible = {"csv", "svmlight", "text"}
+    first, seen = True, list[int]()  # seen: the numbers of the lines read
+    for number, line in enumerate(lines[:SNIFF_LINES], 1):
+        if not line.strip():
+            continue
+        kinds = _formats_of(line, first)
+        first = first and line.lstrip().startswith("#")  # a header comes before the data
+        if not kinds:
+            why = f"line {number} ({show(line)}) is in none of them"
+            raise fail(name, None, f"cannot tell its format by its first lines: {why}", fix)
+        if not possible & kinds:
+            was = " or ".join(_NAMES[k] for k in sorted(possible))
+            now = " or ".join(_NAMES[k] for k in sorted(kinds))
+            why = f"line {seen[0]} is {was}, line {number} {now}"
+            raise fail(name, None, f"cannot tell its format by its first lines: {why}", fix)
+        possible &= kinds
+        seen.append(number)
+    if not seen:
+        raise fail(name, None, "no data lines to tell its format by", fix, code="empty")
+    if {"svmlight", "text"} <= possible:  # index:value tokens after a tab are no text
+        possible.discard("text")
+    if len(possible) > 1:
+        can = " or ".join(_NAMES[k] for k in sorted(possible))
+        why = f"they can be {can}"
+        raise fail(name, None, f"cannot tell its format by its first lines: {why}", fix)
+    return possible.pop()
+
+
 def is_gzip(path: str | os.PathLike[str]) -> bool:
     return os.fspath(path).lower().endswith(GZIP_SUFFIX)
 
 
 def check_file(path: str | os.PathLike[str]) -> str:
+    """``path`` as a string, once it is known to name a data file (or standard input).
+
+    A folder and a missing path are refused as every command refuses them
+    (:func:`rosenblatt._core.files.check_readable`); so is a pipe or a device, which
+    a reader may need to read twice: standard input is ``"-"``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> check_file(tempfile.mkdtemp())  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: ...: a folder, not a data file; give the data \
+file's own path
+    """
     name = os.fspath(path)
     if name == STDIN:
         return name
+    try:
+        check_readable(name, what="data file")
+    except OSError as exc:
+        raise DataFileError(f"{name}: {exc.strerror}") from None
     if not os.path.isfile(name):
-        raise DataFileError(f"{name}: no such data file")
+        raise DataFileError(
+            f"{name}: not a regular file (a pipe or a device); give a data file, or - to "
+            "read standard input"
+        )
     return name
 
 

@@ -96,8 +96,10 @@ def cell_problem(cell: str) -> tuple[str, str | None] | None:
     return None
 
 
-def _column(schema_header, j):
-    return repr(schema_header[j]) if schema_header else str(j + 1)
+def _column(header, j):
+    """How an error names column ``j`` (0-based) of a file: by its name when the file has a
+    ``header``, else by its 1-based position; the one rule, whatever block the error is in."""
+    return repr(header[j]) if header else str(j + 1)
 
 
 def _is_int(text) -> bool:
@@ -173,10 +175,12 @@ def csv_records(
 class _Scan:
     """The state of a CSV scan (see :func:`scan`)."""
 
-    def __init__(self, schema, chunks, store, labelled, n_features, header, label_column):
+    def __init__(self, schema, chunks, store, labelled, n_features, header, label_column, aside=()):
         self.schema, self.path, self.store = schema, schema.path, store
         self.labelled, self.n_features = labelled, n_features
         self.header, self.label_column = header, label_column
+        self.aside = list(aside)  # columns that are no features, kept as text
+        self.features = []  # the file's column of each feature
         self.by_name = isinstance(label_column, str) and not _is_int(label_column)
         self.first = None  # (cells, line) of the first record
         self.width = self.label = None
@@ -184,21 +188,23 @@ class _Scan:
         self.bad = None  # (line, column, cell) of the first feature cell that is not a number
         self.as_data = chunks  # chunks if the first record is data ...
         self.after_header = Chunker(chunks.chunk_size)  # ... and if it is a header
-        self.use_compiled = compiled(schema.size)
+        self.use_compiled = compiled(schema.size) and not self.aside  # Python keeps text
         self.sizes = Sizes()
         self.limit = csv.field_size_limit()
 
     @property
     def n_columns(self):
         """Feature columns."""
-        return self.width - 1 if self.labelled else self.width
+        return len(self.features)
 
     def start(self, cells, line, offset):
         """The first record fixes the columns and the label's place."""
         cells = [c.strip() for c in cells]
         self.first, self.width = (cells, line), len(cells)
+        self.aside = [_position(self.path, line, j, self.width, "column") for j in self.aside]
         if self.labelled is None:
-            self.labelled = _labelled(self.path, line, self.width, self.n_features)
+            width = self.width - len(set(self.aside))
+            self.labelled = _labelled(self.path, line, width, self.n_features)
         if self.by_name:
             if self.header is False:
                 raise fail(
@@ -220,6 +226,8 @@ class _Scan:
             self.label = cells.index(self.label_column)
         elif self.labelled:
             self.label = _position(self.path, line, self.label_column, self.width)
+        others = {self.label, *self.aside}
+        self.features = [j for j in range(self.width) if j not in others]
         # a placeholder row: the scan fills it in if the record is data, or skips it
         starts, lines = np.array([offset], np.int64), np.array([line], np.int64)
         self.as_data.add(starts, lines)
@@ -230,6 +238,7 @@ class _Scan:
                 lines,
                 np.full(1, -1, np.int32) if self.labelled else None,
                 X=np.zeros((1, self.n_columns)),
+                aside=[[cells[j] for j in self.aside]] if self.aside else None,
             )
         )
 
@@ -244,7 +253,7 @@ class _Scan:
 
     def column(self, k):
         """The column of feature ``k``."""
-        return k if self.label is None or k < self.label else k + 1
+        return self.features[k]
 
     def add_rows(self, rows, keys, key_lines, ids):
         """A block's records: labels to ids, to the store and the chunks."""
@@ -264,17 +273,23 @@ class _Scan:
         lines = np.empty(n, dtype=np.int64)
         at = np.empty(n, dtype=np.int64)
         keys, key_lines, ids = {}, [], np.empty(n, dtype=np.int32)
+        aside = [] if self.aside else None
         for r, (k, cells) in enumerate(records):
             line = line0 + k
             if len(cells) != width:
                 raise self.ragged(line, len(cells))
             lines[r], at[r] = line, starts[k]
             if self.labelled:
-                key = cells.pop(label).strip()
+                key = cells[label].strip()
                 if key not in keys:
                     keys[key] = len(keys)
                     key_lines.append(line)
                 ids[r] = keys[key]
+            if aside is not None:
+                aside.append([cells[j].strip() for j in self.aside])
+                cells = [cells[j] for j in self.features]
+            elif self.labelled:
+                del cells[label]
             for f, cell in enumerate(cells):
                 value = _number(cell.strip())
                 if value is None or not math.isfinite(value):
@@ -282,7 +297,7 @@ class _Scan:
                         self.bad = (line, self.column(f), cell)
                     value = np.nan
                 X[r, f] = value
-        self.add_rows(Rows(n, at, lines, X=X), list(keys), key_lines, ids)
+        self.add_rows(Rows(n, at, lines, X=X, aside=aside), list(keys), key_lines, ids)
 
     def add_plain(self, offset, line0, block):
         """A block of lines without quotes (and past the first record): a record per line."""
@@ -344,8 +359,7 @@ class _Scan:
         else:
             chunks = self.as_data
             label = labels.add([cells[self.label]], [line])[0] if self.labelled else None
-            row = [float(c) for j, c in enumerate(cells) if j != self.label]
-            self.store.set_first(row, label)
+            self.store.set_first([float(cells[j]) for j in self.features], label)
         n_features = self.n_columns
         if self.n_features is not None and n_features != self.n_features:
             first_data = line if not header else int(chunks.first_lines[0])
@@ -371,21 +385,18 @@ class _Scan:
 
     def check_first(self, cells, line):
         """Refuse a first record given as data that holds something other than numbers."""
-        for j, cell in enumerate(cells):
-            problem = cell_problem(cell) if j != self.label else None
+        for j in self.features:
+            problem = cell_problem(cells[j])
             if problem:
                 what, fix = problem
                 fix = (f"{fix}; " if fix else "") + _if_a_header(line)
-                raise fail(self.path, line, what, fix, "header", column=j + 1)
+                column = _column(self.schema.header, j)
+                raise fail(self.path, line, what, fix, "header", column=column)
 
     def header_auto(self, cells, line):
         """Whether the first record is a header (``header="auto"``, see the module)."""
         problem = next(
-            (
-                (j, *cell_problem(c))
-                for j, c in enumerate(cells)
-                if j != self.label and cell_problem(c)
-            ),
+            ((j, *cell_problem(cells[j])) for j in self.features if cell_problem(cells[j])),
             None,
         )
         label = cells[self.label] if self.labelled else None
@@ -417,7 +428,7 @@ class _Scan:
             None,
         )
         fix = _if_a_header(line) + (f"; if not, {fix}" if fix else "")
-        raise fail(self.path, line, what, fix, "header", column=j + 1)
+        raise fail(self.path, line, what, fix, "header", column=_column(None, j))
 
 
 def _fraction(cell) -> bool:
@@ -441,14 +452,13 @@ def _labelled(path, line, width, n_features):
     )
 
 
-def _position(path, line, label_column, width):
+def _position(path, line, label_column, width, what="label column"):
+    """The 0-based index of a column given by its index (negative: from the end)."""
     if label_column is None:
         return width - 1
     index = int(label_column)
     if not -width <= index < width:
-        raise fail(
-            path, line, f"label column {index} is out of range for {width} columns", code="option"
-        )
+        raise fail(path, line, f"{what} {index} is out of range for {width} columns", code="option")
     return index % width
 
 
@@ -518,11 +528,21 @@ def scan(
     header: bool | str = "auto",
     label_column: str | int | None = None,
     names: Sequence[str] | None = None,
+    header_names: Sequence[str] | None = None,
+    aside: Sequence[int] = (),
     **_: Any,
 ) -> tuple[int, Chunker, list[Any]]:
-    """Read the whole file once: header, columns, records, labels, chunk boundaries."""
+    """Read the whole file once: header, columns, records, labels, chunk boundaries.
+
+    ``header_names``: the header of the file these lines come from, when they are a
+    block after it (:class:`~rosenblatt.data.readers.Stream`), so that an error names
+    a column as it would in the whole file. ``aside``: columns (0-based indices) that
+    are no features; their cells are kept as text (the store's ``aside`` rows).
+    """
     path = schema.path
-    state = _Scan(schema, chunks, store, labelled, n_features, header, label_column)
+    if header_names is not None:
+        schema.header = list(header_names)
+    state = _Scan(schema, chunks, store, labelled, n_features, header, label_column, aside)
     carry = None  # (offset, line, block, lines) of a record that a quoted field carries on
     cut: int | None  # where a block is cut: a byte offset, or csv_records' record index
     end = 0

@@ -190,6 +190,11 @@ class Data:
         The sorted class values.
     schema : Schema or None
         The scan of the file.
+    aside : list of list of str or None
+        CSV read by a :class:`~rosenblatt.data.readers.Stream` with ``id_columns``: the
+        cells of those columns, as text, a list per sample.
+    aside_names : list of str or None
+        The header names of those columns (None: the file has no header).
     """
 
     X: Any  # ndarray, CSR matrix, or a list of texts
@@ -201,6 +206,8 @@ class Data:
     notes: list = field(default_factory=list)
     classes: np.ndarray | None = None
     schema: Schema | None = field(default=None, repr=False)
+    aside: list | None = field(default=None, repr=False)
+    aside_names: list | None = field(default=None, repr=False)
 
     @property
     def n_samples(self) -> int:

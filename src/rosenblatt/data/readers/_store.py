@@ -44,15 +44,28 @@ class Rows:
         svmlight: CSR arrays (``indptr`` from 0; indices as written in the file).
     X : ndarray of shape (n, n_features)
         CSV: the feature cells.
+    aside : list of list of str or None
+        CSV: the cells of the columns set aside (no features), as text.
     documents : list of str
         Text.
     """
 
-    __slots__ = ("n", "starts", "lines", "labels", "indptr", "indices", "values", "X", "documents")
+    __slots__ = (
+        "n",
+        "starts",
+        "lines",
+        "labels",
+        "indptr",
+        "indices",
+        "values",
+        "X",
+        "aside",
+        "documents",
+    )
 
     def __init__(self, n, starts, lines, labels=None, **payload):
         self.n, self.starts, self.lines, self.labels = n, starts, lines, labels
-        for name in ("indptr", "indices", "values", "X", "documents"):
+        for name in ("indptr", "indices", "values", "X", "aside", "documents"):
             setattr(self, name, payload.get(name))
 
 
@@ -187,6 +200,13 @@ class MemoryStore(NullStore):
 
     def finish(self, schema: Schema, keys: Sequence[Any]) -> None:
         self.schema, self.values = schema, label_values(schema, keys)
+
+    def aside(self) -> list | None:
+        """CSV: the cells of the columns set aside, a list per record (None: none set aside);
+        before :meth:`result`."""
+        if not self.parts or self.parts[0].aside is None:
+            return None
+        return [cells for p in self.parts for cells in p.aside][self.skip :]
 
     def result(self) -> tuple[Any, np.ndarray | None]:
         """``(X, y)`` of the whole file (float64)."""

@@ -23,6 +23,7 @@ import os
 import re
 import sys
 import zlib
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -31,11 +32,13 @@ from ..._core.validation import CHUNK_SIZE, check_args
 from ...exceptions import DataFileError
 from ._common import (
     GZIP_MAGIC,
+    SNIFF_LINES,
     STDIN,
     check_file,
     count_lines,
     decode,
     fail,
+    format_by_content,
     format_of,
     gzip_error,
     is_gzip,
@@ -43,14 +46,20 @@ from ._common import (
     text_lines,
 )
 
-__all__ = ["Stream"]
+__all__ = ["Stream", "check_aside", "sniff_format"]
 
 
 class _Input:
-    """Bytes of a file or of standard input, as they come (``read`` gives b"" at the end)."""
+    """Bytes of a file or of standard input, as they come (``read`` gives b"" at the end).
 
-    def __init__(self, name):
+    ``head``: bytes of standard input read before (by :func:`sniff_format`), given
+    first; ``kept`` (when ``keep``): every byte read, as it came.
+    """
+
+    def __init__(self, name, head=b"", keep=False):
         self.name, self.fd, self.inflate = name, None, None
+        self.head = head if name == STDIN else b""  # a file is read again from its start
+        self.kept = bytearray() if keep else None
         if name == STDIN:
             buffer = sys.stdin.buffer
             try:
@@ -64,10 +73,14 @@ class _Input:
 
     def read(self) -> bytes:
         try:
-            if self.fd is not None:
+            if self.head:
+                block, self.head = self.head, b""
+            elif self.fd is not None:
                 block = os.read(self.fd, SCAN_BLOCK_BYTES)  # what is there, up to a block
             else:
                 block = self.handle.read(SCAN_BLOCK_BYTES)
+            if self.kept is not None:
+                self.kept += block
             if self.first and block:
                 self.first = False
                 if block[:2] == GZIP_MAGIC:
@@ -80,7 +93,7 @@ class _Input:
 
     def waiting(self) -> bool:
         """Whether more input can be read at once (a file: always; a pipe: if it holds bytes)."""
-        if self.fd is None:
+        if self.fd is None or self.head:
             return True
         import select
 
@@ -92,6 +105,49 @@ class _Input:
     def close(self):
         if self.fd is None and self.name != STDIN:
             self.handle.close()
+
+
+def sniff_format(path: str | os.PathLike[str]) -> tuple[str, bytes]:
+    """The format of a data file or of standard input, told by its first lines.
+
+    For input whose name does not tell (standard input has none): the first
+    lines are read, as far as they come at once (a pipe is not waited on for
+    more than one line), and :func:`~._common.format_by_content` decides.
+
+    Returns
+    -------
+    format : {"csv", "svmlight", "text"}
+    head : bytes
+        Standard input: the bytes read to tell, to hand to :class:`Stream`
+        (``head=``) so that it reads them first; a file: ``b""`` (it is read again).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "iris.data"
+    >>> _ = path.write_text("5.1,3.5,1.4,0.2,setosa\\n")
+    >>> sniff_format(path)
+    ('csv', b'')
+    """
+    name = check_file(path)
+    source = _Input(name, keep=name == STDIN)
+    text, ended = b"", False
+    lines: list[str] = []
+    try:
+        while not ended and len(lines) < SNIFF_LINES and len(text) < SCAN_BLOCK_BYTES:
+            block = source.read()
+            ended = not block
+            text += block
+            whole = text if ended else text[: text.rfind(b"\n") + 1]  # whole lines
+            lines = [line for line in text_lines(whole.decode("utf-8", "replace"))]
+            if any(line.strip() for line in lines) and not source.waiting():
+                break  # a pipe that pauses: decide by what came
+    finally:
+        source.close()
+    if not any(line.strip() for line in lines):  # one long line, or lines ending in \r
+        lines = text_lines(text.decode("utf-8", "replace"))
+    kind = format_by_content(shown_name(name), lines)
+    return kind, b"" if source.kept is None else bytes(source.kept)
 
 
 # a line ends at "\n", "\r\n", or a "\r" before anything else (one at the end of what
@@ -169,6 +225,15 @@ class Stream:
     label_name : str, default=None
         CSV with ``columns``: the label column's name; a file may lack it (for
         prediction). Without it, a last column that is not a feature is the label.
+    id_columns : sequence of str or int, default=None
+        CSV: columns (header names, or 0-based indices) that identify a sample:
+        no features; each block's ``aside`` holds their cells as text, a list per
+        sample, and ``id_names`` their header names (None without a header).
+    ignore : sequence of str, default=None
+        CSV: columns, by header name, that are neither features nor label.
+    head : bytes, default=b""
+        Standard input: bytes already read from it (by :func:`sniff_format`),
+        read before the rest.
 
     Examples
     --------
@@ -194,6 +259,9 @@ class Stream:
         columns=None,
         label_name=None,
         encoding="UTF-8",
+        id_columns=None,
+        ignore=None,
+        head=b"",
     ):
         from . import check_options
 
@@ -208,6 +276,11 @@ class Stream:
         self.chunk_size, self.encoding = int(chunk_size), encoding
         self.columns = None if columns is None else [str(c) for c in columns]
         self.label_name = label_name
+        self.head = head
+        self.id_columns = [] if id_columns is None else list(id_columns)
+        self.ignore = [] if ignore is None else [str(c) for c in ignore]
+        check_aside(self.kind, self.path, self.id_columns, self.ignore)
+        self.id_names = None
         self.options = dict(
             labelled=labelled,
             n_features=n_features,
@@ -222,7 +295,7 @@ class Stream:
         self._order = None  # the file's column of each of X's, when not in that order
 
     def __iter__(self):
-        source = _Input(self.name)
+        source = _Input(self.name, self.head)
         try:
             yield from self._read(source)
         finally:
@@ -237,7 +310,10 @@ class Stream:
             if not fixed:
                 if held:  # a header alone, read again with the lines after it
                     raw, first, held = held + raw, held_at, b""
-                self._by_name(raw)
+                if self.kind == "csv" and (self.columns or self.id_columns or self.ignore):
+                    cells = _first_record(self.path, raw, self.encoding)
+                    self._aside(cells)
+                    self._by_name(cells)
             try:
                 data = parse_bytes(self.name, self.kind, raw, self.options)
             except DataFileError as error:
@@ -251,6 +327,9 @@ class Stream:
                 self._fix(data.schema)
             if self._order is not None:
                 data.X = data.X[:, self._order]
+            if data.aside is not None:  # the identifiers come first, the ignored after
+                data.aside = [cells[: len(self.id_columns)] for cells in data.aside]
+                data.aside_names = self.id_names
             yield data
         if not fixed:  # no record at all: the format's own words
             parse_bytes(self.name, self.kind, held, self.options)
@@ -261,23 +340,67 @@ class Stream:
             names = schema.header  # a header, none of whose names is a model's column
             raise DataFileError(_mismatch(self.path, self.columns, names, [], self.columns))
         self.labelled, self.notes = schema.labelled, list(schema.notes)
+        if self.id_columns and schema.header is not None:
+            ids = self.options.get("aside", [])[: len(self.id_columns)]
+            self.id_names = [schema.header[j] for j in ids]
         self.feature_names = list(self.columns) if self._named else schema.feature_names
         options = self.options
         options["labelled"] = schema.labelled
-        if self.kind == "csv":
+        if self.kind == "csv":  # the header, if any, was the first block's
             options["header"] = False
+            options["header_names"] = schema.header  # errors name columns as in the file
             options["label_column"] = schema.label_index
 
-    def _by_name(self, raw):
-        """CSV with ``columns``: a first record that names columns fixes them by name."""
-        if self.kind != "csv" or self.columns is None or self.options["header"] is False:
+    def _aside(self, cells):
+        """CSV with ``id_columns`` or ``ignore``: the columns they name in the first record
+        (``cells``; None: no record yet) are set aside; names imply a header."""
+        if not (self.id_columns or self.ignore) or cells is None:
             return
-        cells = _first_record(self.path, raw, self.encoding)
+        named = [c for c in self.id_columns if not _is_int(c)] + self.ignore
+        if named and self.options["header"] is False:
+            raise DataFileError(
+                f"{self.path}: {_given(self, named[0])} names a column, but header=False; "
+                "give its 0-based index, or let line 1 be the header"
+            )
+        unknown = [c for c in named if c not in cells]
+        if unknown:
+            raise DataFileError(
+                f"{self.path}, line 1: {_given(self, unknown[0])} names no column (the header: "
+                f"{', '.join(cells)}); give a header name or a 0-based index"
+            )
+        width = len(cells)
+
+        def index(column):
+            if not _is_int(column):
+                return cells.index(column)
+            if not -width <= int(column) < width:
+                raise DataFileError(
+                    f"{self.path}: id_columns={int(column)} is out of range for "
+                    f"{width} columns; give a 0-based index below {width}"
+                )
+            return int(column) % width
+
+        self.options["aside"] = [index(c) for c in self.id_columns + self.ignore]
+        if named:
+            self.options["header"] = True
+
+    def _by_name(self, cells):
+        """CSV with ``columns``: a first record that names columns fixes them by name."""
+        if self.columns is None or self.options["header"] is False:
+            return
         known = set(self.columns) | {self.label_name}
         if not cells or not (set(cells) & known) or all(_number(c) for c in cells):
             return  # data, or a header of other names: by position
+        aside = self.options.get("aside", [])
+        used = [cells[j] for j in aside if cells[j] in self.columns]
+        if used:
+            raise DataFileError(
+                f"{self.path}, line 1: the model uses column {used[0]!r}, which "
+                f"{_given(self, used[0], cells)} sets aside; identifiers and ignored "
+                "columns must be columns the model does not use"
+            )
         label = self._label(cells)
-        features = [c for j, c in enumerate(cells) if j != label]
+        features = [c for j, c in enumerate(cells) if j != label and j not in aside]
         missing = [c for c in self.columns if c not in features]
         extra = [c for c in features if c not in self.columns]
         twice = sorted({c for c in features if features.count(c) > 1})
@@ -306,8 +429,39 @@ class Stream:
             return None  # the file has no labels
         if given is not None:
             return int(given) % len(cells)
-        spare = [j for j, c in enumerate(cells) if c not in self.columns]
+        aside = self.options.get("aside", [])
+        spare = [j for j, c in enumerate(cells) if c not in self.columns and j not in aside]
         return spare[0] if spare == [len(cells) - 1] else None
+
+
+def check_aside(
+    kind: str, path: str, id_columns: Sequence[str | int] | None, ignore: Sequence[str] | None
+) -> None:
+    """Refuse ``id_columns`` or ``ignore`` for a file of ``kind`` other than CSV.
+
+    Examples
+    --------
+    >>> check_aside("svmlight", "d.svm", ["id"], None)
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: d.svm: columns set aside (id_columns, ignore) only \
+apply to CSV files, and this is a svmlight file; give CSV data, or leave them out
+    """
+    if (id_columns or ignore) and kind != "csv":
+        raise DataFileError(
+            f"{path}: columns set aside (id_columns, ignore) only apply to CSV files, "
+            f"and this is a {kind} file; give CSV data, or leave them out"
+        )
+
+
+def _given(stream, column, cells=None):
+    """How a message names the option that gave ``column`` (a name, or the name at an
+    index of the header ``cells``)."""
+    if column in stream.ignore:
+        return f"ignore={column!r}"
+    if cells is not None and column not in stream.id_columns:
+        column = next(c for c in stream.id_columns if _is_int(c) and cells[int(c)] == column)
+    return f"id_columns={column!r}"
 
 
 def _first_record(path, raw, encoding):
@@ -350,9 +504,11 @@ def _mismatch(path, missing, extra, twice, columns):
     shown = ", ".join(columns[:12])
     if len(columns) > 12:
         shown += f", ... ({len(columns)} in all)"
+    fix = f"give the columns it was trained on, in any order: {shown}"
+    if extra and not missing:  # columns beside the model's: they may be set aside
+        fix = f"drop the columns the model does not use with ignore={extra!r}, or {fix}"
     return (
-        f"{path}, line 1: the header does not match the model's columns: {'; '.join(said)}; "
-        f"give the columns it was trained on, in any order: {shown}"
+        f"{path}, line 1: the header does not match the model's columns: {'; '.join(said)}; " + fix
     )
 
 

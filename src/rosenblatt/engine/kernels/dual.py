@@ -211,8 +211,8 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
             delta = eta * weight * y
             joins = coef[p, i] == 0.0 and delta != 0.0  # alpha_i = 0: not a support vector
             full = n_sv[p] >= budget.size
-            if policy == PROJECT:
-                if slot_of[i] < 0 or n_sv[p] >= budget.kinv.shape[1]:
+            if policy == PROJECT:  # a full budget projects: K^-1 needs no more room
+                if slot_of[i] < 0 or (n_sv[p] >= budget.kinv.shape[1] and not full):
                     return pos
             elif policy == STOP:
                 if joins and full:  # the Stoptron: a full budget learns nothing new
@@ -228,7 +228,7 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
             now = n_seen[p]
             if policy == PROJECT:
                 distance, kii = _projection(values, slot_of, row, i, p, state, budget, s2)
-                if mistake and joins and distance > budget.threshold:
+                if mistake and joins and distance > budget.threshold and not full:
                     _grow_inverse(p, state, budget, distance)
                     _join(state, p, i, delta)
                     _record(updates, p, i, delta, now)

@@ -41,7 +41,7 @@ from .transformers import (
 _KERNEL_PARAMETERS = (
     "cache_size class_weight coef0 degree eta fit_intercept gamma intercept_scaling "
     "kernel kernel_params max_iter n_iter_no_change on_epoch prediction random_state "
-    "shuffle tol warm_start"
+    "shuffle tol verbose warm_start"
 )
 _LINEAR_PARAMETERS = (
     "class_weight early_stopping eta fit_intercept intercept_scaling max_iter multi_class "
@@ -64,7 +64,7 @@ PARAMETERS = {
         "rosenblatt.AveragedPerceptron": _LINEAR_PARAMETERS,
         "rosenblatt.VotedPerceptron": _LINEAR_PARAMETERS,
         "rosenblatt.KernelPerceptron": _KERNEL_PARAMETERS + " budget budget_policy",
-        "rosenblatt.Projectron": _KERNEL_PARAMETERS + " max_projection_error plus",
+        "rosenblatt.Projectron": _KERNEL_PARAMETERS + " budget max_projection_error plus",
         "rosenblatt.CentroidClassifier": "multi_class",
         "rosenblatt.LinearProgramClassifier": "fit_intercept",
         "rosenblatt.CalibratedClassifier": "cv ensemble estimator method n_jobs",
