@@ -21,9 +21,10 @@ DOCS = ROOT / "docs" / "api"
 
 # Modules without a leading underscore that are not part of the reference: the
 # command line, the training engine (only its EpochReport, which on_epoch
-# callbacks receive, is documented: engine.rst), the playground's server, and
-# the demo with its HTML report (behind ``rosenblatt demo``)
-INTERNAL_MODULES = {"cli", "demo", "engine", "playground", "report", "apps"}
+# callbacks receive, is documented: engine.rst), the playground's server, the
+# demo with its HTML report (behind ``rosenblatt demo``) and the warm-up of the
+# compiled loops (behind ``rosenblatt warmup``)
+INTERNAL_MODULES = {"cli", "demo", "engine", "playground", "report", "apps", "warmup"}
 # Folders by domain whose public modules each have a page (the folders themselves are not
 # modules users import); a thin module at the top level (rosenblatt.io) is documented on
 # the page of the module it re-exports (rosenblatt.data.io)

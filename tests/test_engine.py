@@ -1,6 +1,7 @@
 """The training engine: one driver, one rule, the same answer on every path."""
 
 import ast
+import contextlib
 import importlib.util
 import pathlib
 import warnings
@@ -9,30 +10,19 @@ import numpy as np
 import pytest
 import reference
 import scipy.sparse as sp
-from hypothesis import HealthCheck, assume, given, settings
+from conftest import PROPERTY, orders
+from conftest import fit_quiet as quiet
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from sklearn.datasets import make_blobs, make_classification
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 
 from rosenblatt import AveragedPerceptron, KernelPerceptron, Perceptron, VotedPerceptron
-from rosenblatt.engine import EpochCount, EpochReport, PrimalState, run_epochs
+from rosenblatt.engine import EpochCount, EpochReport, PrimalState, StopRule, train
 
-PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 AND_X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
 AND_Y = np.array([1, 0, 0, 0])
-
-
-def quiet(estimator, X, y, **kwargs):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return estimator.fit(X, y, **kwargs)
-
-
-def orders(seed, n, n_epochs, shuffle=True):
-    rng = check_random_state(seed)
-    return [rng.permutation(n) if shuffle else np.arange(n) for _ in range(n_epochs)]
 
 
 # ---------------------------------------------------------------- fit = reset + partial_fit
@@ -273,29 +263,61 @@ def test_on_epoch_reports_every_epoch():
     assert len(kernel_reports) >= 1 and kernel_reports[0].presented == 100
 
 
-def test_driver_stops_each_unit_and_credits_the_rest():
-    mistakes = {0: [3, 0], 1: [2, 1, 1]}  # unit 0 converges in epoch 2, unit 1 never
-    epoch_number, credited = [0], []
+class _Scripted:
+    """A training problem of two units whose mistakes per epoch are given (the engine's
+    entry takes any problem: parameter mixing brings its own)."""
 
-    def epoch(active):
-        e = epoch_number[0]
-        epoch_number[0] += 1
+    n_units, unit_stops = 2, True
+
+    def __init__(self, mistakes):
+        self.mistakes, self.number, self.credited, self.opened = mistakes, 0, [], []
+
+    @contextlib.contextmanager
+    def running(self, max_epochs):
+        self.opened.append(max_epochs)
+        yield self
+        self.opened.append("closed")
+
+    def epoch(self, active):
+        e = self.number
+        self.number += 1
         out = np.array(
-            [mistakes[u][e] if active[u] and e < len(mistakes[u]) else 0 for u in (0, 1)]
+            [self.mistakes[u][e] if active[u] and e < len(self.mistakes[u]) else 0 for u in (0, 1)]
         )
         return EpochCount(out, 10, out.astype(float), 10.0)
 
+    def credit(self, left, presented):
+        self.credited.append((left.tolist(), presented))
+
+
+def test_the_engine_stops_each_unit_and_credits_the_rest():
+    problem = _Scripted({0: [3, 0], 1: [2, 1, 1]})  # unit 0 converges in epoch 2, unit 1 never
     with pytest.warns(ConvergenceWarning, match="the last of max_iter=3 epochs still made 1"):
-        history = run_epochs(
-            epoch,
-            n_units=2,
-            max_epochs=3,
-            owner="T",
-            advice="x",
-            credit=lambda left, presented: credited.append((left.tolist(), presented)),
-        )
+        history = train(problem, StopRule(3), owner="T", advice="x")
     assert history.mistakes_per_epoch == [5, 1, 1] and not history.converged
-    assert credited == [([1, 0], 10)]  # unit 0 skipped epoch 3
+    assert problem.credited == [([1, 0], 10)]  # unit 0 skipped epoch 3
+    assert problem.opened == [3, "closed"]
+    # a single partial_fit epoch: no warning, no credit
+    quiet_run = _Scripted({0: [3, 0], 1: [2, 1, 1]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        once = train(quiet_run, StopRule(1, warn=False, credit=False), owner="T")
+    assert once.mistakes_per_epoch == [5] and quiet_run.credited == []
+
+
+def test_the_stop_rule_is_made_in_one_place():
+    """tol, n_iter_no_change and early stopping become a StopRule, which watches the
+    weighted mistake fraction, or the validation error when there is one."""
+    assert StopRule.of(Perceptron(tol=None)).plateau() is None
+    plateau = StopRule.of(Perceptron(tol=0.01, n_iter_no_change=2)).plateau()
+    assert [plateau.update(v) for v in (0.5, 0.3, 0.295, 0.31)] == [False] * 3 + [True]
+    errors = iter([0.5, 0.4, 0.45, 0.45])
+    early = StopRule.of(Perceptron(tol=None, n_iter_no_change=2), validation_error=lambda: 0)
+    assert early.plateau().tol == 0.0  # tol=None: any improvement counts
+    problem = _Scripted({0: [1] * 9, 1: [1] * 9})
+    stop = StopRule(9, tol=0.0, n_iter_no_change=2, validation_error=lambda: next(errors))
+    history = train(problem, stop, owner="T")
+    assert history.n_iter == 4 and history.stopped_early and not history.plateaued
 
 
 def test_state_round_trips_through_plain_arrays():

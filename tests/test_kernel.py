@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from conftest import SAMPLE_WEIGHT_IS_NOT_REPETITION, fit_quiet
-from hypothesis import HealthCheck, assume, given, settings
+from conftest import PROPERTY, SAMPLE_WEIGHT_IS_NOT_REPETITION, fit_quiet
+from hypothesis import assume, given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numpy.testing import assert_allclose, assert_array_equal
@@ -464,7 +464,7 @@ def test_partial_fit_on_batches_is_one_fit_epoch(prediction, n_classes, variant)
     assert stepped.training_state_.coef.shape[1] == (bounds[3] - bounds[2]) + n_kept
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY
 @given(
     arrays(np.float64, (12, 2), elements=st.sampled_from([-2.0, -1.0, -0.5, 0.0, 1.0, 2.0])),
     st.lists(st.integers(0, 2), min_size=12, max_size=12),
@@ -534,7 +534,7 @@ def test_partial_fit_refuses_what_does_not_fit_the_model():
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         clf.partial_fit(X, y)
     clf.partial_fit(X, y, classes=["neg", "pos"])
-    with pytest.raises(ValueError, match=r"labels \['odd'\] that are not in classes_"):
+    with pytest.raises(ValueError, match=r"labels \['odd'\] that are not among the classes"):
         clf.partial_fit(X[:2], ["neg", "odd"])
     with pytest.raises(ValueError, match="differs from the classes of the first partial_fit"):
         clf.partial_fit(X, y, classes=["neg", "odd", "pos"])
@@ -711,3 +711,25 @@ def test_partial_fit_keeps_the_first_batch_dtype():
     reference = KernelPerceptron(**params)
     learnt_in_batches(reference, X.astype(np.float32).astype(np.float64), y, [0, 15, 30])
     assert_array_equal(clf.dual_coef_, reference.dual_coef_)
+
+
+def test_fit_batches_runs_under_the_engines_stop_rule():
+    """The kernel perceptron's epochs over batches are the engine's: they stop at the first
+    error-free epoch (tol=None), the caller's on_epoch hears whole epochs, and a run that
+    does not converge warns, as the linear perceptrons' fit_batches does."""
+    X, y = float_data(n=40, seed=3)
+    batches = lambda: [(X[:20], y[:20]), (X[20:], y[20:])]  # noqa: E731
+    reports = []
+    clf = KernelPerceptron(kernel="rbf", gamma=1.0, tol=None, random_state=0)
+    clf.set_params(on_epoch=reports.append)
+    clf.fit_batches(batches, classes=np.unique(y), max_iter=50)
+    assert clf.converged_ and clf.mistakes_per_epoch_[-1] == 0 and clf.n_iter_ < 50
+    assert [r.epoch for r in reports] == list(range(1, clf.n_iter_ + 1))
+    assert [r.mistakes for r in reports] == clf.mistakes_per_epoch_
+    assert all(r.presented == 40 for r in reports)
+    flipped = np.where(y == "pos", "neg", "pos")
+    noisy = np.where(np.arange(40) % 7 == 0, flipped, y)
+    with pytest.warns(ConvergenceWarning, match="the last of max_iter=2 epochs"):
+        KernelPerceptron(kernel="linear", tol=None, random_state=0).fit_batches(
+            lambda: [(X, noisy)], classes=np.unique(y), max_iter=2
+        )

@@ -339,7 +339,7 @@ def test_partial_fit_needs_classes_first():
     with pytest.raises(ValueError, match="classes must be passed on the first call"):
         Perceptron().partial_fit(OR_X, OR_Y)
     clf = Perceptron().partial_fit(OR_X, OR_Y, classes=[-1, 1])
-    with pytest.raises(ValueError, match="not in classes_"):
+    with pytest.raises(ValueError, match=r"not among the classes .* \(classes_\)"):
         clf.partial_fit(OR_X, np.array([2, 1, 1, 1]))
 
 

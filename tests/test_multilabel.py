@@ -13,8 +13,9 @@ import zipfile
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from conftest import PROPERTY
 from forging import forge
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from sklearn.datasets import load_digits, make_multilabel_classification
 from sklearn.metrics import accuracy_score, f1_score
@@ -276,7 +277,7 @@ def test_the_engine_refuses_a_label_matrix_that_does_not_fit_the_state():
 _shapes = st.tuples(st.integers(4, 25), st.integers(2, 4), st.integers(1, 4))
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@PROPERTY
 @given(_shapes, st.integers(0, 2**16), st.sampled_from(["Perceptron", "AveragedPerceptron"]))
 def test_every_neuron_is_its_binary_fit_on_random_label_matrices(shape, seed, name):
     n, n_labels, n_features = shape

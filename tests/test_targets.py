@@ -151,7 +151,7 @@ def test_decode_inverts_the_signs_of_a_label_matrix(n, n_labels, seed):
 
 
 def test_encode_refuses_unknown_labels():
-    with pytest.raises(ValueError, match=r"\['c'\] are not among the classes"):
+    with pytest.raises(ValueError, match=r"\['c'\] that are not among the classes"):
         TargetCoding.binary(np.array(["a", "b"])).encode(np.array(["a", "c"]))
 
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -50,7 +51,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._core.config import INLINE_STATE_BYTES
 from ._core.validation import Interval, Options, validate_params
-from .engine.driver import EpochCount, Plateau, run_epochs
+from .engine.driver import EpochCount, StopRule, train
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
 from .exceptions import DistributedFitError
@@ -64,6 +65,60 @@ _ADVICE = (
     "The data may not be linearly separable (mixing is then not guaranteed to "
     "converge); raise max_rounds, or use AveragedPerceptron."
 )
+
+
+class _Rounds:
+    """Parameter mixing as a training problem of the engine: an epoch is a round, in which
+    every partition trains an epoch from the mixed state and the results are mixed again
+    (the model errs and stops as a whole)."""
+
+    n_units = 1
+    unit_stops = False
+
+    def __init__(self, mixing, template, runner, parts, mixed, classes_sparse):
+        self.mixing, self.template, self.runner, self.parts = mixing, template, runner, parts
+        self.mixed, self.classes_sparse = mixed, classes_sparse
+        self.rng = random_source(template.random_state)
+        self.per_partition: list = []
+        self.presented = [0] * len(parts)
+        self.number = 0
+
+    def running(self, max_epochs):
+        return nullcontext(self)
+
+    def epoch(self, active):
+        self.number += 1
+        seeds = draw_seeds(self.rng, len(self.parts))
+        results = self.runner.round(
+            self.template, self.mixed, self.parts, self.classes_sparse, seeds, self.number
+        )
+        mistakes = np.array([r["mistakes"] for r in results], dtype=np.int64)
+        self.presented = [r["presented"] for r in results]
+        # the round's weighted mistake fraction (what tol watches): over every partition
+        mistake_weight = sum(r["mistake_weight"] for r in results)
+        presented_weight = sum(r["presented_weight"] for r in results)
+        self.per_partition.append(mistakes.tolist())
+        weighted = self.mixing.mixing == "weighted" and mistakes.sum() > 0
+        self.mixed = PrimalState.mix(
+            [r["state"] for r in results], mistakes if weighted else np.ones(len(results))
+        )
+        return EpochCount(
+            np.array([mistakes.sum()]),
+            sum(self.presented),
+            np.array([mistake_weight]),
+            presented_weight,
+        )
+
+    def credit(self, rounds_left, presented):
+        # a converged round changes no weights, but each partition presents its rows
+        # again and the mix of the counts moves the averages: replay that
+        for _ in range(int(rounds_left[0])):
+            copies = []
+            for n in self.presented:
+                copy = self.mixed.copy()
+                copy.credit(np.ones(copy.counts.shape[0], dtype=np.int64), n)
+                copies.append(copy)
+            self.mixed = PrimalState.mix(copies, np.ones(len(copies)))
 
 
 class ParameterMixing(ClassifierMixin, BaseEstimator):
@@ -214,58 +269,13 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
             averaged=_averages(template),
             multinomial=template.multi_class == "multinomial",
         )
-        rng = random_source(template.random_state)
-        per_partition, presented = [], [0] * len(parts)
-        rounds = iter(range(1, self.max_rounds + 1))
-
-        def round_(active):
-            nonlocal mixed, presented
-            number = next(rounds)
-            seeds = draw_seeds(rng, len(parts))
-            results = runner.round(template, mixed, parts, (classes, sparse), seeds, number)
-            mistakes = np.array([r["mistakes"] for r in results], dtype=np.int64)
-            presented = [r["presented"] for r in results]
-            # the round's weighted mistake fraction (what tol watches): over every partition
-            mistake_weight = sum(r["mistake_weight"] for r in results)
-            presented_weight = sum(r["presented_weight"] for r in results)
-            per_partition.append(mistakes.tolist())
-            weighted = self.mixing == "weighted" and mistakes.sum() > 0
-            mixed = PrimalState.mix(
-                [r["state"] for r in results], mistakes if weighted else np.ones(len(results))
-            )
-            return EpochCount(
-                np.array([mistakes.sum()]),
-                sum(presented),
-                np.array([mistake_weight]),
-                presented_weight,
-            )
-
-        def credit(rounds_left, _presented):
-            # a converged round changes no weights, but each partition presents its
-            # rows again and the mix of the counts moves the averages: replay that
-            nonlocal mixed
-            for _ in range(int(rounds_left[0])):
-                copies = []
-                for n in presented:
-                    copy = mixed.copy()
-                    copy.credit(np.ones(copy.counts.shape[0], dtype=np.int64), n)
-                    copies.append(copy)
-                mixed = PrimalState.mix(copies, np.ones(len(copies)))
-
-        history = run_epochs(
-            round_,
-            n_units=1,
-            max_epochs=self.max_rounds,
-            owner="ParameterMixing",
-            advice=_ADVICE,
-            credit=credit,
-            verbose=self.verbose,
-            model=self,
-            unit_stops=False,
-            limit="max_rounds",
-            unit="Round",
-            plateau=Plateau.of(template),  # the estimator's tol, over the rounds' weighted mistakes
+        rounds = _Rounds(self, template, runner, parts, mixed, (classes, sparse))
+        # the estimator's tol, over the rounds' weighted mistakes
+        stop = StopRule.of(template, self.max_rounds, limit="max_rounds", unit="Round")
+        history = train(
+            rounds, stop, owner="ParameterMixing", advice=_ADVICE, verbose=self.verbose, model=self
         )
+        mixed, per_partition = rounds.mixed, rounds.per_partition
         self.estimator_ = clone(template).set_training_state(
             mixed, classes, history=history, sparse=sparse
         )

@@ -16,9 +16,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .config import MAX_LABEL_MAGNITUDE
+from .sparse import is_sparse
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike, DTypeLike
+
+    from .typing import MatrixLike
 
 
 @dataclass(frozen=True)
@@ -471,4 +474,64 @@ def canonical_rows(X: Any) -> Any:
     if hasattr(X, "has_canonical_format") and not X.has_canonical_format:
         X = X.copy()
         X.sum_duplicates()
+    return X
+
+
+# ---------------------------------------------------------------------- rows and labels, fast
+# The command line's readers hand over float64 arrays (or CSR matrices) of finite
+# numbers and 1-D label arrays: exactly what scikit-learn's checks return. Those are
+# taken as they are, so that `rosenblatt inspect` and `trace` do not import
+# scikit-learn (which takes longer than their whole computation); any other input,
+# and every error message, still goes through scikit-learn's checks.
+def _ready_X(X) -> bool:
+    """Whether ``check_array(X, accept_sparse="csr", dtype=np.float64)`` would return X as is."""
+    if is_sparse(X):
+        if X.format != "csr":
+            return False
+        values = X.data
+    elif type(X) is np.ndarray and X.ndim == 2:
+        values = X
+    else:
+        return False
+    return X.dtype == np.float64 and min(X.shape) > 0 and bool(np.isfinite(values).all())
+
+
+def _ready_y(y, n_samples: int) -> bool:
+    """Whether ``check_X_y`` would return the labels ``y`` as they are."""
+    if type(y) is not np.ndarray or y.ndim != 1 or y.shape[0] != n_samples:
+        return False
+    return y.dtype.kind in "biuUS" or (y.dtype.kind == "f" and bool(np.isfinite(y).all()))
+
+
+def checked_Xy(X: MatrixLike, y: ArrayLike) -> tuple[Any, np.ndarray]:
+    """Float64 X (dense or CSR) with at least one sample and feature, and 1-D labels y.
+
+    Parameters
+    ----------
+    X : array-like or sparse matrix of shape (n_samples, n_features)
+        Patterns; arrays the readers return are taken as they are (no scikit-learn).
+    y : array-like of shape (n_samples,)
+        Labels.
+
+    Returns
+    -------
+    X : ndarray or csr_matrix of float64
+    y : ndarray of shape (n_samples,)
+    """
+    if not (_ready_X(X) and _ready_y(y, X.shape[0])):
+        from sklearn.utils import check_X_y
+
+        X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
+    check_not_empty(X)
+    return X, np.asarray(y)  # already an ndarray: asarray only tells mypy so
+
+
+def checked_X(X: MatrixLike) -> Any:
+    """Float64 X (dense or CSR) with at least one sample and feature (arrays the readers
+    return are taken as they are, without scikit-learn)."""
+    if not _ready_X(X):
+        from sklearn.utils import check_array
+
+        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+    check_not_empty(X)
     return X

@@ -48,7 +48,7 @@ The code lives in private modules beside this one, one job each: the scan, the
 progress reports and the chunk orders (``_stream_index``), reading an epoch's
 chunks (``_stream_read``), training (``_stream_fit``) and scoring
 (``_stream_score``); this module gathers their public names (the command line's
-``train --stream`` is :mod:`rosenblatt.apps.cli`'s).
+``train --stream`` trains through :func:`fit_stream`).
 """
 
 from __future__ import annotations

@@ -7,10 +7,14 @@ step-by-step trace, the command line) gives the same answer:
 - :class:`PrimalState` (:mod:`.primal`): what a linear perceptron learns, and
   one epoch of the compiled rule on it;
 - :class:`DualState` (:mod:`.dual`): the same for the kernel perceptron;
-- :func:`run_epochs` (:mod:`.driver`): the stop rule, the convergence warning,
-  the credit of the presentations a converged run skips, the ``on_epoch``
-  callback (:class:`EpochReport`), from what each epoch counted
-  (:class:`EpochCount`);
+- :func:`train` (:mod:`.driver`): the one way in for training. A problem
+  (:class:`PrimalProblem`, :class:`DualProblem`, :mod:`.problems`: what an epoch
+  presents to which state) and a :class:`StopRule` (``max_iter``, ``tol``,
+  ``n_iter_no_change``, early stopping) go in; the state is trained in place and
+  the :class:`History` and the per-epoch reports (the ``on_epoch`` callback,
+  :class:`EpochReport`, from what each epoch counted, :class:`EpochCount`) come out,
+  with the convergence warning and the credit of the presentations a converged
+  run skips;
 - :class:`EpochOrders` (:mod:`.orders`): the order of every epoch.
 
 The names are loaded on first use, so importing the package stays cheap.
@@ -24,9 +28,13 @@ __all__ = [
     "EpochOrders",
     "EpochReport",
     "History",
+    "DualProblem",
+    "EpochLog",
+    "PrimalProblem",
     "PrimalRule",
     "PrimalState",
-    "run_epochs",
+    "StopRule",
+    "train",
 ]
 
 _HOMES = {
@@ -35,9 +43,13 @@ _HOMES = {
     "EpochOrders": "orders",
     "EpochReport": "driver",
     "History": "driver",
+    "DualProblem": "problems",
+    "EpochLog": "problems",
+    "PrimalProblem": "problems",
     "PrimalRule": "primal",
     "PrimalState": "primal",
-    "run_epochs": "driver",
+    "StopRule": "driver",
+    "train": "driver",
 }
 
 

@@ -1,19 +1,21 @@
-"""The one epoch driver: epochs until convergence, an early stop or the last epoch.
+"""The one way into the engine for training: :func:`train`, and the epoch driver behind it.
 
-Every training path of the package runs its epochs through :func:`run_epochs`:
-the linear estimators' ``fit`` and ``partial_fit``, training on batches from a
-file (:func:`rosenblatt.fit_stream`), the kernel perceptron, parameter mixing on
-Dask (an epoch there is a round over the partitions) and the step-by-step
-trace. So the stop rule, the ``ConvergenceWarning``, the ``verbose`` lines and
-the ``on_epoch`` callback are the same everywhere.
+Every training path of the package calls :func:`train` with a *problem* (what one
+epoch presents to which state: :class:`~rosenblatt.engine.problems.PrimalProblem`,
+:class:`~rosenblatt.engine.problems.DualProblem`, or a caller's own, such as parameter
+mixing's round over the Dask partitions) and a :class:`StopRule` (``max_epochs``,
+``tol``, ``n_iter_no_change``, early stopping): the linear estimators' ``fit``,
+``partial_fit`` and ``fit_batches`` (and :func:`rosenblatt.fit_stream` through it), the
+kernel perceptrons, parameter mixing and the step-by-step trace. So the stop rule, the
+``ConvergenceWarning``, the ``verbose`` lines and the ``on_epoch`` callback are the same
+everywhere, and no caller builds an epoch loop.
 
 The stop rule (the lecture notes' termination: after a round of presentations
 without a mistake): a model made of several independent units (the one-vs-rest
 neurons, the dual problems) trains each unit until its first epoch without a
-mistake; training ends when every unit has had one (``converged``), when
-``stop_early`` says so, when the ``plateau`` (``tol``) says the weighted mistake
-fraction has stopped improving, or after ``max_epochs`` epochs with a
-``ConvergenceWarning``.
+mistake; training ends when every unit has had one (``converged``), when the
+validation error of early stopping has stopped improving, when the weighted mistake
+fraction has (``tol``), or after ``max_epochs`` epochs with a ``ConvergenceWarning``.
 
 The weighted mistake fraction of an epoch is the summed weight of the
 presentations that erred (over every unit) over the summed weight of the
@@ -37,17 +39,26 @@ import sys
 import time
 import warnings
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from types import FrameType
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
-__all__ = ["EpochCount", "EpochReport", "History", "Plateau", "run_epochs", "weighted_fraction"]
+__all__ = [
+    "EpochCount",
+    "EpochReport",
+    "History",
+    "Problem",
+    "StopRule",
+    "train",
+    "weighted_fraction",
+]
 
 
 class EpochCount(NamedTuple):
-    """What one epoch counted, as every training path hands it to :func:`run_epochs`.
+    """What one epoch counted, as every problem hands it to the epoch driver.
 
     Attributes
     ----------
@@ -140,14 +151,14 @@ class History:
         return int(sum(self.mistakes_per_epoch))
 
 
-class Plateau:
+class _Plateau:
     """The one rule for "no longer improving": ``update(value)`` says whether ``value``
     (lower is better) has failed to beat the best so far by more than ``tol`` for
     ``patience`` updates in a row (scikit-learn's ``tol`` and ``n_iter_no_change``).
 
     Examples
     --------
-    >>> plateau = Plateau(tol=0.01, patience=2)
+    >>> plateau = _Plateau(tol=0.01, patience=2)
     >>> [plateau.update(v) for v in (0.5, 0.3, 0.295, 0.31, 0.2)]
     [False, False, False, True, False]
     """
@@ -156,12 +167,6 @@ class Plateau:
         self.tol, self.patience = float(tol), int(patience)
         self.best, self.stale = np.inf, 0
 
-    @classmethod
-    def of(cls, estimator: Any) -> Plateau | None:
-        """The rule an estimator's ``tol`` and ``n_iter_no_change`` set (None: ``tol=None``)."""
-        tol = getattr(estimator, "tol", None)
-        return None if tol is None else cls(tol, estimator.n_iter_no_change)
-
     def update(self, value: float) -> bool:
         if value > self.best - self.tol:
             self.stale += 1
@@ -169,6 +174,147 @@ class Plateau:
             self.stale = 0
         self.best = min(self.best, value)
         return self.stale >= self.patience
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """When a run ends: the one place ``max_iter``, ``tol``, ``n_iter_no_change`` and
+    early stopping become a rule.
+
+    Attributes
+    ----------
+    max_epochs : int
+        The most epochs (rounds) the run takes.
+    tol : float or None
+        The run ends when the weighted mistake fraction has not improved by ``tol`` for
+        ``n_iter_no_change`` epochs; None: to the first error-free epoch or
+        ``max_epochs``, as the lecture notes' algorithm does.
+    n_iter_no_change : int
+    validation_error : callable() -> float, or None
+        Early stopping: asked after every epoch that did not converge; the run ends
+        when it has not improved by ``tol`` (0 for ``tol=None``) for ``n_iter_no_change``
+        epochs (the training fraction is then not watched).
+    warn : bool
+        Warn when the run ends without converging or stopping early (``False`` for a
+        single ``partial_fit`` epoch).
+    credit : bool
+        Credit the presentations a converged run skips (``False`` for ``partial_fit``).
+    limit, unit : str
+        The name of ``max_epochs`` where the user set it (``"max_iter"``, ``"epochs"``,
+        ``"max_rounds"``) and of an epoch (``"Epoch"``, ``"Round"``), for the warning and
+        the ``verbose`` lines.
+
+    Examples
+    --------
+    >>> from rosenblatt import Perceptron
+    >>> StopRule.of(Perceptron(tol=None, max_iter=5))
+    StopRule(max_epochs=5, tol=None, n_iter_no_change=10, validation_error=None, warn=True, \
+credit=True, limit='max_iter', unit='Epoch')
+    """
+
+    max_epochs: int
+    tol: float | None = None
+    n_iter_no_change: int = 10
+    validation_error: Callable[[], float] | None = None
+    warn: bool = True
+    credit: bool = True
+    limit: str = "max_iter"
+    unit: str = "Epoch"
+
+    @classmethod
+    def of(cls, estimator: Any, max_epochs: int | None = None, **changes: Any) -> StopRule:
+        """The rule an estimator's ``max_iter``, ``tol`` and ``n_iter_no_change`` set
+        (``max_epochs`` and ``changes`` override them)."""
+        return cls(
+            max_epochs=int(estimator.max_iter if max_epochs is None else max_epochs),
+            tol=None if estimator.tol is None else float(estimator.tol),
+            n_iter_no_change=int(estimator.n_iter_no_change),
+            **changes,
+        )
+
+    def plateau(self) -> _Plateau | None:
+        """What watches the run for "no longer improving": the validation error's
+        (early stopping), else the weighted mistake fraction's, else nothing."""
+        if self.validation_error is not None:
+            return _Plateau(self.tol or 0.0, self.n_iter_no_change)
+        return None if self.tol is None else _Plateau(self.tol, self.n_iter_no_change)
+
+
+class Problem(Protocol):
+    """What :func:`train` trains: the units and one epoch of them.
+
+    :class:`~rosenblatt.engine.problems.PrimalProblem` and
+    :class:`~rosenblatt.engine.problems.DualProblem` are the engine's; a caller may
+    bring its own (parameter mixing trains rounds of Dask partitions).
+    """
+
+    @property
+    def n_units(self) -> int:
+        """Units that stop on their own (1 for a model that errs as a whole)."""
+        ...
+
+    @property
+    def unit_stops(self) -> bool:
+        """Whether a unit stops after its first error-free epoch (else the model as a whole)."""
+        ...
+
+    def running(self, max_epochs: int) -> AbstractContextManager[Any]:
+        """What a run holds while it lasts (threads, an order source)."""
+        ...
+
+    def epoch(self, active: np.ndarray) -> EpochCount:
+        """Train one epoch of the ``active`` units; what it counted."""
+        ...
+
+    def credit(self, epochs_left: np.ndarray, presented: int) -> None:
+        """Count the presentations of the epochs a converged run skips."""
+        ...
+
+
+def train(
+    problem: Problem,
+    stop: StopRule,
+    *,
+    owner: str,
+    advice: str = "",
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    verbose: int = 0,
+    model: Any = None,
+) -> History:
+    """Train ``problem`` epoch after epoch until ``stop`` says so; what the run did.
+
+    Parameters
+    ----------
+    problem : Problem
+        Its state is trained in place.
+    stop : StopRule
+    owner : str
+        Who trains, for the warning (e.g. ``"Perceptron"``).
+    advice : str
+        What to do when it does not converge.
+    on_epoch : callable(EpochReport), default=None
+    verbose : int, default=0
+        Print one line per epoch.
+    model : object, default=None
+        Passed on in every :class:`EpochReport`.
+
+    Returns
+    -------
+    History
+    """
+    with problem.running(stop.max_epochs):
+        return _run_epochs(
+            problem.epoch,
+            n_units=problem.n_units,
+            unit_stops=problem.unit_stops,
+            credit=problem.credit if stop.credit else None,
+            stop=stop,
+            owner=owner,
+            advice=advice,
+            on_epoch=on_epoch,
+            verbose=verbose,
+            model=model,
+        )
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -184,75 +330,30 @@ def _outside_the_package() -> int:
     return level
 
 
-def run_epochs(
+def _run_epochs(
     epoch: Callable[[np.ndarray], EpochCount],
     *,
     n_units: int,
-    max_epochs: int,
+    unit_stops: bool,
+    credit: Callable[[np.ndarray, int], Any] | None,
+    stop: StopRule,
     owner: str,
     advice: str,
-    credit: Callable[[np.ndarray, int], Any] | None = None,
-    on_epoch: Callable[[EpochReport], Any] | None = None,
-    stop_early: Callable[[int], bool] | None = None,
-    verbose: int = 0,
-    warn: bool = True,
-    model: Any = None,
-    unit_stops: bool = True,
-    limit: str = "max_iter",
-    unit: str = "Epoch",
-    plateau: Plateau | None = None,
+    on_epoch: Callable[[EpochReport], Any] | None,
+    verbose: int,
+    model: Any,
 ) -> History:
-    """Run ``epoch`` until every unit has had an error-free epoch, or ``max_epochs``.
+    """Run ``epoch`` until every unit has had an error-free epoch, or ``stop`` ends the run.
 
-    Parameters
-    ----------
-    epoch : callable(active) -> EpochCount
-        Trains one epoch of the units where ``active`` (bool array) is true and
-        returns what it counted: each unit's mistakes (int array, zero where
-        inactive), the number of patterns presented, each unit's summed weight of
-        its mistakes and the summed weight of the patterns presented.
-    n_units : int
-        Units that stop on their own (1 for a model that errs as a whole).
-    max_epochs : int
-    owner : str
-        Who trains, for the warning (e.g. ``"Perceptron"``).
-    advice : str
-        What to do when it does not converge, in the words of where the user
-        is (API parameters, or command-line options).
-    credit : callable(epochs_left, presented) or None
-        Called at the end with, per unit, the epochs it did not train that a
-        run to the end would have given it (after its error-free epoch, up to
-        ``max_epochs`` when every unit converged, else up to the last epoch run),
-        and the patterns an epoch presents.
-    on_epoch : callable(EpochReport) or None
-    stop_early : callable(epoch_number) -> bool, or None
-        Asked after every epoch that did not converge (early stopping).
-    verbose : int
-        Print one line per epoch.
-    warn : bool
-        Warn when the run ends without converging or stopping early (``False`` for
-        a single ``partial_fit`` epoch).
-    model : object
-        Passed on in every :class:`EpochReport`.
-    unit_stops : bool
-        Whether a unit stops training after its first error-free epoch.
-    limit, unit : str
-        The name of ``max_epochs`` where the user set it (``"max_iter"``,
-        ``"epochs"``, ``"max_rounds"``) and of an epoch (``"Epoch"``, ``"Round"``),
-        for the warning and the ``verbose`` lines.
-    plateau : Plateau or None
-        The stop rule for data that are not separable: after every epoch that made
-        mistakes (and where ``stop_early`` did not stop), its weighted mistake
-        fraction (:func:`weighted_fraction` of the summed weight of the mistakes,
-        over every unit, and of the presentations) is given to the plateau, and the
-        run ends, without a warning, when the plateau says it has stopped improving.
-        None: run to the first error-free epoch or ``max_epochs``, as the lecture
-        notes' algorithm does.
-
-    Returns
-    -------
-    History
+    ``epoch(active)`` trains the units where ``active`` is true and returns what it
+    counted. ``credit(epochs_left, presented)`` gets, per unit, the epochs it did not
+    train that a run to the end would have given it (after its error-free epoch, up to
+    ``max_epochs`` when every unit converged, else up to the last epoch run), and the
+    patterns an epoch presents. ``unit_stops``: whether a unit stops training after its
+    first error-free epoch (else the model stops as a whole).
     """
+    max_epochs, limit, unit = stop.max_epochs, stop.limit, stop.unit
+    plateau = stop.plateau()
     history = History()
     active = np.ones(n_units, dtype=bool)
     trained = np.zeros(n_units, dtype=np.int64)
@@ -289,10 +390,11 @@ def run_epochs(
         if not active.any():
             history.converged = True
             break
-        if stop_early is not None and stop_early(number):
-            history.stopped_early = True
-            break
-        if plateau is not None and plateau.update(
+        if stop.validation_error is not None:
+            if plateau is not None and plateau.update(stop.validation_error()):
+                history.stopped_early = True
+                break
+        elif plateau is not None and plateau.update(
             weighted_fraction(total_weight, presented_weight)
         ):
             history.stopped_early = history.plateaued = True
@@ -300,7 +402,7 @@ def run_epochs(
     end = max_epochs if history.converged else history.n_iter
     if credit is not None and np.any(trained < end):
         credit(end - trained, presented)
-    if warn and not (history.converged or history.stopped_early):
+    if stop.warn and not (history.converged or history.stopped_early):
         from sklearn.exceptions import ConvergenceWarning  # imported here: `trace` needs none
 
         warnings.warn(

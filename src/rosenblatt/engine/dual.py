@@ -327,7 +327,7 @@ class DualState:
         self._kept[p] = kept
 
     def credit(self, epochs_left: ArrayLike, presented: int) -> None:
-        """Count presentations a converged run skips (see ``run_epochs``)."""
+        """Count presentations a converged run skips (see :func:`.driver.train`)."""
         self.n_seen += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
     # ------------------------------------------------------------------ read-off

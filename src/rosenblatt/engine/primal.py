@@ -343,7 +343,7 @@ class PrimalState:
 
     def credit(self, epochs_left: ArrayLike, presented: int) -> None:
         """Count ``epochs_left`` more epochs of ``presented`` patterns for each unit
-        without an update: what a converged run skips (see ``run_epochs``)."""
+        without an update: what a converged run skips (see :func:`.driver.train`)."""
         self.counts += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
     # ------------------------------------------------------------------ training

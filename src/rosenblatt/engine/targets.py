@@ -208,7 +208,9 @@ class TargetCoding:
         if np.any(index < 0):
             unknown = np.unique(y[index < 0])
             raise ValueError(
-                f"labels {unknown.tolist()!r} are not among the classes {self.classes.tolist()!r}"
+                f"y contains labels {unknown.tolist()!r} that are not among the classes "
+                f"{self.classes.tolist()!r} (classes_); pass every label in `classes` on the "
+                "first partial_fit call, or refit."
             )
         return index.astype(np.int64)
 

@@ -2,10 +2,11 @@
 
 Estimators in :mod:`rosenblatt.estimators.linear` are thin subclasses that say whether
 they average (``_averaged``) or vote (``_voted``). Training goes through
-:mod:`rosenblatt.engine`: the state lives in a
+:mod:`rosenblatt.engine` one way: the state lives in a
 :class:`~rosenblatt.engine.primal.PrimalState` (the fitted attribute
-``training_state_``) and every epoch runs through
-:func:`~rosenblatt.engine.driver.run_epochs`. ``fit`` is a reset followed by the
+``training_state_``), and :func:`~rosenblatt.engine.driver.train` runs a
+:class:`~rosenblatt.engine.problems.PrimalProblem` under a
+:class:`~rosenblatt.engine.driver.StopRule`. ``fit`` is a reset followed by the
 path of ``partial_fit``, run for up to ``max_iter`` epochs.
 """
 
@@ -38,14 +39,8 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import EpochCount, Plateau, run_epochs
-from ..engine.orders import (
-    EpochOrders,
-    labels_look_sorted,
-    random_source,
-    resolve_mode,
-    splitter_seed,
-)
+from ..engine.driver import StopRule, train
+from ..engine.orders import labels_look_sorted, random_source, resolve_mode, splitter_seed
 from ..engine.primal import (
     Batch,
     PrimalRule,
@@ -53,8 +48,8 @@ from ..engine.primal import (
     constant_input,
     scores,
     thread_count,
-    worker_pool,
 )
+from ..engine.problems import PrimalProblem
 from ._online import OnlineLearnerMixin
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -305,85 +300,19 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             return _ADVICE_COMBINED.format(limit=limit, kind=kind)
         return _ADVICE.format(limit=limit)
 
-    def _train(
-        self,
-        epoch_batches,
-        rng,
-        max_epochs,
-        *,
-        single=None,
-        warn=True,
-        stop_early=None,
-        credit=True,
-        limit="max_iter",
-    ):
-        """Run epochs through the engine's driver; return its History.
-
-        ``single``: the one in-memory Batch of ``fit``/``partial_fit``, whose order
-        source lives for the whole run (the next block order is built while an
-        epoch trains). Otherwise ``epoch_batches()`` yields the Batches of each
-        epoch, each presented in a fresh order of its own. ``limit``: what the user
-        calls ``max_epochs``, for the warning.
-        """
-        state, rule = self.training_state_, self._rule()
-        mode = lambda n: resolve_mode(self.shuffle, n)  # noqa: E731
-        with worker_pool(rule.threads) as workers:
-            if single is not None:
-                # with every core training, a helper thread making the next epoch's order
-                # would take a core from them (one-vs-rest on 2 threads was 8 % slower)
-                ahead = rule.threads == 1 and max_epochs > 1
-                orders = EpochOrders(
-                    rng,
-                    single.n_samples,
-                    mode(single.n_samples),
-                    ahead=ahead,
-                    sparse=sp.issparse(single.X),
-                )
-
-                def epoch(active):
-                    return state.epoch(single, rule, orders(), active, workers)
-            else:
-                orders = None
-
-                def epoch(active):
-                    mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
-                    mistake_weight, presented_weight = np.zeros(state.n_units), 0.0
-                    for batch in epoch_batches():
-                        with EpochOrders(
-                            rng,
-                            batch.n_samples,
-                            mode(batch.n_samples),
-                            ahead=False,
-                            sparse=sp.issparse(batch.X),
-                        ) as batch_orders:
-                            count = state.epoch(batch, rule, batch_orders(), active, workers)
-                        mistakes += count.mistakes
-                        presented += count.presented
-                        mistake_weight += count.mistake_weight
-                        presented_weight += count.presented_weight
-                    return EpochCount(mistakes, presented, mistake_weight, presented_weight)
-
-            try:
-                history = run_epochs(
-                    epoch,
-                    n_units=state.n_units,
-                    max_epochs=max_epochs,
-                    owner=type(self).__name__,
-                    advice=self._advice(limit),
-                    limit=limit,
-                    credit=state.credit if credit else None,
-                    on_epoch=self.on_epoch,
-                    stop_early=stop_early,
-                    verbose=self.verbose,
-                    warn=warn,
-                    model=self,
-                    unit_stops=not self._multinomial,
-                    plateau=Plateau.of(self) if stop_early is None else None,
-                )
-            finally:
-                if orders is not None:
-                    orders.close()
-        return history
+    def _train(self, data, rng, stop):
+        """Train the state on ``data`` (a Batch, or what reads each epoch's Batches) until
+        ``stop`` (a StopRule) says so; the engine's History."""
+        problem = PrimalProblem(self.training_state_, self._rule(), data, rng, self.shuffle)
+        return train(
+            problem,
+            stop,
+            owner=type(self).__name__,
+            advice=self._advice(stop.limit),
+            on_epoch=self.on_epoch,
+            verbose=self.verbose,
+            model=self,
+        )
 
     def _warn_if_sorted(self, batch):
         if resolve_mode(self.shuffle, batch.n_samples) != "block":
@@ -447,11 +376,11 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             self._start(classes, multilabel, X.shape[1], X.dtype, sp.issparse(X))
         batch = self._batch_of(X, y, sample_weight)
         rng = random_source(self.random_state)
-        stop_early = None
+        validation_error = None
         if self.early_stopping:
-            batch, stop_early = self._hold_out(batch, rng)
+            batch, validation_error = self._hold_out(batch, rng)
         self._warn_if_sorted(batch)
-        history = self._train(None, rng, self.max_iter, single=batch, stop_early=stop_early)
+        history = self._train(batch, rng, StopRule.of(self, validation_error=validation_error))
         self._keep_history(history)
         self._set_public_weights()
         return self
@@ -496,7 +425,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         batch = self._batch_of(X, y, sample_weight, allow_balanced=False)
         state = self.training_state_
         rng = self._order_source(state)
-        history = self._train(None, rng, 1, single=batch, warn=False, credit=False)
+        history = self._train(batch, rng, StopRule.of(self, 1, warn=False, credit=False))
         self._keep_history(history, append=True)
         self._set_public_weights()
         return self
@@ -573,8 +502,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         history = self._train(
             epoch_batches,
             random_source(self.random_state),
-            self.max_iter if max_iter is None else int(max_iter),
-            limit=limit,
+            StopRule.of(self, max_iter, limit=limit),
         )
         self._keep_history(history)
         self._set_public_weights()
@@ -601,15 +529,13 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         train = np.sort(train)
         X_val = batch.X[val]
         y_val = batch.target[val] if batch.multilabel else self.classes_[batch.target[val]]
-        # the validation error, by the same rule as the training mistakes (tol=None: 0)
-        plateau = Plateau(self.tol or 0.0, self.n_iter_no_change)
 
-        def stop_early(_epoch):
+        def validation_error():  # watched by the engine's stop rule (StopRule)
             self._set_public_weights()
-            return plateau.update(1.0 - self.score(X_val, y_val))
+            return 1.0 - self.score(X_val, y_val)
 
         kept = Batch(batch.X[train], batch.target[train], batch.sample_weight[train])
-        return kept, stop_early
+        return kept, validation_error
 
     # ------------------------------------------------------------------ fitted weights
     def _set_public_weights(self):
@@ -634,19 +560,3 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         check_is_fitted(self)
         X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return scores(X, self.coef_, self.intercept_)
-
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """Predict class labels (a zero score goes to the first class, as in training).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
-            The class of each sample; for a model fitted on a label matrix
-            (multilabel), the indicator matrix: 1 where a label's neuron scores > 0.
-        """
-        scores = self.decision_function(X)  # checks the model is fitted first
-        return self._coding.decode(scores)

@@ -15,7 +15,7 @@ neuron answers +1 for which sample is the target coding's
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,13 +26,12 @@ from .._core.validation import (
     check_sample_weight,
     class_weighted,
     is_label_matrix,
-    label_indices,
 )
 from ..engine.orders import random_source
 from ..engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .._core.typing import ArrayLike, MatrixLike
+    from .._core.typing import MatrixLike
 
 INDEX_DTYPE = np.int64
 
@@ -112,20 +111,10 @@ class OnlineLearnerMixin:
         )
 
     def _encode(self, y):
-        """Map labels to class indices, refusing labels outside ``classes_``; a label
-        matrix to the checked 0/1 matrix the neurons read (``TargetCoding.encode``)."""
+        """Labels as the neurons read them (the coding's one rule: class indices, or the
+        checked 0/1 label matrix), refusing labels outside ``classes_``."""
         self._check_label_form(y)
-        if self._multilabel:
-            return self._coding.encode(y)
-        target = label_indices(self.classes_, y)
-        if np.any(target < 0):
-            unknown = np.unique(np.asarray(y)[target < 0])
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not in classes_ "
-                f"{self.classes_.tolist()!r}; pass every label in `classes` on the first "
-                "partial_fit call, or refit."
-            )
-        return target.astype(INDEX_DTYPE)
+        return self._coding.encode(y)
 
     def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
         """Per-sample update steps: ``sample_weight`` times the class weights."""
@@ -208,47 +197,35 @@ class OnlineLearnerMixin:
         self.mistakes_per_epoch_ = list(self.mistakes_per_epoch_) + history.mistakes_per_epoch
         self.converged_ = bool(history.converged)
 
-    def fit_batches(
-        self,
-        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
-        classes: ArrayLike,
-        *,
-        max_iter: int | None = None,
-        limit: str = "max_iter",
-    ) -> Any:
-        """Learn online from data that arrives in batches (:func:`rosenblatt.fit_stream`).
-
-        Every epoch calls ``batches()`` and learns each batch it yields as
-        ``partial_fit`` does. The linear perceptrons have their own, with ``fit``'s
-        stopping rule; this one serves the kernel perceptrons, for which a batch's
-        samples are new to the kernel expansion, so over several epochs a pattern
-        may join the support vectors again (with a ``budget`` the support set, hence
-        memory, stays bounded however long the stream). ``mistakes_per_epoch_``
-        counts whole epochs.
+    def predict(self, X: MatrixLike) -> np.ndarray:
+        """Predict class labels (a zero score goes to the first class, as in training).
 
         Parameters
         ----------
-        batches : callable() -> iterable of (X, y)
-        classes : array-like of shape (n_classes,)
-        max_iter : int, default=None
-            Epochs (default: the ``max_iter`` parameter); each is one pass, online.
-        limit : str, default="max_iter"
-            Unused: an online pass does not converge, so nothing warns.
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
 
         Returns
         -------
-        self
+        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
+            The class of each sample; for a model fitted on a label matrix
+            (multilabel), the indicator matrix: 1 where a label's neuron (or dual
+            problem) scores > 0.
+
+        Examples
+        --------
+        Two labels per sample, "x is positive" and "y is positive", learnt by two
+        independent dual problems:
+
+        >>> import numpy as np
+        >>> from rosenblatt.estimators.kernel import KernelPerceptron
+        >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+        >>> Y = (X > 0).astype(int)
+        >>> clf = KernelPerceptron(kernel="linear", random_state=0).fit(X, Y)
+        >>> clf.predict(X)
+        array([[1, 1],
+               [1, 0],
+               [0, 1],
+               [0, 0]])
         """
-        epochs = self.max_iter if max_iter is None else max_iter
-        if not (self.warm_start and hasattr(self, "training_state_")):
-            self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
-        per_epoch = []
-        for _ in range(int(epochs)):
-            # a first partial_fit starts the history afresh; later ones append to it
-            start = len(self.mistakes_per_epoch_) if hasattr(self, "training_state_") else 0
-            for X, y in batches():
-                self.partial_fit(X, y, classes=classes)
-            per_epoch.append(int(sum(self.mistakes_per_epoch_[start:])))
-        self.mistakes_per_epoch_ = per_epoch
-        self.n_iter_, self.n_mistakes_ = len(per_epoch), int(sum(per_epoch))
-        return self
+        scores = self.decision_function(X)  # type: ignore[attr-defined]  # the learner's own
+        return self._coding.decode(scores)

@@ -2,13 +2,14 @@
 
 The estimator validates its input and parameters; the training state, the
 kernel values and the epochs belong to the engine (:mod:`rosenblatt.engine.dual`,
-:func:`rosenblatt.engine.run_epochs`).
+:func:`rosenblatt.engine.train`).
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from contextlib import nullcontext
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,10 +32,11 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import Plateau, run_epochs
+from ..engine.driver import EpochCount, StopRule, train
 from ..engine.dual import DualState, Kernel
-from ..engine.orders import epoch_order, random_source
+from ..engine.orders import random_source
 from ..engine.primal import constant_input
+from ..engine.problems import DualProblem
 from ._budget import BudgetMixin
 from ._kernel_helpers import (
     KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
@@ -448,40 +450,67 @@ default="rbf"
         return self.kernel == "precomputed" or same_rows(X[state.support()], self.support_vectors_)
 
     # ------------------------------------------------------------------ training
-    def _train(self, state, patterns, Y, sample_weight, rng, max_epochs, *, partial=False):
-        """Run epochs through the engine's driver; return its History.
-
-        An epoch presents the first ``Y.shape[1]`` samples of ``state`` (the new
-        ones; ``patterns`` holds every sample's pattern, or the kernel matrix).
-        ``partial``: a single ``partial_fit`` epoch, which neither warns nor
-        credits the epochs a converged ``fit`` skips.
-        """
-        n = Y.shape[1]
-        table = kernel_table(self._kernel_function(), state, patterns, n, self.cache_size)
-        if table.n_rows > n:  # rows for earlier batches' support vectors, never presented
-            Y = np.pad(Y, ((0, 0), (0, table.n_rows - n)))
-            sample_weight = np.pad(sample_weight, (0, table.n_rows - n))
-        eta, s2 = float(self.eta), self._s2
-        mode = "full" if self.shuffle else "none"
-        draws_evictions = state.budget.policy == "random"
-
-        def epoch(active):
-            order = epoch_order(rng, n, mode)[0]
-            draws = rng.random(n) if draws_evictions else None
-            return state.epoch(table, order, Y, sample_weight, eta, s2, active, draws)
-
-        return run_epochs(
-            epoch,
-            n_units=Y.shape[0],
-            max_epochs=max_epochs,
+    def _train(self, state, patterns, Y, sample_weight, rng, stop):
+        """Train the dual problems on the first ``Y.shape[1]`` samples of ``state`` (the new
+        ones; ``patterns`` holds every sample's pattern, or the kernel matrix) until
+        ``stop`` (a StopRule) says so; the engine's History."""
+        table = kernel_table(self._kernel_function(), state, patterns, Y.shape[1], self.cache_size)
+        problem = DualProblem(
+            state, table, Y, sample_weight, self.eta, self._s2, rng, bool(self.shuffle)
+        )
+        return train(
+            problem,
+            stop,
             owner=type(self).__name__,
             advice=advice(),
-            credit=None if partial else state.credit,
             on_epoch=self.on_epoch,
-            warn=not partial,
             model=self,
-            plateau=Plateau.of(self),
         )
+
+    def fit_batches(
+        self,
+        batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
+        classes: ArrayLike,
+        *,
+        max_iter: int | None = None,
+        limit: str = "max_iter",
+    ) -> KernelPerceptron:
+        """Learn online from data that arrives in batches (:func:`rosenblatt.fit_stream`).
+
+        Every epoch calls ``batches()`` and learns each batch it yields as
+        ``partial_fit`` does: a batch's samples are new to the kernel expansion, so over
+        several epochs a pattern may join the support vectors again (with a ``budget``
+        the support set, hence memory, stays bounded however long the stream). The
+        engine runs the epochs under the model's stop rule (an epoch without a mistake,
+        ``tol``, or ``max_iter`` with a ``ConvergenceWarning``), as for the linear
+        perceptrons; ``mistakes_per_epoch_`` counts whole epochs.
+
+        Parameters
+        ----------
+        batches : callable() -> iterable of (X, y)
+        classes : array-like of shape (n_classes,)
+        max_iter : int, default=None
+            Most epochs (default: the ``max_iter`` parameter); each is one pass, online.
+        limit : str, default="max_iter"
+            What the caller's users call ``max_iter`` (``fit_stream``: ``"epochs"``), for
+            the ``ConvergenceWarning``.
+
+        Returns
+        -------
+        self
+        """
+        if not (self.warm_start and hasattr(self, "training_state_")):
+            self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
+        history = train(
+            _OnlineBatches(self, batches, classes),
+            StopRule.of(self, max_iter, credit=False, limit=limit),
+            owner=type(self).__name__,
+            advice=advice(),
+            on_epoch=self.on_epoch,
+            model=self,
+        )
+        self._keep_history(history)
+        return self
 
     # ------------------------------------------------------------------ fit
     def fit(
@@ -532,7 +561,7 @@ default="rbf"
             self._targets(target),
             sample_weight,
             random_source(self.random_state),
-            self.max_iter,
+            StopRule.of(self),
         )
         self._keep_history(history)
         self._set_fitted(patterns, state)
@@ -623,9 +652,8 @@ default="rbf"
         else:
             state, patterns = self._grown(X)
         rng = self._order_source(state)
-        history = self._train(
-            state, patterns, self._targets(target), sample_weight, rng, 1, partial=True
-        )
+        once = StopRule.of(self, 1, warn=False, credit=False)  # one epoch, no more
+        history = self._train(state, patterns, self._targets(target), sample_weight, rng, once)
         self._keep_history(history, append=True)
         self._set_fitted(patterns, state)
         return self
@@ -663,34 +691,36 @@ default="rbf"
         scores = dual_scores(self, self._kernel_function(), self._s2, X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """Predict class labels (a zero score goes to the first class, as in training).
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+class _OnlineBatches:
+    """:meth:`KernelPerceptron.fit_batches` as a problem of the engine: an epoch learns
+    every batch as ``partial_fit`` does (each batch grows the state), and counts what
+    its ``partial_fit`` epochs counted; the model stops as a whole."""
 
-        Returns
-        -------
-        ndarray of shape (n_samples,), or (n_samples, n_labels) of 0/1 (int64)
-            The class of each sample; for a model fitted on a label matrix
-            (multilabel), the indicator matrix: 1 where a label's score is > 0.
+    n_units = 1
+    unit_stops = False
 
-        Examples
-        --------
-        Two labels per sample, "x is positive" and "y is positive", learnt by two
-        independent dual problems:
+    def __init__(self, learner, batches, classes):
+        self.learner, self.batches, self.classes = learner, batches, classes
 
-        >>> import numpy as np
-        >>> from rosenblatt.estimators.kernel import KernelPerceptron
-        >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
-        >>> Y = (X > 0).astype(int)
-        >>> clf = KernelPerceptron(kernel="linear", random_state=0).fit(X, Y)
-        >>> clf.predict(X)
-        array([[1, 1],
-               [1, 0],
-               [0, 1],
-               [0, 0]])
-        """
-        scores = self.decision_function(X)  # checks the model is fitted first
-        return self._coding.decode(scores)
+    def running(self, max_epochs):
+        return nullcontext(self)
+
+    def epoch(self, active):
+        learner, reports = self.learner, []
+        own = learner.on_epoch  # the caller's hears whole epochs, from the engine
+        learner.on_epoch = reports.append
+        try:
+            for X, y in self.batches():
+                learner.partial_fit(X, y, classes=self.classes)
+        finally:
+            learner.on_epoch = own
+        return EpochCount(
+            np.array([sum(r.mistakes for r in reports)], dtype=np.int64),
+            sum(r.presented for r in reports),
+            np.array([sum(r.mistake_weight for r in reports)]),
+            sum(r.presented_weight for r in reports),
+        )
+
+    def credit(self, epochs_left, presented):
+        """Nothing to credit: ``fit_batches`` credits no skipped epoch."""

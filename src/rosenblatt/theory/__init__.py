@@ -40,10 +40,9 @@ from ._geometry import (
     radius,
     signed_distance,
 )
-from ._inputs import (  # checked_Xy, signed_targets: the trace checks with them
+from ._inputs import (  # signed_targets: the trace checks with it
     augment,
     check_Xy,
-    checked_Xy,  # noqa: F401
     decision,
     signed_targets,  # noqa: F401
     squared_norms,

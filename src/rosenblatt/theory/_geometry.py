@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ._inputs import check_X, check_Xy_lenient, decision, hyperplane, squared_norms
+from .._core.validation import checked_X
+from ._inputs import check_Xy_lenient, decision, hyperplane, squared_norms
 from .losses import perceptron as perceptron_loss
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +77,7 @@ def radius(X: MatrixLike) -> float:
     >>> radius([[3.0, 4.0], [1.0, 0.0]])
     5.0
     """
-    X = check_X(X)
+    X = checked_X(X)
     return float(np.sqrt(np.max(squared_norms(X))))
 
 
@@ -103,7 +104,7 @@ def signed_distance(X: MatrixLike, coef: ArrayLike, intercept: float = 0.0) -> n
     >>> signed_distance([[3.0, 4.0], [0.0, 0.0]], coef=[3.0, 4.0], intercept=-5.0).tolist()
     [4.0, -1.0]
     """
-    X = check_X(X)
+    X = checked_X(X)
     w, b = hyperplane(coef, intercept, X.shape[1])
     return decision(X, w, b) / _nonzero_norm(w)
 

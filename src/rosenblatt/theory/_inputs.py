@@ -11,12 +11,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.sparse import is_sparse
-from .._core.validation import check_classes, check_not_empty
+from .._core.validation import check_classes, checked_X, checked_Xy
 from ..engine.targets import TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
-    import scipy.sparse as sp
-
     from .._core.typing import ArrayLike, MatrixLike
 
 
@@ -45,74 +43,17 @@ def signed_targets(y: ArrayLike, owner: str) -> np.ndarray:
     return TargetCoding.binary(classes).signed(y)[0]
 
 
-# The command line's readers hand over float64 arrays (or CSR matrices) of finite
-# numbers and 1-D label arrays: exactly what scikit-learn's checks return. Those are
-# taken as they are, so that `rosenblatt inspect` and `trace` do not import
-# scikit-learn (which takes longer than their whole computation); any other input,
-# and every error message, still goes through scikit-learn's checks.
-def _ready_X(X) -> bool:
-    """Whether ``check_array(X, accept_sparse="csr", dtype=np.float64)`` would return X as is."""
-    if is_sparse(X):
-        if X.format != "csr":
-            return False
-        values = X.data
-    elif type(X) is np.ndarray and X.ndim == 2:
-        values = X
-    else:
-        return False
-    return X.dtype == np.float64 and min(X.shape) > 0 and bool(np.isfinite(values).all())
-
-
-def _ready_y(y, n_samples: int) -> bool:
-    """Whether ``check_X_y`` would return the labels ``y`` as they are."""
-    if type(y) is not np.ndarray or y.ndim != 1 or y.shape[0] != n_samples:
-        return False
-    return y.dtype.kind in "biuUS" or (y.dtype.kind == "f" and bool(np.isfinite(y).all()))
-
-
-def checked_Xy(X: MatrixLike, y: ArrayLike) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
-    """Float64 X (dense or CSR) with at least one sample and feature, and 1-D labels y.
-
-    Parameters
-    ----------
-    X : array-like or sparse matrix of shape (n_samples, n_features)
-        Patterns; arrays the readers return are taken as they are (no scikit-learn).
-    y : array-like of shape (n_samples,)
-        Labels.
-
-    Returns
-    -------
-    X : ndarray or csr_matrix of float64
-    y : ndarray of shape (n_samples,)
-    """
-    if not (_ready_X(X) and _ready_y(y, X.shape[0])):
-        from sklearn.utils import check_X_y
-
-        X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
-    check_not_empty(X)
-    return X, np.asarray(y)  # already an ndarray: asarray only tells mypy so
-
-
 def check_Xy(X: MatrixLike, y: ArrayLike, owner: str) -> tuple[Any, np.ndarray]:
     """Validate a binary problem; return float64 X (dense or CSR) and ±1 targets."""
     X, y = checked_Xy(X, y)
     return X, signed_targets(y, owner)
 
 
-def check_X(X: MatrixLike) -> Any:
-    if not _ready_X(X):
-        from sklearn.utils import check_array
-
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
-    check_not_empty(X)
-    return X
-
-
 def check_Xy_lenient(X: MatrixLike, y: ArrayLike, owner: str) -> tuple[Any, np.ndarray]:
     """Like :func:`check_Xy`, but labels already in {-1, +1} may hold one class."""
     from sklearn.utils import column_or_1d
 
-    X = check_X(X)
+    X = checked_X(X)
     labels = column_or_1d(y, warn=True)
     if labels.shape[0] != X.shape[0]:
         raise ValueError(

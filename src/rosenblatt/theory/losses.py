@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .._core.sparse import is_sparse
-from .._core.validation import BOOL, check_args
-from ._inputs import augment, checked_Xy, decision, signed_targets
+from .._core.validation import BOOL, check_args, checked_Xy
+from ._inputs import augment, decision, signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike

@@ -16,11 +16,12 @@ import numpy as np
 
 from .._core.config import TRACE_MAX_PRESENTATIONS
 from .._core.sparse import is_sparse
-from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args
-from ..engine.driver import run_epochs
-from ..engine.orders import epoch_order, random_source
+from .._core.validation import BOOL, RANDOM_STATE, Interval, Options, check_args, checked_Xy
+from ..engine.driver import StopRule, train
+from ..engine.orders import random_source
 from ..engine.primal import Batch, PrimalRule, PrimalState
-from ._inputs import checked_Xy, signed_targets
+from ..engine.problems import EpochLog, PrimalProblem
+from ._inputs import signed_targets
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -87,6 +88,11 @@ class Trace:
         The engine's record of the run's updates
         (:class:`rosenblatt.engine.votes.VoteRecord`, one voter): the update log,
         the weights and the vote after any presentation.
+    counted : int or None
+        Online mode: the presentations the averaged and voted perceptrons count, the
+        epochs a converged run skips (up to ``max_iter``) included, as the engine credits
+        them (:class:`rosenblatt.VotedPerceptron`'s last vector survives them all). None
+        in batch mode.
     mode, eta, bias_input, fit_intercept
         The arguments of :func:`trace`.
     """
@@ -109,6 +115,7 @@ class Trace:
         delta_w,
         averaged=None,
         record=None,
+        counted=None,
     ):
         self.mode = mode
         self.eta = eta
@@ -125,6 +132,7 @@ class Trace:
         self.delta_w = delta_w
         self.averaged = averaged
         self.record = record
+        self.counted = counted
 
     # ------------------------------------------------------------------ summaries
     @property
@@ -425,31 +433,16 @@ def trace(
     rule = PrimalRule(eta, bias_input if fit_intercept else 0.0, batch=not online)
     batch = Batch(X, (t > 0).astype(np.int64), np.ones(n_samples))
     rng = random_source(random_state) if shuffle else None  # the fixed order draws nothing
-    orders, activations, ends = [], [], [np.zeros(width)]
-    no_stream = np.empty(0, dtype=np.int64)
+    log = EpochLog()  # every epoch's order, activations and weights, as the engine ran them
 
     def augmented(W, w0):
         return np.column_stack([W, w0]) if fit_intercept else W
 
-    def epoch(active):
-        order = epoch_order(rng, n_samples, "full" if shuffle else "none")[0]
-        orders.append(order)  # int64, fresh each epoch
-        activations.append(np.empty(n_samples))
-        done = state.epoch(
-            batch, rule, (orders[-1], no_stream, 0), active, activation=activations[-1]
-        )
-        ends.append(augmented(state.W, state.w0)[0])  # batch mode: the epoch's weights
-        return done
-
-    run_epochs(
-        epoch,
-        n_units=1,
-        max_epochs=int(max_iter),
-        owner="trace",
-        advice="",
-        warn=False,
-        credit=state.credit if online else None,  # as AveragedPerceptron counts its average
-    )
+    problem = PrimalProblem(state, rule, batch, rng, "full" if shuffle else False, log=log)
+    stop = StopRule(int(max_iter), warn=False, credit=online)  # as AveragedPerceptron counts
+    train(problem, stop, owner="trace")
+    orders, activations = log.orders, log.activations
+    ends = [np.zeros(width)] + [augmented(W, w0)[0] for W, w0 in log.weights]
     record, order = state.votes, np.concatenate(orders)
     log = record.updates(0)
     n_rows = order.shape[0]
@@ -486,4 +479,5 @@ def trace(
         delta_w=delta_w,
         averaged=averaged,
         record=record,
+        counted=int(state.counts[0]) if online else None,
     )

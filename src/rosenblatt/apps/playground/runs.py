@@ -391,9 +391,9 @@ def _primal(X, Z, y, s: Settings) -> dict:
             out["grids"] = _grids(np.arange(n_rows + 1), lambda c: averaged[c] @ Ga.T)
     elif s.algorithm == "voted":
         # after the last presentation the page shows VotedPerceptron's vote, which counts
-        # the epochs a converged run skips as presentations of its last vector
-        credit = (s.epochs - tr.n_epochs) * X.shape[0] if tr.converged else 0
-        counted = n_rows + credit
+        # the epochs a converged run skips as presentations of its last vector (the
+        # engine's credit, as the trace reports it)
+        counted = tr.counted
         starts, ends, votes = _voters(tr.record, n_rows, counted)
         cursors = np.arange(n_rows + 1)
         current, count = tr.record.in_force(0, np.r_[cursors[:-1], counted])

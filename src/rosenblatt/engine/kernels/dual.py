@@ -6,7 +6,7 @@ phi(x_j)``, so the perceptron can be run on the dual variables ``alpha`` with th
 patterns entering only through a kernel ``K(x_j, x_i) = phi(x_j) . phi(x_i)``. Every
 function here is a pure function of arrays and scalars;
 :mod:`rosenblatt.engine.dual` allocates the state and
-:func:`rosenblatt.engine.run_epochs` drives the epochs.
+:func:`rosenblatt.engine.train` drives the epochs.
 
 Conventions
 -----------
