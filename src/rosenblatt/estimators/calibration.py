@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -37,7 +38,7 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import EpochCount, History, Plateau, run_epochs
+from ..engine.driver import EpochCount, History, StopRule, train
 from ..engine.orders import random_source
 from ._online_platt import START, bin_of, ops_probability, track, update
 
@@ -408,20 +409,25 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
         return self.classes_[np.argmax(scores, axis=1)]
 
     def _epochs(self, epoch, max_epochs, limit) -> Any:
-        """Run ``epoch`` through the engine's epoch driver, with the estimator's stop rule
-        (an epoch without a mistake, or its ``tol``) and its ``on_epoch`` and ``verbose``."""
-        return run_epochs(
-            epoch,
-            n_units=1,
-            max_epochs=max_epochs,
+        """Run ``epoch`` through the engine (:func:`~rosenblatt.engine.driver.train`),
+        with the estimator's stop rule (an epoch without a mistake, or its ``tol``) and
+        its ``on_epoch`` and ``verbose``."""
+        tol = getattr(self.estimator, "tol", None)
+        stop = StopRule(
+            int(max_epochs),
+            tol=None if tol is None else float(tol),
+            n_iter_no_change=int(getattr(self.estimator, "n_iter_no_change", 10)),
+            credit=False,
+            limit=limit,
+        )
+        return train(
+            _Epochs(epoch),
+            stop,
             owner=type(self).__name__,
             advice=_ONLINE_ADVICE.format(limit=limit),
-            limit=limit,
             on_epoch=getattr(self.estimator, "on_epoch", None),
             verbose=getattr(self.estimator, "verbose", 0),
             model=self,
-            unit_stops=False,
-            plateau=Plateau.of(self.estimator),
         )
 
     def _order(self, rng, n):
@@ -647,6 +653,23 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
+
+
+class _Epochs:
+    """Online calibration's epochs as a problem of the engine: the estimator and the maps
+    learn each sample in turn, and the model errs and stops as a whole."""
+
+    n_units = 1
+    unit_stops = False
+
+    def __init__(self, epoch: Callable[[np.ndarray], EpochCount]) -> None:
+        self.epoch = epoch
+
+    def running(self, max_epochs: int) -> AbstractContextManager[Any]:
+        return nullcontext(self)
+
+    def credit(self, epochs_left: np.ndarray, presented: int) -> None:
+        """Nothing to credit: the stop rule credits no skipped epoch here."""
 
 
 _ONLINE_ADVICE = (
