@@ -56,6 +56,7 @@ def test_the_cases_cover_every_classifier_and_step():
         "multinomial",
         "labels",
         "calibrated",
+        "calibrated online",
         "tf-idf",
         "TfDfTransformer",
         "PolynomialFeatures",

@@ -229,7 +229,7 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
     ((3, 2), True)
     """
 
-    #: what :func:`calibrated` was asked for (as :attr:`CalibratedClassifier.method`)
+    #: what :func:`calibrated` was asked for (as ``CalibratedClassifier.method``)
     method = "online"
     mistakes_per_epoch_: list[int]
 
