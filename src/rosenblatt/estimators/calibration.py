@@ -40,6 +40,7 @@ from .._core.validation import (
 )
 from ..engine.driver import EpochCount, History, StopRule, train
 from ..engine.orders import random_source
+from ..engine.targets import TargetCoding
 from ._online_platt import START, bin_of, ops_probability, track, update
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -343,9 +344,10 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
         return scores
 
     def _outcomes(self, y) -> np.ndarray:
-        """1 where a sample is of a map's class, else 0: (n_samples, n_maps)."""
-        classes = self.classes_[1:] if self.classes_.shape[0] == 2 else self.classes_
-        return (np.asarray(y)[:, None] == classes[None, :]).astype(np.float64)
+        """1 where a sample is of a map's class, else 0: (n_samples, n_maps); the maps are
+        the estimators' neurons (one for two classes, the second's; else one per class)."""
+        signed = TargetCoding.for_classes(self.classes_).signed(y)
+        return (signed.T > 0).astype(np.float64)
 
     def _pass(self, X, y, weights) -> tuple[EpochCount, np.ndarray]:
         """One prequential pass over the samples in their order, ``batch_size`` at a time:
