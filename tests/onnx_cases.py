@@ -210,6 +210,21 @@ CASES = [
         lambda: calibrated(_tfidf(Perceptron(**_SEED)), cv=3),
     ),
     Case(
+        "calibrated online (scaled AveragedPerceptron)",
+        "spambase",
+        lambda: _scaled(calibrated(AveragedPerceptron(max_iter=5, **_SEED), method="online")),
+    ),
+    Case(
+        "calibrated online, 10 classes",
+        "digits",
+        lambda: calibrated(AveragedPerceptron(max_iter=5, **_SEED), method="online"),
+    ),
+    Case(
+        "tf-idf + calibrated online Perceptron",
+        "sms",
+        lambda: _tfidf(calibrated(Perceptron(max_iter=5, **_SEED), method="online")),
+    ),
+    Case(
         "scikit-learn's CalibratedClassifierCV(Perceptron)",
         "digits",
         lambda: CalibratedClassifierCV(Perceptron(**_SEED), cv=3),

@@ -98,7 +98,7 @@ def test_every_classifier_gets_probabilities(estimator):
 
 
 def test_unknown_method_is_a_clear_error():
-    with pytest.raises(ValueError, match="method must be 'sigmoid' or 'isotonic'"):
+    with pytest.raises(ValueError, match="method must be 'sigmoid', 'isotonic' or 'online'"):
         calibrated(Perceptron(), method="beta")
 
 

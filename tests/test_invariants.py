@@ -489,6 +489,7 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
         CentroidClassifier().fit(X3, Y3),
         LinearProgramClassifier().fit(X3, Y3),
         _calibrated("sigmoid"),
+        calibrated(Perceptron(max_iter=3), method="online").fit(X3, Y3),
         make_pipeline(
             StandardScaler(), MinMaxScaler(), MaxAbsScaler(), Normalizer(), Perceptron()
         ).fit(X2, Y2),

@@ -56,6 +56,7 @@ def test_the_cases_cover_every_classifier_and_step():
         "multinomial",
         "labels",
         "calibrated",
+        "calibrated online",
         "tf-idf",
         "TfDfTransformer",
         "PolynomialFeatures",
@@ -194,7 +195,7 @@ def test_without_the_extra_the_error_says_how_to_install_it(monkeypatch, tmp_pat
 
 
 # ---------------------------------------------------------------------- the command line
-@pytest.mark.parametrize("calibrate", [None, "sigmoid"])
+@pytest.mark.parametrize("calibrate", [None, "sigmoid", "online"])
 def test_export_writes_a_graph_that_predicts_as_the_model_file(tmp_path, calibrate):
     from sklearn.datasets import make_classification
 

@@ -20,6 +20,7 @@ _EXPORTS = {
     "KernelPerceptron": "estimators.kernel",
     "Projectron": "estimators.projectron",
     "LinearProgramClassifier": "estimators.baselines",
+    "OnlineCalibratedClassifier": "estimators.calibration",
     "ParameterMixing": "distributed",
     "Perceptron": "estimators.linear",
     "TfDfTransformer": "estimators.text",

@@ -102,8 +102,13 @@ CACHE_TEMP_PREFIX = "rosenblatt-cache-"
 CACHE_WRITE_BYTES = 1 << 20
 
 # ---------------------------------------------------------------------- probabilities
-#: The calibrations of ``calibrated``, ``train --calibrate`` and the model files' rule.
+#: The calibrations on held-out folds of ``calibrated``, ``train --calibrate`` and the
+#: model files' rule (CalibratedClassifier's ``method``).
 CALIBRATION_METHODS = ("sigmoid", "isotonic")
+#: ``calibrated``'s (and ``train --calibrate``'s) method that learns online with the estimator.
+ONLINE_CALIBRATION = "online"
+#: Most bins of online calibration's tracking (a model file's bound too).
+MAX_CALIBRATION_BINS = 10_000
 
 # ---------------------------------------------------------------------- model files
 # Loading reads these when it runs: raise one (``rosenblatt._core.config.MODEL_MAX_... = n``)

@@ -78,8 +78,10 @@ def fit_stream(
 
     Parameters
     ----------
-    estimator : Perceptron, AveragedPerceptron or VotedPerceptron
+    estimator : Perceptron, AveragedPerceptron, VotedPerceptron, or one calibrated online
         Trained from scratch unless ``warm_start=True`` and already fitted.
+        ``calibrated(estimator, method="online")`` learns its probabilities on the
+        same pass (the options that order the chunks are its estimator's).
     path : str or path-like
         ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text).
     chunk_size : int, default=10000
@@ -198,9 +200,11 @@ def _fit_index(
     classes = index.classes if classes is None else np.asarray(classes)
     if index.format == "text" and vectorizer is None:
         vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
+    # what learns: the estimator, or the one an online calibration wraps (its options)
+    learner = getattr(estimator, "estimator", estimator)
     if random_state is None:
-        random_state = getattr(estimator, "random_state", None)
-    orders = chunk_orders(index.n_chunks, epochs, random_state, getattr(estimator, "shuffle", True))
+        random_state = getattr(learner, "random_state", None)
+    orders = chunk_orders(index.n_chunks, epochs, random_state, getattr(learner, "shuffle", True))
     total = os.path.getsize(path) if os.path.exists(path) else index.size
     epoch = [0]
 
@@ -223,14 +227,14 @@ def _fit_index(
                     )
                 )
 
-    own_callback = estimator.get_params().get("on_epoch")
+    own_callback = learner.get_params().get("on_epoch")
     if on_epoch is not None:
-        estimator.set_params(on_epoch=on_epoch)
+        learner.set_params(on_epoch=on_epoch)
     try:
         estimator.fit_batches(batches, classes, max_iter=epochs, limit="epochs")
     finally:
         if on_epoch is not None:
-            estimator.set_params(on_epoch=own_callback)
+            learner.set_params(on_epoch=own_callback)
         if reader is not None:
             reader.close()
     if vectorizer is not None:

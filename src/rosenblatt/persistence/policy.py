@@ -84,6 +84,10 @@ CLASS_LOCATIONS = {
         "rosenblatt.estimators.calibration",
         "CalibratedClassifier",
     ),
+    "rosenblatt.OnlineCalibratedClassifier": (
+        "rosenblatt.estimators.calibration",
+        "OnlineCalibratedClassifier",
+    ),
     "rosenblatt.TfDfTransformer": ("rosenblatt.estimators.text", "TfDfTransformer"),
     "rosenblatt.engine.primal.PrimalState": ("rosenblatt.engine.primal", "PrimalState"),
     "rosenblatt.engine.dual.DualState": ("rosenblatt.engine.dual", "DualState"),
@@ -280,6 +284,9 @@ def _missing_value(value):
 
 
 _NUMBER_DTYPE = _rule(_number_dtype, "a numpy float or int dtype")
+_POSITIVE = _rule(
+    lambda v: _is_real(v) and not isinstance(v, bool) and v > 0, "a finite positive number"
+)
 _SEED = _int_in(0, 2**32 - 1, none=True)
 _JOBS = _int_in(-MAX_INDEX, MAX_INDEX, none=True)
 _WEIGHTS = _rule(_weights, "None or a dict of transformer names to numbers")
@@ -460,6 +467,16 @@ PARAMETER_RULES = {
         "cv": _int_in(2, MAX_INDEX, none=True),
         "n_jobs": _int_in(-MAX_INDEX, MAX_INDEX, none=True),
         "ensemble": _one_of(True, False, "auto"),
+    },
+    "rosenblatt.OnlineCalibratedClassifier": {
+        # the estimator is an estimator node: only registered classes are built
+        "estimator": _rule(lambda value: True, "a classifier"),
+        "calibeating": _one_of("tracking", None),
+        "n_bins": _int_in(1, "MAX_CALIBRATION_BINS"),
+        "gamma": _POSITIVE,
+        "rho": _POSITIVE,
+        "radius": _POSITIVE,
+        "batch_size": _int_in(1, MAX_INDEX),
     },
     **_PREPROCESSING_RULES,
 }

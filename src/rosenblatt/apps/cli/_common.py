@@ -330,10 +330,22 @@ def is_text_model(model: Any) -> bool:
 
 
 def final_estimator(model: Any) -> Any:
-    """The classifier itself (the last step of a pipeline, calibrated or not)."""
+    """The classifier itself (the last step of a pipeline, calibrated or not: a model
+    calibrated online, its estimator, which learnt the same epochs)."""
     model = _uncalibrated(model)
     steps = getattr(model, "steps", None)
-    return steps[-1][1] if steps else model
+    final = steps[-1][1] if steps else model
+    return final.estimator_ if calibration_of(final) == "online" else final
+
+
+def calibration_of(model: Any) -> str | None:
+    """How a model (or the last step of a pipeline) was calibrated: ``"sigmoid"``,
+    ``"isotonic"``, ``"online"``, or None."""
+    steps = getattr(model, "steps", None)
+    final = steps[-1][1] if steps else model
+    if hasattr(final, "calibrators_") or hasattr(final, "platt_"):
+        return str(final.method)
+    return None
 
 
 def load_model(

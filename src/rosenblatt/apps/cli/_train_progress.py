@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from ..._core.config import ONLINE_CALIBRATION
 from ._common import erased_on_error, err_console
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,8 +33,8 @@ def fit_with_epoch_progress(
     (``kwargs["epochs"]`` at most).
 
     ``steps_after(stop)`` makes the ``stage`` of the steps after training, which first
-    calls ``stop`` (the bar's last state). With ``calibrate`` the folds' classifiers
-    ran the epochs: the bar is not completed from the model's ``n_iter_``.
+    calls ``stop`` (the bar's last state). With ``calibrate`` on folds the folds'
+    classifiers ran the epochs: the bar is not completed from the model's ``n_iter_``.
     """
     progress = Progress(
         TextColumn("[bold]training[/]"),
@@ -62,7 +63,8 @@ def fit_with_epoch_progress(
         if bar["started"] and not bar["stopped"]:
             bar["stopped"] = True
             fitted = bar["last"].model  # its fitted attributes: the finished run's
-            if trained and calibrate is None and getattr(fitted, "converged_", False):
+            folds = calibrate not in (None, ONLINE_CALIBRATION)  # each fold its own epochs
+            if trained and not folds and getattr(fitted, "converged_", False):
                 progress.update(task, total=fitted.n_iter_, completed=fitted.n_iter_)
             progress.stop()
 

@@ -38,6 +38,7 @@ def train_streamed(
     format: str | None = None,
     evaluate: bool = True,
     stage: Callable[[str], AbstractContextManager[Any]] | None = None,
+    calibrate: str | None = None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -51,8 +52,9 @@ def train_streamed(
     file is parsed and after every chunk. ``evaluate``: stream the file once more
     for the training accuracy, except for the voted perceptron, whose vote over
     every update of every row has no bound (``train_accuracy`` None); ``stage`` as
-    for :func:`train`. An algorithm that cannot stream, or a ``model_path`` that
-    cannot be written, fails before the file is read.
+    for :func:`train`. ``calibrate="online"``: the probabilities are learnt on the
+    same pass (:func:`rosenblatt.calibrated`). An algorithm that cannot stream, or a
+    ``model_path`` that cannot be written, fails before the file is read.
     """
     from ...persistence import save
 
@@ -74,6 +76,7 @@ def train_streamed(
         cache=cache,
         on_progress=on_progress,
         format=format,
+        calibrate=calibrate,
     )
     seconds = time.perf_counter() - start
     metadata: dict[str, Any] = {
@@ -92,6 +95,8 @@ def train_streamed(
         if key in summary
     }
     metadata["algorithm"] = algorithm
+    if calibrate is not None:
+        metadata["calibrated"] = calibrate
     with stage(f"saving {model_path}..."):
         save(model, model_path, metadata=metadata)
     accuracy = summary["train_accuracy"]
@@ -131,6 +136,7 @@ def train_stream(
     cache: str | os.PathLike[str] | None = None,
     on_progress: Callable[[StreamProgress], Any] | None = None,
     format: str | None = None,
+    calibrate: str | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Train on a data file too large for memory, as ``rosenblatt train --stream`` does.
 
@@ -165,6 +171,9 @@ def train_stream(
         Called as the file is parsed and after every trained chunk.
     format : {"csv", "svmlight", "tsv"}, default=None
         The file's format (default: from its extension).
+    calibrate : {"online"}, default=None
+        Learn the probabilities on the same pass (``calibrated(estimator,
+        method="online")``): the model then has ``predict_proba``.
 
     Returns
     -------
@@ -200,6 +209,10 @@ def train_stream(
     epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
     # the estimator of `train`, checked before the file is read (a bad eta or epochs)
     estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
+    if calibrate is not None:
+        from ...estimators.calibration import calibrated
+
+        estimator = calibrated(estimator, method=calibrate)
     text = is_text(path, format)
     index = index_file(
         path,

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from rich.table import Table
 
-from ._common import final_estimator, jsonable
+from ._common import calibration_of, final_estimator, jsonable
 
 #: Most (row, stored update) pairs the summary's training accuracy of a voted model
 #: may score. A voted model scores a row against every update it stored, so all n
@@ -95,8 +95,8 @@ def rows_of(X: Any, rows: np.ndarray) -> Any:
 
 def summary_table(result: TrainResult) -> Table:
     title = f"Trained {type(final_estimator(result.model)).__name__}"
-    if hasattr(result.model, "calibrators_"):
-        title += f" (calibrated: {result.model.method})"
+    if calibration_of(result.model) is not None:
+        title += f" (calibrated: {calibration_of(result.model)})"
     table = Table(title=title, show_header=False)
     table.add_column(style="bold")
     table.add_column()
@@ -139,6 +139,5 @@ def summary_json(result: TrainResult) -> dict:
         f.name: jsonable(getattr(result, f.name)) for f in fields(result) if f.name != "model"
     }
     summary["estimator"] = type(final_estimator(result.model)).__name__
-    calibrated = hasattr(result.model, "calibrators_")
-    summary["calibrated"] = result.model.method if calibrated else None
+    summary["calibrated"] = calibration_of(result.model)
     return summary

@@ -20,7 +20,12 @@ import numpy as np
 import typer
 from rich.markup import escape
 
-from ..._core.config import CALIBRATION_METHODS, DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from ..._core.config import (
+    CALIBRATION_METHODS,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_STREAM_EPOCHS,
+    ONLINE_CALIBRATION,
+)
 from ..._core.files import check_writable
 from ._common import (
     auto,
@@ -137,10 +142,11 @@ def train(
         More estimator parameters from the command line (see :func:`make_estimator`).
     format : {"csv", "svmlight", "tsv"}, default=None
         The data's format (default: from the extension); needed for standard input (``"-"``).
-    calibrate : {"sigmoid", "isotonic"}, default=None
-        Calibrate the model's scores into probabilities on held-out folds
-        (:func:`rosenblatt.calibrated`), so that it has ``predict_proba``; the
-        epochs and mistakes of the folds' classifiers are then not reported.
+    calibrate : {"sigmoid", "isotonic", "online"}, default=None
+        Calibrate the model's scores into probabilities (:func:`rosenblatt.calibrated`),
+        so that it has ``predict_proba``: on held-out folds (the epochs and mistakes
+        of the folds' classifiers are then not reported), or ``"online"``, learnt
+        with the estimator, sample by sample (after the scaler or the text features).
     evaluate : bool, default=True
         Measure the training accuracy (False: ``train_accuracy`` is None). A voted
         model is scored on at most :data:`VOTE_SCORE_PAIRS` (row, update) pairs: a
@@ -167,10 +173,11 @@ def train(
     data = read_data(
         data_path, label_column=label_column, zero_based=zero_based, header=header, format=format
     )
-    model = model_for(data, estimator, scale=scale)
-    if calibrate is not None:
-        from ...estimators.calibration import calibrated
+    from ...estimators.calibration import calibrated
 
+    online = calibrate == ONLINE_CALIBRATION  # the estimator's: after the scaler or the text
+    model = model_for(data, calibrated(estimator, "online") if online else estimator, scale=scale)
+    if calibrate is not None and not online:
         model = calibrated(model, method=calibrate)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -197,6 +204,7 @@ def train(
     }
     if calibrate is not None:
         metadata["calibrated"] = calibrate
+    if calibrate is not None and not online:
         fitted = None  # the folds' classifiers each ran their own epochs
     if not data.is_text:
         metadata["scaled"] = bool(scale)
@@ -360,7 +368,9 @@ def command(
         None,
         "--calibrate",
         help="sigmoid or isotonic: calibrate the scores into probabilities on 5 held-out "
-        "folds, for `predict --proba` (isotonic wants a thousand samples or more).",
+        "folds, for `predict --proba` (isotonic wants a thousand samples or more); online: "
+        "learn the probabilities with the model, sample by sample (online Platt scaling "
+        "with calibeating; the iterative algorithms, also with --stream).",
     ),
     cache: str | None = typer.Option(
         None,
@@ -396,17 +406,31 @@ def command(
         "max_projection_error": max_projection_error,
         "plus": plus,
     }
-    if calibrate is not None and calibrate not in CALIBRATION_METHODS:
-        raise ValueError(f"--calibrate takes sigmoid or isotonic; got {calibrate!r}")
-    if stream and calibrate is not None:
-        raise ValueError("--calibrate needs the data in memory (its folds); drop --stream")
+    if calibrate is not None and calibrate not in (*CALIBRATION_METHODS, ONLINE_CALIBRATION):
+        raise ValueError(f"--calibrate takes sigmoid, isotonic or online; got {calibrate!r}")
+    if stream and calibrate in CALIBRATION_METHODS:
+        raise ValueError(
+            f"--calibrate {calibrate} needs the data in memory (its folds); drop --stream, "
+            "or calibrate online"
+        )
+    if calibrate == ONLINE_CALIBRATION and algorithm not in ITERATIVE:
+        raise ValueError(
+            f"--calibrate online learns with the model, which {algorithm} does not do "
+            f"online; use {', '.join(ITERATIVE)}, or --calibrate sigmoid"
+        )
     if stream and any(v not in (None, False) for v in options.values()):
         raise ValueError("--stream takes --max-iter, --eta and --seed, not the estimator options")
 
     def fit(**kwargs):
         if stream:
             return train_streamed(
-                data, model, chunk_size=chunk_size, cache=cache, **reading, **kwargs
+                data,
+                model,
+                chunk_size=chunk_size,
+                cache=cache,
+                calibrate=calibrate,
+                **reading,
+                **kwargs,
             )
         return train(
             data, model, scale=scale, options=options, calibrate=calibrate, **reading, **kwargs

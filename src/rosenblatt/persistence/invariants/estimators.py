@@ -9,7 +9,7 @@ import numpy as np
 from ..._core.sparse import is_sparse
 from ..._core.validation import BrokenInvariant
 from .checker import Checker, final_step, rows_for
-from .roles import CLASSIFIERS
+from .roles import CLASSIFIERS, ONLINE_LEARNERS
 from .transformers import output_width
 
 # ---------------------------------------------------------------------- classifiers
@@ -265,3 +265,49 @@ def _calibration_map(c, name, mapping, method):
         return
     wanted = "{'a', 'b'} (sigmoid)" if method == "sigmoid" else "{'x', 'y'} (isotonic)"
     c.fail(name, f"must be a calibration map {wanted} for method={method!r}")
+
+
+def _number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def check_online_calibrated(c: Checker) -> None:
+    """The maps of online calibration: one per class scored (one for two classes), each
+    ``(a, b)`` inside the ball of ``radius``, a symmetric positive definite Newton
+    matrix, and per bin a count and a sum of outcomes between 0 and the count; the
+    estimator one that learns online, fitted on the same classes and features (or
+    not fitted at all, before its first update)."""
+    required = ("classes_", "n_features_in_", "estimator_", "platt_", "newton_")
+    if not c.fitted(*required, "bin_sums_", "bin_counts_", *_EPOCH_RECORD):
+        return
+    classes = c.classes()
+    n_features = c.n_features()
+    n_maps = rows_for(classes.shape[0])
+    if c.param("estimator") is not None:
+        c.estimator(c.param("estimator"), "estimator", ONLINE_LEARNERS, "an online classifier")
+    role = "an online classifier"
+    learner = c.estimator(c.values["estimator_"], "estimator_", ONLINE_LEARNERS, role)
+    if learner.fitted:
+        learnt = learner.fitted.get("classes_")
+        if not isinstance(learnt, np.ndarray) or not np.array_equal(learnt, classes):
+            c.fail("estimator_", "is not fitted on the model's classes")
+        if learner.fitted.get("n_features_in_") != n_features:
+            c.fail("estimator_", f"does not take the model's {n_features} features")
+    radius = c.param("radius")
+    platt = c.array("platt_", shape=(n_maps, 2))
+    outside = np.hypot(platt[:, 0], platt[:, 1]) > (radius if _number(radius) else 0) * (1 + 1e-9)
+    if np.any(outside):
+        c.fail("platt_", f"holds (a, b) outside the ball of radius {radius}")
+    newton = c.array("newton_", shape=(n_maps, 2, 2))
+    if not np.array_equal(newton, np.transpose(newton, (0, 2, 1))):
+        c.fail("newton_", "holds matrices that are not symmetric")
+    det = newton[:, 0, 0] * newton[:, 1, 1] - newton[:, 0, 1] * newton[:, 1, 0]
+    if np.any(newton[:, 0, 0] <= 0) or np.any(det <= 0):
+        c.fail("newton_", "holds matrices that are not positive definite")
+    n_bins = c.param("n_bins")
+    bins = (n_maps, n_bins if isinstance(n_bins, int) else None)
+    counts = c.array("bin_counts_", shape=bins, low=0.0)
+    sums = c.array("bin_sums_", shape=counts.shape, low=0.0)
+    if np.any(sums > counts):
+        c.fail("bin_sums_", "holds more outcomes in a bin than its count")
+    _epoch_record(c)

@@ -12,6 +12,7 @@ from .estimators import (
     check_kernel_perceptron,
     check_linear_perceptron,
     check_linear_program,
+    check_online_calibrated,
 )
 from .roles import KEYS, STATELESS
 from .transformers import (
@@ -68,6 +69,9 @@ PARAMETERS = {
         "rosenblatt.CentroidClassifier": "multi_class",
         "rosenblatt.LinearProgramClassifier": "fit_intercept",
         "rosenblatt.CalibratedClassifier": "cv ensemble estimator method n_jobs",
+        "rosenblatt.OnlineCalibratedClassifier": (
+            "batch_size calibeating estimator gamma n_bins radius rho"
+        ),
         "rosenblatt.TfDfTransformer": "norm",
         "sklearn.pipeline.Pipeline": "memory steps transform_input verbose",
         "sklearn.feature_extraction.text.CountVectorizer": _COUNT_PARAMETERS,
@@ -141,6 +145,9 @@ FITTED = {
             f"{_INPUT} classes_ coef_ intercept_ total_slack_ separable_"
         ),
         "rosenblatt.CalibratedClassifier": (f"{_INPUT} classes_ estimators_ calibrators_"),
+        "rosenblatt.OnlineCalibratedClassifier": (
+            f"{_INPUT} classes_ estimator_ platt_ newton_ bin_sums_ bin_counts_ {_EPOCHS}"
+        ),
         "rosenblatt.TfDfTransformer": f"{_INPUT} df_",
         "sklearn.feature_extraction.text.CountVectorizer": "vocabulary_ fixed_vocabulary_",
         "sklearn.feature_extraction.text.TfidfVectorizer": "vocabulary_ fixed_vocabulary_ idf_",
@@ -181,6 +188,7 @@ _CHECKS = {
     "rosenblatt.CentroidClassifier": check_centroid,
     "rosenblatt.LinearProgramClassifier": check_linear_program,
     "rosenblatt.CalibratedClassifier": check_calibrated,
+    "rosenblatt.OnlineCalibratedClassifier": check_online_calibrated,
     "sklearn.pipeline.Pipeline": check_pipeline,
     "sklearn.feature_extraction.text.CountVectorizer": check_count_vectorizer,
     "sklearn.feature_extraction.text.TfidfVectorizer": check_tfidf_vectorizer,

@@ -13,6 +13,7 @@ PIPELINE = "sklearn.pipeline.Pipeline"
 UNION = "sklearn.pipeline.FeatureUnion"
 IDENTITY = "sklearn.preprocessing.FunctionTransformer"  # what fit makes of 'passthrough'
 CALIBRATED = "rosenblatt.CalibratedClassifier"
+ONLINE_CALIBRATED = "rosenblatt.OnlineCalibratedClassifier"
 HASHING_VECTORIZER = "sklearn.feature_extraction.text.HashingVectorizer"
 
 # what a pipeline may end with
@@ -25,9 +26,21 @@ FINAL_STEPS = (
     "rosenblatt.CentroidClassifier",
     "rosenblatt.LinearProgramClassifier",
     CALIBRATED,
+    ONLINE_CALIBRATED,
 )
 # what a calibrated model's folds may be: a classifier, or a pipeline ending in one
-CLASSIFIERS = (*(key for key in FINAL_STEPS if key != CALIBRATED), PIPELINE)
+CLASSIFIERS = (
+    *(key for key in FINAL_STEPS if key not in (CALIBRATED, ONLINE_CALIBRATED)),
+    PIPELINE,
+)
+# what online calibration may hold: a classifier that learns online (partial_fit)
+ONLINE_LEARNERS = (
+    "rosenblatt.Perceptron",
+    "rosenblatt.AveragedPerceptron",
+    "rosenblatt.VotedPerceptron",
+    "rosenblatt.KernelPerceptron",
+    "rosenblatt.Projectron",
+)
 # documents in, features out: only a pipeline's first step
 VECTORIZERS = (
     "sklearn.feature_extraction.text.CountVectorizer",

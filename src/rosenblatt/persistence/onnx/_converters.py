@@ -11,8 +11,9 @@ A classifier gives two outputs: ``label`` (what ``predict`` gives) and ``scores`
 option ``raw_scores`` (which its ``CalibratedClassifierCV`` converter sets on the
 classifier it calibrates) a binary classifier's scores are the two columns
 ``[-s, s]``, as skl2onnx's own linear classifiers give them. A
-:class:`~rosenblatt.estimators.calibration.CalibratedClassifier` gives ``label`` and
-``probabilities`` (``predict_proba``).
+:class:`~rosenblatt.estimators.calibration.CalibratedClassifier` or
+:class:`~rosenblatt.estimators.calibration.OnlineCalibratedClassifier` gives ``label``
+and ``probabilities`` (``predict_proba``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from skl2onnx.common.data_types import (
 )
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 
-from ...estimators.calibration import CalibratedClassifier
+from ...estimators.calibration import CalibratedClassifier, OnlineCalibratedClassifier
 from ...estimators.projectron import Projectron
 from ...estimators.text import TfDfTransformer
 from . import _calibration, _scores
@@ -42,7 +43,13 @@ __all__ = ["ALIASES", "EXPORT_CONVERTERS", "EXPORT_SHAPES", "register"]
 # skl2onnx's name of each registered class
 ALIASES = {
     cls: f"Rosenblatt{cls.__name__}"
-    for cls in (*_scores.CLASSIFIERS, Projectron, CalibratedClassifier, TfDfTransformer)
+    for cls in (
+        *_scores.CLASSIFIERS,
+        Projectron,
+        CalibratedClassifier,
+        OnlineCalibratedClassifier,
+        TfDfTransformer,
+    )
 }
 # the classifiers' options: zipmap is set by skl2onnx's pipelines (there are no
 # probabilities to zip: it changes nothing), raw_scores as described above
@@ -172,10 +179,37 @@ def _convert_calibrated(scope: Any, operator: Any, container: Any) -> None:
     model = operator.raw_operator
     g = Graph(scope, container, ALIASES[CalibratedClassifier])
     proba = _calibration.probabilities(g, [v.full_name for v in operator.inputs], model)
+    _probability_outputs(g, operator, proba)
+
+
+def _probability_outputs(g: Graph, operator: Any, proba: str) -> None:
+    """A calibrated model's outputs: the most probable class and the probabilities."""
+    model = operator.raw_operator
     index = g.op("ArgMax", proba, axis=1, keepdims=0)
     classes = g.const(_scores.label_values(np.asarray(model.classes_)), "classes")
     g.op("Identity", g.gather(classes, index), output=operator.outputs[0].full_name)
     g.cast(proba, _numpy_float(operator.outputs[1]), output=operator.outputs[1].full_name)
+
+
+def _parse_online(scope: Any, model: Any, inputs: list, custom_parsers: Any = None) -> list:
+    from skl2onnx import _parse as skl2onnx_parse  # as _parse_calibrated
+
+    scores = skl2onnx_parse._parse_sklearn(
+        scope, model.estimator_, inputs, custom_parsers=custom_parsers
+    )[1]
+    scores.type = DoubleTensorType()  # as predict_proba calibrates them, not rounded
+    operator = scope.declare_local_operator(ALIASES[OnlineCalibratedClassifier], model)
+    operator.inputs = [scores]
+    operator.outputs.append(scope.declare_local_variable("label", _label_type(model)()))
+    operator.outputs.append(scope.declare_local_variable("probabilities", _float_type(inputs[0])()))
+    return operator.outputs
+
+
+def _convert_online(scope: Any, operator: Any, container: Any) -> None:
+    model = operator.raw_operator
+    g = Graph(scope, container, ALIASES[OnlineCalibratedClassifier])
+    proba = _calibration.online_probabilities(g, operator.inputs[0].full_name, model)
+    _probability_outputs(g, operator, proba)
 
 
 # ---------------------------------------------------------------------- tf/df
@@ -306,6 +340,14 @@ def register() -> None:
         _calibrated_shapes,
         _convert_calibrated,
         parser=_parse_calibrated,
+        options={"zipmap": [True, False, "columns"]},
+    )
+    update_registered_converter(
+        OnlineCalibratedClassifier,
+        ALIASES[OnlineCalibratedClassifier],
+        _calibrated_shapes,
+        _convert_online,
+        parser=_parse_online,
         options={"zipmap": [True, False, "columns"]},
     )
     update_registered_converter(

@@ -12,7 +12,7 @@ from sklearn.pipeline import FeatureUnion, Pipeline
 from sklearn.utils.validation import check_is_fitted
 
 from ..._core.version import __version__
-from ...estimators.calibration import CalibratedClassifier
+from ...estimators.calibration import CalibratedClassifier, OnlineCalibratedClassifier
 from . import OPSET, _scores
 
 __all__ = ["export"]
@@ -28,6 +28,8 @@ def _final(model: Any) -> Any:
         return _final(model.steps[-1][1])
     if isinstance(model, CalibratedClassifier):
         return _final(model.estimators_[0])
+    if isinstance(model, OnlineCalibratedClassifier):
+        return _final(model.estimator_)
     if isinstance(model, CalibratedClassifierCV):
         return _final(model.calibrated_classifiers_[0].estimator)
     return model
@@ -54,6 +56,10 @@ def _steps(model: Any, where: str):
         yield model, where
         for k, fold in enumerate(model.estimators_):
             yield from _steps(fold, f"the classifier of fold {k} of {where}")
+        return
+    if isinstance(model, OnlineCalibratedClassifier):
+        yield model, where
+        yield from _steps(model.estimator_, f"the estimator of {where}")
         return
     if isinstance(model, CalibratedClassifierCV):
         yield model, where
@@ -149,7 +155,7 @@ def export(model: Any, n_features: int | None, dtype: Any) -> Any:
     last = model  # the last step: a calibrated model gives probabilities
     while isinstance(last, Pipeline):
         last = last.steps[-1][1]
-    calibrated = isinstance(last, CalibratedClassifierCV)
+    calibrated = isinstance(last, (CalibratedClassifierCV, OnlineCalibratedClassifier))
     # the vectorizers get their options in their converters (EXPORT_CONVERTERS): options
     # given here make skl2onnx walk every attribute of the model, a vocabulary's each word
     theirs = calibrated and not isinstance(last, CalibratedClassifier)  # skl2onnx's converter
