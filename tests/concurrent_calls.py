@@ -6,7 +6,7 @@ an import, a library's loading, a registry's filling, is really the first)::
     python tests/concurrent_calls.py FOLDER GROUP[,GROUP...] [THREADS]
 
 For each group in the order given (``theory``, ``trace``, ``estimators``, ``readers``,
-``persistence``), its entries' calls start together behind one barrier, ``THREADS``
+``persistence``, ``online``), its entries' calls start together behind one barrier, ``THREADS``
 threads (default 32) per entry; then the main thread makes every call once more, one
 after another, and each thread's result must equal that one exactly. The process
 starts with nothing of the package imported but its top level (``import rosenblatt``
@@ -335,12 +335,51 @@ def persistence_entries(folder: Path) -> list[list[Entry]]:
     ]
 
 
+def online_entries(folder: Path) -> list[list[Entry]]:
+    """Online calibration (fit, partial_fit, its probabilities) and the ONNX export."""
+    models = {
+        "Perceptron": rosenblatt.Perceptron(random_state=0).fit(X, Y3),
+        "online calibrated": rosenblatt.calibrated(
+            rosenblatt.AveragedPerceptron(random_state=0), method="online"
+        ).fit(X, Y),
+    }
+
+    def calibrate(how):
+        def call():
+            model = rosenblatt.calibrated(
+                rosenblatt.AveragedPerceptron(random_state=0), method="online"
+            )
+            model = model.fit(X, Y) if how == "fit" else model.partial_fit(X, Y, classes=[-1, 1])
+            return model.predict(X), model.predict_proba(X)
+
+        return call
+
+    def export(name):
+        def call():
+            import onnxruntime
+
+            graph = rosenblatt.to_onnx(models[name])
+            session = onnxruntime.InferenceSession(
+                graph.SerializeToString(), providers=["CPUExecutionProvider"]
+            )
+            feed = {session.get_inputs()[0].name: X.astype(np.float32)}
+            return session.run(None, feed)
+
+        return call
+
+    return [
+        [(f"online calibration: {how}", calibrate(how)) for how in ("fit", "partial_fit")],
+        [(f"to_onnx {name}", export(name)) for name in models],
+    ]
+
+
 GROUPS = {
     "theory": theory_entries,
     "trace": trace_entries,
     "estimators": estimator_entries,
     "readers": reader_entries,
     "persistence": persistence_entries,
+    "online": online_entries,
 }
 
 

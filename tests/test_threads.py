@@ -26,9 +26,9 @@ PROBE = Path(__file__).with_name("concurrent_calls.py")
 
 #: the groups in the order each round makes their first use, all 32 threads per entry
 ROUNDS = {
-    "theory first": "theory,trace,readers,persistence,estimators",
+    "theory first": "theory,trace,readers,persistence,estimators,online",
     "estimators first": "estimators,persistence,readers,trace,theory",
-    "persistence first": "persistence,readers,trace,theory",
+    "persistence first": "persistence,online,readers,trace,theory",
 }
 
 
