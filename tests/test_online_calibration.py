@@ -201,7 +201,8 @@ def test_clear_errors():
     model = calibrated(Perceptron(), method="online").partial_fit(X, y, classes=[0, 1])
     with pytest.raises(ValueError, match="n_bins=5, but the model was fitted with 10 bins"):
         model.set_params(n_bins=5).partial_fit(X, y)
-    with pytest.raises(ValueError, match=r"labels \[7\] that are not in classes_"):
+    unknown = r"labels \[7\] that are not among the classes \[0, 1\] \(classes_\)"
+    with pytest.raises(ValueError, match=unknown):
         calibrated(Perceptron(), method="online").partial_fit(X, np.full(50, 7), classes=[0, 1])
 
 

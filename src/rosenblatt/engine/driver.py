@@ -224,11 +224,13 @@ credit=True, limit='max_iter', unit='Epoch')
     @classmethod
     def of(cls, estimator: Any, max_epochs: int | None = None, **changes: Any) -> StopRule:
         """The rule an estimator's ``max_iter``, ``tol`` and ``n_iter_no_change`` set
-        (``max_epochs`` and ``changes`` override them)."""
+        (``max_epochs`` and ``changes`` override them). An estimator without ``tol``
+        (another library's, wrapped) runs to its first epoch without a mistake."""
+        tol = getattr(estimator, "tol", None)
         return cls(
             max_epochs=int(estimator.max_iter if max_epochs is None else max_epochs),
-            tol=None if estimator.tol is None else float(estimator.tol),
-            n_iter_no_change=int(estimator.n_iter_no_change),
+            tol=None if tol is None else float(tol),
+            n_iter_no_change=int(getattr(estimator, "n_iter_no_change", cls.n_iter_no_change)),
             **changes,
         )
 

@@ -39,7 +39,7 @@ from .._core.validation import (
     validate_params,
 )
 from ..engine.driver import EpochCount, History, StopRule, train
-from ..engine.orders import random_source
+from ..engine.orders import epoch_order, random_source
 from ..engine.targets import TargetCoding
 from ._online_platt import START, bin_of, ops_probability, track, update
 
@@ -49,7 +49,43 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["CalibratedClassifier", "OnlineCalibratedClassifier", "calibrated"]
 
 
-class CalibratedClassifier(CalibratedClassifierCV):
+class _FromProbabilities:
+    """``predict`` and ``predict_log_proba`` of a classifier, read off its ``predict_proba``."""
+
+    if TYPE_CHECKING:  # what the classes it serves define
+        classes_: np.ndarray
+
+        def predict_proba(self, X: MatrixLike) -> np.ndarray: ...
+
+    def predict(self, X: MatrixLike) -> np.ndarray:
+        """The most probable class of each sample.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+        """
+        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+
+    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
+        """Logarithm of ``predict_proba`` (``-inf`` where a probability is 0).
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+class CalibratedClassifier(_FromProbabilities, CalibratedClassifierCV):
     """scikit-learn's ``CalibratedClassifierCV``, kept in parts a model file can hold.
 
     See :func:`calibrated`; the parameters are ``CalibratedClassifierCV``'s.
@@ -110,35 +146,10 @@ class CalibratedClassifier(CalibratedClassifierCV):
         folds = list(zip(self.estimators_, self.calibrators_))
         return sum(_fold_proba(est, maps, self.classes_, X) for est, maps in folds) / len(folds)
 
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """The most probable class of each sample.
 
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
-        """Logarithm of ``predict_proba`` (``-inf`` where a probability is 0).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-
-class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstimator):
+class OnlineCalibratedClassifier(
+    _FromProbabilities, ClassifierMixin, MetaEstimatorMixin, BaseEstimator
+):
     """A classifier that learns online and whose probabilities follow it: online Platt
     scaling with calibeating (Gupta and Ramdas, ICML 2023).
 
@@ -346,8 +357,9 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
     def _outcomes(self, y) -> np.ndarray:
         """1 where a sample is of a map's class, else 0: (n_samples, n_maps); the maps are
         the estimators' neurons (one for two classes, the second's; else one per class)."""
-        signed = TargetCoding.for_classes(self.classes_).signed(y)
-        return (signed.T > 0).astype(np.float64)
+        coding = TargetCoding.for_classes(self.classes_)
+        coding.encode(y)  # the one label check: a label outside classes_ is an error
+        return (coding.signed(y).T > 0).astype(np.float64)
 
     def _pass(self, X, y, weights) -> tuple[EpochCount, np.ndarray]:
         """One prequential pass over the samples in their order, ``batch_size`` at a time:
@@ -356,13 +368,6 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
         anything learnt it: (n_samples, n_maps)."""
         outcomes = self._outcomes(y)
         forecasts = np.empty(outcomes.shape)
-        unknown = ~np.isin(y, self.classes_)
-        if unknown.any():
-            raise ValueError(
-                f"y contains labels {np.unique(y[unknown]).tolist()!r} that are not in "
-                f"classes_ {self.classes_.tolist()!r}; pass every label in `classes` on the "
-                "first partial_fit call, or refit."
-            )
         tracking = self.calibeating == "tracking"
         estimator = self.estimator_
         counts = hasattr(estimator, "n_mistakes_") or not hasattr(estimator, "classes_")
@@ -414,17 +419,9 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
         """Run ``epoch`` through the engine (:func:`~rosenblatt.engine.driver.train`),
         with the estimator's stop rule (an epoch without a mistake, or its ``tol``) and
         its ``on_epoch`` and ``verbose``."""
-        tol = getattr(self.estimator, "tol", None)
-        stop = StopRule(
-            int(max_epochs),
-            tol=None if tol is None else float(tol),
-            n_iter_no_change=int(getattr(self.estimator, "n_iter_no_change", 10)),
-            credit=False,
-            limit=limit,
-        )
         return train(
             _Epochs(epoch),
-            stop,
+            StopRule.of(self.estimator, int(max_epochs), credit=False, limit=limit),
             owner=type(self).__name__,
             advice=_ONLINE_ADVICE.format(limit=limit),
             on_epoch=getattr(self.estimator, "on_epoch", None),
@@ -434,9 +431,8 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
 
     def _order(self, rng, n):
         """The order of an epoch's samples: shuffled when the estimator shuffles."""
-        if getattr(self.estimator, "shuffle", False) is False:
-            return np.arange(n)
-        return rng.permutation(n)
+        shuffled = getattr(self.estimator, "shuffle", False) is not False
+        return epoch_order(rng, n, "full" if shuffled else "none")[0]
 
     def fit(
         self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
@@ -628,33 +624,6 @@ class OnlineCalibratedClassifier(ClassifierMixin, MetaEstimatorMixin, BaseEstima
             for k in range(calibrated.shape[1]):
                 calibrated[:, k] = track(self.bin_sums_[k], self.bin_counts_[k], bins[:, k])
         return self._probabilities(calibrated)
-
-    def predict(self, X: MatrixLike) -> np.ndarray:
-        """The most probable class of each sample.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,)
-        """
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
-
-    def predict_log_proba(self, X: MatrixLike) -> np.ndarray:
-        """Logarithm of ``predict_proba`` (``-inf`` where a probability is 0).
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples, n_classes)
-        """
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
 
 
 class _Epochs:

@@ -243,6 +243,18 @@ def zero_based_option() -> Any:
     )
 
 
+def ignore_option() -> Any:
+    """``--ignore NAME,...``: CSV columns the model does not use, dropped (``predict``,
+    ``evaluate``); without it an unknown column is an error."""
+    return typer.Option(
+        None,
+        "--ignore",
+        metavar="NAME,...",
+        help="CSV: columns (header names, comma-separated) that the model does not use: "
+        "dropped, where an unknown column is otherwise an error.",
+    )
+
+
 def header_option() -> Any:
     """``--header/--no-header``: whether a CSV file's first row is a header."""
     return typer.Option(

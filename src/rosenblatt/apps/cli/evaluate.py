@@ -20,6 +20,7 @@ from ._common import (
     final_estimator,
     format_option,
     header_option,
+    ignore_option,
     jsonable,
     labels_like,
     load_model,
@@ -248,13 +249,7 @@ def command(
     header: bool | None = header_option(),
     data_format: str | None = format_option(for_model=True),
     chunk_size: int = chunk_size_option(),
-    ignore: str | None = typer.Option(
-        None,
-        "--ignore",
-        metavar="NAME,...",
-        help="CSV: columns (header names, comma-separated) that the model does not use: "
-        "dropped, where an unknown column is otherwise an error.",
-    ),
+    ignore: str | None = ignore_option(),
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
 

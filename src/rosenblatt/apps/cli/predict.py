@@ -17,6 +17,7 @@ from ._common import (
     err_console,
     format_option,
     header_option,
+    ignore_option,
     jsonable,
     load_model,
     names_option,
@@ -280,13 +281,7 @@ def command(
         None, "--label-column", help="CSV: the label column, if the file has one that is not last."
     ),
     id_column: list[str] | None = _ID_COLUMN,
-    ignore: str | None = typer.Option(
-        None,
-        "--ignore",
-        metavar="NAME,...",
-        help="CSV: columns (header names, comma-separated) that the model does not use: "
-        "dropped, where an unknown column is otherwise an error.",
-    ),
+    ignore: str | None = ignore_option(),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(for_model=True),
