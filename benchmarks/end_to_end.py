@@ -421,7 +421,7 @@ import resource, sys, time, warnings
 import numpy as np
 warnings.simplefilter("ignore")
 from rosenblatt import AveragedPerceptron
-from rosenblatt.data.streaming import fit_stream
+from rosenblatt.streaming import fit_stream
 path = sys.argv[1]
 stamps = []
 def on_epoch(report):

@@ -2,7 +2,7 @@
 
 1. Writes a synthetic svmlight file (default 2 GB) into a temporary directory
    under /tmp, a block of rows at a time with vectorised byte formatting.
-2. Trains on it with :func:`rosenblatt.data.streaming.fit_stream` in a fresh child
+2. Trains on it with :func:`rosenblatt.streaming.fit_stream` in a fresh child
    process and reports that process's peak resident memory (``ru_maxrss``),
    against a limit (default 500 MB). The index pass parses the text once into
    a temporary binary cache, which every epoch reads.
@@ -80,8 +80,8 @@ def train_child(path, chunk_size, epochs, seed):
 
     from sklearn.exceptions import ConvergenceWarning
 
-    from rosenblatt.data.streaming import fit_stream, index_file
     from rosenblatt.estimators.linear import Perceptron
+    from rosenblatt.streaming import fit_stream, index_file
 
     # compile the kernels first, so the baseline includes the JIT's memory
     Perceptron(random_state=0).partial_fit(np.eye(2), [0, 1], classes=[0, 1])
@@ -125,8 +125,8 @@ def check_equal_to_in_memory(path, chunk_size, epochs, seed):
     from sklearn.datasets import load_svmlight_file
     from sklearn.exceptions import ConvergenceWarning
 
-    from rosenblatt.data.streaming import fit_stream
     from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
+    from rosenblatt.streaming import fit_stream
 
     X, y = load_svmlight_file(path, n_features=N_FEATURES)
     y = y.astype(int)

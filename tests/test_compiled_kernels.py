@@ -53,7 +53,7 @@ from rosenblatt import (
     AveragedPerceptron, KernelPerceptron, Perceptron, Projectron, VotedPerceptron, load, save
 )
 from rosenblatt.data.io import read_data
-from rosenblatt.data.streaming import fit_stream
+from rosenblatt.streaming import fit_stream
 from rosenblatt.engine.kernels.loader import _KERNELS
 warnings.simplefilter("ignore")
 rng = np.random.RandomState(1)

@@ -630,7 +630,7 @@ def test_a_vocabulary_entry_that_is_not_a_column_is_refused_quietly(tmp_path, re
 
 
 def test_a_word_analyzer_without_a_token_pattern_is_refused(tmp_path):
-    from rosenblatt.data.streaming import hashing_vectorizer
+    from rosenblatt.streaming import hashing_vectorizer
 
     docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"]
     model = make_pipeline(hashing_vectorizer(2**8), Perceptron(random_state=0))

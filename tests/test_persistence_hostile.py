@@ -29,10 +29,10 @@ from sklearn.pipeline import Pipeline, make_pipeline
 from rosenblatt import ModelFileError, Perceptron, persistence
 from rosenblatt._core import config as _config
 from rosenblatt.apps.cli.train import text_features
-from rosenblatt.data.streaming import hashing_vectorizer
 from rosenblatt.estimators.kernel import KernelPerceptron
 from rosenblatt.estimators.text import TfDfTransformer
 from rosenblatt.persistence import load, load_predictor, read_manifest, save
+from rosenblatt.streaming import hashing_vectorizer
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 

@@ -15,8 +15,8 @@ import scipy.sparse as sp
 
 from rosenblatt.data.io import read_data
 from rosenblatt.data.readers import parse, read, scan
-from rosenblatt.data.streaming import index_file, iter_chunks
 from rosenblatt.exceptions import DataFileError
+from rosenblatt.streaming import index_file, iter_chunks
 
 
 def write(tmp_path, name, content):

@@ -19,8 +19,8 @@ from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from rosenblatt.data.io import read_data
 from rosenblatt.data.readers import _common, _csv, _svmlight, scan, textparse
-from rosenblatt.data.streaming import iter_chunks
 from rosenblatt.exceptions import DataFileError
+from rosenblatt.streaming import iter_chunks
 
 
 @pytest.fixture

@@ -20,8 +20,8 @@ import scipy.sparse as sp
 
 from rosenblatt.data.io import read_data
 from rosenblatt.data.readers import _common, scan
-from rosenblatt.data.streaming import iter_chunks
 from rosenblatt.exceptions import DataFileError
+from rosenblatt.streaming import iter_chunks
 
 CHUNK_SIZES = (1, 2, 3, 7, 1000)
 BLOCK_BYTES = (None, 5)  # the default, and a few bytes (lines split across blocks)

@@ -10,14 +10,14 @@ from sklearn.pipeline import Pipeline
 
 from rosenblatt.apps.cli._train_stream import train_stream
 from rosenblatt.data.readers import Stream
-from rosenblatt.data.streaming import (
+from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
+from rosenblatt.exceptions import DataFileError
+from rosenblatt.streaming import (
     fit_stream,
     index_file,
     iter_chunks,
     score_stream,
 )
-from rosenblatt.estimators.linear import AveragedPerceptron, Perceptron
-from rosenblatt.exceptions import DataFileError
 
 
 def _noisy(n=230, d=6, n_classes=2, noise=0.1, seed=0):
@@ -463,7 +463,7 @@ def test_csv_and_float32_chunks_from_the_cache(tmp_path):
 
 
 def test_streamed_training_defaults_to_a_few_epochs(tmp_path):
-    from rosenblatt.data.streaming import DEFAULT_STREAM_EPOCHS
+    from rosenblatt.streaming import DEFAULT_STREAM_EPOCHS
 
     path, X, y = _noisy_file(tmp_path)
     with pytest.warns(ConvergenceWarning):

@@ -17,8 +17,8 @@ from typer.testing import CliRunner
 from rosenblatt import Perceptron
 from rosenblatt._core.validation import NONE, Options, check_args, check_option
 from rosenblatt.apps.cli import app
-from rosenblatt.data.streaming import chunk_orders, fit_stream
 from rosenblatt.distributed import ParameterMixing
+from rosenblatt.streaming import chunk_orders, fit_stream
 
 
 @pytest.fixture

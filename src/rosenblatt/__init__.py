@@ -27,7 +27,7 @@ _EXPORTS = {
     "Trace": "theory.trace",
     "VotedPerceptron": "estimators.linear",
     "calibrated": "estimators.calibration",
-    "fit_stream": "data.streaming",
+    "fit_stream": "persistence.stream_training",
     "load": "persistence",
     "read_manifest": "persistence",
     "save": "persistence",

@@ -91,6 +91,10 @@ TRACE_MAX_PRESENTATIONS = 2_000_000
 #: ``data/readers/textparse.py``; smaller ones by the Python reader, which gives the same
 #: result without loading numba (``rosenblatt predict`` on a small file stays quick).
 COMPILED_PARSE_MIN_BYTES = 1 << 18
+#: Rows between two checkpoints of streamed training (``fit_stream(checkpoint=...)``,
+#: ``train --stream --checkpoint``): one is written after the chunk that reaches it.
+DEFAULT_CHECKPOINT_ROWS = 1_000_000
+
 #: Epochs of streamed training when none are given (``fit_stream``, ``train --stream``):
 #: each later epoch reads the binary cache, and training stops earlier on convergence.
 DEFAULT_STREAM_EPOCHS = 5

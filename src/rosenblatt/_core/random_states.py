@@ -30,6 +30,8 @@ from .validation import BrokenInvariant
 
 __all__ = [
     "describe",
+    "rng_from_json",
+    "rng_to_json",
     "from_legacy_state",
     "legacy_state",
     "rebuild",
@@ -137,6 +139,45 @@ def rng_from_state(meta: Any, arrays: Mapping[str, np.ndarray]) -> RandomSource:
     rosenblatt._core.validation.BrokenInvariant: a random source is not the state...
     """
     kind, state = random_source_state(meta, arrays, "a random source")
+    return _built(state, kind == "RandomState")
+
+
+def rng_to_json(rng: RandomSource) -> dict[str, Any]:
+    """A random source as plain JSON, exactly: :func:`rng_to_state`'s meta, its arrays as
+    lists with their dtypes (a checkpoint's metadata, which holds no arrays).
+
+    Examples
+    --------
+    >>> rng = np.random.RandomState(3)
+    >>> again = rng_from_json(rng_to_json(rng), "a source")
+    >>> bool((again.permutation(9) == rng.permutation(9)).all())
+    True
+    """
+    meta, arrays = rng_to_state(rng)
+    lists = {name: {"dtype": str(a.dtype), "values": a.tolist()} for name, a in arrays.items()}
+    return {"meta": meta, "arrays": lists}
+
+
+def rng_from_json(value: Any, where: str) -> RandomSource:
+    """The random source :func:`rng_to_json` describes, checked first (``BrokenInvariant``
+    naming ``where`` when it is none)."""
+    if not isinstance(value, Mapping) or not isinstance(value.get("arrays"), Mapping):
+        raise BrokenInvariant(f"{where} is not a random source")
+    arrays = {}
+    for name, array in value["arrays"].items():
+        values = array.get("values") if isinstance(array, Mapping) else None
+        if not (
+            array.get("dtype") in ("uint32", "uint64")
+            and isinstance(values, list)
+            and len(values) <= 1024
+            and all(
+                type(v) is int and 0 <= v < 2 ** (32 if array["dtype"] == "uint32" else 64)
+                for v in values
+            )
+        ):
+            raise BrokenInvariant(f"{where}'s array {name!r:.40} is not a list of unsigned ints")
+        arrays[name] = np.array(values, dtype=array["dtype"])
+    kind, state = random_source_state(value.get("meta"), arrays, where)
     return _built(state, kind == "RandomState")
 
 

@@ -152,7 +152,13 @@ def chunk_orders(
     """
     rng = random_source(random_state)
     for _ in range(epochs):
-        yield rng.permutation(n_chunks) if shuffle is not False else np.arange(n_chunks)
+        yield next_chunk_order(rng, n_chunks, shuffle)
+
+
+def next_chunk_order(rng: Any, n_chunks: int, shuffle: bool = True) -> np.ndarray:
+    """The next epoch's chunk order from ``rng``: a permutation, or file order when
+    ``shuffle`` is False (nothing drawn)."""
+    return rng.permutation(n_chunks) if shuffle is not False else np.arange(n_chunks)
 
 
 def parse_progress(

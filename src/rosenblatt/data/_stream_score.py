@@ -39,7 +39,7 @@ def score_stream(
     --------
     >>> import tempfile, pathlib
     >>> from rosenblatt import Perceptron
-    >>> from rosenblatt.data.streaming import fit_stream
+    >>> from rosenblatt.streaming import fit_stream
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.svm"
     >>> _ = path.write_text("-1 1:-1 2:-1\\n1 1:1 2:-1\\n1 1:-1 2:1\\n1 1:1 2:1\\n")
     >>> clf = fit_stream(Perceptron(random_state=0), path, chunk_size=2)

@@ -46,15 +46,18 @@ file and the 1-based line.
 
 The code lives in private modules beside this one, one job each: the scan, the
 progress reports and the chunk orders (``_stream_index``), reading an epoch's
-chunks (``_stream_read``), training (``_stream_fit``) and scoring
-(``_stream_score``); this module gathers their public names (the command line's
-``train --stream`` trains through :func:`fit_stream`).
+chunks (``_stream_read``), the epochs of a fit and where it stands
+(``_stream_epochs``) and scoring (``_stream_score``); this module gathers their
+public names. Training on a stream, :func:`rosenblatt.fit_stream` (which the command
+line's ``train --stream`` calls), lives with the model files in
+:mod:`rosenblatt.persistence.stream_training`, because its checkpoints are model files;
+:mod:`rosenblatt.streaming` gives it with the names here.
 """
 
 from __future__ import annotations
 
 from .._core.config import DEFAULT_STREAM_EPOCHS
-from ._stream_fit import fit_stream, hashing_vectorizer
+from ._stream_epochs import StreamEpochs, hashing_vectorizer
 from ._stream_index import StreamProgress, chunk_orders, index_file
 from ._stream_score import score_stream
 from .readers import Schema as ChunkIndex
@@ -63,9 +66,9 @@ from .readers import iter_chunks, read_chunk
 __all__ = [
     "DEFAULT_STREAM_EPOCHS",
     "ChunkIndex",
+    "StreamEpochs",
     "StreamProgress",
     "chunk_orders",
-    "fit_stream",
     "hashing_vectorizer",
     "index_file",
     "iter_chunks",
@@ -74,7 +77,7 @@ __all__ = [
 ]
 
 # The public home of the names defined beside this module: the reference documents
-# them here, and the docstrings' ``rosenblatt.fit_stream`` resolves to it.
-_DEFINED_BESIDE = (StreamProgress, chunk_orders, fit_stream, hashing_vectorizer, index_file)
+# them here.
+_DEFINED_BESIDE = (StreamEpochs, StreamProgress, chunk_orders, hashing_vectorizer, index_file)
 for _public in (*_DEFINED_BESIDE, score_stream):
     _public.__module__ = __name__

@@ -51,6 +51,7 @@ __all__ = [
     "EpochReport",
     "History",
     "Problem",
+    "RunState",
     "StopRule",
     "train",
     "weighted_fraction",
@@ -176,6 +177,172 @@ class _Plateau:
         return self.stale >= self.patience
 
 
+@dataclass
+class RunState:
+    """Where a run stands: enough to resume it exactly where it was (a checkpoint).
+
+    :func:`train` keeps it up to date after every epoch; a problem that reads its
+    epoch in batches (:class:`~rosenblatt.engine.problems.PrimalProblem`) keeps the
+    current epoch's count in ``partial`` after every batch. Given a run that has
+    started (from :meth:`from_state`), :func:`train` goes on from its next epoch,
+    and the problem adds the rest of the epoch to ``partial``: the history, the stop
+    rule's plateau and the credit are what an uninterrupted run gives.
+
+    Attributes
+    ----------
+    epochs : int
+        Epochs completed.
+    mistakes_per_epoch : list of int
+        The mistakes of each completed epoch.
+    active, trained : ndarray of bool, ndarray of int64, or None
+        Per unit: still learning; epochs trained (None before the first epoch).
+    presented : int
+        Patterns the last completed epoch presented.
+    best, stale : float or None, int
+        The plateau's best value and epochs without improvement (``tol``, early stopping).
+    partial : EpochCount or None
+        What the current epoch has counted so far (None: at an epoch's start).
+    rng : numpy.random.RandomState or numpy.random.Generator or None
+        The run's order source, where the caller keeps it here (``fit_batches``).
+
+    Examples
+    --------
+    >>> run = RunState(epochs=2, mistakes_per_epoch=[3, 1], active=np.array([True]),
+    ...                trained=np.array([2]), presented=4)
+    >>> RunState.from_state(run.to_state()).mistakes_per_epoch
+    [3, 1]
+    """
+
+    VERSION = 1
+
+    epochs: int = 0
+    mistakes_per_epoch: list = field(default_factory=list)
+    active: np.ndarray | None = None
+    trained: np.ndarray | None = None
+    presented: int = 0
+    best: float | None = None
+    stale: int = 0
+    partial: EpochCount | None = None
+    rng: Any = None
+
+    @property
+    def started(self) -> bool:
+        return self.active is not None
+
+    def history(self) -> History:
+        """The history so far: the epochs completed."""
+        return History(list(self.mistakes_per_epoch))
+
+    def to_state(self) -> dict[str, Any]:
+        """Plain JSON (arrays as lists, the random source with its arrays' dtypes), exact:
+        floats round-trip through JSON."""
+        from .._core.random_states import rng_to_json
+
+        def array(values):
+            return None if values is None else np.asarray(values).tolist()
+
+        state: dict[str, Any] = {
+            "version": self.VERSION,
+            "epochs": int(self.epochs),
+            "mistakes_per_epoch": [int(m) for m in self.mistakes_per_epoch],
+            "active": array(self.active),
+            "trained": array(self.trained),
+            "presented": int(self.presented),
+            "best": None if self.best is None or not np.isfinite(self.best) else self.best,
+            "stale": int(self.stale),
+            "partial": None,
+            "rng": None,
+        }
+        if self.partial is not None:
+            mistakes, presented, mistake_weight, presented_weight = self.partial
+            state["partial"] = {
+                "mistakes": array(mistakes),
+                "presented": int(presented),
+                "mistake_weight": [float(w) for w in np.asarray(mistake_weight)],
+                "presented_weight": float(presented_weight),
+            }
+        if self.rng is not None:
+            state["rng"] = rng_to_json(self.rng)
+        return state
+
+    @classmethod
+    def from_state(cls, state: Any) -> RunState:
+        """The run :meth:`to_state` describes, every field checked first.
+
+        Raises
+        ------
+        rosenblatt._core.validation.BrokenInvariant
+            A ``ValueError`` naming the field that does not fit.
+        """
+        from .._core.random_states import rng_from_json
+        from .._core.validation import BrokenInvariant
+
+        def need(ok, what):
+            if not ok:
+                raise BrokenInvariant(f"the run's {what}")
+
+        def count(value, what):
+            need(type(value) is int and 0 <= value < 2**62, f"{what} must be a count")
+            return value
+
+        def counts(values, what, kind=int):
+            need(
+                isinstance(values, list) and all(type(v) is kind for v in values),
+                f"{what} must be a list of {kind.__name__}",
+            )
+            return values
+
+        need(isinstance(state, dict), "state must be a JSON object")
+        need(state.get("version") == cls.VERSION, f"state must be of version {cls.VERSION}")
+        epochs = count(state.get("epochs"), "epochs")
+        history = [count(m, "mistakes") for m in counts(state.get("mistakes_per_epoch"), "history")]
+        need(len(history) == epochs, "history must have one entry per epoch")
+        active = trained = None
+        if state.get("active") is not None:
+            active = np.array(counts(state["active"], "active units", bool), dtype=bool)
+            trained = np.array(
+                [count(t, "epochs trained") for t in counts(state.get("trained"), "epochs")],
+                dtype=np.int64,
+            )
+            need(
+                active.shape == trained.shape and active.size > 0 and np.all(trained <= epochs),
+                "units must agree in number, and train no more epochs than the run",
+            )
+        best = state.get("best")
+        need(best is None or (type(best) is float and np.isfinite(best)), "best must be a float")
+        run = cls(
+            epochs=epochs,
+            mistakes_per_epoch=history,
+            active=active,
+            trained=trained,
+            presented=count(state.get("presented"), "presented"),
+            best=best,
+            stale=count(state.get("stale"), "stale"),
+        )
+        partial = state.get("partial")
+        if partial is not None:
+            need(isinstance(partial, dict) and active is not None, "partial epoch needs units")
+            mistakes = np.array(
+                [count(m, "mistakes") for m in counts(partial.get("mistakes"), "mistakes")],
+                dtype=np.int64,
+            )
+            weight = np.array(counts(partial.get("mistake_weight"), "mistake weights", float))
+            presented_weight = partial.get("presented_weight")
+            need(
+                mistakes.shape == weight.shape == active.shape
+                and type(presented_weight) is float
+                and np.all(np.isfinite(weight))
+                and np.isfinite(presented_weight),
+                "partial epoch must count each unit, in finite weights",
+            )
+            run.partial = EpochCount(
+                mistakes, count(partial.get("presented"), "presented"), weight, presented_weight
+            )
+        if state.get("rng") is not None:
+            run.rng = rng_from_json(state["rng"], "the run's rng")
+        return run
+
+
 @dataclass(frozen=True)
 class StopRule:
     """When a run ends: the one place ``max_iter``, ``tol``, ``n_iter_no_change`` and
@@ -282,6 +449,7 @@ def train(
     on_epoch: Callable[[EpochReport], Any] | None = None,
     verbose: int = 0,
     model: Any = None,
+    run: RunState | None = None,
 ) -> History:
     """Train ``problem`` epoch after epoch until ``stop`` says so; what the run did.
 
@@ -299,6 +467,10 @@ def train(
         Print one line per epoch.
     model : object, default=None
         Passed on in every :class:`EpochReport`.
+    run : RunState, default=None
+        Kept up to date after every epoch, for a checkpoint; one that has started is
+        resumed (its problem must go on from the same point: the same state, and the
+        rest of the current epoch's batches).
 
     Returns
     -------
@@ -316,6 +488,7 @@ def train(
             on_epoch=on_epoch,
             verbose=verbose,
             model=model,
+            run=RunState() if run is None else run,
         )
 
 
@@ -344,6 +517,7 @@ def _run_epochs(
     on_epoch: Callable[[EpochReport], Any] | None,
     verbose: int,
     model: Any,
+    run: RunState,
 ) -> History:
     """Run ``epoch`` until every unit has had an error-free epoch, or ``stop`` ends the run.
 
@@ -352,16 +526,23 @@ def _run_epochs(
     train that a run to the end would have given it (after its error-free epoch, up to
     ``max_epochs`` when every unit converged, else up to the last epoch run), and the
     patterns an epoch presents. ``unit_stops``: whether a unit stops training after its
-    first error-free epoch (else the model stops as a whole).
+    first error-free epoch (else the model stops as a whole). ``run`` is where the run
+    stands, kept up to date after every epoch; a started one is resumed.
     """
     max_epochs, limit, unit = stop.max_epochs, stop.limit, stop.unit
     plateau = stop.plateau()
-    history = History()
-    active = np.ones(n_units, dtype=bool)
-    trained = np.zeros(n_units, dtype=np.int64)
+    if not run.started:
+        run.active = np.ones(n_units, dtype=bool)
+        run.trained = np.zeros(n_units, dtype=np.int64)
+    elif run.active.shape != (n_units,):
+        raise ValueError(f"the run to resume has {run.active.size} units; this one {n_units}")
+    if plateau is not None:
+        plateau.best = np.inf if run.best is None else run.best
+        plateau.stale = run.stale
+    history = run.history()
+    active, trained, presented = run.active, run.trained, run.presented
     start = time.perf_counter()
-    presented = 0
-    for number in range(1, max_epochs + 1):
+    for number in range(run.epochs + 1, max_epochs + 1):
         mistakes, presented, mistake_weight, presented_weight = epoch(active)
         mistakes = np.asarray(mistakes, dtype=np.int64)
         trained[active] += 1
@@ -389,17 +570,12 @@ def _run_epochs(
                     model,
                 )
             )
-        if not active.any():
-            history.converged = True
-            break
-        if stop.validation_error is not None:
-            if plateau is not None and plateau.update(stop.validation_error()):
-                history.stopped_early = True
-                break
-        elif plateau is not None and plateau.update(
-            weighted_fraction(total_weight, presented_weight)
-        ):
-            history.stopped_early = history.plateaued = True
+        ended = _ended(history, active, stop, plateau, total_weight, presented_weight)
+        run.epochs, run.presented, run.partial = number, presented, None
+        run.mistakes_per_epoch = history.mistakes_per_epoch
+        if plateau is not None:
+            run.best, run.stale = float(plateau.best), plateau.stale
+        if ended:
             break
     end = max_epochs if history.converged else history.n_iter
     if credit is not None and np.any(trained < end):
@@ -414,3 +590,15 @@ def _run_epochs(
             stacklevel=_outside_the_package(),
         )
     return history
+
+
+def _ended(history, active, stop, plateau, total_weight, presented_weight) -> bool:
+    """Whether the run ends after this epoch (``history`` says why)."""
+    if not active.any():
+        history.converged = True
+    elif stop.validation_error is not None:
+        if plateau is not None and plateau.update(stop.validation_error()):
+            history.stopped_early = True
+    elif plateau is not None and plateau.update(weighted_fraction(total_weight, presented_weight)):
+        history.stopped_early = history.plateaued = True
+    return history.converged or history.stopped_early

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.sparse import is_sparse
-from .driver import EpochCount
+from .driver import EpochCount, RunState
 from .orders import EpochOrders, epoch_order, resolve_mode
 from .primal import Batch, PrimalRule, PrimalState, worker_pool
 
@@ -61,6 +61,9 @@ class PrimalProblem:
         The ``shuffle`` parameter (see :mod:`rosenblatt.engine.orders`).
     log : EpochLog, default=None
         Where to keep every epoch's order, activations and weights (one batch only).
+    run : RunState, default=None
+        Batches only: where the current epoch's count is kept after every batch (a
+        checkpoint's), and, when it holds one, the count an epoch resumed starts from.
     """
 
     def __init__(
@@ -72,11 +75,14 @@ class PrimalProblem:
         shuffle: bool | str,
         *,
         log: EpochLog | None = None,
+        run: RunState | None = None,
     ) -> None:
         if log is not None and not isinstance(data, Batch):
             raise ValueError("an epoch log keeps the epochs of one batch in memory")
+        if run is not None and isinstance(data, Batch):
+            raise ValueError("a run is resumed between batches; one batch in memory has none")
         self.state, self.rule, self.data, self.rng, self.shuffle = state, rule, data, rng, shuffle
-        self.log = log
+        self.log, self.run = log, run
         self._workers: Any = None
         self._orders: EpochOrders | None = None
 
@@ -126,8 +132,13 @@ class PrimalProblem:
             )
             self.log.weights.append((state.W.copy(), state.w0.copy()))
             return count
-        mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
-        mistake_weight, presented_weight = np.zeros(state.n_units), 0.0
+        run = self.run
+        if run is not None and run.partial is not None:  # resumed inside this epoch
+            mistakes, presented, mistake_weight, presented_weight = run.partial
+            mistakes, mistake_weight = mistakes.copy(), mistake_weight.copy()
+        else:
+            mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
+            mistake_weight, presented_weight = np.zeros(state.n_units), 0.0
         for batch in self.data():
             with self._orders_of(batch, ahead=False) as orders:
                 count = state.epoch(batch, rule, orders(), active, self._workers)
@@ -135,6 +146,8 @@ class PrimalProblem:
             presented += count.presented
             mistake_weight += count.mistake_weight
             presented_weight += count.presented_weight
+            if run is not None:  # before the next batch is asked for: a checkpoint's moment
+                run.partial = EpochCount(mistakes, presented, mistake_weight, presented_weight)
         return EpochCount(mistakes, presented, mistake_weight, presented_weight)
 
     def credit(self, epochs_left: np.ndarray, presented: int) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,7 +39,7 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import StopRule, train
+from ..engine.driver import RunState, StopRule, train
 from ..engine.orders import labels_look_sorted, random_source, resolve_mode, splitter_seed
 from ..engine.primal import (
     Batch,
@@ -300,10 +300,12 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             return _ADVICE_COMBINED.format(limit=limit, kind=kind)
         return _ADVICE.format(limit=limit)
 
-    def _train(self, data, rng, stop):
+    def _train(self, data, rng, stop, run=None):
         """Train the state on ``data`` (a Batch, or what reads each epoch's Batches) until
-        ``stop`` (a StopRule) says so; the engine's History."""
-        problem = PrimalProblem(self.training_state_, self._rule(), data, rng, self.shuffle)
+        ``stop`` (a StopRule) says so; the engine's History. ``run``: see ``fit_batches``."""
+        problem = PrimalProblem(
+            self.training_state_, self._rule(), data, rng, self.shuffle, run=run
+        )
         return train(
             problem,
             stop,
@@ -312,6 +314,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             on_epoch=self.on_epoch,
             verbose=self.verbose,
             model=self,
+            run=run,
         )
 
     def _warn_if_sorted(self, batch):
@@ -437,6 +440,8 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         *,
         max_iter: int | None = None,
         limit: str = "max_iter",
+        run: RunState | None = None,
+        after_batch: Callable[[Callable[[], None]], Any] | None = None,
     ) -> BaseLinearPerceptron:
         """Train epoch after epoch on data that arrives in batches (``fit`` out of core).
 
@@ -450,7 +455,8 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         batches : callable() -> iterable of (X, y)
-            The batches of one epoch, in the order to present them.
+            The batches of one epoch, in the order to present them (resumed: the
+            first call gives the rest of the current epoch's).
         classes : array-like of shape (n_classes,)
             Every label of the data.
         max_iter : int, default=None
@@ -458,6 +464,13 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         limit : str, default="max_iter"
             What the caller's users call ``max_iter`` (``fit_stream``: ``"epochs"``),
             for the ``ConvergenceWarning``.
+        run : RunState, default=None
+            Where the run stands, kept up to date after every batch (with the order
+            source): what a checkpoint saves. One that has started (read from a
+            checkpoint) is resumed: this estimator must then be the one saved with it.
+        after_batch : callable(publish), default=None
+            Called after every batch; ``publish()`` sets the fitted attributes to what
+            the run has learnt so far, so that the estimator can be saved mid-run.
 
         Returns
         -------
@@ -470,13 +483,43 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
                 "batches, pass early_stopping=False."
             )
         classes = check_classes(np.asarray(classes), type(self).__name__)
-        continuing = self.warm_start and hasattr(self, "training_state_")
+        resuming = run is not None and run.started
+        continuing = resuming or (self.warm_start and hasattr(self, "training_state_"))
         if continuing and not np.array_equal(classes, self.classes_):
             raise ValueError(
                 f"classes={classes.tolist()!r} differs from the classes of the "
                 f"fitted model {self.classes_.tolist()!r}."
             )
-        # the first batch fixes the number of features and the dtype of a fresh state
+        pending = [] if resuming else [self._first_batch(batches, classes, continuing)]
+
+        def epoch_batches():
+            if pending:  # the first epoch: its first batch is already validated
+                X, y, rest = pending.pop()
+                yield self._batch_of(X, y, allow_balanced=False)
+                if after_batch is not None:
+                    after_batch(publish)
+            else:
+                rest = batches()
+            for X, y in rest:
+                X, y = self._validate_input(X, y, reset=False)
+                yield self._batch_of(X, y, allow_balanced=False)
+                if after_batch is not None:
+                    after_batch(publish)
+
+        def publish():
+            assert run is not None  # what a checkpoint saves is the run
+            self._publish(run.history())
+
+        rng = run.rng if resuming else random_source(self.random_state)
+        if run is not None:
+            run.rng = rng
+        history = self._train(epoch_batches, rng, StopRule.of(self, max_iter, limit=limit), run)
+        self._publish(history)
+        return self
+
+    def _first_batch(self, batches, classes, continuing):
+        """The first epoch's first batch, validated (it fixes the number of features and
+        the dtype of a fresh state), and the rest of that epoch's batches."""
         first_epoch = iter(batches())
         try:
             X, y = next(first_epoch)
@@ -487,26 +530,12 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
             self._start(classes, False, X.shape[1], X.dtype, sp.issparse(X))
-        pending = [(X, y, first_epoch)]
+        return X, y, first_epoch
 
-        def epoch_batches():
-            if pending:  # the first epoch: its first batch is already validated
-                X, y, rest = pending.pop()
-                yield self._batch_of(X, y, allow_balanced=False)
-            else:
-                rest = batches()
-            for X, y in rest:
-                X, y = self._validate_input(X, y, reset=False)
-                yield self._batch_of(X, y, allow_balanced=False)
-
-        history = self._train(
-            epoch_batches,
-            random_source(self.random_state),
-            StopRule.of(self, max_iter, limit=limit),
-        )
+    def _publish(self, history):
+        """The fitted attributes of the state and the record of ``history``."""
         self._keep_history(history)
         self._set_public_weights()
-        return self
 
     def _hold_out(self, batch, rng):
         """Split off the early-stopping validation set; the training rows keep their

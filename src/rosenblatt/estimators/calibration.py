@@ -38,7 +38,7 @@ from .._core.validation import (
     is_label_matrix,
     validate_params,
 )
-from ..engine.driver import EpochCount, History, StopRule, train
+from ..engine.driver import EpochCount, History, RunState, StopRule, train
 from ..engine.orders import epoch_order, random_source
 from ..engine.targets import TargetCoding
 from ._online_platt import START, bin_of, ops_probability, track, update
@@ -415,7 +415,7 @@ class OnlineCalibratedClassifier(
             return self.classes_[(scores[:, 0] > 0).astype(np.intp)]
         return self.classes_[np.argmax(scores, axis=1)]
 
-    def _epochs(self, epoch, max_epochs, limit) -> Any:
+    def _epochs(self, epoch, max_epochs, limit, run=None) -> Any:
         """Run ``epoch`` through the engine (:func:`~rosenblatt.engine.driver.train`),
         with the estimator's stop rule (an epoch without a mistake, or its ``tol``) and
         its ``on_epoch`` and ``verbose``."""
@@ -427,6 +427,7 @@ class OnlineCalibratedClassifier(
             on_epoch=getattr(self.estimator, "on_epoch", None),
             verbose=getattr(self.estimator, "verbose", 0),
             model=self,
+            run=run,
         )
 
     def _order(self, rng, n):
@@ -559,6 +560,8 @@ class OnlineCalibratedClassifier(
         *,
         max_iter: int | None = None,
         limit: str = "max_iter",
+        run: RunState | None = None,
+        after_batch: Callable[[Callable[[], None]], Any] | None = None,
     ) -> OnlineCalibratedClassifier:
         """Learn online from data that arrive in batches (:func:`rosenblatt.fit_stream`).
 
@@ -573,19 +576,40 @@ class OnlineCalibratedClassifier(
             Most epochs (default: the estimator's ``max_iter``).
         limit : str, default="max_iter"
             What the caller's users call ``max_iter``, for the ``ConvergenceWarning``.
+        run : RunState, default=None
+            As the linear perceptrons' ``fit_batches``: kept up to date after every
+            batch; a started one is resumed (this model being the one saved with it).
+        after_batch : callable(publish), default=None
+            Called after every batch; ``publish()`` brings the epochs' record up to date.
 
         Returns
         -------
         self
         """
         self._check_params()
-        self._start(check_classes(np.asarray(classes), type(self).__name__))
-        rng = random_source(getattr(self.estimator, "random_state", None))
-        first = [True]
+        classes = check_classes(np.asarray(classes), type(self).__name__)
+        resuming = run is not None and run.started
+        if not resuming:
+            self._start(classes)
+        elif not np.array_equal(classes, self.classes_):
+            raise ValueError(
+                f"classes={classes.tolist()!r} differs from the classes of the "
+                f"fitted model {self.classes_.tolist()!r}."
+            )
+        rng = run.rng if resuming else random_source(getattr(self.estimator, "random_state", None))
+        if run is not None:
+            run.rng = rng
+        first = [not resuming]
+
+        def publish():
+            assert run is not None  # what a checkpoint saves is the run
+            self._record(run.history(), append=False)
 
         def epoch(active):
-            total = np.zeros(1, dtype=np.int64)
-            presented = 0
+            if run is not None and run.partial is not None:  # resumed inside this epoch
+                total, presented = run.partial.mistakes.copy(), run.partial.presented
+            else:
+                total, presented = np.zeros(1, dtype=np.int64), 0
             for X, y in batches():
                 X, y = self._validate(X, y, reset=first[0])
                 first[0] = False
@@ -593,14 +617,18 @@ class OnlineCalibratedClassifier(
                 count = self._pass(X[order], y[order], np.ones(X.shape[0]))[0]
                 total += count.mistakes
                 presented += count.presented
+                if run is not None:
+                    run.partial = _counted(total, presented)
+                if after_batch is not None:
+                    after_batch(publish)
             if first[0]:
                 raise ValueError(
                     "fit_batches: batches() gave no batch; give at least one (X, y) per epoch."
                 )
-            return EpochCount(total, presented, total.astype(np.float64), float(presented))
+            return _counted(total, presented)
 
         epochs = getattr(self.estimator, "max_iter", 1) if max_iter is None else max_iter
-        history = self._epochs(epoch, int(epochs), limit)
+        history = self._epochs(epoch, int(epochs), limit, run)
         self._record(history, append=False)
         return self
 
@@ -647,6 +675,11 @@ _ONLINE_ADVICE = (
     "The data may not be linearly separable; the probabilities need no convergence, "
     "but the estimator may: raise {limit}, or keep this model."
 )
+
+
+def _counted(mistakes, presented) -> EpochCount:
+    """An epoch's count of online calibration: every presentation weighs 1."""
+    return EpochCount(mistakes, presented, mistakes.astype(np.float64), float(presented))
 
 
 def _calibration_map(calibrator) -> dict:

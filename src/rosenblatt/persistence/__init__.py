@@ -96,6 +96,7 @@ __all__ = [
     "STATE_REGISTRY",
     "load",
     "load_predictor",
+    "load_with_manifest",
     "read_manifest",
     "save",
 ]
@@ -257,8 +258,24 @@ def load(path: str | os.PathLike[str]) -> Any:
     ...
     rosenblatt.exceptions.ModelFileError: ...not a rosenblatt model file (it is not a zip...
     """
-    _, model = _read(path, lambda plain, reader: reader.build(plain))
-    return model
+    return load_with_manifest(path)[1]
+
+
+def load_with_manifest(path: str | os.PathLike[str]) -> tuple[dict[str, Any], Any]:
+    """``(manifest, model)``: :func:`read_manifest` and :func:`load` of one reading of the
+    file, so that both come from the same bytes (a checkpoint's record and its model).
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rosenblatt.estimators.baselines import CentroidClassifier
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "c.rbm"
+    >>> save(CentroidClassifier().fit([[0], [1]], [0, 1]), path, metadata={"note": "tiny"})
+    >>> manifest, model = load_with_manifest(path)
+    >>> manifest["metadata"], model.predict([[0.9]])
+    ({'note': 'tiny'}, array([1]))
+    """
+    return _read(path, lambda plain, reader: reader.build(plain))
 
 
 def load_predictor(path: str | os.PathLike[str]) -> Any:

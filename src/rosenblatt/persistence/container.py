@@ -79,7 +79,7 @@ def _npy_bytes(array) -> bytes:
     return buffer.getvalue()
 
 
-def _describe_params(estimator) -> dict:
+def describe_params(estimator) -> dict:
     """``get_params(deep=False)`` for people and tools reading the manifest (not used to load)."""
     get_params = getattr(estimator, "get_params", None)
     if get_params is None:
@@ -135,7 +135,7 @@ def model_file_bytes(
         "library_version": __version__,
         "versions": _versions(),
         "class": key,
-        "params": _describe_params(model),
+        "params": describe_params(model),
         "metadata": metadata or {},
         "sha256": {name: hashlib.sha256(data).hexdigest() for name, data in members.items()},
     }

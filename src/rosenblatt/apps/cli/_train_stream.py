@@ -199,7 +199,8 @@ def train_stream(
     from sklearn.exceptions import ConvergenceWarning
 
     from ...data._stream_index import is_text, parse_progress
-    from ...data.streaming import fit_stream, index_file, score_stream
+    from ...data.streaming import index_file, score_stream
+    from ...persistence.stream_training import fit_stream
 
     if algorithm not in ONLINE:
         raise ValueError(

@@ -1,0 +1,379 @@
+"""Training an online estimator on a file chunk by chunk, with checkpoints: :func:`fit_stream`.
+
+The stream itself (the scan, the binary cache, each epoch's chunks in its order) is
+:mod:`rosenblatt.data.streaming`'s; the training is the estimator's ``fit_batches``,
+the engine's epoch driver. This module joins them, and, because a checkpoint is a
+model file (:mod:`~rosenblatt.persistence.checkpoint`), lives where model files do.
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._core.config import (
+    DEFAULT_CHECKPOINT_ROWS,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_HASH_FEATURES,
+    DEFAULT_STREAM_EPOCHS,
+)
+from .._core.files import check_writable
+from .._core.validation import NONE, Interval, check_args
+from ..data._stream_index import is_text, parse_progress
+from ..data.streaming import StreamEpochs, hashing_vectorizer, index_file
+from ..engine.driver import RunState
+from .checkpoint import (
+    differences,
+    input_fingerprint,
+    options_of,
+    read_checkpoint,
+    write_checkpoint,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from numpy.typing import DTypeLike
+
+    from .._core.typing import ArrayLike, RandomStateLike
+    from ..data.streaming import ChunkIndex, StreamProgress
+    from ..engine.driver import EpochReport
+
+__all__ = ["fit_stream"]
+
+_POSITIVE = Interval(numbers.Integral, 1, None, closed="left")
+
+
+def fit_stream(
+    estimator: Any,
+    path: str | os.PathLike[str],
+    *,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    epochs: int | None = None,
+    random_state: RandomStateLike = None,
+    classes: ArrayLike | None = None,
+    n_features: int | None = None,
+    zero_based: bool | str = "auto",
+    label_column: str | int | None = None,
+    dtype: DTypeLike = np.float64,
+    vectorizer: Any = None,
+    index: ChunkIndex | None = None,
+    on_epoch: Callable[[EpochReport], Any] | None = None,
+    header: bool | str = "auto",
+    cache: bool | str | os.PathLike[str] | None = None,
+    format: str | None = None,
+    on_progress: Callable[[StreamProgress], Any] | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
+    resume: str | os.PathLike[str] | None = None,
+) -> Any:
+    """Train an online estimator on a data file chunk by chunk, in bounded memory.
+
+    The file is parsed once, by the scan, into a binary cache (a temporary
+    folder unless ``cache`` names one to keep); every epoch then reads the cache,
+    never the text. Every epoch visits the chunks in a fresh random order (drawn
+    by :func:`chunk_orders` from ``random_state``) and presents each chunk's rows
+    once, in the estimator's own order (shuffled when ``estimator.shuffle`` is
+    true, from ``estimator.random_state``), through the estimator's
+    ``fit_batches``: the engine's epoch driver, so training stops after the
+    first epoch without a mistake (each one-vs-rest neuron after its own), or
+    after ``epochs`` epochs with a ``ConvergenceWarning``, exactly as
+    its ``fit`` does. The classes come from the scan unless given.
+
+    Parameters
+    ----------
+    estimator : Perceptron, AveragedPerceptron, VotedPerceptron, or one calibrated online
+        Trained from scratch unless ``warm_start=True`` and already fitted.
+        ``calibrated(estimator, method="online")`` learns its probabilities on the
+        same pass (the options that order the chunks are its estimator's).
+    path : str or path-like
+        ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text).
+    chunk_size : int, default=10000
+        Samples per chunk: memory holds about three parsed chunks.
+    epochs : int, default=None
+        Most passes over the file. Default: ``DEFAULT_STREAM_EPOCHS`` (5), not the
+        estimator's ``max_iter``: a pass over a large file is expensive, and
+        training stops earlier anyway after an epoch without a mistake.
+    random_state : int, RandomState, Generator or None, default=None
+        Seed of the chunk order (default: ``estimator.random_state``). With
+        ``estimator.shuffle=False`` the chunks are read in file order.
+    classes : array-like, default=None
+        Every label (default: the labels found by the index pass).
+    n_features : int, default=None
+        svmlight: number of columns (default: the largest index in the file).
+        text: number of hashed features (default 2**20).
+    zero_based : bool or "auto", default="auto"
+        svmlight: whether indices start at 0.
+    label_column : str or int, default=None
+        CSV: the label column (default: the last).
+    dtype : {numpy.float64, numpy.float32}, default=numpy.float64
+    vectorizer : transformer, default=None
+        text: a stateless vectorizer to use instead of the hashing one.
+    index : ChunkIndex, default=None
+        A previous :func:`index_file` result for this file and chunk size (its
+        cache, if it has one, is used and left alone; without one every epoch
+        parses the text).
+    on_epoch : callable(EpochReport), default=None
+        Called after every epoch over the file, for this fit only (default: the
+        estimator's own ``on_epoch``).
+    header : bool or "auto", default="auto"
+        CSV: whether the first record is a header.
+    cache : None, False or path-like, default=None
+        None: the binary cache goes to a temporary folder, deleted when the fit
+        ends. A folder: the cache is kept there, and a later fit on the unchanged
+        file (same size and modification time) with the same reading options
+        reuses it without parsing the text. False: no cache; every epoch parses
+        the text again.
+    on_progress : callable(StreamProgress), default=None
+        Called after every parsed block of the file and every trained chunk.
+    format : {"csv", "svmlight", "tsv"}, default=None
+        The file's format (default: from its extension).
+    checkpoint : path-like, default=None
+        Write a checkpoint here (atomically) after the chunk that completes every
+        ``checkpoint_every`` rows, and once more when training ends: the model so
+        far (it loads as a model), where the run stands in the file and in its
+        epochs, and the random states (:mod:`rosenblatt.persistence.checkpoint`).
+        A file only: standard input cannot be resumed.
+    checkpoint_every : int, default=None
+        Rows between checkpoints (default ``DEFAULT_CHECKPOINT_ROWS``, 1,000,000).
+    resume : path-like, default=None
+        Go on from this checkpoint (and keep checkpointing to it unless ``checkpoint``
+        names another file): the result is the model an uninterrupted run gives, to
+        the byte. The file, the options and the estimator's parameters must be those
+        the checkpoint was written with (else a ``ValueError`` names what differs);
+        the estimator given supplies them, the one returned is the checkpoint's,
+        trained on. A finished run's checkpoint gives its model back untrained.
+
+    Returns
+    -------
+    estimator or sklearn.pipeline.Pipeline
+        The fitted estimator (with ``resume``, the checkpoint's), with ``n_iter_``
+        and ``mistakes_per_epoch_`` counting epochs over the whole file; for text, a
+        pipeline of the vectorizer and the estimator.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> from rosenblatt import Perceptron
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "or.svm"
+    >>> _ = path.write_text("-1 1:-1 2:-1\\n1 1:1 2:-1\\n1 1:-1 2:1\\n1 1:1 2:1\\n")
+    >>> clf = fit_stream(Perceptron(random_state=0), path, chunk_size=2)
+    >>> clf.converged_, clf.predict([[1, 1], [-1, -1]]).tolist()
+    (True, [1, -1])
+
+    With checkpoints, a run killed half way goes on where the last one left it:
+
+    >>> saved = path.parent / "run.ckpt"
+    >>> clf = fit_stream(Perceptron(random_state=0), path, chunk_size=2,
+    ...                  checkpoint=saved, checkpoint_every=2)
+    >>> again = fit_stream(Perceptron(random_state=0), path, chunk_size=2, resume=saved)
+    >>> (again.coef_ == clf.coef_).all(), again.n_iter_ == clf.n_iter_
+    (True, True)
+    """
+    if not hasattr(estimator, "fit_batches"):
+        raise TypeError(
+            f"fit_stream trains with fit_batches, which {type(estimator).__name__} "
+            "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
+        )
+    epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
+    rules = {"epochs": [_POSITIVE], "checkpoint_every": [_POSITIVE, NONE]}
+    check_args("fit_stream", rules, {"epochs": epochs, "checkpoint_every": checkpoint_every})
+    checkpoint = resume if checkpoint is None else checkpoint
+    if checkpoint_every is not None and checkpoint is None:
+        raise ValueError("checkpoint_every says how often to write a checkpoint; give checkpoint")
+    if checkpoint is not None:
+        _check_resumable(estimator, path)
+        check_writable(checkpoint)
+    resumed = read_checkpoint(resume) if resume is not None else None
+    if cache is True:
+        cache = None
+    options = {
+        "epochs": epochs,
+        "chunk_size": chunk_size,
+        "random_state": _described(random_state),
+        "classes": None if classes is None else np.asarray(classes).tolist(),
+        "n_features": n_features,
+        "zero_based": zero_based,
+        "label_column": label_column,
+        "dtype": np.dtype(dtype).name,
+        "vectorizer": _described(vectorizer),
+        "header": header,
+        "format": format,
+    }
+    options = options_of(estimator, options)
+    if resumed is not None:
+        _check_same(resume, "options", resumed.options, options)
+        before_scan = input_fingerprint(path)  # a wrong file is refused before it is read
+        _check_same(resume, "input", {k: resumed.input.get(k) for k in before_scan}, before_scan)
+    own_index = index is None
+    if own_index:
+        index = index_file(
+            path,
+            chunk_size,
+            n_features=None if is_text(path, format) else n_features,
+            zero_based=zero_based,
+            label_column=label_column,
+            header=header,
+            cache=True if cache is None else cache,
+            format=format,
+            progress=parse_progress(path, epochs, on_progress),
+        )
+    assert index is not None  # made above when not given
+    if index.format == "text" and vectorizer is None:
+        vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
+    try:
+        found = input_fingerprint(path, index.n_samples) if checkpoint is not None else {}
+        if resumed is not None:
+            _check_same(resume, "input", resumed.input, found)
+        if resumed is not None and resumed.finished:
+            model = resumed.model
+        else:
+            model = _fit_index(
+                estimator if resumed is None else resumed.model,
+                path,
+                index,
+                epochs,
+                random_state,
+                classes,
+                dtype,
+                vectorizer,
+                on_epoch or _callback(estimator),
+                on_progress,
+                resumed,
+                _Checkpoints(checkpoint, checkpoint_every, found, options),
+            )
+    finally:
+        if own_index:
+            index.close()
+    if vectorizer is not None:
+        from sklearn.pipeline import Pipeline
+
+        return Pipeline([("vectorizer", vectorizer), ("classifier", model)])
+    return model
+
+
+class _Checkpoints:
+    """Where and how often a fit writes its checkpoints (nowhere: ``path`` None)."""
+
+    def __init__(self, path, every, input, options):
+        self.path, self.input, self.options = path, input, options
+        self.every = DEFAULT_CHECKPOINT_ROWS if every is None else int(every)
+        self.rows_at_last = 0
+
+    def after_batch(self, model, stream, run):
+        """What ``fit_batches`` calls after every batch: a checkpoint when it is due."""
+
+        def after_batch(publish):
+            if stream.rows_handed_out - self.rows_at_last < self.every:
+                return
+            publish()
+            self.write(model, stream.position(), run.to_state())
+            self.rows_at_last = stream.rows_handed_out
+
+        return after_batch
+
+    def write(self, model, position=None, run=None):
+        write_checkpoint(
+            self.path, model, input=self.input, options=self.options, position=position, run=run
+        )
+
+
+def _fit_index(
+    model,
+    path,
+    index,
+    epochs,
+    random_state,
+    classes,
+    dtype,
+    vectorizer,
+    on_epoch,
+    on_progress,
+    resumed,
+    checkpoints,
+):
+    classes = index.classes if classes is None else np.asarray(classes)
+    # what learns: the estimator, or the one an online calibration wraps (its options)
+    learner = getattr(model, "estimator", model)
+    if random_state is None:
+        random_state = getattr(learner, "random_state", None)
+    stream = StreamEpochs(
+        path,
+        index,
+        epochs,
+        random_state,
+        getattr(learner, "shuffle", True),
+        dtype,
+        vectorizer,
+        on_progress,
+        position=None if resumed is None else resumed.position,
+    )
+    run = None
+    if checkpoints.path is not None:
+        run = RunState() if resumed is None else RunState.from_state(resumed.run)
+    own_callback = learner.get_params().get("on_epoch")
+    learner.set_params(on_epoch=on_epoch)
+    try:
+        with stream:
+            model.fit_batches(
+                stream,
+                classes,
+                max_iter=epochs,
+                limit="epochs",
+                run=run,
+                after_batch=None if run is None else checkpoints.after_batch(model, stream, run),
+            )
+    finally:
+        learner.set_params(on_epoch=own_callback)
+    if run is not None:
+        checkpoints.write(model)  # finished: resuming it gives this model back
+    return model
+
+
+def _check_resumable(estimator: Any, path: str | os.PathLike[str]) -> None:
+    """Checkpoints need a file to read again and a learner that resumes mid-run."""
+    from ..estimators._base import BaseLinearPerceptron
+    from ..estimators.calibration import OnlineCalibratedClassifier
+
+    if os.fspath(path) == "-" or not os.path.isfile(path):
+        raise ValueError(
+            f"{os.fspath(path)!r} is not a file: standard input (or a pipe) cannot be "
+            "resumed, its rows are gone once read; save it to a file and train on the "
+            "file, or drop checkpoint and resume"
+        )
+    if not isinstance(estimator, (BaseLinearPerceptron, OnlineCalibratedClassifier)):
+        raise TypeError(
+            f"checkpoints resume Perceptron, AveragedPerceptron and VotedPerceptron (and "
+            f"their online calibration), not {type(estimator).__name__}"
+        )
+
+
+def _check_same(path, what, there, here) -> None:
+    """Refuse a checkpoint of another input or other options, naming what differs."""
+    different = differences(there, here)
+    if different:
+        todo = (
+            "resume with the file it was written for"
+            if what == "input"
+            else "resume with the options it was written with"
+        )
+        raise ValueError(
+            f"the checkpoint {os.fspath(path)!r} was written for another {what} "
+            f"({'; '.join(different)}): {todo}, or start afresh without resume"
+        )
+
+
+def _described(value: Any) -> Any:
+    """An option as the checkpoint keeps it: plain values as they are, objects by repr
+    (without memory addresses)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return re.sub(r" at 0x[0-9A-Fa-f]+", "", repr(value))[:200]
+
+
+def _callback(estimator: Any) -> Any:
+    """The ``on_epoch`` of what learns (the estimator, or the one a calibration wraps)."""
+    return getattr(getattr(estimator, "estimator", estimator), "on_epoch", None)
