@@ -189,6 +189,34 @@ def open_atomically(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     _fsync_directory(directory)
 
 
+def remove_leftovers(path: str | os.PathLike[str]) -> list[str]:
+    """Remove the temporary files that atomic writes of ``path`` left behind when their
+    process was killed mid-write (SIGKILL runs no clean-up); the names removed.
+
+    Only for a file one process writes at a time (a checkpoint that is being resumed):
+    another writer's temporary file would go too.
+
+    Examples
+    --------
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> _ = open(os.path.join(folder, ".run.ckpt.x1y2.tmp"), "wb")
+    >>> remove_leftovers(os.path.join(folder, "run.ckpt")), os.listdir(folder)
+    (['.run.ckpt.x1y2.tmp'], [])
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    prefix = f".{os.path.basename(os.fspath(path))}."
+    removed = []
+    for name in sorted(os.listdir(directory)):
+        if name.startswith(prefix) and name.endswith(".tmp"):
+            try:
+                os.unlink(os.path.join(directory, name))
+                removed.append(name)
+            except FileNotFoundError:
+                pass
+    return removed
+
+
 def _about(exc: OSError, path) -> OSError:
     """The error of a write, naming the file asked for, not the temporary file behind it."""
     why = exc.strerror or str(exc)

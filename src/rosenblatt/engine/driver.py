@@ -329,7 +329,7 @@ class RunState:
             weight = np.array(counts(partial.get("mistake_weight"), "mistake weights", float))
             presented_weight = partial.get("presented_weight")
             need(
-                mistakes.shape == weight.shape == active.shape
+                mistakes.shape == weight.shape == (0 if active is None else active.size,)
                 and type(presented_weight) is float
                 and np.all(np.isfinite(weight))
                 and np.isfinite(presented_weight),
@@ -531,16 +531,15 @@ def _run_epochs(
     """
     max_epochs, limit, unit = stop.max_epochs, stop.limit, stop.unit
     plateau = stop.plateau()
-    if not run.started:
-        run.active = np.ones(n_units, dtype=bool)
-        run.trained = np.zeros(n_units, dtype=np.int64)
-    elif run.active.shape != (n_units,):
-        raise ValueError(f"the run to resume has {run.active.size} units; this one {n_units}")
+    active = np.ones(n_units, dtype=bool) if run.active is None else run.active
+    trained = np.zeros(n_units, dtype=np.int64) if run.trained is None else run.trained
+    if active.shape != (n_units,):
+        raise ValueError(f"the run to resume has {active.size} units; this one {n_units}")
+    run.active, run.trained, presented = active, trained, run.presented
     if plateau is not None:
         plateau.best = np.inf if run.best is None else run.best
         plateau.stale = run.stale
     history = run.history()
-    active, trained, presented = run.active, run.trained, run.presented
     start = time.perf_counter()
     for number in range(run.epochs + 1, max_epochs + 1):
         mistakes, presented, mistake_weight, presented_weight = epoch(active)

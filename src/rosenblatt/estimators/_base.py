@@ -510,7 +510,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             assert run is not None  # what a checkpoint saves is the run
             self._publish(run.history())
 
-        rng = run.rng if resuming else random_source(self.random_state)
+        rng = run.rng if run is not None and resuming else random_source(self.random_state)
         if run is not None:
             run.rng = rng
         history = self._train(epoch_batches, rng, StopRule.of(self, max_iter, limit=limit), run)

@@ -596,7 +596,10 @@ class OnlineCalibratedClassifier(
                 f"classes={classes.tolist()!r} differs from the classes of the "
                 f"fitted model {self.classes_.tolist()!r}."
             )
-        rng = run.rng if resuming else random_source(getattr(self.estimator, "random_state", None))
+        if run is not None and resuming:
+            rng = run.rng
+        else:
+            rng = random_source(getattr(self.estimator, "random_state", None))
         if run is not None:
             run.rng = rng
         first = [not resuming]

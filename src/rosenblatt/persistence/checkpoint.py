@@ -58,14 +58,14 @@ class Checkpoint:
 
 def input_fingerprint(path: str | os.PathLike[str], n_samples: int | None = None) -> dict:
     """What identifies an input file: its size, the SHA-256 of its first and of its last
-    MiB, and (after the scan) its number of samples. A copy of the file has the same;
-    an edit that keeps the size and both ends is not seen."""
+    MiB (their first 16 hex digits), and (after the scan) its number of samples. A copy
+    of the file has the same; an edit that keeps the size and both ends is not seen."""
     size = os.path.getsize(path)
     with open(path, "rb") as handle:
-        head = hashlib.sha256(handle.read(_EDGE_BYTES)).hexdigest()
+        head = hashlib.sha256(handle.read(_EDGE_BYTES)).hexdigest()[:16]
         handle.seek(max(0, size - _EDGE_BYTES))
-        tail = hashlib.sha256(handle.read(_EDGE_BYTES)).hexdigest()
-    found: dict[str, Any] = {"size": size, "head_sha256": head, "tail_sha256": tail}
+        tail = hashlib.sha256(handle.read(_EDGE_BYTES)).hexdigest()[:16]
+    found: dict[str, Any] = {"size": size, "first_mib_sha256": head, "last_mib_sha256": tail}
     if n_samples is not None:
         found["n_samples"] = int(n_samples)
     return found
@@ -78,10 +78,11 @@ def options_of(estimator: Any, options: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def differences(there: Mapping[str, Any], here: Mapping[str, Any]) -> list[str]:
-    """``name=a there, b here`` for every option that differs."""
+    """``name=a there, b here`` for every option that differs (in ``here``'s order)."""
+    names = list(here) + [name for name in there if name not in here]
     return [
         f"{name}={there.get(name)!r} there, {here.get(name)!r} here"
-        for name in sorted(set(there) | set(here))
+        for name in names
         if there.get(name) != here.get(name)
     ]
 
@@ -149,4 +150,11 @@ def read_checkpoint(path: str | os.PathLike[str]) -> Checkpoint:
         or any(not isinstance(parts[n], dict) for n in ("position", "run") if not finished)
     ):
         raise fail(path, "is a checkpoint whose record is damaged", "start the run afresh")
-    return Checkpoint(model, finished=finished, **parts)
+    return Checkpoint(
+        model,
+        input=parts["input"],
+        options=parts["options"],
+        position=parts["position"],
+        run=parts["run"],
+        finished=finished,
+    )

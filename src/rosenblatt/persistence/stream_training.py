@@ -22,7 +22,7 @@ from .._core.config import (
     DEFAULT_HASH_FEATURES,
     DEFAULT_STREAM_EPOCHS,
 )
-from .._core.files import check_writable
+from .._core.files import check_writable, remove_leftovers
 from .._core.validation import NONE, Interval, check_args
 from ..data._stream_index import is_text, parse_progress
 from ..data.streaming import StreamEpochs, hashing_vectorizer, index_file
@@ -42,7 +42,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..data.streaming import ChunkIndex, StreamProgress
     from ..engine.driver import EpochReport
 
-__all__ = ["fit_stream"]
+__all__ = ["CheckpointPlan", "fit_stream"]
 
 _POSITIVE = Interval(numbers.Integral, 1, None, closed="left")
 
@@ -66,7 +66,7 @@ def fit_stream(
     cache: bool | str | os.PathLike[str] | None = None,
     format: str | None = None,
     on_progress: Callable[[StreamProgress], Any] | None = None,
-    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint: str | os.PathLike[str] | CheckpointPlan | None = None,
     checkpoint_every: int | None = None,
     resume: str | os.PathLike[str] | None = None,
 ) -> Any:
@@ -131,12 +131,13 @@ def fit_stream(
         Called after every parsed block of the file and every trained chunk.
     format : {"csv", "svmlight", "tsv"}, default=None
         The file's format (default: from its extension).
-    checkpoint : path-like, default=None
+    checkpoint : path-like or CheckpointPlan, default=None
         Write a checkpoint here (atomically) after the chunk that completes every
         ``checkpoint_every`` rows, and once more when training ends: the model so
         far (it loads as a model), where the run stands in the file and in its
         epochs, and the random states (:mod:`rosenblatt.persistence.checkpoint`).
-        A file only: standard input cannot be resumed.
+        A file only: standard input cannot be resumed. A :class:`CheckpointPlan`
+        made before the scan also gives ``checkpoint_every`` and ``resume``.
     checkpoint_every : int, default=None
         Rows between checkpoints (default ``DEFAULT_CHECKPOINT_ROWS``, 1,000,000).
     resume : path-like, default=None
@@ -179,35 +180,25 @@ def fit_stream(
             "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
         )
     epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
-    rules = {"epochs": [_POSITIVE], "checkpoint_every": [_POSITIVE, NONE]}
-    check_args("fit_stream", rules, {"epochs": epochs, "checkpoint_every": checkpoint_every})
-    checkpoint = resume if checkpoint is None else checkpoint
-    if checkpoint_every is not None and checkpoint is None:
-        raise ValueError("checkpoint_every says how often to write a checkpoint; give checkpoint")
-    if checkpoint is not None:
-        _check_resumable(estimator, path)
-        check_writable(checkpoint)
-    resumed = read_checkpoint(resume) if resume is not None else None
+    check_args("fit_stream", {"epochs": [_POSITIVE]}, {"epochs": epochs})
+    if isinstance(checkpoint, CheckpointPlan):
+        plan = checkpoint
+    else:
+        plan = CheckpointPlan.prepare(
+            estimator,
+            path,
+            checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every,
+            resume=resume,
+            epochs=epochs,
+            random_state=random_state,
+            classes=classes,
+            n_features=n_features,
+            dtype=dtype,
+            vectorizer=vectorizer,
+        )
     if cache is True:
         cache = None
-    options = {
-        "epochs": epochs,
-        "chunk_size": chunk_size,
-        "random_state": _described(random_state),
-        "classes": None if classes is None else np.asarray(classes).tolist(),
-        "n_features": n_features,
-        "zero_based": zero_based,
-        "label_column": label_column,
-        "dtype": np.dtype(dtype).name,
-        "vectorizer": _described(vectorizer),
-        "header": header,
-        "format": format,
-    }
-    options = options_of(estimator, options)
-    if resumed is not None:
-        _check_same(resume, "options", resumed.options, options)
-        before_scan = input_fingerprint(path)  # a wrong file is refused before it is read
-        _check_same(resume, "input", {k: resumed.input.get(k) for k in before_scan}, before_scan)
     own_index = index is None
     if own_index:
         index = index_file(
@@ -225,9 +216,8 @@ def fit_stream(
     if index.format == "text" and vectorizer is None:
         vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
     try:
-        found = input_fingerprint(path, index.n_samples) if checkpoint is not None else {}
-        if resumed is not None:
-            _check_same(resume, "input", resumed.input, found)
+        plan.read_with(index)
+        resumed = plan.resumed
         if resumed is not None and resumed.finished:
             model = resumed.model
         else:
@@ -242,8 +232,7 @@ def fit_stream(
                 vectorizer,
                 on_epoch or _callback(estimator),
                 on_progress,
-                resumed,
-                _Checkpoints(checkpoint, checkpoint_every, found, options),
+                plan,
             )
     finally:
         if own_index:
@@ -255,27 +244,135 @@ def fit_stream(
     return model
 
 
-class _Checkpoints:
-    """Where and how often a fit writes its checkpoints (nowhere: ``path`` None)."""
+class CheckpointPlan:
+    """The checkpoints of one streamed fit: where, how often, what they hold the run to,
+    and the one it resumes from; made and checked before the file is scanned.
 
-    def __init__(self, path, every, input, options):
-        self.path, self.input, self.options = path, input, options
+    :func:`fit_stream` makes one from its arguments; a caller that scans the file
+    itself (``rosenblatt train --stream``) makes it first, with :meth:`prepare`, so
+    that a wrong checkpoint fails before the scan, and passes it as ``checkpoint``.
+
+    Attributes
+    ----------
+    path : path-like or None
+        Where checkpoints are written (None: nowhere).
+    every : int
+        Rows between checkpoints.
+    options : dict
+        The fit's options and the estimator's parameters, as the checkpoints keep them.
+    input : dict
+        What identifies the input (after the scan).
+    resumed : Checkpoint or None
+        The checkpoint the fit goes on from.
+    """
+
+    def __init__(self, path, every, options, resumed, resume_path):
+        self.path, self.options, self.resumed = path, options, resumed
         self.every = DEFAULT_CHECKPOINT_ROWS if every is None else int(every)
-        self.rows_at_last = 0
+        self._resume_path = resume_path
+        self.input: dict[str, Any] = {}
+        self._rows_at_last = 0
+
+    @classmethod
+    def prepare(
+        cls,
+        estimator: Any,
+        path: str | os.PathLike[str],
+        *,
+        checkpoint: str | os.PathLike[str] | None,
+        checkpoint_every: int | None,
+        resume: str | os.PathLike[str] | None,
+        epochs: int,
+        random_state: RandomStateLike,
+        classes: ArrayLike | None,
+        n_features: int | None,
+        dtype: DTypeLike,
+        vectorizer: Any,
+    ) -> CheckpointPlan:
+        """Check the arguments, the input and the checkpoint's file; read the one to
+        resume from and hold it to the options (and the input's size and ends)."""
+        check_args(
+            "fit_stream",
+            {"checkpoint_every": [_POSITIVE, NONE]},
+            {"checkpoint_every": checkpoint_every},
+        )
+        checkpoint = resume if checkpoint is None else checkpoint
+        if checkpoint_every is not None and checkpoint is None:
+            raise ValueError(
+                "checkpoint_every says how often to write a checkpoint; give checkpoint"
+            )
+        if checkpoint is not None:
+            _check_resumable(estimator, path)
+            check_writable(checkpoint)
+        resumed = read_checkpoint(resume) if resume is not None else None
+        if resumed is not None:  # what a kill in the middle of writing one left
+            assert checkpoint is not None  # the resumed one, at least
+            remove_leftovers(checkpoint)
+        options = options_of(
+            estimator,
+            {
+                "epochs": epochs,
+                "random_state": _described(random_state),
+                "classes": None if classes is None else np.asarray(classes).tolist(),
+                "n_features": n_features,
+                "dtype": np.dtype(dtype).name,
+                "vectorizer": _described(vectorizer),
+            },
+        )
+        plan = cls(checkpoint, checkpoint_every, options, resumed, resume)
+        if resumed is not None:
+            plan.check_same("options", resumed.options, options)
+            before_scan = input_fingerprint(path)  # a wrong file is refused before the scan
+            plan.check_same("input", {k: resumed.input.get(k) for k in before_scan}, before_scan)
+        return plan
+
+    def read_with(self, index: ChunkIndex) -> None:
+        """After the scan: what identifies the input (the scan's findings with the file's
+        fingerprint), held to the resumed checkpoint's."""
+        if self.path is None:
+            return
+        self.input = {
+            **input_fingerprint(index.path, index.n_samples),
+            "format": index.format,
+            "chunk_size": index.chunk_size,
+            "n_chunks": index.n_chunks,
+            "n_features": index.n_features,
+            "zero_based": index.zero_based,
+            "label_index": index.label_index,
+            "header": index.header,
+            "classes": index.classes.tolist(),
+        }
+        if self.resumed is not None:
+            self.check_same("input", self.resumed.input, self.input)
+
+    def check_same(self, what, there, here) -> None:
+        """Refuse a checkpoint of another input or other options, naming what differs."""
+        different = differences(there, here)
+        if different:
+            todo = (
+                "resume with the file it was written for"
+                if what == "input"
+                else "resume with the options it was written with"
+            )
+            raise ValueError(
+                f"the checkpoint {os.fspath(self._resume_path)!r} was written for another "
+                f"{what} ({'; '.join(different)}): {todo}, or start afresh without resume"
+            )
 
     def after_batch(self, model, stream, run):
-        """What ``fit_batches`` calls after every batch: a checkpoint when it is due."""
+        """What ``fit_batches`` calls after every batch: a checkpoint when one is due."""
 
         def after_batch(publish):
-            if stream.rows_handed_out - self.rows_at_last < self.every:
+            if stream.rows_handed_out - self._rows_at_last < self.every:
                 return
             publish()
             self.write(model, stream.position(), run.to_state())
-            self.rows_at_last = stream.rows_handed_out
+            self._rows_at_last = stream.rows_handed_out
 
         return after_batch
 
     def write(self, model, position=None, run=None):
+        """Write a checkpoint (``position`` None: the finished run's)."""
         write_checkpoint(
             self.path, model, input=self.input, options=self.options, position=position, run=run
         )
@@ -292,8 +389,7 @@ def _fit_index(
     vectorizer,
     on_epoch,
     on_progress,
-    resumed,
-    checkpoints,
+    plan,
 ):
     classes = index.classes if classes is None else np.asarray(classes)
     # what learns: the estimator, or the one an online calibration wraps (its options)
@@ -309,11 +405,11 @@ def _fit_index(
         dtype,
         vectorizer,
         on_progress,
-        position=None if resumed is None else resumed.position,
+        position=None if plan.resumed is None else plan.resumed.position,
     )
     run = None
-    if checkpoints.path is not None:
-        run = RunState() if resumed is None else RunState.from_state(resumed.run)
+    if plan.path is not None:
+        run = RunState() if plan.resumed is None else RunState.from_state(plan.resumed.run)
     own_callback = learner.get_params().get("on_epoch")
     learner.set_params(on_epoch=on_epoch)
     try:
@@ -324,12 +420,12 @@ def _fit_index(
                 max_iter=epochs,
                 limit="epochs",
                 run=run,
-                after_batch=None if run is None else checkpoints.after_batch(model, stream, run),
+                after_batch=None if run is None else plan.after_batch(model, stream, run),
             )
     finally:
         learner.set_params(on_epoch=own_callback)
     if run is not None:
-        checkpoints.write(model)  # finished: resuming it gives this model back
+        plan.write(model)  # finished: resuming it gives this model back
     return model
 
 
@@ -348,21 +444,6 @@ def _check_resumable(estimator: Any, path: str | os.PathLike[str]) -> None:
         raise TypeError(
             f"checkpoints resume Perceptron, AveragedPerceptron and VotedPerceptron (and "
             f"their online calibration), not {type(estimator).__name__}"
-        )
-
-
-def _check_same(path, what, there, here) -> None:
-    """Refuse a checkpoint of another input or other options, naming what differs."""
-    different = differences(there, here)
-    if different:
-        todo = (
-            "resume with the file it was written for"
-            if what == "input"
-            else "resume with the options it was written with"
-        )
-        raise ValueError(
-            f"the checkpoint {os.fspath(path)!r} was written for another {what} "
-            f"({'; '.join(different)}): {todo}, or start afresh without resume"
         )
 
 

@@ -9,6 +9,8 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
 from ..._core.files import check_writable
 from ._estimators import ONLINE, make_estimator
@@ -39,6 +41,9 @@ def train_streamed(
     evaluate: bool = True,
     stage: Callable[[str], AbstractContextManager[Any]] | None = None,
     calibrate: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
+    resume: str | os.PathLike[str] | None = None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -53,8 +58,9 @@ def train_streamed(
     for the training accuracy, except for the voted perceptron, whose vote over
     every update of every row has no bound (``train_accuracy`` None); ``stage`` as
     for :func:`train`. ``calibrate="online"``: the probabilities are learnt on the
-    same pass (:func:`rosenblatt.calibrated`). An algorithm that cannot stream, or a
-    ``model_path`` that cannot be written, fails before the file is read.
+    same pass (:func:`rosenblatt.calibrated`). ``checkpoint``, ``checkpoint_every``
+    and ``resume``: as :func:`rosenblatt.fit_stream`'s. An algorithm that cannot
+    stream, or a ``model_path`` that cannot be written, fails before the file is read.
     """
     from ...persistence import save
 
@@ -77,6 +83,9 @@ def train_streamed(
         on_progress=on_progress,
         format=format,
         calibrate=calibrate,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
     )
     seconds = time.perf_counter() - start
     metadata: dict[str, Any] = {
@@ -137,6 +146,9 @@ def train_stream(
     on_progress: Callable[[StreamProgress], Any] | None = None,
     format: str | None = None,
     calibrate: str | None = None,
+    checkpoint: str | os.PathLike[str] | None = None,
+    checkpoint_every: int | None = None,
+    resume: str | os.PathLike[str] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Train on a data file too large for memory, as ``rosenblatt train --stream`` does.
 
@@ -174,6 +186,8 @@ def train_stream(
     calibrate : {"online"}, default=None
         Learn the probabilities on the same pass (``calibrated(estimator,
         method="online")``): the model then has ``predict_proba``.
+    checkpoint, checkpoint_every, resume
+        Checkpoints of the run, and the one to go on from (:func:`rosenblatt.fit_stream`).
 
     Returns
     -------
@@ -200,7 +214,7 @@ def train_stream(
 
     from ...data._stream_index import is_text, parse_progress
     from ...data.streaming import index_file, score_stream
-    from ...persistence.stream_training import fit_stream
+    from ...persistence.stream_training import CheckpointPlan, fit_stream
 
     if algorithm not in ONLINE:
         raise ValueError(
@@ -215,6 +229,20 @@ def train_stream(
 
         estimator = calibrated(estimator, method=calibrate)
     text = is_text(path, format)
+    # a checkpoint that does not fit, or an input that cannot be resumed, fails before the scan
+    plan = CheckpointPlan.prepare(
+        estimator,
+        path,
+        checkpoint=checkpoint,
+        checkpoint_every=checkpoint_every,
+        resume=resume,
+        epochs=epochs,
+        random_state=seed,
+        classes=None,
+        n_features=n_features,
+        dtype=np.float64,
+        vectorizer=None,
+    )
     index = index_file(
         path,
         chunk_size,
@@ -238,7 +266,10 @@ def train_stream(
                 index=index,
                 n_features=n_features,
                 on_progress=on_progress,
+                checkpoint=plan,
             )
+        # resumed, the model is the checkpoint's (the estimator above gave its options)
+        estimator = model[-1] if hasattr(model, "steps") else model
         seconds = time.perf_counter() - start
         accuracy = score_stream(model, path, index=index) if evaluate else None
     finally:

@@ -34,6 +34,7 @@ OPTIONS = {
     "budget": "--budget",
     "budget_policy": "--budget-policy",
     "prediction": "--prediction",
+    "checkpoint_every": "--checkpoint-every",
 }
 
 #: Python's spellings in the library's messages and the command line's, in the order they
@@ -58,6 +59,11 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\(id_columns, ignore\)", "(--id-column, --ignore)"),
     (r"\bid_columns\b", "--id-column"),
     (r"\btrain_stream\b", "--stream"),
+    (r"\bchunk_size=", "--chunk-size="),
+    (r"\brandom_state=", "--seed="),
+    (r"\bdrop checkpoint and resume\b", "drop --checkpoint and --resume"),
+    (r"\bwithout resume\b", "without --resume"),
+    (r"\b(?<!--)resume with the\b", "--resume with the"),
     (r"\buse AveragedPerceptron\b", "use --algorithm averaged"),
     (r"\banother kernel \(or gamma\)", "another --kernel (or --gamma)"),
 ]

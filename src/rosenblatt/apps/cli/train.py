@@ -22,6 +22,7 @@ from rich.markup import escape
 
 from ..._core.config import (
     CALIBRATION_METHODS,
+    DEFAULT_CHECKPOINT_ROWS,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_STREAM_EPOCHS,
     ONLINE_CALIBRATION,
@@ -372,6 +373,25 @@ def command(
         "learn the probabilities with the model, sample by sample (online Platt scaling "
         "with calibeating; the iterative algorithms, also with --stream).",
     ),
+    checkpoint: str | None = typer.Option(
+        None,
+        "--checkpoint",
+        help="With --stream: write a checkpoint here (atomically) every --checkpoint-every "
+        "rows and when training ends; after a crash, --resume it.",
+    ),
+    checkpoint_every: int | None = typer.Option(
+        None,
+        "--checkpoint-every",
+        metavar="ROWS",
+        help=f"Rows between checkpoints (default {DEFAULT_CHECKPOINT_ROWS:,}).",
+    ),
+    resume: str | None = typer.Option(
+        None,
+        "--resume",
+        help="With --stream: go on from this checkpoint (same DATA and options), writing "
+        "the next ones to it unless --checkpoint names another file. The model is the one "
+        "an uninterrupted run gives, byte for byte. Standard input cannot be resumed.",
+    ),
     cache: str | None = typer.Option(
         None,
         "--cache",
@@ -387,6 +407,12 @@ def command(
         check_chunk_size(chunk_size)
     if cache is not None and not stream:
         raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
+    resumable = {"--checkpoint": checkpoint, "--checkpoint-every": checkpoint_every}
+    for option, value in {**resumable, "--resume": resume}.items():
+        if value is not None and not stream:
+            raise ValueError(f"{option} goes with --stream (training in memory is not resumed)")
+    if checkpoint_every is not None and checkpoint is None and resume is None:
+        raise ValueError("--checkpoint-every goes with --checkpoint (or --resume)")
     if epochs is None and stream:
         epochs = DEFAULT_STREAM_EPOCHS
     options = {
@@ -429,6 +455,9 @@ def command(
                 chunk_size=chunk_size,
                 cache=cache,
                 calibrate=calibrate,
+                checkpoint=checkpoint,
+                checkpoint_every=checkpoint_every,
+                resume=resume,
                 **reading,
                 **kwargs,
             )
