@@ -242,7 +242,7 @@ def test_a_model_file_or_a_damaged_record_is_no_checkpoint(tmp_path, noisy_file)
         ({**kept.position, "rng": {"meta": {}, "arrays": {}}}, "not a RandomState"),
     ]:
         write_checkpoint(checkpoint, kept.model, position=position, **common)
-        with pytest.raises(BrokenInvariant, match=message):
+        with pytest.raises(ModelFileError, match=f"record does not hold: .*{message}"):
             fit_stream(make(), noisy_file, chunk_size=50, epochs=4, resume=checkpoint)
     run = {**kept.run, "mistakes_per_epoch": [1, 2, 3]}  # more epochs than it ran
     write_checkpoint(
@@ -253,7 +253,16 @@ def test_a_model_file_or_a_damaged_record_is_no_checkpoint(tmp_path, noisy_file)
         position=kept.position,
         run=run,
     )
-    with pytest.raises(BrokenInvariant, match="one entry per epoch"):
+    with pytest.raises(ModelFileError, match="one entry per epoch"):
+        fit_stream(make(), noisy_file, chunk_size=50, epochs=4, resume=checkpoint)
+    position = {**kept.position, "epoch": 3}  # a stream ahead of its run and model
+    write_checkpoint(checkpoint, kept.model, position=position, **common)
+    with pytest.raises(ModelFileError, match="stream is in epoch 3, its run and model have"):
+        fit_stream(make(), noisy_file, chunk_size=50, epochs=4, resume=checkpoint)
+    # a model of another class than the record's
+    other = fit_stream(VotedPerceptron(random_state=2), noisy_file, chunk_size=50, epochs=1)
+    write_checkpoint(checkpoint, other, position=kept.position, **common)
+    with pytest.raises(ValueError, match="estimator='VotedPerceptron' there, 'Averaged"):
         fit_stream(make(), noisy_file, chunk_size=50, epochs=4, resume=checkpoint)
 
 

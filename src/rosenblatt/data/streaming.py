@@ -48,10 +48,11 @@ The code lives in private modules beside this one, one job each: the scan, the
 progress reports and the chunk orders (``_stream_index``), reading an epoch's
 chunks (``_stream_read``), the epochs of a fit and where it stands
 (``_stream_epochs``) and scoring (``_stream_score``); this module gathers their
-public names. Training on a stream, :func:`rosenblatt.fit_stream` (which the command
-line's ``train --stream`` calls), lives with the model files in
-:mod:`rosenblatt.persistence.stream_training`, because its checkpoints are model files;
-:mod:`rosenblatt.streaming` gives it with the names here.
+public names. Training on a stream,
+:func:`~rosenblatt.persistence.stream_training.fit_stream` (which the command line's
+``train --stream`` calls), lives with the model files in
+``rosenblatt.persistence.stream_training``, because its checkpoints are model files;
+``rosenblatt.streaming`` gives it with the names here.
 """
 
 from __future__ import annotations

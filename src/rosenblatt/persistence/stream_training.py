@@ -23,10 +23,11 @@ from .._core.config import (
     DEFAULT_STREAM_EPOCHS,
 )
 from .._core.files import check_writable, remove_leftovers
-from .._core.validation import NONE, Interval, check_args
+from .._core.validation import NONE, BrokenInvariant, Interval, check_args
 from ..data._stream_index import is_text, parse_progress
 from ..data.streaming import StreamEpochs, hashing_vectorizer, index_file
 from ..engine.driver import RunState
+from ..exceptions import ModelFileError
 from .checkpoint import (
     differences,
     input_fingerprint,
@@ -34,6 +35,7 @@ from .checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from .errors import fail
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
@@ -75,9 +77,9 @@ def fit_stream(
     The file is parsed once, by the scan, into a binary cache (a temporary
     folder unless ``cache`` names one to keep); every epoch then reads the cache,
     never the text. Every epoch visits the chunks in a fresh random order (drawn
-    by :func:`chunk_orders` from ``random_state``) and presents each chunk's rows
-    once, in the estimator's own order (shuffled when ``estimator.shuffle`` is
-    true, from ``estimator.random_state``), through the estimator's
+    by :func:`~rosenblatt.data.streaming.chunk_orders` from ``random_state``) and
+    presents each chunk's rows once, in the estimator's own order (shuffled when
+    ``estimator.shuffle`` is true, from ``estimator.random_state``), through the estimator's
     ``fit_batches``: the engine's epoch driver, so training stops after the
     first epoch without a mistake (each one-vs-rest neuron after its own), or
     after ``epochs`` epochs with a ``ConvergenceWarning``, exactly as
@@ -113,8 +115,8 @@ def fit_stream(
     vectorizer : transformer, default=None
         text: a stateless vectorizer to use instead of the hashing one.
     index : ChunkIndex, default=None
-        A previous :func:`index_file` result for this file and chunk size (its
-        cache, if it has one, is used and left alone; without one every epoch
+        A previous :func:`~rosenblatt.data.streaming.index_file` result for this file
+        and chunk size (its cache, if it has one, is used and left alone; without one every epoch
         parses the text).
     on_epoch : callable(EpochReport), default=None
         Called after every epoch over the file, for this fit only (default: the
@@ -136,8 +138,9 @@ def fit_stream(
         ``checkpoint_every`` rows, and once more when training ends: the model so
         far (it loads as a model), where the run stands in the file and in its
         epochs, and the random states (:mod:`rosenblatt.persistence.checkpoint`).
-        A file only: standard input cannot be resumed. A :class:`CheckpointPlan`
-        made before the scan also gives ``checkpoint_every`` and ``resume``.
+        A file only: standard input cannot be resumed. A
+        :class:`~rosenblatt.persistence.stream_training.CheckpointPlan` made before
+        the scan also gives ``checkpoint_every`` and ``resume``.
     checkpoint_every : int, default=None
         Rows between checkpoints (default ``DEFAULT_CHECKPOINT_ROWS``, 1,000,000).
     resume : path-like, default=None
@@ -271,6 +274,7 @@ class CheckpointPlan:
         self.every = DEFAULT_CHECKPOINT_ROWS if every is None else int(every)
         self._resume_path = resume_path
         self.input: dict[str, Any] = {}
+        self.run: RunState | None = None  # the resumed run's, checked
         self._rows_at_last = 0
 
     @classmethod
@@ -321,7 +325,14 @@ class CheckpointPlan:
         )
         plan = cls(checkpoint, checkpoint_every, options, resumed, resume)
         if resumed is not None:
+            # the model it holds is of the estimator's class and parameters, as its record says
+            plan.check_same("options", options_of(resumed.model, {}), options_of(estimator, {}))
             plan.check_same("options", resumed.options, options)
+            if not resumed.finished:
+                try:
+                    plan.run = RunState.from_state(resumed.run)
+                except BrokenInvariant as exc:
+                    raise plan.damaged(exc) from None
             before_scan = input_fingerprint(path)  # a wrong file is refused before the scan
             plan.check_same("input", {k: resumed.input.get(k) for k in before_scan}, before_scan)
         return plan
@@ -358,6 +369,12 @@ class CheckpointPlan:
                 f"the checkpoint {os.fspath(self._resume_path)!r} was written for another "
                 f"{what} ({'; '.join(different)}): {todo}, or start afresh without resume"
             )
+
+    def damaged(self, why: object) -> ModelFileError:
+        """The refusal of a resumed checkpoint whose record does not hold together."""
+        return fail(
+            self._resume_path, f"is a checkpoint whose record does not hold: {why}", "start afresh"
+        )
 
     def after_batch(self, model, stream, run):
         """What ``fit_batches`` calls after every batch: a checkpoint when one is due."""
@@ -396,32 +413,37 @@ def _fit_index(
     learner = getattr(model, "estimator", model)
     if random_state is None:
         random_state = getattr(learner, "random_state", None)
-    stream = StreamEpochs(
-        path,
-        index,
-        epochs,
-        random_state,
-        getattr(learner, "shuffle", True),
-        dtype,
-        vectorizer,
-        on_progress,
-        position=None if plan.resumed is None else plan.resumed.position,
-    )
-    run = None
-    if plan.path is not None:
-        run = RunState() if plan.resumed is None else RunState.from_state(plan.resumed.run)
+    try:
+        stream = StreamEpochs(
+            path,
+            index,
+            epochs,
+            random_state,
+            getattr(learner, "shuffle", True),
+            dtype,
+            vectorizer,
+            on_progress,
+            position=None if plan.resumed is None else plan.resumed.position,
+        )
+    except BrokenInvariant as exc:
+        raise plan.damaged(exc) from None
+    run = plan.run
+    if run is not None and not (stream.epoch == run.epochs + 1 == model.n_iter_ + 1):
+        raise plan.damaged(
+            f"its stream is in epoch {stream.epoch}, its run and model have done "
+            f"{run.epochs} and {model.n_iter_}"
+        )
+    if plan.path is not None and run is None:
+        run = RunState()
     own_callback = learner.get_params().get("on_epoch")
     learner.set_params(on_epoch=on_epoch)
     try:
         with stream:
-            model.fit_batches(
-                stream,
-                classes,
-                max_iter=epochs,
-                limit="epochs",
-                run=run,
-                after_batch=None if run is None else plan.after_batch(model, stream, run),
-            )
+            # only a learner that resumes gets the run (KernelPerceptron streams, unresumed)
+            resumable = {} if run is None else {"run": run}
+            if run is not None:
+                resumable["after_batch"] = plan.after_batch(model, stream, run)
+            model.fit_batches(stream, classes, max_iter=epochs, limit="epochs", **resumable)
     finally:
         learner.set_params(on_epoch=own_callback)
     if run is not None:
