@@ -79,7 +79,7 @@ def _npy_bytes(array) -> bytes:
     return buffer.getvalue()
 
 
-def describe_params(estimator) -> dict:
+def describe_params(estimator: Any) -> dict:
     """``get_params(deep=False)`` for people and tools reading the manifest (not used to load)."""
     get_params = getattr(estimator, "get_params", None)
     if get_params is None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numbers
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -174,7 +174,7 @@ def fit_stream(
     >>> clf = fit_stream(Perceptron(random_state=0), path, chunk_size=2,
     ...                  checkpoint=saved, checkpoint_every=2)
     >>> again = fit_stream(Perceptron(random_state=0), path, chunk_size=2, resume=saved)
-    >>> (again.coef_ == clf.coef_).all(), again.n_iter_ == clf.n_iter_
+    >>> bool((again.coef_ == clf.coef_).all()), again.n_iter_ == clf.n_iter_
     (True, True)
     """
     if not hasattr(estimator, "fit_batches"):
@@ -356,7 +356,7 @@ class CheckpointPlan:
         if self.resumed is not None:
             self.check_same("input", self.resumed.input, self.input)
 
-    def check_same(self, what, there, here) -> None:
+    def check_same(self, what: str, there: Mapping[str, Any], here: Mapping[str, Any]) -> None:
         """Refuse a checkpoint of another input or other options, naming what differs."""
         different = differences(there, here)
         if different:
@@ -376,7 +376,9 @@ class CheckpointPlan:
             self._resume_path, f"is a checkpoint whose record does not hold: {why}", "start afresh"
         )
 
-    def after_batch(self, model, stream, run):
+    def after_batch(
+        self, model: Any, stream: StreamEpochs, run: RunState
+    ) -> Callable[[Callable[[], None]], None]:
         """What ``fit_batches`` calls after every batch: a checkpoint when one is due."""
 
         def after_batch(publish):
@@ -388,7 +390,12 @@ class CheckpointPlan:
 
         return after_batch
 
-    def write(self, model, position=None, run=None):
+    def write(
+        self,
+        model: Any,
+        position: Mapping[str, Any] | None = None,
+        run: Mapping[str, Any] | None = None,
+    ) -> None:
         """Write a checkpoint (``position`` None: the finished run's)."""
         write_checkpoint(
             self.path, model, input=self.input, options=self.options, position=position, run=run
