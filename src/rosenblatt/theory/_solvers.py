@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.config import ACTIVE_TOLERANCE
+from .._core.config import ACTIVE_TOLERANCE, QP_ACTIVE_SET_MAX_VARIABLES
 from ..exceptions import SolverError
 from ._geometry import geometric_margin
 from ._inputs import decision, signed_rows
@@ -55,7 +55,8 @@ def quiet_highs(highspy: ModuleType) -> Any:
 
 
 def hard_margin_qp(X: Any, t: np.ndarray, fit_intercept: bool) -> MaxMarginResult:
-    """Solve ``min ||w||^2 / 2  s.t.  t_i (w . x_i + b) >= 1`` with HiGHS.
+    """Solve ``min ||w||^2 / 2  s.t.  t_i (w . x_i + b) >= 1`` with HiGHS (more than
+    ``QP_ACTIVE_SET_MAX_VARIABLES`` variables, or where HiGHS gives up: with Clarabel).
 
     The data must be separable (else the QP is infeasible).
     """
@@ -64,6 +65,9 @@ def hard_margin_qp(X: Any, t: np.ndarray, fit_intercept: bool) -> MaxMarginResul
     n_samples, n_features = X.shape
     rows = signed_rows(X, t, fit_intercept).tocsc()
     n_vars = rows.shape[1]
+    if n_vars > QP_ACTIVE_SET_MAX_VARIABLES:
+        x = interior_point_qp(rows, n_features, f"not asked ({n_vars:,} variables)")
+        return _canonical(X, t, x, n_features, fit_intercept)
     inf = highspy.kHighsInf
 
     lp = highspy.HighsLp()
@@ -102,6 +106,14 @@ def hard_margin_qp(X: Any, t: np.ndarray, fit_intercept: bool) -> MaxMarginResul
         # the number of free directions, e.g. thousands of text features); an
         # interior-point solver handles them in seconds, to about 1e-10.
         x = interior_point_qp(rows, n_features, solver.modelStatusToString(status))
+    return _canonical(X, t, x, n_features, fit_intercept)
+
+
+def _canonical(
+    X: Any, t: np.ndarray, x: np.ndarray, n_features: int, fit_intercept: bool
+) -> MaxMarginResult:
+    """The result of a solution ``x = (w, b)``, scaled so that the closest pattern has
+    ``t f(x) = 1``; checked to separate."""
     w = x[:n_features]
     b = float(x[n_features]) if fit_intercept else 0.0
     functional = t * decision(X, w, b)
