@@ -359,7 +359,10 @@ def test_the_command_line_checks_its_options(tmp_path, noisy_file):
     assert_one_line_error(result, "standard input", "cannot be resumed", "drop --checkpoint")
     checkpoint = tmp_path / "run.ckpt"
     run = ["train", noisy_file, "-m", model, "--stream", "--chunk-size", "50", "-q"]
-    assert run_cli(*run, "--max-iter", "3", "--checkpoint", checkpoint).exit_code == 0
+    first = run_cli(*run[:-1], "--max-iter", "3", "--checkpoint", checkpoint)
+    assert first.exit_code == 0 and "raise --max-iter" in " ".join(first.stderr.split())
+    again = run_cli(*run[:-1], "--max-iter", "3", "--resume", checkpoint)
+    assert again.exit_code == 0 and "a finished run: its model, not trained again" in again.stderr
     result = run_cli(*run, "--max-iter", "4", "--resume", checkpoint)
     assert_one_line_error(result, "--max-iter=3 there, 4 here", "--resume with the options")
     result = run_cli(*run, "--max-iter", "3", "--seed", "7", "--resume", checkpoint)

@@ -290,6 +290,7 @@ def train_stream(
         "train_accuracy": accuracy,
         "seconds": seconds,
         "notes": list(index.notes)
+        + _resumed_note(plan)
         + [
             " ".join(str(w.message).split())
             for w in caught
@@ -305,3 +306,17 @@ def train_stream(
         summary["feature_names"] = list(index.feature_names)
         summary["label_name"] = index.header[index.label_index]
     return model, summary
+
+
+def _resumed_note(plan: Any) -> list[str]:
+    """What a resumed run says about where it went on from."""
+    resumed = plan.resumed
+    if resumed is None:
+        return []
+    if resumed.finished:
+        return ["the checkpoint is of a finished run: its model, not trained again"]
+    position = resumed.position
+    return [
+        f"resumed from the checkpoint: epoch {position['epoch']}, after "
+        f"{position['done']} of {len(position['order'])} chunks"
+    ]

@@ -43,6 +43,7 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\bmax_iter=(\d+)", r"--max-iter=\1"),
     (r"\bepochs=(\d+)", r"--max-iter=\1"),  # fit_stream's epochs: train --stream --max-iter
     (r"\bmax_iter\b", "--max-iter"),
+    (r"\braise epochs\b", "raise --max-iter"),  # fit_stream's advice
     (r"\bheader=False\b", "--no-header"),
     (r"\bheader=True\b", "--header"),
     (r"\bzero_based=True\b", "--zero-based"),
