@@ -178,7 +178,7 @@ def playground_largest_request(repeats):
 
     import numpy as np
 
-    from rosenblatt.apps.playground.runs import MAX_POINTS, MAX_PRESENTATIONS
+    from rosenblatt.apps.playground.runs import MAX_KERNEL_CELLS, MAX_POINTS, MAX_PRESENTATIONS
     from rosenblatt.apps.playground.server import serve_in_thread
 
     rng = np.random.default_rng(0)
@@ -188,7 +188,10 @@ def playground_largest_request(repeats):
     try:
         for algorithm in ("voted", "kernel"):
             body = {"points": X.tolist(), "labels": y.tolist(), "algorithm": algorithm}
-            body["epochs"], body["feature_map"] = MAX_PRESENTATIONS // MAX_POINTS, True
+            epochs = MAX_PRESENTATIONS // MAX_POINTS
+            if algorithm == "kernel":  # the page's cap on a kernel run's coefficients
+                epochs = min(epochs, max(1, MAX_KERNEL_CELLS // MAX_POINTS**2))
+            body["epochs"], body["feature_map"] = epochs, True
             data = json.dumps(body).encode()
 
             def post(data=data):
