@@ -53,6 +53,10 @@ Key = tuple[Any, ...]
 _PYTHON_SCALARS = {bool: "bool", int: "int64", float: "float64"}
 
 
+#: Each dtype's name, as flatten has met them (every call flattens about 20 arrays).
+_DTYPE_NAMES: dict[np.dtype, str] = {}
+
+
 def flatten(value: Any, flat: list[Any]) -> Key:
     """The key of ``value`` (one argument, or a tuple of them), appending to ``flat`` the C
     values a built function takes for it: each array's data pointer and shape, each scalar."""
@@ -64,7 +68,11 @@ def flatten(value: Any, flat: list[Any]) -> Key:
             layout = "unaligned"  # never built: such a call goes to the JIT
         flat.append(value.ctypes.data)
         flat.extend(value.shape)
-        return ("array", value.dtype.name, value.ndim, layout, not flags.writeable)
+        dtype = value.dtype
+        name = _DTYPE_NAMES.get(dtype)
+        if name is None:  # numpy works a dtype's name out in Python, 3 us each time
+            name = _DTYPE_NAMES.setdefault(dtype, dtype.name)
+        return ("array", name, value.ndim, layout, not flags.writeable)
     if value is None:
         return ("none",)
     if kind in _PYTHON_SCALARS:
