@@ -388,13 +388,17 @@ def test_sigkill_at_random_moments_and_resume_give_the_same_model_file(tmp_path)
     kills = 0
     first = [*command, "-m", str(model), "--checkpoint", str(checkpoint), *every]
     resumed = [*command, "-m", str(model), "--resume", str(checkpoint), *every]
+
+    def written():  # each write renames a new file over the last: another inode or time
+        return (checkpoint.stat().st_ino, checkpoint.stat().st_mtime_ns)
+
     for attempt in range(4):
-        before = checkpoint.stat().st_mtime_ns if checkpoint.exists() else None
+        before = written() if checkpoint.exists() else None
         child = subprocess.Popen(resumed if attempt else first)
         deadline = time.monotonic() + 120
         # wait for this run's first checkpoint, then kill it a random moment later
         while time.monotonic() < deadline and child.poll() is None:
-            if checkpoint.exists() and checkpoint.stat().st_mtime_ns != before:
+            if checkpoint.exists() and written() != before:
                 break
             time.sleep(0.01)
         time.sleep(pace.uniform(0.0, 0.6))

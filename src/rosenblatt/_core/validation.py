@@ -166,6 +166,22 @@ class BrokenInvariant(ValueError):
     source's or training state's)."""
 
 
+def hold(ok: bool, broken: str) -> None:
+    """Raise :class:`BrokenInvariant` with ``broken`` (what does not hold) unless ``ok``: the
+    one spelling of a declared invariant's check where a reader checks field by field.
+
+    Examples
+    --------
+    >>> hold(1 < 2, "one must be below two")
+    >>> hold(False, "the order must be a permutation")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.validation.BrokenInvariant: the order must be a permutation
+    """
+    if not ok:
+        raise BrokenInvariant(broken)
+
+
 class ParameterError(ValueError):
     """A value its rule refuses: the message names the parameter in Python's words, and
     ``name``, ``value`` and ``allowed`` let a caller word it otherwise (the command line

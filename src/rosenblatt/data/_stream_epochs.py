@@ -15,7 +15,7 @@ import numpy as np
 
 from .._core.config import DEFAULT_HASH_FEATURES
 from .._core.random_states import rng_from_json, rng_to_json
-from .._core.validation import BrokenInvariant
+from .._core.validation import hold
 from ..engine.orders import random_source
 from ._stream_index import StreamProgress, next_chunk_order
 from ._stream_read import RECYCLE, epoch_chunks, read_ahead
@@ -158,8 +158,7 @@ class StreamEpochs:
         n_chunks = self.index.n_chunks
 
         def need(ok, what):
-            if not ok:
-                raise BrokenInvariant(f"the stream position's {what}")
+            hold(ok, f"the stream position's {what}")
 
         need(isinstance(position, dict), "must be a JSON object")
         epoch, order, done, rows = (position.get(k) for k in ("epoch", "order", "done", "rows"))

@@ -275,11 +275,10 @@ class RunState:
             A ``ValueError`` naming the field that does not fit.
         """
         from .._core.random_states import rng_from_json
-        from .._core.validation import BrokenInvariant
+        from .._core.validation import hold
 
         def need(ok, what):
-            if not ok:
-                raise BrokenInvariant(f"the run's {what}")
+            hold(ok, f"the run's {what}")
 
         def count(value, what):
             need(type(value) is int and 0 <= value < 2**62, f"{what} must be a count")

@@ -84,19 +84,29 @@ def describe_params(estimator: Any) -> dict:
     get_params = getattr(estimator, "get_params", None)
     if get_params is None:
         return {}
-    described: dict = {}
-    for name, value in get_params(deep=False).items():
-        if name in CALLBACK_PARAMETERS:
-            described[name] = None
-        elif (
-            value is None
-            or isinstance(value, (bool, int, str))
-            or (isinstance(value, float) and math.isfinite(value))
-        ):
-            described[name] = value
-        else:  # without memory addresses: the same model gives the same bytes
-            described[name] = _ADDRESS.sub("", repr(value))[:200]
-    return described
+    return {
+        name: None if name in CALLBACK_PARAMETERS else described(value)
+        for name, value in get_params(deep=False).items()
+    }
+
+
+def described(value: Any) -> Any:
+    """A value as a manifest (or a checkpoint's record) shows it: plain JSON values as they
+    are, anything else by its repr, without memory addresses (the same model gives the
+    same bytes) and cut at 200 characters.
+
+    Examples
+    --------
+    >>> described(0.5), described(object())
+    (0.5, '<object object>')
+    """
+    if (
+        value is None
+        or isinstance(value, (bool, int, str))
+        or (isinstance(value, float) and math.isfinite(value))
+    ):
+        return value
+    return _ADDRESS.sub("", repr(value))[:200]
 
 
 def _versions() -> dict:

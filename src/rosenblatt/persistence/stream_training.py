@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import numbers
 import os
-import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +34,7 @@ from .checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
+from .container import described
 from .errors import fail
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -316,11 +316,11 @@ class CheckpointPlan:
             estimator,
             {
                 "epochs": epochs,
-                "random_state": _described(random_state),
+                "random_state": described(random_state),
                 "classes": None if classes is None else np.asarray(classes).tolist(),
                 "n_features": n_features,
                 "dtype": np.dtype(dtype).name,
-                "vectorizer": _described(vectorizer),
+                "vectorizer": described(vectorizer),
             },
         )
         plan = cls(checkpoint, checkpoint_every, options, resumed, resume)
@@ -474,14 +474,6 @@ def _check_resumable(estimator: Any, path: str | os.PathLike[str]) -> None:
             f"checkpoints resume Perceptron, AveragedPerceptron and VotedPerceptron (and "
             f"their online calibration), not {type(estimator).__name__}"
         )
-
-
-def _described(value: Any) -> Any:
-    """An option as the checkpoint keeps it: plain values as they are, objects by repr
-    (without memory addresses)."""
-    if value is None or isinstance(value, (bool, int, float, str)):
-        return value
-    return re.sub(r" at 0x[0-9A-Fa-f]+", "", repr(value))[:200]
 
 
 def _callback(estimator: Any) -> Any:
