@@ -8,6 +8,8 @@ constant input ``bias_input`` (0 when there is no intercept).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -329,8 +331,9 @@ def primal_epoch(
     updates ``(row, sample, coef, time)`` of each row in order (multinomial: one
     per mistake, on row 0, with the true class and the rival appended), the
     activations ``y (w . x + w0 s)`` of the last trained row per presentation, the
-    summed sample weight of each row's mistakes (as the mistakes) and the summed
-    sample weight of the presentations, each summed in presentation order.
+    summed sample weight of each row's mistakes (as the mistakes), the summed
+    sample weight of the presentations, each summed in presentation order, and the
+    number of scores that were not finite (inf or NaN).
     """
     X = np.asarray(X, dtype=float)
     W, w0, U, U0, counts = (np.array(part, copy=True) for part in state)
@@ -341,7 +344,7 @@ def primal_epoch(
     mistakes = [0] * (1 if multinomial else n_rows)
     mistake_weight = [0.0] * len(mistakes)
     updates, activations = [], []
-    presented, presented_weight = 0, 0.0
+    presented, presented_weight, overflow = 0, 0.0, 0
     for i in order:
         if sample_weight[i] == 0.0:
             continue
@@ -349,6 +352,7 @@ def primal_epoch(
         wrong = []
         if multinomial:
             scores = [_dot(W_[c] + [float(w0[c])], x) for c in range(n_rows)]
+            overflow += sum(not math.isfinite(score) for score in scores)
             true = int(target[i])
             rival = None
             for c in range(n_rows):
@@ -366,6 +370,7 @@ def primal_epoch(
                     y = 1.0 if target[i] == positive[s] else -1.0
                 a = y * _dot(W_[s] + [float(w0[s])], x)
                 activations.append(a)
+                overflow += not math.isfinite(a)
                 if a <= 0.0:
                     wrong.append((s, eta * sample_weight[i] * y))
                     mistakes[s] += 1
@@ -397,7 +402,16 @@ def primal_epoch(
     if multinomial:
         counts[0] += presented
     state = (np.array(W_).reshape(W.shape), w0, np.array(U_).reshape(U.shape), U0, counts)
-    return state, mistakes, presented, updates, activations, mistake_weight, presented_weight
+    return (
+        state,
+        mistakes,
+        presented,
+        updates,
+        activations,
+        mistake_weight,
+        presented_weight,
+        overflow,
+    )
 
 
 def linear_scores(X, coef, intercept):
@@ -460,7 +474,8 @@ def dual_epoch(
     time)`` in order, the prediction mistakes, ``y f(x)`` of every presentation by
     its position in ``order`` (None for a zero-weight sample), problem ``p``'s
     coefficients after every presentation (a trace's record), the summed sample
-    weight of the prediction mistakes and that of the presentations (in order).
+    weight of the prediction mistakes and that of the presentations (in order), and
+    the number of scores that were not finite (inf or NaN).
 
     ``budget``: None, or a dict with ``policy`` ("stop", "random", "forgetron",
     "project"), ``size``, and what the policy carries, updated in place: ``draws``
@@ -473,7 +488,7 @@ def dual_epoch(
     b = budget or {"policy": None, "size": 2**62, "errors": [0] * len(sv), "plus": False}
     policy = b["policy"]
     updates, mistakes = [], 0
-    mistake_weight, presented_weight = 0.0, 0.0
+    mistake_weight, presented_weight, overflow = 0.0, 0.0, 0
     activation = [None] * len(order)
     history = []
 
@@ -496,6 +511,7 @@ def dual_epoch(
             f += coef[p, j] * (K[i][j] + s2)
         y = Y[p][i]
         activation[pos] = y * f
+        overflow += not math.isfinite(f)
         mistake = y * f <= 0.0
         if not (mistake or (b["plus"] and y * f < eta)):
             n_seen[p] += 1
@@ -590,6 +606,7 @@ def dual_epoch(
         history,
         mistake_weight,
         presented_weight,
+        overflow,
     )
 
 

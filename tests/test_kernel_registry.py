@@ -94,10 +94,11 @@ def _patterns(rng, n=30, d=11, sparse=False):
     return (sp.csr_matrix(X) if sparse else X), X
 
 
-def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
+def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record, scale=1.0):
     n_rows = {"single": 1, "ovr": 3, "multinomial": 3, "multilabel": 3, "label": 1}[layout]
     multinomial = layout == "multinomial"
     X, dense = _patterns(rng, sparse=sparse)
+    X, dense = X * scale, dense * scale  # 1e200: the scores overflow (inf, and NaN)
     n, d = dense.shape
     target = rng.randint(0, max(n_rows, 2), n)
     positive = np.array([1]) if n_rows == 1 else np.arange(n_rows)
@@ -118,6 +119,7 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
     )
     eta, bias_input = 0.5, 2.0
     kind = MULTINOMIAL if multinomial else SINGLE if n_rows == 1 else ONE_VS_REST
+    overflowed = 0
     for _ in range(3):  # later epochs start from trained weights and counts
         order = rng.permutation(n)
         (
@@ -128,6 +130,7 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
             want_activation,
             want_mistake_weight,
             want_presented_weight,
+            want_overflow,
         ) = ref(
             dense,
             target,
@@ -154,7 +157,9 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
                 np.empty(size if multinomial else 0, dtype=np.int64),
                 np.empty(n if n_rows == 1 else 0),
             )
-        tally = Tally(np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1))
+        tally = Tally(
+            np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1), np.zeros(1, np.int64)
+        )
         presented = kernel(
             patterns.rows,
             Targets(patterns.target, positive, patterns.sample_weight),
@@ -180,6 +185,8 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
         # the weighted counters of the stop rule (the weights are 0, 0.5, 1 and 2: they matter)
         assert tally.mistake_weight[: len(want_mistakes)].tolist() == want_mistake_weight
         assert tally.presented_weight.tolist() == [want_presented_weight]
+        assert tally.overflow.tolist() == [want_overflow]
+        overflowed += want_overflow
         if rec is None:
             continue
         got_updates = []
@@ -191,8 +198,9 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record):
                 got_updates.append(entry)
         by_row = sorted(want_updates, key=lambda update: update[0])  # stable: order kept
         assert [tuple(map(float, u)) for u in got_updates] == [tuple(map(float, u)) for u in by_row]
-        if n_rows == 1:
-            assert rec.activation[:presented].tolist() == want_activation
+        if n_rows == 1:  # (NaN where the scores overflow: equal as arrays)
+            np.testing.assert_array_equal(rec.activation[:presented], want_activation)
+    return overflowed
 
 
 def check_primal_epoch(kernel, ref):
@@ -205,6 +213,13 @@ def check_primal_epoch(kernel, ref):
                 (True, False, False),
             ):
                 _primal_case(kernel, ref, rng, sparse, layout, batch, average, record)
+    # scores beyond the float range: the overflow count (and the weights) as the reference's
+    for sparse in (False, True):
+        for layout in ("single", "ovr", "multinomial"):
+            with np.errstate(over="ignore", invalid="ignore"):
+                assert _primal_case(
+                    kernel, ref, rng, sparse, layout, False, True, True, scale=1e200
+                )
 
 
 def check_linear_scores(kernel, ref):
@@ -259,15 +274,21 @@ _BUDGETS = [
 def check_dual_epoch(kernel, ref):
     for budget in _BUDGETS:
         _check_dual_epoch_under(kernel, ref, budget)
+    # kernel values at the edge of the float range: the scores overflow (inf, and NaN)
+    with np.errstate(over="ignore", invalid="ignore"):
+        assert _check_dual_epoch_under(kernel, ref, None, scale=1e308)
 
 
-def _check_dual_epoch_under(kernel, ref, budget):
+def _check_dual_epoch_under(kernel, ref, budget, scale=1.0):
     """The compiled dual rule against the reference, three epochs of two problems, under
-    ``budget`` (a policy of rosenblatt.engine.budget, or None)."""
+    ``budget`` (a policy of rosenblatt.engine.budget, or None), with the kernel values
+    times ``scale``; returns how many scores were not finite."""
     rng = np.random.RandomState(4)
     n, n_problems = 25, 2
     A = rng.randn(n, 4)
-    K = reference.gram_block(A, A, 2, gamma=0.5)
+    # (scaled: the linear kernel, whose values grow with the points' scale as the features')
+    K = reference.gram_block(A, A, 2 if scale == 1.0 else 0, gamma=0.5) * scale
+    overflowed = 0
     Y = np.where(rng.rand(n_problems, n) > 0.5, 1.0, -1.0)
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
     shape = (n_problems, n)
@@ -319,12 +340,13 @@ def _check_dual_epoch_under(kernel, ref, budget):
                 np.zeros(n_problems, dtype=np.int64),
                 np.full(shape, np.nan),  # every presentation's y f, as a trace asks
                 np.full((n_problems, n, n), np.nan),  # and the coefficients after it
+                np.zeros(n_problems, dtype=np.int64),
             )
             bundle = carried.bundle(draws)
             got = kernel(table, order, 0, p, Problems(Y, sw), state, updates, rule, bundle)
             assert got == n, policy
             coef, coef_acc, want_sv, n_seen, want_updates, want_mistakes, want_act = want[:7]
-            history, want_mistake_weight, want_presented_weight = want[7:]
+            history, want_mistake_weight, want_presented_weight, want_overflow = want[7:]
             wanted = np.array([np.nan if a is None else a for a in want_act])
             np.testing.assert_array_equal(updates.activation[p], wanted, err_msg=str(policy))
             np.testing.assert_array_equal(updates.history[p], np.array(history), str(policy))
@@ -339,6 +361,8 @@ def _check_dual_epoch_under(kernel, ref, budget):
                 tuple(map(float, u)) for u in want_updates
             ], policy
             assert updates.mistakes[p] == want_mistakes, policy
+            assert updates.overflow[p] == want_overflow, policy
+            overflowed += want_overflow
             assert updates.mistake_weight[p] == want_mistake_weight, policy
             assert updates.presented_weight[p] == want_presented_weight, policy
             assert updates.mistake_weight[1 - p] == updates.presented_weight[1 - p] == 0.0
@@ -350,6 +374,7 @@ def _check_dual_epoch_under(kernel, ref, budget):
                     assert np.array_equal(
                         carried.kinv[q, :m, :m], np.array(mirror["kinv"][q]).reshape(m, m)
                     )
+    return overflowed
 
 
 _GRAM_KINDS = [(0, 1.0, 0.0, 1), (1, 0.3, 0.5, 3), (2, 0.7, 0.0, 1), (3, 0.2, -0.4, 1)]

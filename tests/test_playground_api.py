@@ -162,9 +162,13 @@ def test_worked_example_over_http(server_url):
             "'averaged', 'voted', 'kernel'; got 'svm'.",
         ),
         ({"points": [[0, 0]] * (MAX_POINTS + 1), "labels": [1] * (MAX_POINTS + 1)}, "2001 points"),
-        ({"points": [[0, float("nan")], [1, 1]], "labels": [1, -1]}, "non-finite"),
-        ({"points": [[0, float("inf")], [1, 1]], "labels": [1, -1]}, "non-finite"),
-        (request_for("or", eta=float("nan")), "'eta' setting of a playground run must be a float"),
+        # NaN and Infinity are no JSON: the reader refuses them before the run's checks
+        ({"points": [[0, float("nan")], [1, 1]], "labels": [1, -1]}, "NaN is not a JSON number"),
+        (
+            {"points": [[0, float("inf")], [1, 1]], "labels": [1, -1]},
+            "Infinity is not a JSON number",
+        ),
+        (request_for("or", eta=float("nan")), "NaN is not a JSON number"),
         (request_for("or", eta=-1), "'eta' setting of a playground run must be a float in the"),
         (request_for("or", gamma=0), "'gamma' setting of a playground run must be a float in"),
         (request_for("or", eta=True), "'eta' setting of a playground run must be a float"),

@@ -10,7 +10,12 @@ import sys
 import types
 
 from ._core.version import __version__  # noqa: F401 (in __all__)
-from .exceptions import DataFileError, ModelFileError, NotSeparableError  # noqa: F401 (in __all__)
+from .exceptions import (  # noqa: F401 (in __all__)
+    DataFileError,
+    ModelFileError,
+    NotSeparableError,
+    NumericOverflowError,
+)
 
 # public name -> module that defines it
 _EXPORTS = {
@@ -42,6 +47,7 @@ __all__ = sorted(
         "DataFileError",
         "ModelFileError",
         "NotSeparableError",
+        "NumericOverflowError",
         "__version__",
         "datasets",
         "theory",

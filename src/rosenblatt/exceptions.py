@@ -45,3 +45,20 @@ class SolverError(ArithmeticError):
     >>> issubclass(SolverError, ArithmeticError), issubclass(SolverError, RuntimeError)
     (True, False)
     """
+
+
+class NumericOverflowError(ValueError, ArithmeticError):
+    """Raised when training or a bound leaves the float range: a score, a weight or a bound
+    became inf or NaN.
+
+    Such a number answers no mistake test truly (``nan <= 0`` is false), so a run that went
+    on would report updates it never made, or convergence it never reached. The message
+    names the cause and the fix (a smaller learning rate, features on a smaller scale). A
+    ``ValueError``: the parameters or the data are what must change.
+
+    Examples
+    --------
+    >>> from rosenblatt.exceptions import NumericOverflowError as Overflow
+    >>> issubclass(Overflow, ValueError), issubclass(Overflow, ArithmeticError)
+    (True, True)
+    """

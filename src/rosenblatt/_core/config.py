@@ -62,6 +62,8 @@ INLINE_STATE_BYTES = 1 << 20
 # ---------------------------------------------------------------------- theory, plots, CLI
 #: Slack below this counts as zero when listing the patterns that violate the LP.
 SLACK_TOLERANCE = 1e-9
+#: HiGHS's ``small_matrix_value``: it reads a constraint coefficient below this as 0
+HIGHS_SMALLEST = 1e-9
 #: A constraint of the hard-margin QP counts as active (a support vector) within this.
 ACTIVE_TOLERANCE = 1e-6
 #: Hard-margin QPs of more variables than this go straight to the interior-point solver

@@ -365,15 +365,15 @@ def label_indices(classes: np.ndarray, y: ArrayLike) -> np.ndarray:
     return np.where(known, index, -1)
 
 
-def label_too_large(value: float) -> bool:
+def label_too_large(value: float | int) -> bool:
     """Whether a number is too large to be a class label: at or beyond 2**53 in magnitude,
     where whole numbers stop being exact in floating point. The one rule for labels read
     from files and labels given in memory.
 
     Examples
     --------
-    >>> label_too_large(2.0**53 - 1), label_too_large(-(2.0**53))
-    (False, True)
+    >>> label_too_large(2.0**53 - 1), label_too_large(-(2.0**53)), label_too_large(2**53)
+    (False, True, True)
     """
     return bool(abs(value) >= MAX_LABEL_MAGNITUDE)
 
@@ -398,10 +398,13 @@ def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
         from sklearn.utils.multiclass import check_classification_targets
 
         check_classification_targets(classes)
-    if whole and classes.shape[0]:  # sorted: the largest in magnitude is first or last
-        largest = float(max(classes[0], classes[-1], key=abs))
+    # whole numbers, floats or integers alike: the rule the readers apply to a file's labels
+    if (whole or classes.dtype.kind in "iu") and classes.shape[0]:
+        # sorted: the largest in magnitude is first or last (exact: no float for an int64)
+        largest = max(classes[0].item(), classes[-1].item(), key=abs)
         if label_too_large(largest):
-            raise ValueError(f"{estimator_name}: " + label_too_large_message(f"{largest:g}"))
+            shown = f"{largest:g}" if isinstance(largest, float) else str(largest)
+            raise ValueError(f"{estimator_name}: " + label_too_large_message(shown))
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least two classes to learn a decision "
@@ -537,7 +540,8 @@ def checked_Xy(X: MatrixLike, y: ArrayLike) -> tuple[Any, np.ndarray]:
     if not (_ready_X(X) and _ready_y(y, X.shape[0])):
         from sklearn.utils import check_X_y
 
-        X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
+        with _quiet_sums():
+            X, y = check_X_y(X, y, accept_sparse="csr", dtype=np.float64)
     check_not_empty(X)
     return X, np.asarray(y)  # already an ndarray: asarray only tells mypy so
 
@@ -548,6 +552,30 @@ def checked_X(X: MatrixLike) -> Any:
     if not _ready_X(X):
         from sklearn.utils import check_array
 
-        X = check_array(X, accept_sparse="csr", dtype=np.float64)
+        with _quiet_sums():
+            X = check_array(X, accept_sparse="csr", dtype=np.float64)
     check_not_empty(X)
     return X
+
+
+def _quiet_sums() -> Any:
+    """scikit-learn's finiteness check sums the data first: finite values beyond about 1e308
+    in all overflow that sum, and numpy would warn of an overflow that is not the data's
+    (the check then finds every value finite, or names the one that is not)."""
+    return np.errstate(over="ignore", invalid="ignore")
+
+
+def validate(estimator: Any, X: Any, y: Any = "no_validation", **options: Any) -> Any:
+    """scikit-learn's ``validate_data`` for an estimator's input, without numpy's warnings on
+    finite data at the edge of the float range (see :func:`_quiet_sums`).
+
+    Examples
+    --------
+    >>> from sklearn.base import BaseEstimator
+    >>> validate(BaseEstimator(), np.array([[1e308, -1e308], [1e308, 1e308]])).shape
+    (2, 2)
+    """
+    from sklearn.utils.validation import validate_data
+
+    with _quiet_sums():
+        return validate_data(estimator, X, y, **options)

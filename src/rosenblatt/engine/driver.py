@@ -438,6 +438,9 @@ class Problem(Protocol):
         """Count the presentations of the epochs a converged run skips."""
         ...
 
+    # optional: ``finished()``, called once the run ends (before its warning), checks the
+    # state (the engine's problems refuse weights beyond the float range there)
+
 
 def train(
     problem: Problem,
@@ -488,6 +491,7 @@ def train(
             verbose=verbose,
             model=model,
             run=RunState() if run is None else run,
+            finished=getattr(problem, "finished", None),
         )
 
 
@@ -517,6 +521,7 @@ def _run_epochs(
     verbose: int,
     model: Any,
     run: RunState,
+    finished: Callable[[], Any] | None = None,
 ) -> History:
     """Run ``epoch`` until every unit has had an error-free epoch, or ``stop`` ends the run.
 
@@ -526,7 +531,8 @@ def _run_epochs(
     ``max_epochs`` when every unit converged, else up to the last epoch run), and the
     patterns an epoch presents. ``unit_stops``: whether a unit stops training after its
     first error-free epoch (else the model stops as a whole). ``run`` is where the run
-    stands, kept up to date after every epoch; a started one is resumed.
+    stands, kept up to date after every epoch; a started one is resumed. ``finished()``,
+    if given, checks the state once the run ends, before the warning.
     """
     max_epochs, limit, unit = stop.max_epochs, stop.limit, stop.unit
     plateau = stop.plateau()
@@ -578,6 +584,8 @@ def _run_epochs(
     end = max_epochs if history.converged else history.n_iter
     if credit is not None and np.any(trained < end):
         credit(end - trained, presented)
+    if finished is not None:
+        finished()
     if stop.warn and not (history.converged or history.stopped_early):
         from sklearn.exceptions import ConvergenceWarning  # imported here: `trace` needs none
 

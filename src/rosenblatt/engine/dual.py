@@ -37,6 +37,7 @@ from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-
     as_float64,
 )
 from .kernels.bundles import Coefficients, DualRule, Problems, Updates
+from .overflow import check_finite, check_scores, check_vote_range, refuse_overflow
 from .primal import readonly
 from .votes import survival_counts
 
@@ -275,6 +276,7 @@ class DualState:
             self._n_upd,
             activation,
             history,
+            np.zeros(self.n_units, dtype=np.int64),
         )
         rule = DualRule(float(eta), float(s2))
         for p in np.flatnonzero(active):
@@ -300,6 +302,11 @@ class DualState:
                 )
             if self.budget.evicts:  # the record keeps the updates of the support vectors
                 self._forget_evicted(p)
+        overflowed = int(updates.overflow.sum())
+        if overflowed:
+            refuse_overflow(
+                f"{overflowed} score(s) f(x) = sum_j alpha_j y_j K(x_j, x)", eta=eta, kernel=True
+            )
         if recorder is not None:
             recorder.append((activation, history))
         # every problem presents the same samples: the first active one's weight is the epoch's
@@ -329,6 +336,11 @@ class DualState:
     def credit(self, epochs_left: ArrayLike, presented: int) -> None:
         """Count presentations a converged run skips (see :func:`.driver.train`)."""
         self.n_seen += np.asarray(epochs_left, dtype=np.int64) * int(presented)
+
+    def check_finite(self, **context: Any) -> None:
+        """Refuse coefficients or averaging sums beyond the float range
+        (:func:`.overflow.check_finite`; ``context`` names the learning rate)."""
+        check_finite({"dual coefficients": self.coef, "averaging sums": self.coef_acc}, **context)
 
     # ------------------------------------------------------------------ read-off
     def support(self) -> np.ndarray:
@@ -573,7 +585,7 @@ def decision_scores(
     # came in and whether a model file's memory map holds them
     K, dual_coef = (readonly(np.ascontiguousarray(a)) for a in (K, dual_coef))
     ordered_scores(K, dual_coef, order_ptr, order_columns, s2, out)
-    return out
+    return check_scores(out)
 
 
 def vote_scores(
@@ -591,6 +603,7 @@ def vote_scores(
     voted_scores = compiled_kernel("dual.voted_scores")
 
     K = np.ascontiguousarray(K)  # one compiled signature for every kernel
+    check_vote_range(K, update_coef, s2)
     n_updates = update_support.shape[0]  # what the compiled loop indexes by
     if (
         update_ptr.shape != (n_presented.shape[0] + 1,)

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .overflow import check_scores
+
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import MatrixLike
 
@@ -72,9 +74,11 @@ def linear_scores(X: Any, coef: np.ndarray, intercept: np.ndarray | float) -> np
     dtype = np.result_type(X.dtype, coef.dtype)
     lane_dot = _lane_dot_sparse if hasattr(X, "tocsr") else _lane_dot_dense
     scores = np.empty((X.shape[0], coef.shape[0]), dtype=dtype)
-    for k in range(coef.shape[0]):
-        scores[:, k] = lane_dot(X, coef[k], dtype)
-    scores = scores + intercept
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below, in one message
+        for k in range(coef.shape[0]):
+            scores[:, k] = lane_dot(X, coef[k], dtype)
+        scores = scores + intercept
+    check_scores(scores, X)
     return scores.ravel() if scores.shape[1] == 1 else scores
 
 

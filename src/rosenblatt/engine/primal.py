@@ -37,6 +37,7 @@ from .kernels.bundles import (
     Targets,
     Weights,
 )
+from .overflow import check_finite, check_scores, refuse_overflow
 from .targets import TargetCoding
 from .votes import VoteRecord
 
@@ -161,6 +162,7 @@ def scores(X: Any, coef: ArrayLike, intercept: ArrayLike) -> np.ndarray:
         readonly(np.ascontiguousarray(intercept, dtype=dtype)),
         out,
     )
+    check_scores(out, X)
     return out.ravel() if out.shape[1] == 1 else out
 
 
@@ -346,6 +348,12 @@ class PrimalState:
         without an update: what a converged run skips (see :func:`.driver.train`)."""
         self.counts += np.asarray(epochs_left, dtype=np.int64) * int(presented)
 
+    def check_finite(self, **context: Any) -> None:
+        """Refuse weights or averaging sums beyond the float range
+        (:func:`.overflow.check_finite`; ``context`` names the learning rate)."""
+        check_finite({"weights": self.W, "bias weights": self.w0}, **context)
+        check_finite({"averaging sums": self.U, "averaging sums of the bias": self.U0}, **context)
+
     # ------------------------------------------------------------------ training
     def epoch(
         self,
@@ -490,7 +498,9 @@ class PrimalState:
             np.zeros(max(n_rows, 2), dtype=_INDEX),
             np.zeros(max(n_rows, 2)),
         )
-        tally = Tally(np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1))
+        tally = Tally(
+            np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1), np.zeros(1, _INDEX)
+        )
         presented = primal_epoch(
             batch.rows,
             targets,
@@ -503,6 +513,8 @@ class PrimalState:
             tally,
             layout,
         )
+        if tally.overflow[0]:
+            refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", eta=rule.eta, X=batch.X)
         presented_weight = float(tally.presented_weight[0])
         if not shared:
             for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):

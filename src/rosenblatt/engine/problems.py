@@ -107,16 +107,20 @@ class PrimalProblem:
             self._workers = workers
             if not isinstance(self.data, Batch):
                 yield self
-                return
-            # with every core training, a helper thread making the next epoch's order
-            # would take a core from them (one-vs-rest on 2 threads was 8 % slower)
-            ahead = self.rule.threads == 1 and max_epochs > 1
-            with self._orders_of(self.data, ahead) as orders:
-                self._orders = orders
-                try:
-                    yield self
-                finally:
-                    self._orders = None
+            else:
+                # with every core training, a helper thread making the next epoch's order
+                # would take a core from them (one-vs-rest on 2 threads was 8 % slower)
+                ahead = self.rule.threads == 1 and max_epochs > 1
+                with self._orders_of(self.data, ahead) as orders:
+                    self._orders = orders
+                    try:
+                        yield self
+                    finally:
+                        self._orders = None
+
+    def finished(self) -> None:
+        """Once a run, not every epoch: a weight no later score read may have overflowed."""
+        self.state.check_finite(eta=self.rule.eta)
 
     def epoch(self, active: np.ndarray) -> EpochCount:
         state, rule = self.state, self.rule
@@ -205,6 +209,10 @@ class DualProblem:
 
     def running(self, max_epochs: int) -> Any:
         return nullcontext(self)
+
+    def finished(self) -> None:
+        """Once a run: coefficients no later score read may have overflowed."""
+        self.state.check_finite(eta=self.eta)
 
     def epoch(self, active: np.ndarray) -> EpochCount:
         order = epoch_order(self.rng, self.n, self.mode)[0]

@@ -19,6 +19,7 @@ import numpy as np
 
 from .._core.config import VOTE_BLOCK_ELEMENTS
 from .._core.sparse import checked_csr, is_sparse
+from .overflow import check_vote_range
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import ArrayLike, DTypeLike
@@ -261,7 +262,8 @@ class VoteRecord:
             if n_patterns == 0:
                 yield start, stop, np.zeros((stop - start, 0))
                 continue
-            inner = X[start:stop] @ rows.T
+            with np.errstate(over="ignore", invalid="ignore"):  # refused by the vote
+                inner = X[start:stop] @ rows.T
             inner = inner.toarray() if is_sparse(inner) else np.asarray(inner)
             yield start, stop, np.ascontiguousarray(inner, dtype=np.float64)
 
@@ -300,6 +302,7 @@ class VoteRecord:
             true, pred = voter.column("true"), voter.column("pred")
             votes = np.zeros((X.shape[0], n_classes))
             for start, stop, inner in self._inner_products(X):
+                check_vote_range(inner, coef, s2)
                 multinomial_vote(
                     inner, pattern, coef, coef * s2, true, pred, weights, votes[start:stop]
                 )
@@ -308,6 +311,7 @@ class VoteRecord:
         part = np.empty(X.shape[0])
         for start, stop, inner in self._inner_products(X):
             for k, (pattern, coef, weights) in enumerate(columns):
+                check_vote_range(inner, coef, s2)
                 binary_vote(inner, pattern, coef, coef * s2, weights, part[start:stop])
                 out[start:stop, k] = part[start:stop]
         for k, (_, _, weights) in enumerate(columns):

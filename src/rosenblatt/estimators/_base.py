@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._core.config import SPARSE_INTERCEPT_SCALING
 from .._core.validation import (
@@ -37,6 +37,7 @@ from .._core.validation import (
     check_classes,
     check_not_empty,
     is_label_matrix,
+    validate,
     validate_params,
 )
 from ..engine.driver import RunState, StopRule, train
@@ -175,7 +176,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
-        X, y = validate_data(
+        X, y = validate(
             self,
             X,
             y,
@@ -587,5 +588,5 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             per label's neuron.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return scores(X, self.coef_, self.intercept_)

@@ -11,10 +11,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._core.validation import BOOL, Options, check_classes, check_not_empty, validate_params
+from .._core.validation import (
+    BOOL,
+    Options,
+    check_classes,
+    check_not_empty,
+    validate,
+    validate_params,
+)
 from ..engine.numpy_decision import linear_scores
+from ..engine.overflow import check_squares
 from ..engine.targets import TargetCoding
 from ..theory import separating_lp
 
@@ -35,7 +43,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
     def _fit_problems(self, X, y):
         """Validate; return X, y and the ±1 targets of each neuron, shape (n_neurons, n)."""
         validate_params(self)
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64)
+        X, y = validate(self, X, y, accept_sparse="csr", dtype=np.float64)
         check_not_empty(X)
         self.classes_ = check_classes(y, type(self).__name__)
         return X, y, TargetCoding.for_classes(self.classes_).signed(y)
@@ -53,7 +61,7 @@ class _OneVsRestLinear(ClassifierMixin, BaseEstimator):
             Positive values favour ``classes_[1]`` (two classes) or class ``k``.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         return linear_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X: MatrixLike) -> np.ndarray:
@@ -138,6 +146,7 @@ class CentroidClassifier(_OneVsRestLinear):
         self
         """
         X, y, targets = self._fit_problems(X, y)
+        check_squares(X, "The centroid method")  # its intercepts hold |mu|^2
         self.centroids_ = np.vstack([_mean(X, y == c) for c in self.classes_])
         if self.classes_.shape[0] > 2 and self.multi_class == "nearest":
             # ||x - mu_k||^2 = ||x||^2 - 2 (mu_k . x - ||mu_k||^2 / 2): the same argmax

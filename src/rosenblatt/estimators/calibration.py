@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.calibration import CalibratedClassifierCV
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._core.config import CALIBRATION_METHODS, MAX_CALIBRATION_BINS, ONLINE_CALIBRATION
 from .._core.validation import (
@@ -36,6 +36,7 @@ from .._core.validation import (
     check_classes,
     check_sample_weight,
     is_label_matrix,
+    validate,
     validate_params,
 )
 from ..engine.driver import EpochCount, History, RunState, StopRule, train
@@ -302,7 +303,7 @@ class OnlineCalibratedClassifier(
                 "calibrated(method='online') gives the probabilities of class labels; y is "
                 "a label matrix (multilabel). Calibrate one label's column at a time."
             )
-        return validate_data(
+        return validate(
             self, X, y, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset
         )
 
@@ -648,7 +649,7 @@ class OnlineCalibratedClassifier(
         ndarray of shape (n_samples, n_classes)
         """
         check_is_fitted(self, "platt_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         calibrated = ops_probability(self.platt_, self._scores(X))
         if self.calibeating == "tracking":
             bins = bin_of(calibrated, self.bin_sums_.shape[1])

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._core.validation import (
     BOOL,
@@ -30,6 +30,7 @@ from .._core.validation import (
     check_class_weight,
     check_not_empty,
     is_label_matrix,
+    validate,
     validate_params,
 )
 from ..engine.driver import EpochCount, StopRule, train
@@ -404,7 +405,7 @@ default="rbf"
 
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
-        X, y = validate_data(
+        X, y = validate(
             self,
             X,
             y,
@@ -697,7 +698,7 @@ default="rbf"
             (n_samples, n_labels) for a model fitted on a label matrix.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         scores = dual_scores(self, self._kernel_function(), self._s2, X)
         return scores.ravel() if scores.shape[1] == 1 else scores
 

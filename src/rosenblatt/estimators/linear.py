@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import numpy as np
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._core.validation import Options
+from .._core.validation import Options, validate
 from ._base import BaseLinearPerceptron
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -387,7 +387,7 @@ class VotedPerceptron(BaseLinearPerceptron):
             label's neuron's vote.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
+        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         votes = self.training_state_.vote(X, self.classes_.shape[0])
         if self._multinomial and self.classes_.shape[0] == 2:
             return votes[:, 1] - votes[:, 0]

@@ -8,9 +8,9 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.preprocessing import normalize
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
-from .._core.validation import Options, validate_params
+from .._core.validation import Options, validate, validate_params
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike
@@ -124,7 +124,7 @@ class TfDfTransformer(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         return W
 
     def _check(self, X, reset):
-        X = validate_data(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
+        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=reset)
         values = X.data if sp.issparse(X) else X
         if values.size and values.min() < 0:
             raise ValueError(

@@ -45,6 +45,9 @@ from ._inputs import (  # signed_targets: the trace checks with it
     augment,
     check_Xy,
     decision,
+    finite,
+    power_of_two_scale,
+    scaled,
     signed_targets,  # noqa: F401
     squared_norms,
 )
@@ -215,7 +218,7 @@ def mistake_bound(
     >>> mistake_bound([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1])  # the notes' OR
     9.0
     """
-    return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bound").novikoff
+    return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bound", alone=True).novikoff
 
 
 @dataclass(frozen=True)
@@ -324,8 +327,9 @@ def _count_bound(raw: float) -> float:
     return float(n) if abs(raw - n) <= BOUND_PAD * raw else raw * (1.0 + BOUND_PAD)
 
 
-def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bound"):
-    """:func:`mistake_bounds`, for every function that names itself ``owner`` in errors."""
+def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bound", alone=False):
+    """:func:`mistake_bounds`, for every function that names itself ``owner`` in errors
+    (``alone``: only ``novikoff`` is asked for, and only it must be in the float range)."""
     check_args(
         owner,
         {
@@ -335,23 +339,36 @@ def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bo
         locals(),
     )
     X, t = check_Xy(X, y, owner)
-    if fit_intercept:
-        X = augment(X, float(intercept_scaling))
-    lp = separating_lp(X, t, fit_intercept=False)
+    # separable through the origin of (x, s) exactly when separable by some w . x + b: the
+    # LP with a free intercept decides it with every column near 1, whatever s and the scale
+    lp = separating_lp(X, t, fit_intercept=bool(fit_intercept))
     if not lp:
         raise _not_separable(lp, bool(fit_intercept), owner)
+    if fit_intercept:
+        X = augment(X, float(intercept_scaling))
+    # measured on the points divided by a power of two (exact) that brings them near 1:
+    # the bounds do not depend on the scale, R, gamma and beta scale back
+    scale = power_of_two_scale(X)
+    X = scaled(X, scale)
     w = hard_margin_qp(X, t, fit_intercept=False).coef
     norms = squared_norms(X)
     R2, beta, w2 = float(np.max(norms)), float(np.sum(norms)), float(w @ w)
     closest = float(np.min(t * decision(X, w, 0.0)))  # gamma = closest / ||w||
     # (R / gamma)^2 and beta / gamma^2 from squares: no square root to round. Float
     # rounding is monotone, so beta >= R2 keeps notes >= novikoff.
-    novikoff = _count_bound(R2 * w2 / closest**2)
+    novikoff = finite(_count_bound(R2 * w2 / closest**2), "the bound (R / gamma)^2")
+    with np.errstate(over="ignore"):  # refused by `finite`, naming the quantity
+        values = {
+            "radius": (np.sqrt(R2) * np.float64(scale), "the radius R"),
+            "margin": (closest / np.sqrt(w2) * np.float64(scale), "the margin gamma"),
+            "beta": (beta * np.float64(scale) ** 2, "beta = sum_i ||x_i||^2"),
+            "notes": (_count_bound(beta * w2 / closest**2), "the bound beta / gamma^2"),
+        }
     return MistakeBounds(
-        radius=float(np.sqrt(R2)),
-        margin=closest / float(np.sqrt(w2)),
-        beta=beta,
+        **{
+            name: float(value) if alone else finite(float(value), what)
+            for name, (value, what) in values.items()
+        },
         novikoff=novikoff,
-        notes=_count_bound(beta * w2 / closest**2),
         unit_norm=novikoff,  # 1 / (gamma / R)^2 is (R / gamma)^2: see MistakeBounds
     )

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.validation import checked_X
-from ._inputs import check_Xy_lenient, decision, hyperplane, squared_norms
+from ._inputs import check_Xy_lenient, decision, finite, hyperplane, largest_norm, norm
 from .losses import perceptron as perceptron_loss
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -52,11 +52,11 @@ def margin(X: MatrixLike, y: ArrayLike, coef: ArrayLike, intercept: float = 0.0)
 
 
 def geometric_margin(X: Any, t: np.ndarray, w: np.ndarray, b: float) -> float:
-    norm = float(np.linalg.norm(w))
-    if norm == 0.0:
+    length = norm(w)
+    if length == 0.0:
         return -np.inf
-    smallest = float(np.min(t * decision(X, w, b)))
-    return float(smallest / norm) if smallest > 0 else -np.inf
+    smallest = finite(float(np.min(t * decision(X, w, b))), "a score w . x + b")
+    return finite(smallest / length, "the margin") if smallest > 0 else -np.inf
 
 
 # ---------------------------------------------------------------------- geometry
@@ -78,7 +78,7 @@ def radius(X: MatrixLike) -> float:
     5.0
     """
     X = checked_X(X)
-    return float(np.sqrt(np.max(squared_norms(X))))
+    return finite(largest_norm(X), "the radius R = max ||x||")
 
 
 def signed_distance(X: MatrixLike, coef: ArrayLike, intercept: float = 0.0) -> np.ndarray:
@@ -110,10 +110,10 @@ def signed_distance(X: MatrixLike, coef: ArrayLike, intercept: float = 0.0) -> n
 
 
 def _nonzero_norm(w) -> float:
-    norm = float(np.linalg.norm(w))
-    if norm == 0.0:
+    length = norm(w)
+    if length == 0.0:
         raise ValueError("coef is zero, so it defines no hyperplane: give a nonzero normal.")
-    return norm
+    return length
 
 
 def distance_from_origin(coef: ArrayLike, intercept: float) -> float:

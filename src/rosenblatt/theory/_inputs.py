@@ -12,7 +12,9 @@ import numpy as np
 
 from .._core.sparse import is_sparse
 from .._core.validation import check_classes, checked_X, checked_Xy
+from ..engine.overflow import largest_magnitude
 from ..engine.targets import TargetCoding
+from ..exceptions import NumericOverflowError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike
@@ -117,3 +119,71 @@ def augment(X: Any, value: float) -> Any:
 
         return sp.hstack([X, sp.csr_matrix(column)], format="csr")
     return np.hstack([X, column])
+
+
+#: Points whose largest |x| lies in [2**-SCALE_EXPONENT, 2**SCALE_EXPONENT] are solved and
+#: measured as they are; others are first divided by a power of two (exactly: only the
+#: exponent changes) that brings them near 1. HiGHS takes coefficients beyond about 1e15 as
+#: infinite and drops those below 1e-9 as zero, and squares overflow beyond 1e154: scaled,
+#: the same points give the same answers at any scale (separability, the direction of the
+#: maximum-margin hyperplane and the ratio R / gamma do not depend on the scale).
+SCALE_EXPONENT = 20
+
+
+def power_of_two_scale(X: Any) -> float:
+    """The power of two the theory divides ``X`` by before solving or squaring, so that the
+    largest ``|x|`` becomes at least 1 and below 2 (1.0 for points of ordinary size, whose
+    answers then stay bit for bit what they were).
+
+    Examples
+    --------
+    >>> power_of_two_scale(np.array([[3.0, -1.0]])), power_of_two_scale(np.array([[3e6]]))
+    (1.0, 2097152.0)
+    """
+    largest = largest_magnitude(X)
+    if largest == 0.0 or 2.0**-SCALE_EXPONENT <= largest <= 2.0**SCALE_EXPONENT:
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(largest)[1]) - 1))
+
+
+def scaled(X: Any, scale: float) -> Any:
+    """``X / scale`` for a power of two ``scale``: exact (a copy; ``X`` itself for 1)."""
+    if scale == 1.0:
+        return X
+    exponent = -(int(np.frexp(scale)[1]) - 1)
+    if is_sparse(X):
+        X = X.copy()
+        X.data = np.ldexp(X.data, exponent)
+        return X
+    return np.ldexp(X, exponent)
+
+
+def finite(value: float, what: str) -> float:
+    """``value``, refused with :class:`~rosenblatt.exceptions.NumericOverflowError` when it
+    left the float range (an inf or NaN), naming ``what`` and the fix.
+
+    Examples
+    --------
+    >>> finite(2.0, "R")
+    2.0
+    """
+    if not np.isfinite(value):
+        raise NumericOverflowError(
+            f"{what} is beyond the float range (it came out as {value}): the points are "
+            "too large for it to be a number. Put the features on a smaller scale (e.g. "
+            "divide them by a power of ten) and ask again."
+        )
+    return float(value)
+
+
+def norm(v: np.ndarray) -> float:
+    """The Euclidean norm of ``v`` without overflow or underflow of its squares (the exact
+    ``np.linalg.norm`` when the entries are of ordinary size)."""
+    scale = power_of_two_scale(v)
+    return scale * float(np.linalg.norm(scaled(v, scale)))
+
+
+def largest_norm(X: Any) -> float:
+    """``max_i ||x_i||`` without overflow of the squares (the radius ``R``)."""
+    scale = power_of_two_scale(X)
+    return scale * float(np.sqrt(np.max(squared_norms(scaled(X, scale)))))

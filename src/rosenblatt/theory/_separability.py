@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._core.config import SLACK_TOLERANCE
+from .._core.config import HIGHS_SMALLEST, SLACK_TOLERANCE
 from .._core.validation import BOOL, check_args
-from ._inputs import check_Xy, decision, signed_rows
+from ._inputs import check_Xy, decision, power_of_two_scale, scaled, signed_rows
 from ._solvers import SolverError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -76,7 +76,8 @@ def separating_lp(
     from scipy.optimize import linprog  # imported here: the trace needs no solver
 
     n_samples, n_features = X.shape
-    rows = signed_rows(X, t, fit_intercept)
+    scale = power_of_two_scale(X)  # solved on points near 1: the same answer at any scale
+    rows = signed_rows(scaled(X, scale), t, fit_intercept)
     n_free = rows.shape[1]
     A_ub = -sp.hstack([rows, sp.eye(n_samples, format="csr")], format="csc")
     cost = np.concatenate([np.zeros(n_free), np.ones(n_samples)])
@@ -87,12 +88,20 @@ def separating_lp(
             f"The separability LP was not solved ({res.message}). The data may be too large "
             "or too badly scaled for HiGHS; rescale the features or try a subset."
         )
-    w = np.asarray(res.x[:n_features], dtype=np.float64)
+    w = np.asarray(res.x[:n_features], dtype=np.float64) / scale
     b = float(res.x[n_features]) if fit_intercept else 0.0
     # Trust the data, not the solver's tolerance: separable iff this hyperplane separates.
     separable = bool(np.all(t * decision(X, w, b) > 0))
     if separable:
         return SeparabilityResult(True, w, b, 0.0, np.empty(0, dtype=np.intp))
+    small = np.abs(rows.data)
+    if np.any(small[small > 0] < HIGHS_SMALLEST):
+        # HiGHS reads such a coefficient as 0: it solved another problem than these points'
+        raise SolverError(
+            "The separability LP cannot decide these points: some coordinates are more than "
+            f"{1 / HIGHS_SMALLEST:.0e} times smaller than the largest, and HiGHS reads them as "
+            "0. Rescale the features so that they span fewer orders of magnitude."
+        )
     slack = res.x[n_free:]
     violators = np.flatnonzero(slack > SLACK_TOLERANCE)
     return SeparabilityResult(False, w, b, float(slack.sum()), violators)

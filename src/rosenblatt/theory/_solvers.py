@@ -11,7 +11,7 @@ import numpy as np
 from .._core.config import ACTIVE_TOLERANCE, QP_ACTIVE_SET_MAX_VARIABLES
 from ..exceptions import SolverError
 from ._geometry import geometric_margin
-from ._inputs import decision, signed_rows
+from ._inputs import decision, power_of_two_scale, scaled, signed_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from types import ModuleType
@@ -63,11 +63,12 @@ def hard_margin_qp(X: Any, t: np.ndarray, fit_intercept: bool) -> MaxMarginResul
     import highspy  # imported here: only the margin computations need it
 
     n_samples, n_features = X.shape
-    rows = signed_rows(X, t, fit_intercept).tocsc()
+    scale = power_of_two_scale(X)  # solved on points near 1: the same answer at any scale
+    rows = signed_rows(scaled(X, scale), t, fit_intercept).tocsc()
     n_vars = rows.shape[1]
     if n_vars > QP_ACTIVE_SET_MAX_VARIABLES:
         x = interior_point_qp(rows, n_features, f"not asked ({n_vars:,} variables)")
-        return _canonical(X, t, x, n_features, fit_intercept)
+        return _canonical(X, t, x, n_features, fit_intercept, scale)
     inf = highspy.kHighsInf
 
     lp = highspy.HighsLp()
@@ -106,15 +107,15 @@ def hard_margin_qp(X: Any, t: np.ndarray, fit_intercept: bool) -> MaxMarginResul
         # the number of free directions, e.g. thousands of text features); an
         # interior-point solver handles them in seconds, to about 1e-10.
         x = interior_point_qp(rows, n_features, solver.modelStatusToString(status))
-    return _canonical(X, t, x, n_features, fit_intercept)
+    return _canonical(X, t, x, n_features, fit_intercept, scale)
 
 
 def _canonical(
-    X: Any, t: np.ndarray, x: np.ndarray, n_features: int, fit_intercept: bool
+    X: Any, t: np.ndarray, x: np.ndarray, n_features: int, fit_intercept: bool, scale: float
 ) -> MaxMarginResult:
-    """The result of a solution ``x = (w, b)``, scaled so that the closest pattern has
-    ``t f(x) = 1``; checked to separate."""
-    w = x[:n_features]
+    """The result of a solution ``x = (w, b)`` for the points divided by ``scale``, scaled
+    so that the closest pattern has ``t f(x) = 1``; checked to separate."""
+    w = x[:n_features] / scale
     b = float(x[n_features]) if fit_intercept else 0.0
     functional = t * decision(X, w, b)
     smallest = float(functional.min())

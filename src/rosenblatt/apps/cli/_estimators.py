@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..._core.validation import validate_params
+from ...engine.overflow import check_squares
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...data.readers import Data
@@ -164,5 +165,6 @@ def model_for(data: Data, estimator: Any, *, scale: bool = True) -> Any:
     import scipy.sparse as sp
     from sklearn.preprocessing import StandardScaler
 
+    check_squares(data.X, "Standardising (StandardScaler)")  # else its variances are inf
     scaler = StandardScaler(with_mean=not sp.issparse(data.X))
     return Pipeline([("scaler", scaler), ("classifier", estimator)])

@@ -66,6 +66,7 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\bwithout resume\b", "without --resume"),
     (r"\b(?<!--)resume with the\b", "--resume with the"),
     (r"\buse AveragedPerceptron\b", "use --algorithm averaged"),
+    (r"\blearning rate eta\b", "learning rate --eta"),  # the engine's overflow refusal
     (r"\banother kernel \(or gamma\)", "another --kernel (or --gamma)"),
 ]
 _COMPILED = [(re.compile(pattern), words) for pattern, words in _PHRASES]

@@ -321,6 +321,7 @@ def _grids(cursors, values_at) -> dict:
 # ---------------------------------------------------------------------- theory
 def _theory(Z, y, bias, plane: bool) -> dict:
     """Separability (LP), the max margin, ``R``, ``gamma`` and ``(R/gamma)^2``."""
+    from ...exceptions import NumericOverflowError, SolverError
     from ...theory import is_linearly_separable, max_margin, mistake_bound, radius
 
     separable = bool(is_linearly_separable(Z, y))
@@ -332,8 +333,11 @@ def _theory(Z, y, bias, plane: bool) -> dict:
     if separable:
         best = max_margin(Z, y)
         out["margin"] = float(best.margin)
-        out["bound"] = float(mistake_bound(Z, y, intercept_scaling=abs(bias)))
-        out["gamma"] = float(out["R"] / math.sqrt(out["bound"]))
+        try:  # the bound's QP on (x, bias) can fail where the points are far from 1 in size
+            out["bound"] = float(mistake_bound(Z, y, intercept_scaling=abs(bias)))
+            out["gamma"] = float(out["R"] / math.sqrt(out["bound"]))
+        except (SolverError, NumericOverflowError) as error:
+            out["bound_error"] = str(error)  # the run is still shown, without its bound
         if plane:
             out["max_margin"] = {
                 "coef": best.coef.tolist(),

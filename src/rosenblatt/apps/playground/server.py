@@ -7,7 +7,11 @@ Routes:
   limits of a run (``limits``: :func:`.runs.limits`), which the page checks;
 - ``POST /api/run``: a JSON run request (see :func:`.runs.parse_request`),
   answered with every step of the run (:func:`.runs.run`). A request the
-  playground refuses gets HTTP 400 and ``{"error": message}``.
+  playground refuses gets HTTP 400 and ``{"error": message}``: JSON it does not read
+  (nested deeper than :data:`rosenblatt._core.json_input.MAX_DEPTH`, numbers beyond the
+  float range), settings outside their bounds, and points or settings whose run
+  overflows the float range (the engine's and the theory's refusals). Every answer is
+  valid JSON: never a bare ``NaN`` or ``Infinity``.
 
 Every request gets an answer, the page shows its ``error``: a run that fails in the
 server is an HTTP 500 (and one line on standard error), never a closed connection.
@@ -36,6 +40,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 
+from ..._core.json_input import loads
+from ...exceptions import SolverError
 from .presets import presets
 from .runs import PlaygroundError, limits, parse_request, run, run_size
 
@@ -158,7 +164,10 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def _json(self, status, value, headers=()):
-        self._send(status, json.dumps(value).encode(), "application/json", headers)
+        # allow_nan=False: a bare NaN or Infinity is no JSON (the page could not read it);
+        # such a value is a bug, and its ValueError answers 500 with valid JSON instead
+        body = json.dumps(value, allow_nan=False).encode()
+        self._send(status, body, "application/json", headers)
 
     def _error(self, status, message: str, headers=()):
         self._json(status, {"error": message}, headers)
@@ -213,8 +222,8 @@ class _Handler(BaseHTTPRequestHandler):
                 f"the request body must hold 1 to {MAX_BODY_BYTES} bytes; got {length}.",
             )
         try:
-            request = parse_request(json.loads(self.rfile.read(length)))
-        except (ValueError, UnicodeDecodeError) as exc:  # PlaygroundError, bad JSON
+            request = parse_request(loads(self.rfile.read(length)))
+        except ValueError as exc:  # PlaygroundError, JSONInputError
             message = str(exc) if isinstance(exc, PlaygroundError) else f"bad request: {exc}"
             return self._error(HTTPStatus.BAD_REQUEST, message)
         small = run_size(request[0], request[2]) <= SMALL_RUN
@@ -228,7 +237,7 @@ class _Handler(BaseHTTPRequestHandler):
                 )
             try:
                 reply = run(*request)
-            except ValueError as exc:  # the theory's refusal of these points
+            except (ValueError, SolverError) as exc:  # the engine's or the theory's refusal
                 return self._error(HTTPStatus.BAD_REQUEST, f"bad request: {exc}")
         return self._json(HTTPStatus.OK, reply)
 

@@ -15,7 +15,7 @@ Weights = namedtuple("Weights", "W w0 U U0 counts")
 Record = namedtuple("Record", "n_rec sample coef time true pred activation")
 Scratch = namedtuple("Scratch", "delta delta0 scores wrong_row step")
 Rule = namedtuple("Rule", "eta bias_input batch average")
-Tally = namedtuple("Tally", "mistakes mistake_weight presented_weight")
+Tally = namedtuple("Tally", "mistakes mistake_weight presented_weight overflow")
 
 # The layouts, each of its own numba type, so that the compiler picks a layout's
 # code by type (an int flag needed numba's literal dispatch, and that loop ran
@@ -37,7 +37,7 @@ Problems = namedtuple("Problems", "Y sample_weight")
 Coefficients = namedtuple("Coefficients", "coef coef_acc sv n_sv n_seen")
 Updates = namedtuple(
     "Updates",
-    "mistakes mistake_weight presented_weight sample delta time n_upd activation history",
+    "mistakes mistake_weight presented_weight sample delta time n_upd activation history overflow",
 )
 DualRule = namedtuple("DualRule", "eta s2")
 # how a dual problem keeps its support set within a budget (rosenblatt.engine.dual.Budget)

@@ -36,6 +36,8 @@ Conventions
   every intermediate hypothesis and its survival count from them.
 """
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -170,11 +172,12 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
     the presentations before position ``until`` of ``order``; ``Problems(Y, sample_weight)``,
     the ±1 targets of every problem; ``Coefficients(coef, coef_acc, sv, n_sv,
     n_seen)``; ``Updates(mistakes, mistake_weight, presented_weight, sample, delta,
-    time, n_upd, activation, history)``, where this epoch's mistakes (with their
+    time, n_upd, activation, history, overflow)``, where this epoch's mistakes (with their
     summed sample weight, and that of the presentations) and updates of each problem go, and
     for a trace (when ``activation`` has columns) ``y f(x)`` of every presentation
     and every coefficient after it (``history[p, pos]``), by its position in
-    ``order``; ``DualRule(eta, s2)``;
+    ``order``; ``overflow[p]`` counts the scores ``f`` that were not finite (the
+    engine refuses such an epoch); ``DualRule(eta, s2)``;
     ``Budget(policy, size, draws, kinv, proj, forget_q, errors, threshold, plus)``:
     how the support set is bounded (:mod:`rosenblatt.engine.dual`'s ``Budget``
     explains each policy and field).
@@ -205,6 +208,8 @@ def dual_epoch(table, order, start, p, problems, state, updates, rule, budget):
         y = Y[p, i]
         if updates.activation.shape[1] > 0:  # a trace (the playground) asks for every y f
             updates.activation[p, pos] = y * f
+        if not math.isfinite(f):  # no test of a NaN or inf is true: counted, refused
+            updates.overflow[p] += 1
         mistake = y * f <= 0.0
         # Projectron++ also learns from a margin error, 0 < y f < 1 in units of eta
         if mistake or (budget.plus and y * f < eta):

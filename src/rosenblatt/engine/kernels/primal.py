@@ -32,12 +32,15 @@ name and two arrays of the same type cannot be swapped by position:
     presentation, in order. Empty arrays when unused.
 ``Rule(eta, bias_input, batch, average)``
     The scalars of the update.
-``Tally(mistakes, mistake_weight, presented_weight)``
+``Tally(mistakes, mistake_weight, presented_weight, overflow)``
     What the epoch counts, zeroed by the caller: the mistakes of each state row
     (one in all for the multinomial model), the summed sample weight of the
     presentations each row erred on, and (one entry) the summed sample weight of
     the presentations. The stop rule watches their ratio, the weighted mistake
-    fraction: the weight it sums is the one that scales the update.
+    fraction: the weight it sums is the one that scales the update. ``overflow``
+    (one entry) counts the scores that were not finite (an inf or a NaN: the
+    weights or the features beyond the float range): such a score answers no
+    mistake test truly, so the engine refuses the epoch (its caller reads it).
 ``Scratch(delta, delta0, scores, wrong_row, step)``
     Working memory, zeroed: the batch sums ``delta`` (n_rows, n_features, or
     (n_rows, 0) outside batch mode) and ``delta0`` (n_rows,), the multinomial
@@ -68,6 +71,8 @@ dimension of ``target`` (part of its numba type): a class index per sample
 and ONE_VS_REST layouts); a 1-D ``target`` compiles to the very code it did
 before the label matrix existed.
 """
+
+import math
 
 from numba import njit
 from numba.extending import overload
@@ -227,6 +232,8 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
         if layout is None:  # multinomial
             for c in range(n_rows):
                 scores[c] = row_dot(X, csr, i, W_all[c]) + w0[c] * bias_input
+                if not math.isfinite(scores[c]):
+                    tally.overflow[0] += 1
             true = _label(target, i)  # (typed for a label matrix too, never run with one)
             rival = -1
             for c in range(n_rows):
@@ -249,6 +256,8 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
                 if record is not None:
                     if tracing:
                         record.activation[presented] = a
+                if not math.isfinite(a):  # no test of a NaN or inf is true: counted, refused
+                    tally.overflow[0] += 1
                 if a <= 0.0:
                     wrong_row[n_wrong], step[n_wrong] = s, eta * sample_weight[i] * y
                     n_wrong += 1

@@ -1,0 +1,93 @@
+"""JSON from a client, read with bounds: the one reader the HTTP services share.
+
+``json.loads`` alone recurses once per level of nesting, so a body of 100,000 ``[``
+ends in a ``RecursionError``, and it reads ``NaN`` and ``Infinity``, which are not
+JSON. :func:`loads` refuses both with a :class:`JSONInputError` (a ``ValueError``:
+the service answers 400 with its message) before anything else reads the body.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import numpy as np
+
+__all__ = ["MAX_DEPTH", "JSONInputError", "loads"]
+
+#: The deepest nesting of arrays and objects a request may hold (a run request needs 3)
+MAX_DEPTH = 32
+
+_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+class JSONInputError(ValueError):
+    """A request body that is not JSON, or JSON the service does not read."""
+
+
+def _depth(body: bytes) -> int:
+    """The deepest nesting of ``[`` and ``{`` in ``body``, outside strings."""
+    marks = np.frombuffer(_STRING.sub(b'""', body), dtype=np.uint8)
+    steps = (marks == ord("[")).astype(np.int64) + (marks == ord("{"))
+    steps -= (marks == ord("]")).astype(np.int64) + (marks == ord("}"))
+    return int(np.cumsum(steps).max(initial=0))
+
+
+def _no_constant(name: str) -> Any:
+    raise JSONInputError(f"{name} is not a JSON number; send finite numbers only.")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value in (np.inf, -np.inf):  # 1e400 is JSON, but no float
+        raise JSONInputError(
+            f"the number {text[:40]} is beyond the float range (about 1.8e308); send smaller "
+            "numbers."
+        )
+    return value
+
+
+def loads(body: bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """The JSON value of ``body``: nested at most ``max_depth`` deep, without NaN or
+    Infinity.
+
+    Raises
+    ------
+    JSONInputError
+        Naming what is wrong: the nesting, a number beyond the float range (``1e400``,
+        ``NaN``, ``Infinity``), the JSON syntax or the text encoding.
+
+    Examples
+    --------
+    >>> loads(b'{"eta": 0.5, "points": [[1, 2]]}')
+    {'eta': 0.5, 'points': [[1, 2]]}
+    >>> loads(b"[" * 1000 + b"]" * 1000)
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.json_input.JSONInputError: the JSON is nested 1000 deep; at most 32 \
+levels are read.
+    >>> loads(b'{"eta": Infinity}')
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.json_input.JSONInputError: Infinity is not a JSON number; send finite \
+numbers only.
+    >>> loads(b'{"eta": 1e400}')
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.json_input.JSONInputError: the number 1e400 is beyond the float range \
+(about 1.8e308); send smaller numbers.
+    """
+    depth = _depth(body)
+    if depth > max_depth:
+        raise JSONInputError(
+            f"the JSON is nested {depth} deep; at most {max_depth} levels are read."
+        )
+    try:
+        return json.loads(body, parse_constant=_no_constant, parse_float=_finite)
+    except JSONInputError:
+        raise
+    except UnicodeDecodeError as error:
+        raise JSONInputError(f"the body is not UTF-8 text: {error}") from None
+    except ValueError as error:  # json.JSONDecodeError
+        raise JSONInputError(f"the body is not JSON: {error}") from None
