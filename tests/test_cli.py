@@ -117,8 +117,10 @@ def test_evaluate_json_has_the_five_scores_and_the_labels(files, tmp_path):
         "f1",
         "confusion_matrix",
         "labels",
+        "unseen_labels",
     ]
     assert scores["labels"] == ["no", "yes"]  # the rows' and columns' classes, in order
+    assert scores["unseen_labels"] == {"rows": 0, "labels": []}
     direct = evaluate(model, test)
     assert scores == direct.to_json()
     np.testing.assert_array_equal(np.sum(scores["confusion_matrix"]), 4)

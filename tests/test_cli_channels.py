@@ -135,6 +135,87 @@ def test_cross_validate_n_jobs_gives_the_same_scores(tmp_path):
     ]
 
 
+def test_cross_validate_json_is_the_results_alone_on_standard_output(tmp_path):
+    from sklearn.datasets import load_iris
+
+    from rosenblatt.apps.cli.crossval import cross_validate
+
+    X, y = load_iris(return_X_y=True)
+    path = tmp_path / "iris.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%g")
+    result = run_cli("cross-validate", path, "--folds", 3, "-a", "centroid", "-a", "averaged",
+                     "--seed", 1, "--json")  # fmt: skip
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)  # the whole of standard output: one object
+    expected = cross_validate(path, algorithms=("centroid", "averaged"), folds=3, seed=1)
+    assert payload["folds"] == 3 and len(payload["results"]) == 2
+    for got, want in zip(payload["results"], expected):
+        assert got["algorithm"] == want.algorithm and got["accuracy"] == want.accuracy
+        assert got["mean"] == want.mean and got["std"] == want.std
+        assert (got["min"], got["max"]) == (min(want.accuracy), max(want.accuracy))
+        assert got["converged_folds"] == want.converged_folds and got["seconds"] > 0
+    assert payload["results"][0]["converged_folds"] is None  # the centroid has no epochs
+    assert isinstance(payload["results"][1]["converged_folds"], int)
+    assert "test accuracy" not in result.stdout + result.stderr  # no table
+    assert "3/3 folds" in result.stderr  # the counters stay on standard error
+
+
+def _model_of_classes(tmp_path, labels):
+    """A model trained on two separable classes named ``labels``."""
+    data = tmp_path / "two.csv"
+    rows = [f"{x},{labels[int(x > 0)]}" for x in (-3, -2, -1, 1, 2, 3)]
+    data.write_text("x,label\n" + "\n".join(rows) + "\n")
+    model = tmp_path / "two.rbl"
+    assert run_cli("train", data, "-m", model, "-q").exit_code == 0
+    return model
+
+
+def test_evaluate_counts_labels_the_model_never_saw(tmp_path):
+    """Issue 42: a label the model never saw (7) gave accuracy 0 and nothing said."""
+    model = _model_of_classes(tmp_path, [0, 1])
+    test = tmp_path / "test.csv"
+    test.write_text("x,label\n-2,0\n2,1\n-1,7\n1,7\n3,7\n")
+    result = run_cli("evaluate", test, "-m", model, "--json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    assert payload["unseen_labels"] == {"rows": 3, "labels": [7]}
+    assert payload["accuracy"] == 0.4 and payload["labels"] == [0, 1, 7]
+    assert result.stderr == (
+        "warning: 3 of 5 samples carry a label the model never saw (7); it predicts only its "
+        "classes (0, 1), so each of them counts as a mistake\n"
+    )
+    table = run_cli("evaluate", test, "-m", model)
+    assert table.stderr == result.stderr and "accuracy" in table.stdout
+    assert "never saw" not in table.stdout
+    all_unseen = tmp_path / "seven.csv"
+    all_unseen.write_text("x,label\n-1,7\n1,7\n")
+    payload = json.loads(run_cli("evaluate", all_unseen, "-m", model, "--json").stdout)
+    assert payload["accuracy"] == 0.0 and payload["unseen_labels"] == {"rows": 2, "labels": [7]}
+    seen = tmp_path / "seen.csv"
+    seen.write_text("x,label\n-1,0\n1,1\n")
+    quiet = run_cli("evaluate", seen, "-m", model, "--json")
+    assert quiet.stderr == "" and json.loads(quiet.stdout)["unseen_labels"] == {
+        "rows": 0,
+        "labels": [],
+    }
+
+
+def test_unseen_text_labels_are_counted_block_by_block_and_listed_briefly(tmp_path):
+    model = _model_of_classes(tmp_path, ["down", "up"])
+    test = tmp_path / "many.csv"
+    rows = ["-1,down", "1,up"] + [f"{k % 3},new{k:02d}" for k in range(12)] + ["2,new00"]
+    test.write_text("x,label\n" + "\n".join(rows) + "\n")
+    result = run_cli("evaluate", test, "-m", model, "--json", "--chunk-size", 4)
+    assert result.exit_code == 0, result.output
+    labels = [f"new{k:02d}" for k in range(12)]
+    assert json.loads(result.stdout)["unseen_labels"] == {"rows": 13, "labels": labels}
+    assert result.stderr == (
+        "warning: 13 of 15 samples carry a label the model never saw (new00, new01, new02, "
+        "new03, new04, new05, new06, new07, new08, new09, ... 12 in all); it predicts only its "
+        "classes (down, up), so each of them counts as a mistake\n"
+    )
+
+
 # ---------------------------------------------------------------------- 2. broken pipes
 @pytest.fixture(scope="module")
 def big(tmp_path_factory):

@@ -287,6 +287,79 @@ def test_malformed_csv(tmp_path, text, where):
     both_raise(write(tmp_path, "d.csv", text), where)
 
 
+# ------------------------------------------------------------------ columns set aside (issue 42)
+ASIDE = 'id,x1,y,x2,note\nm1,1,0,2,"a, b"\nm2,3,1,4,c\nm3,5,0,6,d\n'
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_identifier_and_ignored_columns_are_no_features_every_way(tmp_path, compiled):
+    """In memory, from the text chunk by chunk and from a cache, with the Python or the
+    compiled parser: the same features, names and labels; the identifiers' cells kept."""
+    from contextlib import nullcontext
+
+    from rosenblatt.data.readers import _common, read_chunk
+
+    path = write(tmp_path, "d.csv", ASIDE)
+    given = {"id_columns": ["id"], "ignore": ["note"], "label_column": "y"}
+    with _common.forcing_compiled() if compiled else nullcontext():
+        data = read_data(path, **given)
+        assert data.X.tolist() == [[1, 2], [3, 4], [5, 6]] and data.y.tolist() == [0, 1, 0]
+        assert data.feature_names == ["x1", "x2"] and data.schema.aside == [0, 4]
+        assert data.aside == [["m1", "a, b"], ["m2", "c"], ["m3", "d"]]
+        for cache in (False, True, tmp_path / "kept"):
+            index = index_file(path, 2, cache=cache, **given)
+            assert index.feature_names == ["x1", "x2"] and index.aside == [0, 4]
+            chunks = [read_chunk(index, c) for c in range(index.n_chunks)]
+            assert np.vstack([X for X, _ in chunks]).tolist() == data.X.tolist()
+            assert np.concatenate([y for _, y in chunks]).tolist() == [0, 1, 0]
+        # identifiers that are numbers, no quotes: what the compiled parser would take
+        numbers = write(tmp_path, "n.csv", "id,x1,y,x2\n101,1,0,2\n102,3,1,4\n103,5,0,6\n")
+        index = index_file(numbers, 2, id_columns=["id"], label_column="y", cache=False)
+        chunks = [read_chunk(index, c) for c in range(index.n_chunks)]
+        assert np.vstack([X for X, _ in chunks]).tolist() == data.X.tolist()
+    by_index = read(path, id_columns=[0, -1], label_column=2)
+    assert by_index.X.tolist() == data.X.tolist() and by_index.feature_names == ["x1", "x2"]
+
+
+def test_a_kept_cache_remembers_the_columns_set_aside(tmp_path):
+    path = write(tmp_path, "d.csv", ASIDE)
+    given = {"id_columns": ["id"], "ignore": ["note"], "label_column": "y"}
+    index_file(path, 2, cache=tmp_path / "kept", **given)
+    again = index_file(path, 2, cache=tmp_path / "kept", **given)  # read back from the cache
+    assert again.cache is not None and again.aside == [0, 4]
+    assert again.feature_names == ["x1", "x2"]
+    with pytest.raises(DataFileError, match="'m1' is not a number"):  # other options: a scan
+        index_file(path, 2, cache=tmp_path / "kept", label_column="y", ignore=["note"])
+
+
+@pytest.mark.parametrize(
+    "given, message",
+    [
+        ({"id_columns": ["id", 0]}, "column 'id' is set aside twice (id_columns='id' and "
+         "id_columns=0); give each column once"),
+        ({"id_columns": ["note"], "ignore": ["note"]}, "column 'note' is set aside twice "
+         "(id_columns='note' and ignore='note')"),
+        ({"id_columns": ["ID"]}, "line 1: id_columns='ID' names no column (the header's "
+         "nearest name: 'id'); give a header name or a 0-based index"),
+        ({"ignore": ["0"]}, "ignore='0' names no column"),  # ignore takes names only
+        ({"id_columns": [5]}, "id_columns=5 is out of range for 5 columns"),
+        ({"id_columns": ["id"], "header": False}, "id_columns='id' names a column, but "
+         "header=False"),
+    ],
+)  # fmt: skip
+def test_columns_set_aside_wrongly_are_refused_every_way(tmp_path, given, message):
+    path = write(tmp_path, "d.csv", ASIDE)
+    said = both_raise(path, message, label_column=2, **given)
+    assert said.startswith(f"{path}")
+
+
+def test_columns_set_aside_only_apply_to_csv(tmp_path):
+    path = write(tmp_path, "d.svm", "1 1:1\n")
+    for reader in (read, scan):
+        with pytest.raises(DataFileError, match="only apply to CSV files"):
+            reader(path, id_columns=[0])
+
+
 # ---------------------------------------------------------------------- TSV
 def test_tsv_rules(tmp_path):
     path = write(tmp_path, "d.tsv", "ham\tsee\tyou\r\n\n spam \tWIN\rham\tok")

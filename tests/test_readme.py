@@ -104,49 +104,101 @@ def test_blocks_that_need_an_extra_say_which():
 
 
 # ---------------------------------------------------------------------- shell commands
+# an option as README writes it: --long-name, or -x (not a file name's or a word's dash)
+_OPTION = re.compile(r"(?<![\w./-])(--[a-z][a-z0-9-]*|-[A-Za-z](?![\w.-]))")
+
+
+def _subcommands():
+    from rosenblatt.apps.cli.app import COMMANDS
+
+    return set(COMMANDS)
+
+
 def shell_commands():
-    """Every ``rosenblatt ...`` command of README: sh blocks (continuation lines joined,
-    comments dropped) and inline code spans."""
+    """Every ``rosenblatt ...`` command of README, from ``rosenblatt`` on: sh blocks
+    (continuation lines joined, comments dropped, cut where a pipe or ``&&`` hands on to
+    another program) and inline code spans of the prose, a line break inside them too;
+    a span that starts with a subcommand (`` `predict --proba` ``) is one of its commands."""
     text = README.read_text(encoding="utf-8")
-    commands = []
+    lines = []
     for block in re.findall(r"```sh\n(.*?)```", text, re.S):
         for line in block.splitlines():
-            code = line.split("  #")[0].rstrip()
-            if code.startswith((" ", "\t")) and commands and commands[-1][0] == "block":
-                commands[-1] = ("block", commands[-1][1] + " " + code.strip())
+            code = re.split(r"\s#", line)[0].rstrip()
+            if code.startswith((" ", "\t")) and lines:
+                lines[-1] += " " + code.strip()
             elif code:
-                commands.append(("block", code))
-    spans = re.findall(r"`([^`\n]*\brosenblatt [a-z][^`]*)`", text)
-    commands += [("inline", span) for span in spans]
-    return [code.split("rosenblatt ", 1)[1] for _, code in commands if "rosenblatt " in code]
+                lines.append(code)
+    prose = re.sub(r"```.*?```", "", text, flags=re.S)
+    spans = [" ".join(span.split()) for span in re.findall(r"`([^`]+)`", prose)]
+    subcommands = _subcommands()
+    lines += [f"rosenblatt {s}" for s in spans if s.split(" ", 1)[0] in subcommands and " " in s]
+    lines += [span for span in spans if re.search(r"\brosenblatt [a-z-]", span)]
+    commands = []
+    for line in lines:
+        for command in re.split(r"(?:^|\s)rosenblatt\s+", line)[1:]:
+            command = re.split(r"\s(?:\||&&|;)\s", command)[0].strip()
+            if command:
+                commands.append(command)
+    return commands
 
 
-def _help(command):
-    from typer.testing import CliRunner
+def _options(name):
+    """The options ``rosenblatt NAME --help`` lists (NAME an option: the group's own, as
+    `rosenblatt --version`), or None when there is no such subcommand."""
+    import click
+    import typer
 
     from rosenblatt.apps.cli import app
 
-    # an option first (`rosenblatt --version`) is the group's own: its help lists it
-    args = ["--help"] if command.startswith("-") else [command, "--help"]
-    result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
-    assert result.exit_code == 0, f"README runs `rosenblatt {command}`, which does not exist"
-    return result.output
+    group = typer.main.get_command(app)
+    command = group if name.startswith("-") else group.commands.get(name)
+    if command is None:
+        return None
+    ctx = click.Context(command)
+    return {
+        option
+        for param in command.get_params(ctx)
+        if not getattr(param, "hidden", False)
+        for option in (*param.opts, *param.secondary_opts)
+        if option.startswith("-")
+    }
 
 
 def test_readme_shell_commands_use_options_that_exist():
-    """Each README command names a real subcommand, and every --option it shows is one of
-    that subcommand's (a renamed or removed option fails here)."""
+    """Each README command names a real subcommand, and every option it shows, in a shell
+    block or in the prose, is one that subcommand's help lists (a renamed or removed
+    option fails here)."""
     commands = shell_commands()
-    assert len(commands) >= 12
-    helps = {}
+    assert len(commands) >= 40
+    options = {}
     for command in commands:
         name = command.split()[0]
-        helps.setdefault(name, _help(name))
-        for option in re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*", command):
-            assert re.search(rf"(?<![\w-]){option}(?![\w-])", helps[name]), (
-                f"README: `rosenblatt {command}` uses {option}, which `rosenblatt {name}` "
-                "does not have"
+        options.setdefault(name, _options(name))
+        assert options[name] is not None, f"README runs `rosenblatt {command}`: no {name}"
+        for option in _OPTION.findall(command):
+            assert option in options[name], (
+                f"README: `rosenblatt {command}` uses {option}, which `rosenblatt {name} "
+                "--help` does not list"
             )
+
+
+def test_readme_shell_commands_are_found_in_blocks_and_prose():
+    """What the check above reads: synopsis lines with their continuations, commands after
+    a pipe, prose spans across a line break, and spans that start with a subcommand."""
+    commands = shell_commands()
+    train = next(c for c in commands if c.startswith("train DATA --model m.rbl"))
+    assert "--calibrate sigmoid|isotonic|online" in train and "--id-column" in train
+    assert "predict - --model m.rbl" in commands  # `zcat test.csv.gz | rosenblatt predict -...`
+    cross = next(c for c in commands if c.startswith("cross-validate DATA"))
+    assert cross.endswith("[--ignore NAME,...] [--json]")  # its continuation line
+    assert "predict --proba" in commands and "train --json" in commands
+    assert "train --stream --calibrate online" in commands  # after `rosenblatt` in prose
+    assert "train spambase55.csv -a voted" in commands  # a span broken across two lines
+    assert _OPTION.findall("predict -m m.rbl t.csv -o a-b.csv --id-column x - ") == [
+        "-m",
+        "-o",
+        "--id-column",
+    ]
 
 
 def test_readme_make_targets_and_scripts_exist():

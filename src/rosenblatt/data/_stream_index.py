@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +35,8 @@ def index_file(
     cache: bool | str | os.PathLike[str] = True,
     progress: Callable[[int, int], Any] | None = None,
     format: str | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> ChunkIndex:
     """Read a data file once and record where every chunk of ``chunk_size`` samples starts.
 
@@ -65,6 +67,9 @@ def index_file(
         Called as the scan reads the file.
     format : {"csv", "svmlight", "tsv"}, default=None
         The file's format (default: from its extension).
+    id_columns, ignore : sequence, default=None
+        CSV: columns that are neither features nor label (identifiers by header name or
+        0-based index, ignored columns by name), as in :func:`~rosenblatt.data.readers.scan`.
 
     Returns
     -------
@@ -92,6 +97,8 @@ def index_file(
         cache=cache,
         progress=progress,
         format=format,
+        id_columns=id_columns,
+        ignore=ignore,
     )
 
 

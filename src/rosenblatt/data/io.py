@@ -23,6 +23,7 @@ file and the 1-based line.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 
 from .readers import FORMATS, Data, data_format, read
 
@@ -38,6 +39,8 @@ def read_data(
     zero_based: bool | str = "auto",
     header: bool | str = "auto",
     format: str | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> Data:
     """Read a data file, choosing the reader by its extension (or by ``format``).
 
@@ -60,6 +63,11 @@ def read_data(
     format : {"csv", "svmlight", "tsv"}, default=None
         The file's format, for standard input and names like ``iris.data`` or
         ``a9a.txt`` (default: from the extension; "libsvm" is svmlight too).
+    id_columns : sequence of str or int, default=None
+        CSV only: columns (header names or 0-based indices) that identify each sample:
+        not features (nor in ``feature_names``); their cells are in ``aside``, as text.
+    ignore : sequence of str, default=None
+        CSV only: columns, by header name, that are neither features nor label.
 
     Returns
     -------
@@ -73,6 +81,10 @@ def read_data(
     >>> data = read_data(path)
     >>> data.X.shape, data.y.tolist(), data.feature_names
     ((4, 2), ['no', 'yes', 'yes', 'yes'], ['x1', 'x2'])
+    >>> _ = path.write_text("id,x1,x2,label\\nm1,-1,-1,no\\nm2,1,-1,yes\\n")
+    >>> data = read_data(path, id_columns=["id"])
+    >>> data.X.shape, data.feature_names, data.aside
+    ((2, 2), ['x1', 'x2'], [['m1'], ['m2']])
     """
     return read(
         path,
@@ -82,6 +94,8 @@ def read_data(
         n_features=n_features,
         zero_based=zero_based,
         header=header,
+        id_columns=id_columns,
+        ignore=ignore,
     )
 
 

@@ -352,6 +352,7 @@ class CheckpointPlan:
             "label_index": index.label_index,
             "header": index.header,
             "classes": index.classes.tolist(),
+            "aside_columns": index.aside,  # None (not set) in a checkpoint without any
         }
         if self.resumed is not None:
             self.check_same("input", self.resumed.input, self.input)

@@ -243,16 +243,47 @@ def zero_based_option() -> Any:
     )
 
 
-def ignore_option() -> Any:
-    """``--ignore NAME,...``: CSV columns the model does not use, dropped (``predict``,
-    ``evaluate``); without it an unknown column is an error."""
+def ignore_option(more: str = "") -> Any:
+    """``--ignore NAME,...``: CSV columns that are not features, dropped; ``more`` adds what
+    it means for the command (``predict``, ``evaluate``: without it an unknown column is
+    an error)."""
     return typer.Option(
         None,
         "--ignore",
         metavar="NAME,...",
-        help="CSV: columns (header names, comma-separated) that the model does not use: "
-        "dropped, where an unknown column is otherwise an error.",
+        help="CSV: columns (header names, comma-separated) that are neither features nor the "
+        "label: dropped." + more,
     )
+
+
+#: ``--ignore``'s words for the commands that read a model's input
+IGNORE_FOR_MODEL = " An unknown column is otherwise an error."
+
+
+def id_column_option(more: str = "") -> Any:
+    """``--id-column NAME|INDEX`` (repeatable): CSV columns that identify each row, not
+    features; ``more`` adds what the command does with them. Its default is a list: give it
+    to a module-level name, as ruff's B008 wants, and read it with :func:`id_columns_of`."""
+    return typer.Option(
+        None,
+        "--id-column",
+        metavar="NAME|INDEX",
+        help="CSV: a column (header name or 0-based index) that identifies each row, not "
+        "read as a feature; repeat for more (each column once)." + more,
+    )
+
+
+def id_columns_of(values: Sequence[str] | None) -> list[str | int] | None:
+    """``--id-column``'s values as the readers' ``id_columns``: an index where one looks
+    like a number, else a header name (None when not given).
+
+    Examples
+    --------
+    >>> id_columns_of(["id", "0"]), id_columns_of(None)
+    (['id', 0], None)
+    """
+    columns = [c for c in map(parse_label_column, values or ()) if c is not None]
+    return columns or None
 
 
 def header_option() -> Any:

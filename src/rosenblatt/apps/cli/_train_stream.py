@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +44,8 @@ def train_streamed(
     checkpoint: str | os.PathLike[str] | None = None,
     checkpoint_every: int | None = None,
     resume: str | os.PathLike[str] | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -59,7 +61,8 @@ def train_streamed(
     every update of every row has no bound (``train_accuracy`` None); ``stage`` as
     for :func:`train`. ``calibrate="online"``: the probabilities are learnt on the
     same pass (:func:`rosenblatt.calibrated`). ``checkpoint``, ``checkpoint_every``
-    and ``resume``: as :func:`rosenblatt.fit_stream`'s. An algorithm that cannot
+    and ``resume``: as :func:`rosenblatt.fit_stream`'s. ``id_columns`` and ``ignore``: as
+    for :func:`~rosenblatt.apps.cli.train.train`. An algorithm that cannot
     stream, or a ``model_path`` that cannot be written, fails before the file is read.
     """
     from ...persistence import save
@@ -86,6 +89,8 @@ def train_streamed(
         checkpoint=checkpoint,
         checkpoint_every=checkpoint_every,
         resume=resume,
+        id_columns=id_columns,
+        ignore=ignore,
     )
     seconds = time.perf_counter() - start
     metadata: dict[str, Any] = {
@@ -149,6 +154,8 @@ def train_stream(
     checkpoint: str | os.PathLike[str] | None = None,
     checkpoint_every: int | None = None,
     resume: str | os.PathLike[str] | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> tuple[Any, dict[str, Any]]:
     """Train on a data file too large for memory, as ``rosenblatt train --stream`` does.
 
@@ -188,6 +195,9 @@ def train_stream(
         method="online")``): the model then has ``predict_proba``.
     checkpoint, checkpoint_every, resume
         Checkpoints of the run, and the one to go on from (:func:`rosenblatt.fit_stream`).
+    id_columns, ignore : sequence, default=None
+        CSV: columns that are neither features nor label, left out of ``feature_names``
+        (:func:`~rosenblatt.data.streaming.index_file`).
 
     Returns
     -------
@@ -253,6 +263,8 @@ def train_stream(
         cache=True if cache is None else cache,
         progress=parse_progress(path, epochs, on_progress),
         format=format,
+        id_columns=id_columns,
+        ignore=ignore,
     )
     try:
         start = time.perf_counter()

@@ -59,6 +59,7 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\bid_columns=(-?\d+)", r"--id-column \1"),
     (r"\(id_columns, ignore\)", "(--id-column, --ignore)"),
     (r"\bid_columns\b", "--id-column"),
+    (r"\baside_columns=", "the columns --id-column and --ignore set aside: "),  # a checkpoint's
     (r"\btrain_stream\b", "--stream"),
     (r"\bchunk_size=", "--chunk-size="),
     (r"\brandom_state=", "--seed="),

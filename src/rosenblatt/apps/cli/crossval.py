@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import warnings
@@ -22,6 +23,10 @@ from ._common import (
     final_estimator,
     format_option,
     header_option,
+    id_column_option,
+    id_columns_of,
+    ignore_option,
+    names_option,
     parse_label_column,
     working,
     zero_based_option,
@@ -55,6 +60,27 @@ class FoldScores:
     def std(self) -> float:
         return float(np.std(self.accuracy))
 
+    def to_json(self) -> dict:
+        """One algorithm's entry of ``--json``: what its row of the table says, and the
+        accuracy of every fold.
+
+        Examples
+        --------
+        >>> FoldScores("lp", [1.0, 0.5], 0.25, None).to_json()  # doctest: +NORMALIZE_WHITESPACE
+        {'algorithm': 'lp', 'mean': 0.75, 'std': 0.25, 'min': 0.5, 'max': 1.0,
+         'accuracy': [1.0, 0.5], 'converged_folds': None, 'seconds': 0.25}
+        """
+        return {
+            "algorithm": self.algorithm,
+            "mean": self.mean,
+            "std": self.std,
+            "min": min(self.accuracy),
+            "max": max(self.accuracy),
+            "accuracy": list(self.accuracy),
+            "converged_folds": self.converged_folds,
+            "seconds": self.seconds,
+        }
+
 
 def cross_validate(
     data_path: str | os.PathLike[str],
@@ -71,6 +97,8 @@ def cross_validate(
     on_fold: Callable[[str, int, int], Any] | None = None,
     format: str | None = None,
     n_jobs: int | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> list[FoldScores]:
     """Score each algorithm on the same stratified, shuffled folds of ``data_path``.
 
@@ -86,7 +114,7 @@ def cross_validate(
         Names as ``--algorithm`` takes them.
     folds : int, default=5
         At least 2, and at most the size of the smallest class.
-    epochs, eta, seed, scale, label_column, zero_based, header, format
+    epochs, eta, seed, scale, label_column, zero_based, header, format, id_columns, ignore
         As for ``rosenblatt train``; ``seed`` also shuffles the folds.
     on_fold : callable(str, int, int) or None
         ``on_fold(algorithm, done, folds)``: with ``done`` 0 for every algorithm once
@@ -120,6 +148,8 @@ def cross_validate(
         zero_based=zero_based,
         header=header,
         format=format,
+        id_columns=id_columns,
+        ignore=ignore,
     )
     assert data.y is not None  # read labelled
     _, counts = np.unique(data.y, return_counts=True)
@@ -194,6 +224,10 @@ def score_table(results: Sequence[FoldScores], folds: int) -> Table:
     return table
 
 
+# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
+_ID_COLUMN = id_column_option()
+
+
 def command(
     data: str = typer.Argument(
         ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
@@ -216,6 +250,15 @@ def command(
     data_format: str | None = format_option(),
     n_jobs: int | None = typer.Option(
         None, "--n-jobs", help="Folds fitted at once, each in its own process (-1: all cores)."
+    ),
+    id_column: list[str] | None = _ID_COLUMN,
+    ignore: str | None = ignore_option(),
+    as_json: bool = typer.Option(
+        False,
+        "--json",
+        help='Print {"folds": K, "results": [...]} as JSON instead of the table: per algorithm '
+        "its mean, std, min and max test accuracy, each fold's, its converged folds (null: "
+        "not iterative) and seconds.",
     ),
 ) -> None:
     """Mean and spread of the test accuracy of each algorithm over the same folds of DATA."""
@@ -257,9 +300,14 @@ def command(
                 format=data_format,
                 on_fold=on_fold,
                 n_jobs=n_jobs,
+                id_columns=id_columns_of(id_column),
+                ignore=names_option(ignore),
             )
     finally:
         reading.stop()
         if tasks:
             progress.stop()
+    if as_json:  # the fold counters stay on standard error
+        print(json.dumps({"folds": folds, "results": [r.to_json() for r in results]}))
+        return
     console.print(score_table(results, folds))

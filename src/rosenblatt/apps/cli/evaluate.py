@@ -5,21 +5,26 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from ...exceptions import DataFileError
 from ._common import (
+    IGNORE_FOR_MODEL,
     auto,
     chunk_size_option,
     console,
+    err_console,
     final_estimator,
     format_option,
     header_option,
+    id_column_option,
+    id_columns_of,
     ignore_option,
     jsonable,
     labels_like,
@@ -42,6 +47,8 @@ class EvaluationResult:
     ``precision``, ``recall`` and ``f1`` are those of the positive class
     ``classes_[1]`` for a two-class model, else macro averages over the labels.
     ``confusion_matrix[i][j]`` counts samples of ``labels[i]`` predicted as ``labels[j]``.
+    ``unseen_rows`` samples carry one of the ``unseen_labels``, labels that are not among
+    the model's ``classes``: it cannot predict them, so each of those samples is a mistake.
     """
 
     accuracy: float
@@ -52,9 +59,14 @@ class EvaluationResult:
     labels: list
     average: str
     n_samples: int
+    classes: list = field(default_factory=list)
+    unseen_rows: int = 0
+    unseen_labels: list = field(default_factory=list)
 
     def to_json(self) -> dict:
-        """The JSON object of ``--json``: the five scores and the confusion matrix's labels."""
+        """The JSON object of ``--json``: the five scores, the confusion matrix's labels and
+        ``unseen_labels``: ``{"rows": count, "labels": [...]}`` of the labels the model
+        never saw."""
         return {
             "accuracy": self.accuracy,
             "precision": self.precision,
@@ -62,7 +74,35 @@ class EvaluationResult:
             "f1": self.f1,
             "confusion_matrix": self.confusion_matrix,
             "labels": self.labels,
+            "unseen_labels": {"rows": self.unseen_rows, "labels": self.unseen_labels},
         }
+
+    def unseen_warning(self, shown: int = 10) -> str | None:
+        """What to say of the samples whose labels the model never saw (None: there are
+        none); of long lists of labels, the first ``shown``.
+
+        Examples
+        --------
+        >>> r = scores([0, 1, 7, 7], [0, 1, 1, 0], classes=[0, 1])
+        >>> r.accuracy, r.unseen_rows, r.unseen_labels
+        (0.5, 2, [7])
+        >>> print(r.unseen_warning())
+        2 of 4 samples carry a label the model never saw (7); it predicts only its classes
+        (0, 1), so each of them counts as a mistake
+        """
+        if not self.unseen_rows:
+            return None
+        return (
+            f"{self.unseen_rows} of {self.n_samples} samples carry a label the model never saw "
+            f"({_listed(self.unseen_labels, shown)}); it predicts only its classes "
+            f"({_listed(self.classes, shown)}), so each of them counts as a mistake"
+        )
+
+
+def _listed(values: Sequence[Any], shown: int) -> str:
+    """Values for a message: the first ``shown`` of them, and how many in all."""
+    text = ", ".join(map(str, values[:shown]))
+    return text if len(values) <= shown else f"{text}, ... {len(values)} in all"
 
 
 class Confusion:
@@ -108,6 +148,8 @@ class Confusion:
         precision = _ratio(tp, predicted)
         recall = _ratio(tp, true)
         f1 = _ratio(2 * tp, predicted + true)  # 2 tp / (2 tp + fp + fn)
+        rows = C.sum(axis=1)
+        unseen = ~np.isin(labels, self.classes) & (rows > 0)  # true labels the model lacks
         return EvaluationResult(
             accuracy=float(np.trace(C) / n) if n else 0.0,
             precision=float(np.mean(precision)),
@@ -117,6 +159,9 @@ class Confusion:
             labels=jsonable(labels),
             average="binary" if binary else "macro",
             n_samples=n,
+            classes=jsonable(self.classes),
+            unseen_rows=int(rows[unseen].sum()),
+            unseen_labels=jsonable(labels[unseen]),
         )
 
 
@@ -150,6 +195,7 @@ def evaluate(
     format: str | None = None,
     chunk_size: int | None = None,
     ignore: Sequence[str] | None = None,
+    id_columns: Sequence[str | int] | None = None,
 ) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 
@@ -177,10 +223,14 @@ def evaluate(
         :data:`rosenblatt._core.config.DEFAULT_CHUNK_SIZE`).
     ignore : sequence of str, default=None
         CSV: columns, by header name, that the model does not use and that are dropped.
+    id_columns : sequence of str or int, default=None
+        CSV: columns (header names or 0-based indices) that identify each sample; the
+        model does not use them.
 
     Returns
     -------
     EvaluationResult
+        With the samples whose labels the model never saw counted (``unseen_rows``).
     """
     model, metadata = load_model(model_path, predicting=True)
     classes = final_estimator(model).classes_
@@ -195,6 +245,7 @@ def evaluate(
         header=header,
         format=format,
         ignore=ignore,
+        id_columns=id_columns,
     )
     for data in blocks:
         if data.y is None:
@@ -204,6 +255,10 @@ def evaluate(
             )
         confusion.add(labels_like(data.y, classes, data.path), model.predict(data.X))
     return confusion.result()
+
+
+# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
+_ID_COLUMN = id_column_option()
 
 
 def score_table(result: EvaluationResult) -> Table:
@@ -239,8 +294,9 @@ def command(
     as_json: bool = typer.Option(
         False,
         "--json",
-        help="Print a JSON object with accuracy, precision, recall, f1, confusion_matrix and "
-        "labels (the classes of its rows and columns, in order).",
+        help="Print a JSON object with accuracy, precision, recall, f1, confusion_matrix, "
+        "labels (the classes of its rows and columns, in order) and unseen_labels "
+        '({"rows": N, "labels": [...]}: those the model never saw).',
     ),
     label_column: str | None = typer.Option(
         None, "--label-column", help="CSV: label column by header name or 0-based index."
@@ -249,11 +305,13 @@ def command(
     header: bool | None = header_option(),
     data_format: str | None = format_option(for_model=True),
     chunk_size: int = chunk_size_option(),
-    ignore: str | None = ignore_option(),
+    ignore: str | None = ignore_option(IGNORE_FOR_MODEL),
+    id_column: list[str] | None = _ID_COLUMN,
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
 
-    A CSV file whose header names the model's columns may give them in any order.
+    A CSV file whose header names the model's columns may give them in any order. Samples
+    whose labels the model never saw are counted on standard error.
     """
     with working(f"evaluating {model} on {data}..."):
         result = evaluate(
@@ -265,7 +323,11 @@ def command(
             format=data_format,
             chunk_size=chunk_size,
             ignore=names_option(ignore),
+            id_columns=id_columns_of(id_column),
         )
+    warning = result.unseen_warning()
+    if warning is not None:
+        err_console.print(f"[yellow]warning:[/] {escape(warning)}")
     if as_json:
         print(json.dumps(result.to_json()))
         return

@@ -12,11 +12,14 @@ from dataclasses import dataclass
 import typer
 
 from ._common import (
+    IGNORE_FOR_MODEL,
     auto,
     chunk_size_option,
     err_console,
     format_option,
     header_option,
+    id_column_option,
+    id_columns_of,
     ignore_option,
     jsonable,
     load_model,
@@ -236,13 +239,9 @@ def _column_names(result: PredictResult, ids: Sequence[str] = ()) -> list[str]:
 
 
 # --id-column, repeatable: a list, hence a module-level default (ruff's B008)
-_ID_COLUMN = typer.Option(
-    None,
-    "--id-column",
-    metavar="NAME|INDEX",
-    help="CSV: a column (header name or 0-based index) written beside each prediction, "
-    "not read as a feature; repeat for more. The output is then CSV records, with a "
-    "header line when DATA has one.",
+_ID_COLUMN = id_column_option(
+    " Written beside each prediction: the output is then CSV records, with a header line "
+    "when DATA has one."
 )
 
 
@@ -281,7 +280,7 @@ def command(
         None, "--label-column", help="CSV: the label column, if the file has one that is not last."
     ),
     id_column: list[str] | None = _ID_COLUMN,
-    ignore: str | None = ignore_option(),
+    ignore: str | None = ignore_option(IGNORE_FOR_MODEL),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(for_model=True),
@@ -296,7 +295,7 @@ def command(
     Standard input (DATA is -) is read in the format the model was trained on, or,
     when the model cannot tell, in the one its first lines are in.
     """
-    ids = [c for c in map(parse_label_column, id_column or ()) if c is not None] or None
+    ids = id_columns_of(id_column)
     blocks = predict_blocks(
         model,
         data,

@@ -35,7 +35,11 @@ from ._common import (
     final_estimator,
     format_option,
     header_option,
+    id_column_option,
+    id_columns_of,
+    ignore_option,
     jsonable,
+    names_option,
     parse_label_column,
     working,
     zero_based_option,
@@ -105,6 +109,8 @@ def train(
     calibrate: str | None = None,
     evaluate: bool = True,
     stage: Callable[[str], AbstractContextManager[Any]] | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
@@ -157,6 +163,12 @@ def train(
         Called with a short message before each step after training (saving,
         scoring); the step runs inside what it returns (the command line: a
         spinner).
+    id_columns : sequence of str or int, default=None
+        CSV only: columns (header names or 0-based indices) that identify each row: not
+        features, and not among the feature names the model records, so that its input
+        may carry them (``predict --id-column``).
+    ignore : sequence of str, default=None
+        CSV only: columns, by header name, that are neither features nor the label.
 
     Returns
     -------
@@ -172,7 +184,13 @@ def train(
     )
     check_writable(model_path)  # a mistyped path fails now, not after the epochs
     data = read_data(
-        data_path, label_column=label_column, zero_based=zero_based, header=header, format=format
+        data_path,
+        label_column=label_column,
+        zero_based=zero_based,
+        header=header,
+        format=format,
+        id_columns=id_columns,
+        ignore=ignore,
     )
     from ...estimators.calibration import calibrated
 
@@ -259,6 +277,12 @@ def name_features(model: Any, names: Sequence[str] | np.ndarray) -> None:
         (steps[0][1] if steps else fitted).feature_names_in_ = names
 
 
+# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
+_ID_COLUMN = id_column_option(
+    " The model's feature names leave it out, so that `predict --id-column` reads the same file."
+)
+
+
 def command(
     data: str = typer.Argument(
         ...,
@@ -289,6 +313,8 @@ def command(
         "--label-column",
         help="CSV: label column by header name or 0-based index (default: the last).",
     ),
+    id_column: list[str] | None = _ID_COLUMN,
+    ignore: str | None = ignore_option(),
     zero_based: bool | None = zero_based_option(),
     header: bool | None = header_option(),
     data_format: str | None = format_option(),
@@ -402,7 +428,13 @@ def command(
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     label = parse_label_column(label_column)
-    reading = {"zero_based": auto(zero_based), "header": auto(header), "format": data_format}
+    reading = {
+        "zero_based": auto(zero_based),
+        "header": auto(header),
+        "format": data_format,
+        "id_columns": id_columns_of(id_column),
+        "ignore": names_option(ignore),
+    }
     if stream:
         check_chunk_size(chunk_size)
     if cache is not None and not stream:

@@ -213,6 +213,8 @@ def scan(
     encoding: str = "UTF-8",
     cache: bool | str | os.PathLike[str] | None = None,
     progress: Callable[[int, int], Any] | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> Schema:
     """Read a data file once and fix its schema and, given ``chunk_size``, its chunks.
 
@@ -261,6 +263,11 @@ def scan(
         and modification time (else it is rebuilt).
     progress : callable(bytes_read, records), default=None
         Called as the scan reads the file.
+    id_columns : sequence of str or int, default=None
+        CSV: columns (header names, or 0-based indices) that identify a sample: no
+        features (``Schema.aside``, left out of ``feature_names``); names imply a header.
+    ignore : sequence of str, default=None
+        CSV: columns, by header name, that are neither features nor label.
 
     Returns
     -------
@@ -282,6 +289,7 @@ def scan(
     check_options(
         kind, shown_name(name), chunk_size, zero_based, header, label_column, names, "scan"
     )
+    check_aside(kind, shown_name(name), id_columns, ignore)
     if name == STDIN and (chunk_size is not None or cache not in (None, False)):
         raise DataFileError(
             f"{shown_name(name)}: standard input can only be read whole, and streaming "
@@ -295,11 +303,21 @@ def scan(
         label_column=label_column,
         names=None if names is None else list(names),
         encoding=encoding,
+        **_aside_options(id_columns, ignore),
     )
     if cache is None or cache is False or cache is True:
         return _scan_file(name, kind, chunk_size, cache, progress, options)
     with _folder_lock(cache):  # one thread at a time reuses or builds a kept cache
         return _scan_file(name, kind, chunk_size, cache, progress, options)
+
+
+def _aside_options(
+    id_columns: Sequence[str | int] | None, ignore: Sequence[str] | None
+) -> dict[str, list]:
+    """The CSV scan's options for columns set aside (none: none, so that a kept cache's key
+    stays what it was)."""
+    given = {"id_columns": id_columns, "ignore": ignore}
+    return {option: list(columns) for option, columns in given.items() if columns}
 
 
 _FOLDER_LOCKS: dict[str, threading.Lock] = {}
@@ -427,10 +445,13 @@ def read(
     label_column: str | int | None = None,
     names: Sequence[str] | None = None,
     encoding: str = "UTF-8",
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> Data:
     """Read a whole data file: a :func:`scan` and a :func:`parse` of all its records.
 
-    Parameters are those of :func:`scan` (without ``chunk_size``).
+    Parameters are those of :func:`scan` (without ``chunk_size``); the cells of the
+    ``id_columns`` and ``ignore`` columns are in ``Data.aside``.
 
     Returns
     -------
@@ -448,6 +469,7 @@ def read(
     name = check_file(path)
     kind = format_of(name, format)
     check_options(kind, shown_name(name), None, zero_based, header, label_column, names, "read")
+    check_aside(kind, shown_name(name), id_columns, ignore)
     options = dict(
         labelled=labelled,
         n_features=n_features,
@@ -456,6 +478,7 @@ def read(
         label_column=label_column,
         names=names,
         encoding=encoding,
+        **_aside_options(id_columns, ignore),
     )
     return parse_bytes(name, kind, read_bytes(name), options)
 
@@ -554,6 +577,8 @@ def iter_chunks(
     labelled: bool | None = True,
     dtype: DTypeLike = np.float64,
     format: str | None = None,
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
 ) -> Iterator[tuple[Any, np.ndarray | None]]:
     """Yield ``(X, y)`` for every chunk of a data file, in file order or in ``order``.
 
@@ -571,7 +596,7 @@ def iter_chunks(
         Chunk numbers to visit (default: all, in file order).
     index : Schema, default=None
         A previous :func:`scan` of this file with chunks (saves the scan).
-    zero_based, header, label_column, labelled, format
+    zero_based, header, label_column, labelled, format, id_columns, ignore
         As in :func:`scan`.
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
 
@@ -598,6 +623,8 @@ def iter_chunks(
             label_column=label_column,
             labelled=labelled,
             format=format,
+            id_columns=id_columns,
+            ignore=ignore,
         )
     chunks = range(index.n_chunks) if order is None else order
     if index.cache is not None:  # the cache holds the file as it was scanned

@@ -340,6 +340,7 @@ def _schema_to_json(schema):
         "label_index": schema.label_index,
         "header": schema.header,
         "n_columns": schema.n_columns,
+        "aside": schema.aside,
         "size": schema.size,
         "mtime_ns": schema.mtime_ns,
         "notes": list(schema.notes),

@@ -13,7 +13,7 @@ import re
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -78,6 +78,36 @@ def fail(
     error.path, error.line, error.column = path, line, column
     error.what, error.fix, error.code = what, fix, code
     return error
+
+
+def near_names(name: str, header: Sequence[str], most: int = 3) -> str:
+    """What a message says of a column ``name`` that ``header`` lacks: the few names nearest
+    to it (:func:`difflib.get_close_matches`, case aside; of equally near ones, the first in
+    the header), never the whole header, which a wide file makes hundreds of names long.
+
+    Examples
+    --------
+    >>> near_names("ID", ["id", "x1", "x2", "class"])
+    "the header's nearest name: 'id'"
+    >>> near_names("x", ["id", "x1", "x2", "y1"])
+    "the header's nearest names: 'x1', 'x2'"
+    >>> near_names("key", ["id", "x1", "x2", "class"])
+    "none of the header's 4 names is near it"
+    """
+    import difflib
+
+    lowered: dict[str, str] = {}  # each name in lower case: the first with it
+    for column in map(str, header):
+        lowered.setdefault(column.lower(), column)
+    key = str(name).lower()
+    close = difflib.get_close_matches(key, list(lowered), n=len(lowered))  # all near enough
+    if not close:
+        return f"none of the header's {len(header)} names is near it"
+    order = {c: k for k, c in enumerate(lowered)}
+    score = {c: difflib.SequenceMatcher(None, key, c).ratio() for c in close}
+    close = sorted(close, key=lambda c: (-score[c], order[c]))[:most]
+    shown = ", ".join(repr(lowered[c]) for c in close)
+    return f"the header's nearest name{'s' if len(close) > 1 else ''}: {shown}"
 
 
 def show(value: Any, limit: int = 60) -> str:

@@ -38,6 +38,7 @@ import numpy as np
 
 from ..._core.kernel_constants import FULL
 from ...engine.kernels.loader import compiled_kernel
+from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
@@ -47,6 +48,7 @@ from ._common import (
     fail,
     label_ids,
     line_starts,
+    near_names,
     normalize,
     pieces,
     refuse_control_bytes,
@@ -175,11 +177,13 @@ def csv_records(
 class _Scan:
     """The state of a CSV scan (see :func:`scan`)."""
 
-    def __init__(self, schema, chunks, store, labelled, n_features, header, label_column, aside=()):
+    def __init__(self, schema, chunks, store, labelled, n_features, header, label_column, aside):
         self.schema, self.path, self.store = schema, schema.path, store
         self.labelled, self.n_features = labelled, n_features
         self.header, self.label_column = header, label_column
-        self.aside = list(aside)  # columns that are no features, kept as text
+        # columns that are no features, kept as text: ``(indices, id_columns, ignore)``, the
+        # latter two to find in the first record (the indices: a Stream found them already)
+        self.aside, self.id_columns, self.ignore = (list(given) for given in aside)
         self.features = []  # the file's column of each feature
         self.by_name = isinstance(label_column, str) and not _is_int(label_column)
         self.first = None  # (cells, line) of the first record
@@ -188,7 +192,7 @@ class _Scan:
         self.bad = None  # (line, column, cell) of the first feature cell that is not a number
         self.as_data = chunks  # chunks if the first record is data ...
         self.after_header = Chunker(chunks.chunk_size)  # ... and if it is a header
-        self.use_compiled = compiled(schema.size) and not self.aside  # Python keeps text
+        self.use_compiled = compiled(schema.size) and not any(aside)  # Python keeps text
         self.sizes = Sizes()
         self.limit = csv.field_size_limit()
 
@@ -201,6 +205,12 @@ class _Scan:
         """The first record fixes the columns and the label's place."""
         cells = [c.strip() for c in cells]
         self.first, self.width = (cells, line), len(cells)
+        if self.id_columns or self.ignore:
+            self.aside = aside_columns(
+                self.path, cells, self.id_columns, self.ignore, self.header, line
+            )
+            if self.ignore or not all(map(_is_int, self.id_columns)):
+                self.header = True  # names imply a header
         self.aside = [_position(self.path, line, j, self.width, "column") for j in self.aside]
         if self.labelled is None:
             width = self.width - len(set(self.aside))
@@ -218,7 +228,8 @@ class _Scan:
                 raise fail(
                     self.path,
                     line,
-                    f"no column named {self.label_column!r} (the header: {', '.join(cells)})",
+                    f"no column named {self.label_column!r} "
+                    f"({near_names(self.label_column, cells)})",
                     "give the label column's header name or its 0-based index",
                     code="option",
                 )
@@ -372,6 +383,7 @@ class _Scan:
         schema.labelled = bool(self.labelled)
         schema.n_columns, schema.n_features = self.width, n_features
         schema.label_index = self.label if self.labelled else None
+        schema.aside = sorted(set(self.aside)) or None
         if self.labelled:
             schema.label_kind, schema.label_map, schema.classes = _labels.decide(
                 self.path, labels.first_lines, names=names
@@ -462,6 +474,71 @@ def _position(path, line, label_column, width, what="label column"):
     return index % width
 
 
+def aside_columns(
+    path: str,
+    cells: Sequence[str],
+    id_columns: Sequence[str | int],
+    ignore: Sequence[str],
+    header: bool | str = "auto",
+    line: int = 1,
+) -> list[int]:
+    """The 0-based columns that ``id_columns`` (header names or 0-based indices, negative
+    from the end) and ``ignore`` (header names) set aside, found in a file's first record
+    ``cells`` (on ``line``): the one column selector of :func:`scan` and of
+    :class:`~rosenblatt.data.readers.Stream`.
+
+    A name needs a header (``header`` not False). A name the header lacks, an index out
+    of range, or a column given twice (by name or by index) is an error.
+
+    Examples
+    --------
+    >>> aside_columns("d.csv", ["id", "x", "note", "y"], ["id"], ["note"])
+    [0, 2]
+    >>> aside_columns("d.csv", ["id", "x", "y"], ["id", 0], [])
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: d.csv: column 'id' is set aside twice \
+(id_columns='id' and id_columns=0); give each column once
+    """
+    # (option, value, by name): ignore takes names only, whatever they look like
+    given = [("id_columns", c, not _is_int(c)) for c in id_columns]
+    given += [("ignore", str(c), True) for c in ignore]
+    named = [(option, c) for option, c, by_name in given if by_name]
+    if named and header is False:
+        option, column = named[0]
+        raise DataFileError(
+            f"{path}: {option}={column!r} names a column, but header=False; give its 0-based "
+            "index, or let line 1 be the header"
+        )
+    width = len(cells)
+    found: list[int] = []
+    by: dict[int, str] = {}  # how each column found was given
+    for option, column, by_name in given:
+        if by_name:
+            name = str(column)
+            if name not in cells:
+                raise DataFileError(
+                    f"{path}, line {line}: {option}={name!r} names no column "
+                    f"({near_names(name, cells)}); give a header name or a 0-based index"
+                )
+            j = list(cells).index(name)
+        elif not -width <= int(column) < width:
+            raise DataFileError(
+                f"{path}: {option}={int(column)} is out of range for {width} columns; give "
+                f"a 0-based index below {width}"
+            )
+        else:
+            j, column = int(column) % width, int(column)
+        if j in by:
+            raise DataFileError(
+                f"{path}: column {cells[j]!r} is set aside twice ({by[j]} and "
+                f"{option}={column!r}); give each column once"
+            )
+        by[j] = f"{option}={column!r}"
+        found.append(j)
+    return found
+
+
 def block_bounds(size: int, width: int, n_features: int) -> tuple[int, int]:
     """``(records, cells)`` of room that the compiled parser never outgrows on a block of
     ``size`` bytes, records of ``width`` fields and ``n_features`` feature columns.
@@ -530,6 +607,8 @@ def scan(
     names: Sequence[str] | None = None,
     header_names: Sequence[str] | None = None,
     aside: Sequence[int] = (),
+    id_columns: Sequence[str | int] | None = None,
+    ignore: Sequence[str] | None = None,
     **_: Any,
 ) -> tuple[int, Chunker, list[Any]]:
     """Read the whole file once: header, columns, records, labels, chunk boundaries.
@@ -538,11 +617,14 @@ def scan(
     block after it (:class:`~rosenblatt.data.readers.Stream`), so that an error names
     a column as it would in the whole file. ``aside``: columns (0-based indices) that
     are no features; their cells are kept as text (the store's ``aside`` rows).
+    ``id_columns`` and ``ignore``: such columns by name or index, found in the first
+    record (:func:`aside_columns`).
     """
     path = schema.path
     if header_names is not None:
         schema.header = list(header_names)
-    state = _Scan(schema, chunks, store, labelled, n_features, header, label_column, aside)
+    given = (aside, id_columns or (), ignore or ())
+    state = _Scan(schema, chunks, store, labelled, n_features, header, label_column, given)
     carry = None  # (offset, line, block, lines) of a record that a quoted field carries on
     cut: int | None  # where a block is cut: a byte offset, or csv_records' record index
     end = 0
@@ -596,7 +678,7 @@ def parse(
     schema: Schema, raw: bytes, first_line: int, dtype: DTypeLike = np.float64
 ) -> tuple[np.ndarray, np.ndarray | None]:
     """``(X, y)`` of a block of whole records starting at ``first_line``: dense ``X``."""
-    if compiled(len(raw)) and _plain(raw):
+    if compiled(len(raw)) and _plain(raw) and not schema.aside:
         parsed = _parse_compiled(schema, raw)
         if parsed is not None:
             X, y = parsed
@@ -642,6 +724,10 @@ def _parse_python(schema, raw, first_line, dtype):
     width, label = schema.n_columns, schema.label_index
     if any(len(cells) != width for cells in rows):
         raise _locate(schema, text, first_line)
+    if schema.aside:  # the columns set aside are neither features nor label: left out
+        keep = [j for j in range(width) if j == label or j not in schema.aside]
+        rows = [[cells[j] for j in keep] for cells in rows]
+        width, label = len(keep), None if label is None else keep.index(label)
     try:
         if label is None:
             X = np.array(rows, dtype=np.float64).reshape(len(rows), width)
@@ -669,6 +755,7 @@ def _parse_python(schema, raw, first_line, dtype):
 def _locate(schema, text, first_line):
     """The error of the first bad cell of a block, naming its line and column."""
     path, width, label = schema.path, schema.n_columns, schema.label_index
+    aside = schema.aside or ()
     reader = csv.reader(io.StringIO(text, newline=""), _Dialect)
     previous = 0
     for cells in reader:
@@ -684,7 +771,7 @@ def _locate(schema, text, first_line):
                 code="ragged",
             )
         for j, cell in enumerate(cells):
-            problem = cell_problem(cell) if j != label else None
+            problem = cell_problem(cell) if j != label and j not in aside else None
             if problem:
                 return fail(path, line, *problem, "cell", column=_column(schema.header, j))
         if label is not None and cells[label].strip() not in schema.label_map:

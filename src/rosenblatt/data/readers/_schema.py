@@ -43,6 +43,8 @@ class Schema:
         CSV only: the header row, if any.
     n_columns : int or None
         CSV only: fields per row.
+    aside : list of int or None
+        CSV only: the columns set aside (identifiers, ignored), neither features nor label.
     size, mtime_ns : int
         Size and modification time of the file when it was scanned.
     notes : list of str
@@ -73,6 +75,7 @@ class Schema:
     label_index: int | None = None
     header: list | None = None
     n_columns: int | None = None
+    aside: list | None = None
     size: int = 0
     mtime_ns: int = 0
     notes: list = field(default_factory=list)
@@ -97,7 +100,8 @@ class Schema:
         """The header's names of the feature columns (CSV with a header)."""
         if self.header is None:
             return None
-        return [name for j, name in enumerate(self.header) if j != self.label_index]
+        others = {self.label_index, *(self.aside or ())}
+        return [name for j, name in enumerate(self.header) if j not in others]
 
     def remove_source_with_self(self, remove: Callable[[], Any]) -> None:
         """Call ``remove()`` (delete a temporary copy) when this schema goes away, or at exit."""
@@ -191,8 +195,8 @@ class Data:
     schema : Schema or None
         The scan of the file.
     aside : list of list of str or None
-        CSV read by a :class:`~rosenblatt.data.readers.Stream` with ``id_columns``: the
-        cells of those columns, as text, a list per sample.
+        CSV read with ``id_columns`` (or ``ignore``): the cells of those columns, as text,
+        a list per sample (a :class:`~rosenblatt.data.readers.Stream`: of ``id_columns``).
     aside_names : list of str or None
         The header names of those columns (None: the file has no header).
     """

@@ -42,6 +42,7 @@ from ._common import (
     format_of,
     gzip_error,
     is_gzip,
+    near_names,
     shown_name,
     text_lines,
 )
@@ -356,32 +357,13 @@ class Stream:
         (``cells``; None: no record yet) are set aside; names imply a header."""
         if not (self.id_columns or self.ignore) or cells is None:
             return
-        named = [c for c in self.id_columns if not _is_int(c)] + self.ignore
-        if named and self.options["header"] is False:
-            raise DataFileError(
-                f"{self.path}: {_given(self, named[0])} names a column, but header=False; "
-                "give its 0-based index, or let line 1 be the header"
-            )
-        unknown = [c for c in named if c not in cells]
-        if unknown:
-            raise DataFileError(
-                f"{self.path}, line 1: {_given(self, unknown[0])} names no column (the header: "
-                f"{', '.join(cells)}); give a header name or a 0-based index"
-            )
-        width = len(cells)
+        from ._csv import aside_columns
 
-        def index(column):
-            if not _is_int(column):
-                return cells.index(column)
-            if not -width <= int(column) < width:
-                raise DataFileError(
-                    f"{self.path}: id_columns={int(column)} is out of range for "
-                    f"{width} columns; give a 0-based index below {width}"
-                )
-            return int(column) % width
-
-        self.options["aside"] = [index(c) for c in self.id_columns + self.ignore]
-        if named:
+        header = self.options["header"]
+        self.options["aside"] = aside_columns(
+            self.path, cells, self.id_columns, self.ignore, header
+        )
+        if self.ignore or not all(map(_is_int, self.id_columns)):
             self.options["header"] = True
 
     def _by_name(self, cells):
@@ -419,7 +401,7 @@ class Stream:
         if isinstance(given, str) and not _is_int(given):
             if given not in cells:
                 raise DataFileError(
-                    f"{self.path}: no column named {given!r} (the header: {', '.join(cells)}); "
+                    f"{self.path}: no column named {given!r} ({near_names(given, cells)}); "
                     "give the label column's header name or its 0-based index"
                 )
             return cells.index(given)
