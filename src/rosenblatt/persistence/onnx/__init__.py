@@ -24,25 +24,46 @@ What exports, and how:
   each fold's scores through its sigmoid or isotonic map, averaged, as ``predict_proba``;
 - pipelines whose other steps skl2onnx converts (scalers, ``TfidfVectorizer``,
   ``CountVectorizer``, ``PolynomialFeatures``, ``OneHotEncoder``,
-  ``ColumnTransformer``, ...) and the package's ``TfDfTransformer``.
+  ``ColumnTransformer``, ...) and the package's ``TfDfTransformer``;
+- scikit-learn's ``VotingClassifier`` (soft and hard), ``StackingClassifier`` and
+  ``CalibratedClassifierCV`` (sigmoid) holding them, through skl2onnx's converters;
+- a model of a layer above that holds a fitted classifier of the package
+  (``rosenblatt.distributed.ParameterMixing``): its classifier's graph, once the
+  class is declared with :func:`register_export`.
 
 The graph's outputs are ``label`` (what ``predict`` gives; for a label matrix, the
 int64 indicator matrix) and ``scores`` (what ``decision_function`` gives, with its
-shape), or for a calibrated model ``label`` and ``probabilities`` (``predict_proba``).
+shape), or ``label`` and ``probabilities`` (``predict_proba``) for a model that has
+them, or ``label`` and ``votes`` (each class's weighted share of the votes) for a
+hard ``VotingClassifier``.
+
+``skl2onnx.to_onnx`` (after :func:`register_converters`) converts the same models by
+skl2onnx's conventions for classifiers instead: the second output is an
+(n_samples, n_classes) tensor (a binary classifier's scores as the two columns
+``[-s, s]``; probabilities of the input's float type), and the options ``zipmap``
+(``True``, the default, ``False``, ``"columns"``) and ``nocl`` apply as they do to
+skl2onnx's linear classifiers (``raw_scores`` too, which changes nothing: the
+classifiers' scores are raw already).
 """
 
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-__all__ = ["INSTALL", "OPSET", "register_converters", "to_onnx"]
+__all__ = ["INSTALL", "OPSET", "register_converters", "register_export", "to_onnx"]
 
 INSTALL = "pip install 'rosenblatt[onnx]'"
-# the opsets the graphs are written for: onnxruntime 1.15 and later runs them
+# the opsets the graphs are written for: onnxruntime 1.15 and later runs them; the
+# converters refuse a target opset below the first
 OPSET = {"": 18, "ai.onnx.ml": 3}
+
+# classes of the layers above that export as a fitted model they hold (register_export)
+EXPORTED_AS: dict[type, Callable[[Any], Any]] = {}
+_converters_registered = False
 
 
 def _require_extra() -> None:
@@ -53,7 +74,13 @@ def _require_extra() -> None:
 
 def register_converters() -> None:
     """Register the package's estimators with skl2onnx, so that ``skl2onnx.to_onnx``
-    converts pipelines holding them (:func:`to_onnx` does it by itself).
+    converts pipelines and ensembles holding them (:func:`to_onnx` does it by itself).
+
+    The graphs then follow skl2onnx's conventions for classifiers (see the module's
+    notes): the option ``zipmap`` (``True`` by default) zips the second output into one
+    map per row; ``options={"zipmap": False}`` gives the tensors. skl2onnx's converter
+    of ``StackingClassifier`` is replaced for the stacks it converts wrong (two classes,
+    a member stacked by ``decision_function``).
 
     Raises
     ------
@@ -63,6 +90,7 @@ def register_converters() -> None:
     Examples
     --------
     >>> import numpy as np
+    >>> import onnxruntime as ort
     >>> import skl2onnx
     >>> from sklearn.pipeline import make_pipeline
     >>> from sklearn.preprocessing import StandardScaler
@@ -71,14 +99,56 @@ def register_converters() -> None:
     >>> register_converters()
     >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32)
     >>> pipe = make_pipeline(StandardScaler(), Perceptron(shuffle=False)).fit(X, [0, 1, 1, 1])
-    >>> graph = skl2onnx.to_onnx(pipe, X)
-    >>> [output.name for output in graph.graph.output]
-    ['label', 'scores']
+    >>> [output.name for output in skl2onnx.to_onnx(pipe, X).graph.output]
+    ['output_label', 'output_probability']
+    >>> graph = skl2onnx.to_onnx(pipe, X, options={"zipmap": False})
+    >>> label, scores = ort.InferenceSession(graph.SerializeToString()).run(None, {"X": X})
+    >>> label.tolist(), scores.tolist()  # a binary classifier's score s as [-s, s]
+    ([0, 1, 1, 1], [[1.0, -1.0], [-1.0, 1.0], [-1.0, 1.0], [-3.0, 3.0]])
     """
+    global _converters_registered
     _require_extra()
     from ._converters import register
 
     register()
+    _converters_registered = True
+
+
+def register_export(cls: type, fitted_model: Callable[[Any], Any]) -> None:
+    """Declare that a fitted ``cls`` exports as the model ``fitted_model(instance)``
+    gives: a class of a layer above this one (which it cannot import) that holds a
+    fitted classifier of the package, as ``ParameterMixing`` holds its ``estimator_``.
+
+    :func:`to_onnx` then converts an instance (checked fitted first) as that model, and
+    skl2onnx converts it inside pipelines and ensembles once the converters are
+    registered (:func:`register_converters`, before or after this call).
+
+    Parameters
+    ----------
+    cls : type
+        The class, a scikit-learn classifier (exactly this class, not its subclasses).
+    fitted_model : callable
+        Takes a fitted instance, returns the classifier of the package it predicts with.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.base import BaseEstimator, ClassifierMixin
+    >>> from rosenblatt import Perceptron, to_onnx
+    >>> from rosenblatt.persistence.onnx import register_export
+    >>> class Holder(ClassifierMixin, BaseEstimator):
+    ...     def fit(self, X, y):
+    ...         self.estimator_ = Perceptron(shuffle=False).fit(X, y)
+    ...         self.classes_ = self.estimator_.classes_
+    ...         return self
+    >>> register_export(Holder, lambda holder: holder.estimator_)
+    >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]], dtype=np.float32)
+    >>> [output.name for output in to_onnx(Holder().fit(X, [0, 1, 1, 1])).graph.output]
+    ['label', 'scores']
+    """
+    EXPORTED_AS[cls] = fitted_model
+    if _converters_registered:  # skl2onnx has the others already: this one too
+        register_converters()
 
 
 def to_onnx(model: Any, n_features: int | None = None, dtype: Any = np.float32) -> Any:
