@@ -174,6 +174,25 @@ def _texts():
     return np.array(texts, dtype=object), y
 
 
+@pytest.mark.parametrize("n_classes", [2, 3])
+def test_skl2onnx_refuses_a_member_stacked_by_its_labels(n_classes):
+    """skl2onnx's converter would stack the member's scores where scikit-learn stacks its
+    labels: refused, saying what to do."""
+    X, y = onnx_cases.small(n_classes)
+    model = StackingClassifier(
+        [("perceptron", Perceptron(random_state=0)), ("centroid", CentroidClassifier())],
+        stack_method="predict",
+        cv=2,
+    ).fit(X, y)
+    with pytest.raises(ValueError) as raised:
+        _skl2onnx(model, X)
+    assert str(raised.value) == (
+        "cannot convert StackingClassifier: a member stacked by its labels (stack_method "
+        "'predict') has no graph; stack it by decision_function or predict_proba "
+        "(stack_method='auto')"
+    )
+
+
 # ---------------------------------------------------------------------- skl2onnx's options
 def _three_classes(calibrate):
     """A classifier (or a calibrated one) of the classes "a", "b", "c", fitted, and its

@@ -1,8 +1,9 @@
 """Models as ONNX graphs, which run without Python or rosenblatt.
 
 :func:`to_onnx` turns a fitted classifier of the package, a scikit-learn pipeline
-ending in one, or a calibrated one into an ONNX model that onnxruntime (or any ONNX
-runtime, in any language) runs: a portable file that loading never runs code from.
+ending in one, a calibrated one or an ensemble holding one into an ONNX model that
+onnxruntime (or any ONNX runtime, in any language) runs: a portable file that loading
+never runs code from.
 It needs the extra ``pip install 'rosenblatt[onnx]'`` (onnx, skl2onnx; onnxruntime
 to run the graphs); ``import rosenblatt`` never imports them.
 
@@ -26,7 +27,10 @@ What exports, and how:
   ``CountVectorizer``, ``PolynomialFeatures``, ``OneHotEncoder``,
   ``ColumnTransformer``, ...) and the package's ``TfDfTransformer``;
 - scikit-learn's ``VotingClassifier`` (soft and hard), ``StackingClassifier`` and
-  ``CalibratedClassifierCV`` (sigmoid) holding them, through skl2onnx's converters;
+  ``CalibratedClassifierCV`` (sigmoid; around a classifier or a pipeline) holding
+  them, through skl2onnx's converters (``to_onnx`` refuses, saying what to do, what
+  skl2onnx would convert wrong: an isotonic ``CalibratedClassifierCV``, which it
+  maps by the nearest breakpoint; weights in a list; weights with a dropped member);
 - a model of a layer above that holds a fitted classifier of the package
   (``rosenblatt.distributed.ParameterMixing``): its classifier's graph, once the
   class is declared with :func:`register_export`.
@@ -43,7 +47,7 @@ skl2onnx's conventions for classifiers instead: the second output is an
 ``[-s, s]``; probabilities of the input's float type), and the options ``zipmap``
 (``True``, the default, ``False``, ``"columns"``) and ``nocl`` apply as they do to
 skl2onnx's linear classifiers (``raw_scores`` too, which changes nothing: the
-classifiers' scores are raw already).
+classifiers' scores are raw already). A target opset below ``OPSET[""]`` is refused.
 """
 
 from __future__ import annotations
@@ -79,8 +83,9 @@ def register_converters() -> None:
     The graphs then follow skl2onnx's conventions for classifiers (see the module's
     notes): the option ``zipmap`` (``True`` by default) zips the second output into one
     map per row; ``options={"zipmap": False}`` gives the tensors. skl2onnx's converter
-    of ``StackingClassifier`` is replaced for the stacks it converts wrong (two classes,
-    a member stacked by ``decision_function``).
+    of ``StackingClassifier`` is replaced for the stacks it converts wrong: two classes
+    and a member stacked by ``decision_function`` (converted as scikit-learn stacks
+    them), a member stacked by its labels (refused).
 
     Raises
     ------
@@ -156,10 +161,13 @@ def to_onnx(model: Any, n_features: int | None = None, dtype: Any = np.float32) 
 
     Parameters
     ----------
-    model : classifier, pipeline or calibrated classifier of the package, fitted
-        A classifier of the package, a scikit-learn ``Pipeline`` ending in one, or a
+    model : classifier, pipeline, calibrated classifier or ensemble, fitted
+        A classifier of the package, a scikit-learn ``Pipeline`` ending in one, a
         calibrated one (``rosenblatt.calibrated(...)``, or scikit-learn's
-        ``CalibratedClassifierCV`` around one), as ``rosenblatt.load`` gives it back.
+        ``CalibratedClassifierCV`` around one or a pipeline ending in one), as
+        ``rosenblatt.load`` gives it back; or a scikit-learn ``VotingClassifier`` or
+        ``StackingClassifier`` holding one (alone or ending a pipeline); or a
+        ``ParameterMixing`` (its mixed classifier).
     n_features : int or None, default=None
         Width of the input rows; None: the model's ``n_features_in_``. Not for a
         pipeline that starts with a text vectorizer, whose input is one string per row.
@@ -172,17 +180,20 @@ def to_onnx(model: Any, n_features: int | None = None, dtype: Any = np.float32) 
     -------
     onnx.ModelProto
         One input, ``X`` (rows of ``n_features`` numbers of ``dtype``) or ``text``
-        (a 1-D tensor of strings); outputs ``label`` and ``scores``, or ``label`` and
-        ``probabilities`` for a calibrated model. ``model.SerializeToString()`` is the
-        file's bytes.
+        (a 1-D tensor of strings); outputs ``label`` and ``scores``
+        (``decision_function``, with its shape), or ``label`` and ``probabilities``
+        for a model with ``predict_proba`` (a calibrated one, a soft vote, a stack
+        whose final estimator has them), or ``label`` and ``votes`` for a hard
+        ``VotingClassifier`` (each class's share of the weighted votes).
+        ``model.SerializeToString()`` is the file's bytes.
 
     Raises
     ------
     ImportError
         Without the ``onnx`` extra: ``pip install 'rosenblatt[onnx]'``.
     ValueError
-        For a model or step that cannot be exported (named in the message), an
-        unfitted model, or ``n_features`` other than the model's.
+        For a model or step that cannot be exported (named in the message, with what
+        to do), an unfitted model, or ``n_features`` other than the model's.
 
     Notes
     -----

@@ -30,8 +30,10 @@ ignored with a warning, as skl2onnx's ``MultiOutputClassifier`` ignores it.
 skl2onnx's ``StackingClassifier`` converter stacks two columns of a binary classifier
 stacked by ``decision_function`` where scikit-learn stacks one (and keeps both
 columns of a binary ``predict_proba`` unless every member has it): its graph then
-fails at run time. :func:`register` converts those stacks itself (every other stack
-stays skl2onnx's), as scikit-learn's ``StackingClassifier.transform`` stacks them.
+fails at run time. It stacks a member's scores where scikit-learn stacks its labels
+(``stack_method="predict"``). :func:`register` converts the first stacks itself, as
+scikit-learn's ``StackingClassifier.transform`` stacks them, and refuses the second;
+every other stack stays skl2onnx's.
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ __all__ = [
     "ALIASES",
     "EXPORT_CONVERTERS",
     "EXPORT_SHAPES",
+    "STACKED_BY_LABELS",
     "check_opset",
     "fitted_model",
     "register",
@@ -345,36 +348,40 @@ def _convert_online(scope: Any, operator: Any, container: Any) -> None:
 
 
 # ---------------------------------------------------------------------- stacking
-def _stacks_one_column_of_two(model: Any) -> bool:
+STACKED_BY_LABELS = (
+    "a member stacked by its labels (stack_method 'predict') has no graph; stack it by "
+    "decision_function or predict_proba (stack_method='auto')"
+)
+
+
+def _skl2onnx_stacks_it_wrong(model: Any) -> bool:
     """Whether skl2onnx's converter would stack this model otherwise than scikit-learn:
-    two classes and a member stacked by ``decision_function``."""
-    return len(model.classes_) == 2 and "decision_function" in model.stack_method_
+    two classes and a member stacked by ``decision_function`` (two columns where
+    scikit-learn stacks one), or a member stacked by its labels (it stacks scores)."""
+    methods = model.stack_method_
+    return "predict" in methods or (len(model.classes_) == 2 and "decision_function" in methods)
 
 
 def _convert_stacking(scope: Any, operator: Any, container: Any) -> None:
     """A ``StackingClassifier`` of two classes as scikit-learn stacks it: the last column
     of each member's second output (the second class's probability, or the score of
     one stacked by ``decision_function``), the input if ``passthrough``, then the final
-    estimator; skl2onnx's converter for any other stack."""
+    estimator; skl2onnx's converter for the stacks it converts right."""
     from skl2onnx.common.utils_classifier import _finalize_converter_classes
     from skl2onnx.operator_converters.stacking import _fetch_scores
 
     model = operator.raw_operator
-    if not _stacks_one_column_of_two(model):
+    if not _skl2onnx_stacks_it_wrong(model):
         _SKL2ONNX_STACKING(scope, operator, container)
         return
+    if "predict" in model.stack_method_:
+        raise ValueError(f"cannot convert {type(model).__name__}: {STACKED_BY_LABELS}")
     g = Graph(scope, container, "RosenblattStacking")
     x = operator.inputs[0]
     columns = []
     for estimator, method in zip(model.estimators_, model.stack_method_):
         if estimator == "drop":
             continue
-        if method == "predict":
-            raise ValueError(
-                "a StackingClassifier whose member is stacked by predict (its labels) has "
-                "no graph here; stack it by decision_function or predict_proba "
-                "(stack_method='auto')"
-            )
         output = _fetch_scores(
             scope, container, estimator, x, raw_scores=method == "decision_function"
         )

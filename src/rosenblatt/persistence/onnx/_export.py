@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..._core.version import __version__
 from ...estimators.calibration import CalibratedClassifier, OnlineCalibratedClassifier
 from . import OPSET, _scores
-from ._converters import fitted_model
+from ._converters import STACKED_BY_LABELS, fitted_model
 
 __all__ = ["export"]
 
@@ -109,10 +109,7 @@ def _why_not(step: Any) -> str | None:
     if isinstance(step, VotingClassifier):
         return _why_not_voting(step)
     if isinstance(step, StackingClassifier) and "predict" in step.stack_method_:
-        return (
-            "a member stacked by its labels (stack_method 'predict') has no graph; stack "
-            "it by decision_function or predict_proba (stack_method='auto')"
-        )
+        return STACKED_BY_LABELS
     try:
         get_model_alias(type(step))
     except (KeyError, RuntimeError):
