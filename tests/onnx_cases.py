@@ -326,8 +326,8 @@ def votes(model, X):
     weights = np.ones(len(kept)) if model.weights is None else model.weights
     weights = np.asarray(weights, dtype=np.float64)[kept]
     shares = np.zeros((X.shape[0], len(model.classes_)))
-    for weight, estimator in zip(weights, model.estimators_):
-        shares[np.arange(X.shape[0]), model.le_.transform(estimator.predict(X))] += weight
+    for weight, estimator in zip(weights, model.estimators_):  # fitted on the classes' indices
+        shares[np.arange(X.shape[0]), estimator.predict(X)] += weight
     return shares / weights.sum()
 
 

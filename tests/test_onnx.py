@@ -102,6 +102,13 @@ def test_skl2onnx_converts_pipelines_holding_the_packages_estimators():
 
 
 # ---------------------------------------------------------------------- ensembles, skl2onnx
+def _fit(model, X, y):
+    """``model.fit(X, y)``, quiet about the ConvergenceWarning of the few epochs here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return model.fit(X, y)
+
+
 def _skl2onnx(model, X, options="no zipmap", **kwargs):
     """``skl2onnx.to_onnx(model, X)`` with the package's converters registered, by
     default with the option zipmap=False."""
@@ -123,9 +130,7 @@ def test_ensembles_of_each_classifier_through_skl2onnx(kind, member):
     ``predict_proba``'s, to 1e-5 in float32 and 1e-10 in float64."""
     for n_classes in (2, 3):
         X, y = onnx_cases.small(n_classes)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model = onnx_cases.ENSEMBLES[kind](onnx_cases.MEMBERS[member]()).fit(X, y)
+        model = _fit(onnx_cases.ENSEMBLES[kind](onnx_cases.MEMBERS[member]()), X, y)
         for dtype in (np.float32, np.float64):
             rows = X.astype(dtype)
             label, values = onnx_cases.run_graph(_skl2onnx(model, rows), rows)
@@ -172,6 +177,85 @@ def _texts():
         for label in y
     ]
     return np.array(texts, dtype=object), y
+
+
+def _soft(weights=None):
+    return VotingClassifier(
+        [
+            ("sigmoid", rosenblatt.calibrated(Perceptron(random_state=0), cv=2)),
+            ("isotonic", rosenblatt.calibrated(CentroidClassifier(), cv=2, method="isotonic")),
+            ("online", rosenblatt.calibrated(AveragedPerceptron(), method="online")),
+        ],
+        voting="soft",
+        weights=weights,
+        flatten_transform=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "build, labels",
+    [
+        (lambda: _soft(weights=np.array([1.0, 3.0, 2.0])), None),
+        (lambda: _soft(), ["no", "yes", "maybe"]),
+        (lambda: _voting(), ["no", "yes", "maybe"]),
+        (
+            lambda: StackingClassifier(
+                [("perceptron", Perceptron()), ("centroid", CentroidClassifier())], cv=2
+            ),
+            ["no", "yes", "maybe"],
+        ),
+        (
+            lambda: StackingClassifier(
+                [
+                    ("perceptron", Perceptron()),
+                    ("centroid", rosenblatt.calibrated(CentroidClassifier(), cv=2)),
+                ],
+                passthrough=True,
+                cv=2,
+            ),
+            None,
+        ),
+    ],
+    ids=[
+        "soft voting, weighed",
+        "soft voting, str",
+        "hard voting, str",
+        "stacking, str",
+        "stacking, passthrough",
+    ],
+)
+def test_ensembles_as_skl2onnxs_own_tests_build_them(build, labels):
+    """Weights, string labels and passthrough, as skl2onnx's tests of its converters
+    of VotingClassifier and StackingClassifier vary them, around our classifiers."""
+    for n_classes in (2, 3):
+        X, y = onnx_cases.small(n_classes)
+        y = y if labels is None else np.array(labels)[y]
+        model = _fit(build(), X, y)
+        for dtype in (np.float32, np.float64):
+            rows = X.astype(dtype)
+            label, values = onnx_cases.run_graph(_skl2onnx(model, rows), rows)
+            np.testing.assert_array_equal(label, model.predict(rows))
+            expected = onnx_cases.second_output(model, rows)
+            assert np.abs(values - expected).max() <= TOLERANCE[dtype], (n_classes, dtype)
+
+
+@pytest.mark.parametrize("calibrate", [False, True], ids=["classifier", "calibrated"])
+def test_integer_rows_and_float_classes_as_skl2onnx_takes_them(calibrate):
+    """Integer rows are read as float32, as skl2onnx's linear classifiers read them;
+    float classes zipped by ZipMap come as int64 labels and keys, as skl2onnx gives
+    them (-1.0 as -1)."""
+    X, y = onnx_cases.small(3)
+    rows = (3 * X).round().astype(np.int64)
+    classes = np.array([-1.0, 1.0, 2.0])[y]
+    model = Perceptron(random_state=0)
+    model = rosenblatt.calibrated(model, cv=2) if calibrate else model
+    model.fit(rows, classes)
+    label, values = onnx_cases.run_graph(_skl2onnx(model, rows), rows)
+    assert label.dtype == np.float64 and values.dtype == np.float32
+    np.testing.assert_array_equal(label, model.predict(rows))
+    label, maps = onnx_cases.run_graph(_skl2onnx(model, rows, options=None), rows)
+    assert label.dtype == np.int64 and sorted(maps[0]) == [-1, 1, 2]
+    np.testing.assert_array_equal(label, model.predict(rows))
 
 
 @pytest.mark.parametrize("n_classes", [2, 3])
@@ -374,9 +458,7 @@ def test_rosenblatt_to_onnx_exports_the_ensembles(build, second):
     scores (decision_function, with its shape: one column for two classes)."""
     for n_classes in (2, 3):
         X, y = onnx_cases.small(n_classes)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            model = build().fit(X, y)
+        model = _fit(build(), X, y)
         for dtype in (np.float32, np.float64):
             rows = X.astype(dtype)
             graph = to_onnx(model, dtype=dtype)
@@ -398,9 +480,7 @@ def test_a_parameter_mixing_exports_its_mixed_model():
 
     X, y = onnx_cases.small(2)
     mixing = ParameterMixing(AveragedPerceptron(random_state=0), max_rounds=3)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        mixing.fit(da.from_array(X, chunks=(50, 5)), da.from_array(y, chunks=50))
+    _fit(mixing, da.from_array(X, chunks=(50, 5)), da.from_array(y, chunks=50))
     graph = to_onnx(mixing, dtype=np.float64)
     assert onnx_cases.output_names(graph) == ["label", "scores"]
     label, scores = onnx_cases.run_graph(graph, X)

@@ -38,6 +38,7 @@ every other stack stays skl2onnx's.
 
 from __future__ import annotations
 
+import threading
 import warnings
 from typing import Any
 
@@ -145,13 +146,28 @@ def _numpy_float(variable: Any) -> Any:
     return np.float64 if isinstance(variable.type, DoubleTensorType) else np.float32
 
 
-def _label_type(model: Any, nocl: bool = False) -> type:
+def _label_type(model: Any, nocl: bool = False, zipped: bool = False) -> type:
+    """The label output's tensor type: the classes' (int64, float64, bool or string);
+    int64 for indices (``nocl``, a label matrix), and for float and bool classes that
+    skl2onnx's ZipMap takes (it gives them as int64)."""
     if nocl or getattr(model, "multilabel_", False):
         return Int64TensorType
     kind = _scores.label_values(np.asarray(model.classes_)).dtype.kind
+    if zipped and kind in "fb":
+        return Int64TensorType
     return {"i": Int64TensorType, "f": DoubleTensorType, "b": BooleanTensorType}.get(
         kind, StringTensorType
     )
+
+
+def _label_output(g: Graph, operator: Any, label: str) -> None:
+    """``label`` as the operator's label output, cast where that is declared int64 and
+    the labels are not (float or bool classes zipped by skl2onnx's ZipMap)."""
+    kind = _scores.label_values(np.asarray(fitted_model(operator.raw_operator).classes_)).dtype
+    zipped_floats = getattr(operator, "zipped", False) and kind.kind in "fb"
+    if zipped_floats and isinstance(operator.outputs[0].type, Int64TensorType):
+        label = g.cast(label, np.int64)
+    g.op("Identity", label, output=operator.outputs[0].full_name)
 
 
 def _features(g: Graph, operator: Any) -> tuple[str, Any]:
@@ -204,10 +220,13 @@ def _declare(scope: Any, raw: Any, inputs: list, name: str) -> tuple[Any, Any]:
     operator = scope.declare_local_operator(_alias(type(raw)), raw)
     operator.inputs = inputs
     model = fitted_model(raw)
-    label = scope.declare_local_variable("label", _label_type(model, options["nocl"])())
-    # for the shape calculators (_second_type): ONNX's ZipMap takes float32 values only
+    # for the shape calculators (_label_type, _second_type) and the converters: what
+    # skl2onnx's ZipMap will take, float32 values only
     operator.parsed_here = True
-    operator.zipmap_float32 = options["zipmap"] is True and not getattr(model, "multilabel_", False)
+    operator.zipped = options["zipmap"] is not False and not getattr(model, "multilabel_", False)
+    operator.zipmap_float32 = operator.zipped and options["zipmap"] is True
+    label_type = _label_type(model, options["nocl"], operator.zipped)
+    label = scope.declare_local_variable("label", label_type())
     tensor = FloatTensorType if operator.zipmap_float32 else _float_type(inputs[0])
     operator.outputs.append(label)
     operator.outputs.append(scope.declare_local_variable(name, tensor()))
@@ -256,9 +275,8 @@ def _classifier_shapes(operator: Any) -> None:
     options = operator.scope_inst.get_options(operator.raw_operator, {"nocl": False})
     columns = _n_columns(model)
     multilabel = getattr(model, "multilabel_", False)
-    operator.outputs[0].type = _label_type(model, options["nocl"])(
-        [n, columns] if multilabel else [n]
-    )
+    label_type = _label_type(model, options["nocl"], getattr(operator, "zipped", False))
+    operator.outputs[0].type = label_type([n, columns] if multilabel else [n])
     operator.outputs[1].type = _second_type(operator)([n, columns])
 
 
@@ -273,7 +291,7 @@ def _convert_classifier(scope: Any, operator: Any, container: Any) -> None:
         label = _scores.label_index(g, scores, score_dtype, model)
     else:
         label = _scores.labels(g, scores, score_dtype, model)
-    g.op("Identity", label, output=operator.outputs[0].full_name)
+    _label_output(g, operator, label)
     if _scores.n_score_columns(model) == 1 and not getattr(model, "multilabel_", False):
         column = g.column(scores)  # skl2onnx's two columns of a binary classifier
         scores = g.op("Concat", g.op("Neg", column), column, axis=1)
@@ -295,7 +313,8 @@ def _calibrated_shapes(operator: Any) -> None:
     model = operator.raw_operator
     n = operator.inputs[0].get_first_dimension()
     options = operator.scope_inst.get_options(model, {"nocl": False})
-    operator.outputs[0].type = _label_type(model, options["nocl"])([n])
+    label_type = _label_type(model, options["nocl"], getattr(operator, "zipped", False))
+    operator.outputs[0].type = label_type([n])
     operator.outputs[1].type = _second_type(operator)([n, len(model.classes_)])
 
 
@@ -333,7 +352,7 @@ def _probability_outputs(g: Graph, operator: Any, proba: str, nocl: bool) -> Non
         g.op("Identity", index, output=operator.outputs[0].full_name)
     else:
         classes = g.const(_scores.label_values(np.asarray(model.classes_)), "classes")
-        g.op("Identity", g.gather(classes, index), output=operator.outputs[0].full_name)
+        _label_output(g, operator, g.gather(classes, index))
     g.cast(proba, _numpy_float(operator.outputs[1]), output=operator.outputs[1].full_name)
 
 
@@ -511,11 +530,17 @@ EXPORT_CONVERTERS = {
 EXPORT_SHAPES = {TfidfVectorizer: _tfidf_vectorizer_shapes}
 
 _registered: set[type] = set()
+_registering = threading.Lock()  # threads exporting at once register once
 
 
 def register() -> None:
     """Register the package's estimators with skl2onnx, and the classes declared with
     :func:`~rosenblatt.persistence.onnx.register_export` (each once per process)."""
+    with _registering:
+        _register()
+
+
+def _register() -> None:
     global _SKL2ONNX_STACKING
     if not _registered:
         for cls in (*_scores.CLASSIFIERS, Projectron):
