@@ -3,15 +3,16 @@
 Run: ``.venv/bin/python benchmarks/onnx_parity.py`` (needs ``pip install -e '.[onnx]'``)
 
 Prints README's table: for each model of ``tests/onnx_cases.py`` (every classifier of
-the package and the pipelines and calibrated models around them, fitted on three
-quarters of spambase, the SMS spam corpus, the digits or the lecture notes' OR), run on
-the held-out quarter by onnxruntime from ``rosenblatt.to_onnx(model, dtype=...)``:
+the package and the pipelines, calibrated models and ensembles around them, fitted on
+three quarters of spambase, the SMS spam corpus, the digits or the lecture notes' OR),
+run on the held-out quarter by onnxruntime from ``rosenblatt.to_onnx(model, dtype=...)``:
 
 - labels: how many of onnxruntime's labels are the model's ``predict`` (rows of a label
   matrix: all of the row's labels), in float32 and in float64;
-- the largest difference of the scores (``decision_function``; ``predict_proba`` for a
-  calibrated model) relative to the largest score, ``max |onnx - model| / max |model|``,
-  with rows of float32 and of float64 given to both.
+- the largest difference of the graph's second output from the model's
+  (``decision_function``; ``predict_proba`` for a model with probabilities; each class's
+  share of the votes for a hard ``VotingClassifier``) relative to its largest value,
+  ``max |onnx - model| / max |model|``, with rows of float32 and of float64 given to both.
 
 Not a timing: the figures are the same on any machine with the same library versions
 (printed at the top). Cases whose data are missing (spambase lives in ../shared/data)

@@ -7,6 +7,9 @@ machines: those cases are then left out, saying so), the SMS spam corpus (bundle
 digits (scikit-learn's) and the lecture notes' modified OR. Each model is fitted on a
 stratified three quarters of its data and compared on the other quarter (on all four
 patterns for OR).
+
+``ENSEMBLES`` and ``MEMBERS`` build the small ensembles (200 rows of 5 features) that
+``tests/test_onnx.py`` converts through ``skl2onnx.to_onnx``.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from pathlib import Path
 import numpy as np
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.compose import ColumnTransformer
+from sklearn.datasets import make_classification
+from sklearn.ensemble import StackingClassifier, VotingClassifier
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.model_selection import train_test_split
@@ -229,6 +234,60 @@ CASES = [
         "digits",
         lambda: CalibratedClassifierCV(Perceptron(**_SEED), cv=3),
     ),
+    Case(
+        "scikit-learn's CalibratedClassifierCV(scaled Perceptron)",
+        "spambase",
+        lambda: CalibratedClassifierCV(_scaled(Perceptron(**_SEED)), cv=3),
+    ),
+    # ensembles
+    Case(
+        "VotingClassifier hard (Perceptron, AveragedPerceptron, CentroidClassifier)",
+        "digits",
+        lambda: VotingClassifier(
+            [
+                ("perceptron", Perceptron(**_SEED)),
+                ("averaged", AveragedPerceptron(**_SEED)),
+                ("centroid", CentroidClassifier()),
+            ],
+            flatten_transform=False,
+        ),
+    ),
+    Case(
+        "VotingClassifier soft (calibrated AveragedPerceptron, KernelPerceptron) (scaled)",
+        "spambase",
+        lambda: _scaled(
+            VotingClassifier(
+                [
+                    ("averaged", calibrated(AveragedPerceptron(**_SEED), cv=3)),
+                    ("kernel", calibrated(KernelPerceptron(max_iter=2, **_SEED), cv=3)),
+                ],
+                voting="soft",
+                flatten_transform=False,
+            )
+        ),
+    ),
+    Case(
+        "StackingClassifier (Perceptron, CentroidClassifier; LogisticRegression)",
+        "digits",
+        lambda: StackingClassifier(
+            [("perceptron", Perceptron(**_SEED)), ("centroid", CentroidClassifier())], cv=3
+        ),
+    ),
+    Case(
+        "StackingClassifier (Perceptron, calibrated CentroidClassifier; AveragedPerceptron) "
+        "(scaled)",
+        "spambase",
+        lambda: _scaled(
+            StackingClassifier(
+                [
+                    ("perceptron", Perceptron(**_SEED)),
+                    ("centroid", calibrated(CentroidClassifier(), cv=3)),
+                ],
+                final_estimator=AveragedPerceptron(**_SEED),
+                cv=3,
+            )
+        ),
+    ),
 ]
 
 
@@ -248,8 +307,40 @@ def run_graph(graph, X):
     """onnxruntime's outputs for rows ``X`` (one input, whatever its name)."""
     import onnxruntime as ort
 
-    session = ort.InferenceSession(graph.SerializeToString(), providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    options.log_severity_level = 3  # errors only: not skl2onnx's unused initializers
+    options.intra_op_num_threads = 1  # small graphs: threads would only wait
+    session = ort.InferenceSession(
+        graph.SerializeToString(), options, providers=["CPUExecutionProvider"]
+    )
     return session.run(None, {session.get_inputs()[0].name: X})
+
+
+def output_names(graph):
+    return [output.name for output in graph.graph.output]
+
+
+def votes(model, X):
+    """A hard ``VotingClassifier``'s weighted share of the votes for each class."""
+    kept = [estimator != "drop" for _, estimator in model.estimators]
+    weights = np.ones(len(kept)) if model.weights is None else model.weights
+    weights = np.asarray(weights, dtype=np.float64)[kept]
+    shares = np.zeros((X.shape[0], len(model.classes_)))
+    for weight, estimator in zip(weights, model.estimators_):  # fitted on the classes' indices
+        shares[np.arange(X.shape[0]), estimator.predict(X)] += weight
+    return shares / weights.sum()
+
+
+def second_output(model, X):
+    """What a graph's second output holds: ``predict_proba``, a hard vote's shares, or
+    ``decision_function``."""
+    last = model.steps[-1][1] if hasattr(model, "steps") else model
+    if hasattr(model, "predict_proba"):
+        return model.predict_proba(X)
+    if isinstance(last, VotingClassifier):
+        rows = model[:-1].transform(X) if last is not model else X
+        return votes(last, rows)
+    return model.decision_function(X)
 
 
 def relative_difference(got, expected):
@@ -277,9 +368,7 @@ def parity(model, X, dtype):
 
     rows = X if X.dtype == object else X.astype(dtype)
     label, values = run_graph(to_onnx(model, dtype=dtype), rows)
-    expected = model.predict_proba(rows) if hasattr(model, "predict_proba") else None
-    if expected is None:
-        expected = model.decision_function(rows)
+    expected = second_output(model, rows)
     predicted = model.predict(rows)
     same = label == predicted if label.shape == predicted.shape else np.zeros(len(rows), bool)
     same = same.all(axis=1) if same.ndim == 2 else same  # a label matrix: rows that agree
@@ -289,3 +378,56 @@ def parity(model, X, dtype):
         difference=relative_difference(values, expected),
         same_shape=values.shape == expected.shape,
     )
+
+
+# ---------------------------------------------------------------------- small ensembles
+@functools.cache
+def small(n_classes):
+    """``(X, y)``: 200 rows of 5 features (float64), of 2 or 3 classes."""
+    return make_classification(
+        200, 5, n_informative=3, n_redundant=0, n_classes=n_classes, random_state=0
+    )
+
+
+# each classifier of the package, unfitted; the calibrated ones have predict_proba
+MEMBERS = {
+    "Perceptron": lambda: Perceptron(**_SEED),
+    "AveragedPerceptron": lambda: AveragedPerceptron(**_SEED),
+    "VotedPerceptron": lambda: VotedPerceptron(max_iter=5, **_SEED),
+    "KernelPerceptron": lambda: KernelPerceptron(max_iter=5, **_SEED),
+    "Projectron": lambda: Projectron(max_iter=3, **_SEED),
+    "CentroidClassifier": lambda: CentroidClassifier(),
+    "LinearProgramClassifier": lambda: LinearProgramClassifier(),
+    "calibrated sigmoid": lambda: calibrated(AveragedPerceptron(**_SEED), cv=2),
+    "calibrated isotonic": lambda: calibrated(Perceptron(**_SEED), cv=2, method="isotonic"),
+    "calibrated online": lambda: calibrated(
+        AveragedPerceptron(max_iter=5, **_SEED), method="online"
+    ),
+}
+
+
+def _with_probabilities(member):
+    """The member, calibrated (sigmoid, two folds) if it has no ``predict_proba``."""
+    return member if hasattr(member, "predict_proba") else calibrated(member, cv=2)
+
+
+# each ensemble around a member (its other members: classifiers of the package too)
+ENSEMBLES = {
+    "hard voting": lambda member: VotingClassifier(
+        [("member", member), ("centroid", CentroidClassifier()), ("perceptron", Perceptron())],
+        voting="hard",
+        flatten_transform=False,
+    ),
+    "soft voting": lambda member: VotingClassifier(
+        [
+            ("member", _with_probabilities(member)),
+            ("centroid", calibrated(CentroidClassifier(), cv=2)),
+        ],
+        voting="soft",
+        flatten_transform=False,
+    ),
+    "stacking": lambda member: StackingClassifier(
+        [("member", member), ("centroid", CentroidClassifier())], cv=2
+    ),
+    "scikit-learn's calibration": lambda member: CalibratedClassifierCV(member, cv=2),
+}

@@ -55,6 +55,7 @@ from .engine.driver import EpochCount, StopRule, train
 from .engine.orders import draw_seeds, random_source
 from .engine.primal import PrimalState
 from .exceptions import DistributedFitError
+from .persistence.onnx import register_export
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._core.typing import ArrayLike
@@ -150,6 +151,8 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
     estimator_ : Perceptron or AveragedPerceptron
         The fitted model with the mixed weights (save it with
         :func:`rosenblatt.save`); the attributes below are its.
+        :func:`rosenblatt.to_onnx` exports a fitted ``ParameterMixing`` as this model,
+        and skl2onnx converts it so inside pipelines (``register_converters``).
     coef_, intercept_, classes_, n_features_in_
     n_iter_ : int
         Rounds run.
@@ -328,6 +331,14 @@ class ParameterMixing(ClassifierMixin, BaseEstimator):
                 return float(dask.compute((right * sample_weight).sum() / sample_weight.sum())[0])
             return float(dask.compute(right.mean())[0])
         return self.estimator_.score(X, y, sample_weight=sample_weight)
+
+
+def _mixed_estimator(mixing: ParameterMixing) -> Any:
+    """The fitted model a ParameterMixing predicts with, which its ONNX graph is."""
+    return mixing.estimator_
+
+
+register_export(ParameterMixing, _mixed_estimator)
 
 
 # ---------------------------------------------------------------------- estimator state

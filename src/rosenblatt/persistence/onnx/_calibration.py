@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ...estimators._online_platt import track
-from ._scores import n_score_columns
+from ._scores import decision_from_columns, n_score_columns
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._graph import Graph
@@ -73,9 +73,10 @@ def _calibrate(g: Graph, score: str, mapping: dict) -> str:
 
 
 def _fold(g: Graph, scores: str, estimator: Any, maps: list, classes: np.ndarray) -> str:
-    """One fold's probabilities (n, n_classes) from its classifier's ``scores``."""
+    """One fold's probabilities (n, n_classes) from its classifier's ``scores`` (float64,
+    in skl2onnx's form: a column per class)."""
     n_classes = classes.shape[0]
-    scores = g.cast(scores, np.float64)
+    scores = decision_from_columns(g, scores, estimator)
     one_column = len(maps) == 1
     if n_classes == 2:
         positive = _calibrate(g, scores if one_column else g.flat(scores), maps[0])
@@ -132,8 +133,8 @@ def _binary(g: Graph, positive: str) -> str:
 
 def online_probabilities(g: Graph, scores: str, model: Any) -> str:
     """``model.predict_proba`` of an online calibrated model from its estimator's
-    ``scores`` (n,) or (n, n_columns), float64."""
-    scores = g.cast(scores, np.float64)
+    ``scores`` (float64, in skl2onnx's form: a column per class)."""
+    scores = decision_from_columns(g, scores, _final(model.estimator_))
     n_maps, n_bins = model.bin_sums_.shape
     columns = _scores_columns(g, scores, model)
     calibrated = []
@@ -159,7 +160,7 @@ def _scores_columns(g: Graph, scores: str, model: Any) -> list[str]:
     """The (n,) score of each map, as ``OnlineCalibratedClassifier._scores`` reads them:
     a binary estimator's one score, or its two classes' margin, or each class's."""
     n_maps = model.platt_.shape[0]
-    width = n_score_columns(model.estimator_)
+    width = n_score_columns(_final(model.estimator_))
     if width == 1:
         return [scores]
     columns = [g.flat(g.gather(scores, [k], axis=1)) for k in range(width)]

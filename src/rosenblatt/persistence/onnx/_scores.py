@@ -24,7 +24,16 @@ from ...estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
 if TYPE_CHECKING:  # pragma: no cover
     from ._graph import Graph
 
-__all__ = ["CLASSIFIERS", "decision", "label_values", "labels", "n_score_columns", "why_not"]
+__all__ = [
+    "CLASSIFIERS",
+    "decision",
+    "decision_from_columns",
+    "label_index",
+    "label_values",
+    "labels",
+    "n_score_columns",
+    "why_not",
+]
 
 # the classifiers with a graph here; Projectron is a KernelPerceptron
 CLASSIFIERS = (
@@ -82,16 +91,30 @@ def decision(g: Graph, x: str, input_dtype: Any, model: Any) -> tuple[str, Any]:
     return scores, dtype
 
 
-def labels(g: Graph, scores: str, dtype: Any, model: Any) -> str:
-    """The labels ``predict`` gives from ``scores`` of ``dtype`` (the rule of
-    :func:`rosenblatt.engine.numpy_decision.labels_from_scores`)."""
-    if getattr(model, "multilabel_", False):  # an indicator matrix: 1 where a score is > 0
+def label_index(g: Graph, scores: str, dtype: Any, model: Any) -> str:
+    """The index in ``classes_`` of the class ``predict`` gives from ``scores`` of
+    ``dtype`` (the rule of :func:`rosenblatt.engine.numpy_decision.labels_from_scores`),
+    int64 (n,); for a label matrix, the int64 indicator matrix: 1 where a score is > 0."""
+    if getattr(model, "multilabel_", False) or n_score_columns(model) == 1:
+        # a score > 0 is the second class, 0 and below the first
         return g.cast(g.op("Greater", scores, g.const(np.zeros((), dtype), "zero")), np.int64)
-    if n_score_columns(model) == 1:  # a score > 0 is the second class, 0 and below the first
-        index = g.cast(g.op("Greater", scores, g.const(np.zeros((), dtype), "zero")), np.int64)
-    else:  # the first of the largest scores, as numpy's argmax
-        index = g.op("ArgMax", scores, axis=1, keepdims=0)
+    return g.op("ArgMax", scores, axis=1, keepdims=0)  # the first of the largest, as numpy's
+
+
+def labels(g: Graph, scores: str, dtype: Any, model: Any) -> str:
+    """The labels ``predict`` gives from ``scores`` of ``dtype``."""
+    index = label_index(g, scores, dtype, model)
+    if getattr(model, "multilabel_", False):
+        return index
     return g.gather(g.const(label_values(np.asarray(model.classes_)), "classes"), index)
+
+
+def decision_from_columns(g: Graph, columns: str, model: Any) -> str:
+    """``decision_function``'s scores from a classifier's second output in skl2onnx's
+    form (n, n_classes): a binary classifier's one score is its second column."""
+    if n_score_columns(model) == 1 and not getattr(model, "multilabel_", False):
+        return g.flat(g.gather(columns, [1], axis=1))
+    return columns
 
 
 def label_values(classes: np.ndarray) -> np.ndarray:
