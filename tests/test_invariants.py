@@ -432,21 +432,24 @@ def test_a_huge_sparse_matrix_stored_in_another_format_is_refused_cheaply(tmp_pa
 
 
 # ---------------------------------------------------------------------- the declarations
-def test_every_class_a_file_may_hold_declares_its_invariants():
-    from rosenblatt.persistence.invariants import FITTED, INVARIANTS, PARAMETERS
+def test_every_class_a_file_may_hold_has_one_record_with_its_invariants():
+    from rosenblatt.persistence.records import RECORDS, parameters_of
 
-    assert set(REGISTRY) == set(INVARIANTS) == set(PARAMETERS) == set(FITTED)
+    estimators = [r for r in RECORDS if "state" not in r.roles]
+    assert tuple(r.key for r in estimators) == REGISTRY
+    assert all(r.check is not None and parameters_of(r.key) for r in estimators)
 
 
 @pytest.mark.parametrize("key", REGISTRY)
 def test_declared_parameters_are_the_installed_ones(key):
-    from rosenblatt.persistence.invariants import PARAMETERS
+    from rosenblatt.persistence.records import parameters_of
 
-    assert PARAMETERS[key] == set(inspect.signature(_resolve(key)).parameters)
+    # the generated list (rosenblatt.persistence.records.write_parameters) is the signature's
+    assert parameters_of(key) == set(inspect.signature(_resolve(key)).parameters)
 
 
 def test_declared_fitted_attributes_cover_what_fit_sets():
-    from rosenblatt.persistence.invariants import FITTED
+    from rosenblatt.persistence.records import record_of
 
     docs = ["free prize now", "see you at lunch", "free cash now", "lunch at noon"] * 3
     labels = [1, 0, 1, 0] * 3
@@ -517,7 +520,8 @@ def test_declared_fitted_attributes_cover_what_fit_sets():
             key = next(k for k in REGISTRY if _resolve(k) is type(part))
             names = {name for name in vars(part) if _is_fitted_name(name)}
             names |= set(FITTED_PROPERTIES.get(key, ()))
-            assert names <= FITTED[key], (key, names - FITTED[key])
+            fitted = record_of(key).fitted_names
+            assert names <= fitted, (key, names - fitted)
             seen.add(key)
     assert seen == set(REGISTRY)
 

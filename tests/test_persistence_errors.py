@@ -91,12 +91,12 @@ def test_a_bug_in_a_declared_check_or_the_predictor_is_raised_as_itself(
     perceptron_file, monkeypatch
 ):
     from rosenblatt.engine import numpy_decision as _decision
-    from rosenblatt.persistence import invariants as _invariants
+    from rosenblatt.persistence.invariants import estimators as _checks
 
-    def check(checker):
+    def check(checker, **kinds):
         raise AttributeError("a bug in a check")
 
-    monkeypatch.setitem(_invariants.INVARIANTS, "rosenblatt.Perceptron", check)
+    monkeypatch.setattr(_checks, "check_linear_perceptron", check)
     with pytest.raises(AttributeError, match="a bug in a check"):
         load(perceptron_file)
     monkeypatch.undo()

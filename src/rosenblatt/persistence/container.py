@@ -44,9 +44,10 @@ from typing import Any
 import numpy as np
 
 from .._core.files import write_atomically
+from .._core.sparse import MAX_INDEX
 from ..exceptions import ModelFileError
 from .errors import RESAVE, RETRAIN, ZIP_DAMAGE, fail
-from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, MAX_INDEX, dtype_named
+from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, dtype_named
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..._core.sparse import MAX_INDEX
 from ..._core.validation import BrokenInvariant
-from .roles import PARTS, PIPELINE, TRANSFORMERS
+from .roles import parts, plays
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -47,7 +47,7 @@ class Plain:
 
 def final_step(model: Plain) -> Plain:
     """A pipeline's last step (the classifier), else the model itself."""
-    if model.key == PIPELINE:
+    if plays(model.key, "pipeline"):
         return model.params["steps"][-1][1]
     return model
 
@@ -271,8 +271,8 @@ class Checker:
 
     def part(self, value: Any, name: str) -> Plain:
         """A container's transformer: one rosenblatt stores, or a pipeline of them."""
-        self.estimator(value, name, PARTS, "a transformer rosenblatt stores")
-        if value.key == PIPELINE and final_step(value).key not in TRANSFORMERS:
+        self.estimator(value, name, parts(), "a transformer rosenblatt stores")
+        if plays(value.key, "pipeline") and not plays(final_step(value).key, "transformer"):
             self.fail(name, "must be a pipeline of transformers, without a classifier")
         return value
 

@@ -9,7 +9,7 @@ import numpy as np
 from ..._core.sparse import is_sparse
 from ..._core.validation import BrokenInvariant
 from .checker import Checker, final_step, rows_for
-from .roles import CLASSIFIERS, ONLINE_LEARNERS
+from .roles import with_role
 from .transformers import output_width
 
 # ---------------------------------------------------------------------- classifiers
@@ -232,10 +232,10 @@ def check_calibrated(c: Checker) -> None:
         c.fail("calibrators_", f"must hold one list of maps per fold ({len(folds)})")
     method = c.param("method")
     if "estimator" in c.model.params and c.param("estimator") is not None:
-        c.estimator(c.param("estimator"), "estimator", CLASSIFIERS)
+        c.estimator(c.param("estimator"), "estimator", with_role("classifier"))
     for k, (fold, fold_maps) in enumerate(zip(folds, maps)):
         where = f"estimators_[{k}]"
-        fold = c.estimator(fold, where, CLASSIFIERS)
+        fold = c.estimator(fold, where, with_role("classifier"))
         fold_classes = final_step(fold).fitted.get("classes_")
         if not isinstance(fold_classes, np.ndarray) or not np.isin(fold_classes, classes).all():
             c.fail(where, "is not fitted on the model's classes")
@@ -284,9 +284,9 @@ def check_online_calibrated(c: Checker) -> None:
     n_features = c.n_features()
     n_maps = rows_for(classes.shape[0])
     if c.param("estimator") is not None:
-        c.estimator(c.param("estimator"), "estimator", ONLINE_LEARNERS, "an online classifier")
+        c.estimator(c.param("estimator"), "estimator", with_role("online"), "an online classifier")
     role = "an online classifier"
-    learner = c.estimator(c.values["estimator_"], "estimator_", ONLINE_LEARNERS, role)
+    learner = c.estimator(c.values["estimator_"], "estimator_", with_role("online"), role)
     if learner.fitted:
         learnt = learner.fitted.get("classes_")
         if not isinstance(learnt, np.ndarray) or not np.array_equal(learnt, classes):
