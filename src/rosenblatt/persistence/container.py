@@ -54,8 +54,10 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 FORMAT_NAME = "rosenblatt-model"
 # Only files of this version load: the package was never released, so nothing reads the
 # layouts that earlier commits wrote (format 1 rebuilt objects from their __dict__; format 2
-# changed as the engine grew); such a file gets the message to re-train.
-FORMAT_VERSION = 3
+# changed as the engine grew; format 3 held the engine's learners' public weights beside their
+# state, where format 4 holds the state alone and rebuilds the weights from it); such a file
+# gets the message to re-train.
+FORMAT_VERSION = 4
 
 MANIFEST_MEMBER = "manifest.json"
 STATE_MEMBER = "state.json"

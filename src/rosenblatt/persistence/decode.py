@@ -114,7 +114,7 @@ class Reader:
         if unknown:
             raise Incompatible(f"the {model.key} installed here has no parameters {unknown!r:.200}")
         built = cls(**{name: self._built(value) for name, value in model.params.items()})
-        for name, value in model.fitted.items():
+        for name, value in (*model.fitted.items(), *model.derived.items()):
             if hasattr(cls, name):
                 raise ValueError(f"{name!r:.60} is not a fitted attribute of {model.key}")
             setattr(built, name, self._built(value))

@@ -155,10 +155,13 @@ class _Writer:
             saving = record_of(key).saving  # fitted state the format cannot see, refused
             if saving is not None:
                 saving(obj, where)
+            # what the record says a file holds; the rest is rebuilt from it on load (the
+            # public weights of an engine state): nothing is stored twice
+            derived = record_of(key).derived_names
             fitted = {
                 name: self.value(value, f"{where}.{name}")
                 for name, value in vars(obj).items()
-                if is_fitted_name(name)
+                if is_fitted_name(name) and name not in derived
             }
             properties = {}
             for name in FITTED_PROPERTIES.get(key, ()):

@@ -53,10 +53,10 @@ def build_predictor(model: Plain, reader: Reader) -> Any:
         final.key not in LINEAR_CLASSES
         or len(before) > 1
         or any(not plays(step.key, "standardizer") for step in before)
-        or "coef_" not in final.fitted  # not fitted: the estimator says so in its words
+        or not final.fitted  # not fitted: the estimator says so in its words
     ):
         return reader.build(model)
-    fitted = final.fitted
+    fitted = {**final.fitted, **final.derived}  # the weights, rebuilt from a state
     first = before[0].fitted if before else fitted
     mean = scale = None
     if before:

@@ -76,12 +76,18 @@ ROLES = {
 
 _EPOCHS = "n_iter_ n_mistakes_ mistakes_per_epoch_ converged_"
 _INPUT = "n_features_in_ feature_names_in_"
-_LINEAR = (
-    f"{_INPUT} classes_ multilabel_ intercept_scaling_ training_state_ coef_ intercept_ {_EPOCHS}"
-)
+# the engine's learners: a file holds their state and the facts no state knows (the
+# classes, the input, the epochs run); their public weights are rebuilt from the state
+_LINEAR = f"{_INPUT} classes_ multilabel_ intercept_scaling_ training_state_ {_EPOCHS}"
+_LINEAR_DERIVED = "coef_ intercept_"
+# (a kernel learner's file keeps support_ beside the support vectors: it names the rows they
+# are, and must be the state's; a reordered index of the state's samples would else pair the
+# rows with other coefficients)
 _KERNEL = (
-    f"{_INPUT} classes_ multilabel_ gamma_ training_state_ support_ support_vectors_ dual_coef_ "
-    f"intercept_ n_presented_ update_support_ update_coef_ update_time_ update_ptr_ {_EPOCHS}"
+    f"{_INPUT} classes_ multilabel_ gamma_ training_state_ support_ support_vectors_ {_EPOCHS}"
+)
+_KERNEL_DERIVED = (
+    "dual_coef_ intercept_ n_presented_ update_support_ update_coef_ update_time_ update_ptr_"
 )
 
 
@@ -101,8 +107,12 @@ class Record:
         Of :data:`ROLES`.
     fitted : str
         The fitted attributes (space-separated) a file may hold.
-    check : callable(Checker) or None
-        The invariants of its fitted state (:mod:`.invariants`).
+    derived : str
+        The fitted attributes a file never holds: rebuilt on load from those it holds (the
+        public weights of the engine's state), by the check.
+    check : callable(Checker) -> dict or None
+        The invariants of its fitted state (:mod:`.invariants`); returns the ``derived``
+        attributes, rebuilt from the checked values.
     rules : mapping or None
         The parameter values a file may give it (:mod:`.rules`), where those need checks.
     properties : tuple of str
@@ -130,7 +140,8 @@ class Record:
     location: tuple[str, str] | None
     roles: frozenset[str]
     fitted: str = ""
-    check: Callable[..., None] | None = None
+    derived: str = ""
+    check: Callable[..., Any] | None = None
     rules: Mapping[str, Any] | None = None
     properties: tuple[str, ...] = ()
     private: Callable[[Any], None] | None = None
@@ -140,12 +151,14 @@ class Record:
     scoring: str | None = None
     state: str | None = None
     fitted_names: frozenset[str] = field(init=False)
+    derived_names: frozenset[str] = field(init=False)
 
     def __post_init__(self) -> None:
         unknown = self.roles - set(ROLES)
         if unknown:
             raise ValueError(f"{self.key}: unknown roles {sorted(unknown)}")
         object.__setattr__(self, "fitted_names", frozenset(self.fitted.split()))
+        object.__setattr__(self, "derived_names", frozenset(self.derived.split()))
 
     @property
     def name(self) -> str:
@@ -167,9 +180,9 @@ class Record:
         return getattr(import_module(module), name)
 
 
-def _ours(key, module, roles, fitted="", **more) -> Record:
+def _ours(key, module, roles, fitted="", derived="", **more) -> Record:
     location = (f"rosenblatt.{module}", key.rpartition(".")[2])
-    return Record(key, location, frozenset(roles), fitted, **more)
+    return Record(key, location, frozenset(roles), fitted, derived, **more)
 
 
 def _sklearn(key, roles, fitted="", **more) -> Record:
@@ -188,6 +201,7 @@ RECORDS: tuple[Record, ...] = (
         "estimators.linear",
         (*_LEARNER, "online"),
         _LINEAR,
+        _LINEAR_DERIVED,
         check=lambda c: learners.check_linear_perceptron(c, averaged=False, voted=False),
         cli="perceptron",
         scoring="linear",
@@ -198,6 +212,7 @@ RECORDS: tuple[Record, ...] = (
         "estimators.linear",
         (*_LEARNER, "online"),
         _LINEAR,
+        _LINEAR_DERIVED,
         check=lambda c: learners.check_linear_perceptron(c, averaged=True, voted=False),
         cli="averaged",
         scoring="linear",
@@ -207,7 +222,8 @@ RECORDS: tuple[Record, ...] = (
         "rosenblatt.VotedPerceptron",
         "estimators.linear",
         (*_LEARNER, "online"),
-        _LINEAR + " n_vectors_",
+        _LINEAR,
+        _LINEAR_DERIVED + " n_vectors_",
         check=lambda c: learners.check_linear_perceptron(c, averaged=False, voted=True),
         cli="voted",
         scoring="voted",
@@ -218,6 +234,7 @@ RECORDS: tuple[Record, ...] = (
         "estimators.kernel",
         (*_LEARNER, "online"),
         _KERNEL,
+        _KERNEL_DERIVED,
         check=learners.check_kernel_perceptron,
         cli="kernel",
         scoring="dual",
@@ -228,6 +245,7 @@ RECORDS: tuple[Record, ...] = (
         "estimators.projectron",
         (*_LEARNER, "online"),
         _KERNEL,
+        _KERNEL_DERIVED,
         check=learners.check_kernel_perceptron,
         cli="projectron",
         scoring="dual",

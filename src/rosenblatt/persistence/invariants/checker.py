@@ -33,12 +33,16 @@ class Plain:
         Fitted attributes (names ending in ``_``).
     properties : dict
         Fitted properties set through a setter (``TfidfVectorizer.idf_``).
+    derived : dict
+        Fitted attributes the file does not hold, rebuilt from the checked ones (the public
+        weights of an engine state): what the class's check returned.
     """
 
     key: str
     params: dict
     fitted: dict
     properties: dict = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:

@@ -10,7 +10,8 @@ __all__ = ["check_model"]
 
 def check_model(model: Plain) -> None:
     """Check ``model`` against its class's declared invariants (the estimators it holds
-    have been checked as they were read).
+    have been checked as they were read), and keep in ``model.derived`` what the check
+    rebuilt from the checked values (the attributes a file does not hold).
 
     Raises
     ------
@@ -21,4 +22,4 @@ def check_model(model: Plain) -> None:
 
     check = record_of(model.key).check
     if check is not None:
-        check(Checker(model))
+        model.derived = check(Checker(model)) or {}
