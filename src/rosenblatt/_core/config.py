@@ -95,7 +95,7 @@ TRACE_MAX_PRESENTATIONS = 2_000_000
 
 # ------------------------------------------------------------- parsing and the stream cache
 #: Files (or blocks) of at least this many bytes are parsed by the compiled parsers of
-#: ``data/readers/textparse.py``; smaller ones by the Python reader, which gives the same
+#: ``engine/kernels/textparse.py``; smaller ones by the Python reader, which gives the same
 #: result without loading numba (``rosenblatt predict`` on a small file stays quick).
 COMPILED_PARSE_MIN_BYTES = 1 << 18
 #: Rows between two checkpoints of streamed training (``fit_stream(checkpoint=...)``,
