@@ -42,6 +42,7 @@ from .invariants import (
 __all__ = [
     "CALLBACK_PARAMETERS",
     "CLASS_LOCATIONS",
+    "DISPLAY_PARAMETERS",
     "FITTED_PROPERTIES",
     "PARAMETER_RULES",
     "REGISTRY",
@@ -103,6 +104,11 @@ FITTED_PROPERTIES = {
 # Parameters that are training callbacks (progress bars, traces, live plots),
 # never part of a model: they are saved as None.
 CALLBACK_PARAMETERS = frozenset({"on_epoch"})
+
+# Parameters that change what a run shows (the callbacks, the per-epoch lines), never what
+# it learns: the one list of them. A checkpoint holds a resumed run to every other
+# parameter (persistence.container.model_params), and the run shows what the caller asks.
+DISPLAY_PARAMETERS = CALLBACK_PARAMETERS | {"verbose"}
 
 # Token patterns a text vectorizer in a model file may use: regular expressions that run
 # in linear time (a crafted pattern such as "(a+)+$" would hang predict).
@@ -584,6 +590,18 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
         if location is not None and location[1] == cls.__name__ and resolve(key, registry) is cls:
             return key
     return None
+
+
+def is_display_parameter(name: str) -> bool:
+    """Whether the parameter ``name`` (as ``get_params(deep=True)`` names it, a nested
+    estimator's ``estimator__verbose`` too) is one of :data:`DISPLAY_PARAMETERS`.
+
+    Examples
+    --------
+    >>> is_display_parameter("estimator__on_epoch"), is_display_parameter("eta")
+    (True, False)
+    """
+    return name.rpartition("__")[2] in DISPLAY_PARAMETERS
 
 
 def is_fitted_name(name: object) -> bool:
