@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 import pytest
+from checkpoint_mutations import Crash, crash_after
 from conftest import PROPERTY, assert_one_line_error, run_cli
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,10 +52,6 @@ LEARNERS = {
 }
 
 
-class Crash(Exception):
-    """Stands for a kill: raised after a chunk, it ends the run where it is."""
-
-
 @pytest.fixture(scope="module")
 def noisy_file(tmp_path_factory):
     X, y = make_classification(600, 8, n_classes=3, n_informative=4, flip_y=0.1, random_state=0)
@@ -66,19 +63,6 @@ def noisy_file(tmp_path_factory):
 def _bytes(model, path):
     save(model, path)
     return path.read_bytes()
-
-
-def _crash_after(chunks):
-    """An ``on_progress`` that raises after the given number of trained chunks."""
-    done = [0]
-
-    def on_progress(report):
-        if report.stage == "train":
-            done[0] += 1
-            if done[0] == chunks:
-                raise Crash
-
-    return on_progress
 
 
 @pytest.mark.parametrize("learner", sorted(LEARNERS))
@@ -96,7 +80,7 @@ def test_a_run_interrupted_anywhere_resumes_to_the_same_bytes(tmp_path, noisy_fi
                 noisy_file,
                 checkpoint=checkpoint,
                 checkpoint_every=100,  # every second chunk
-                on_progress=_crash_after(crash),
+                on_progress=crash_after(crash),
                 **options,
             )
         kept = read_checkpoint(checkpoint)
@@ -115,11 +99,9 @@ def test_a_run_interrupted_twice_resumes_to_the_same_bytes(tmp_path, noisy_file)
     expected = _bytes(fit_stream(make(), noisy_file, epochs=5, chunk_size=50), tmp_path / "e")
     checkpoint = tmp_path / "run.ckpt"
     with pytest.raises(Crash):
-        fit_stream(
-            make(), noisy_file, checkpoint=checkpoint, on_progress=_crash_after(9), **options
-        )
+        fit_stream(make(), noisy_file, checkpoint=checkpoint, on_progress=crash_after(9), **options)
     with pytest.raises(Crash):
-        fit_stream(make(), noisy_file, resume=checkpoint, on_progress=_crash_after(20), **options)
+        fit_stream(make(), noisy_file, resume=checkpoint, on_progress=crash_after(20), **options)
     resumed = fit_stream(make(), noisy_file, resume=checkpoint, **options)
     assert _bytes(resumed, tmp_path / "r") == expected
 
@@ -143,7 +125,7 @@ def test_text_resumes_through_its_hashing_pipeline(tmp_path):
             path,
             checkpoint=checkpoint,
             checkpoint_every=40,
-            on_progress=_crash_after(14),
+            on_progress=crash_after(14),
             **options,
         )
     resumed = fit_stream(Perceptron(random_state=0), path, resume=checkpoint, **options)
@@ -160,7 +142,7 @@ def test_a_checkpoint_loads_as_the_model_learnt_so_far(tmp_path, noisy_file):
             epochs=3,
             checkpoint=checkpoint,
             checkpoint_every=300,
-            on_progress=_crash_after(19),
+            on_progress=crash_after(19),
         )
     model = load(checkpoint)  # every check of a model file
     kept = read_checkpoint(checkpoint)
@@ -181,7 +163,7 @@ def _crashed_checkpoint(tmp_path, path, make=None, **options):
             path,
             checkpoint=checkpoint,
             checkpoint_every=100,
-            on_progress=_crash_after(5),
+            on_progress=crash_after(5),
             **options,
         )
     return checkpoint
@@ -373,6 +355,11 @@ DAMAGE = {  # a damaged field of a checkpoint's record, and the refusal naming i
         lambda run: run.update(active=None, trained=None, partial=None),
         "the run must have started (its active units)",
     ),
+    "run partial null": (
+        "run",
+        _set(("partial",), None),
+        "the run's partial epoch must be counted",
+    ),
     "position rng key a string": (
         "position",
         _set(KEY, "key"),
@@ -401,7 +388,7 @@ def test_a_damaged_random_source_is_refused_as_every_field_is(tmp_path, noisy_fi
             "averaged",
             checkpoint=checkpoint,
             checkpoint_every=100,
-            on_progress=_crash_after(5),
+            on_progress=crash_after(5),
             **options,
         )
     _damaged(read_checkpoint(checkpoint), checkpoint, part, change)
@@ -414,6 +401,25 @@ def test_a_damaged_random_source_is_refused_as_every_field_is(tmp_path, noisy_fi
     result = run_cli(*command, "--chunk-size", 50, "--max-iter", 4, "--resume", checkpoint)
     assert_one_line_error(result, f"does not hold: {message}; start afresh")
     assert "unexpected" not in result.stderr and not (tmp_path / "m.rbl").exists()
+
+
+def test_online_calibration_s_estimator_is_held_to_its_estimator(tmp_path, noisy_file):
+    """No option holds the fitted estimator_ of online calibration: it must be its
+    estimator's clone (a checkpoint is only written by fit_stream, which makes it so)."""
+    make = LEARNERS["online calibration"]
+    checkpoint = _crashed_checkpoint(tmp_path, noisy_file, make=make)
+    kept = read_checkpoint(checkpoint)
+    record = {"input": kept.input, "options": kept.options, "run": kept.run}
+    kept.model.estimator_.set_params(tol=-0.5)  # what no fit accepts: a raw error, once
+    write_checkpoint(checkpoint, kept.model, position=kept.position, **record)
+    message = "its model's estimator_ is not its estimator's quiet clone (tol=-0.5 in estimator_, "
+    with pytest.raises(ModelFileError, match=re.escape(message + "0.001 in the clone)")):
+        fit_stream(make(), noisy_file, chunk_size=50, epochs=4, resume=checkpoint)
+    kept.model.estimator_.set_params(tol=1e-3, verbose=0.5)  # its updates show nothing
+    write_checkpoint(checkpoint, kept.model, position=kept.position, **record)
+    message = "quiet clone (verbose=0.5 in estimator_, 0 in the clone)"
+    with pytest.raises(ModelFileError, match=re.escape(message)):
+        fit_stream(make(), noisy_file, chunk_size=50, epochs=4, resume=checkpoint)
 
 
 def test_a_model_that_does_not_fit_its_input_is_refused(tmp_path, noisy_file):
@@ -483,6 +489,28 @@ def test_a_run_state_comes_back_exactly(history, units, partial, best, seed, gen
                 }
             },
             "partial epoch must count each unit",
+        ),
+        (
+            {
+                "partial": {
+                    "mistakes": [1],
+                    "presented": 1,
+                    "mistake_weight": [-1.0],
+                    "presented_weight": 1.0,
+                }
+            },
+            "partial epoch must count each unit, in finite weights >= 0",
+        ),
+        (
+            {
+                "partial": {
+                    "mistakes": [1],
+                    "presented": 1,
+                    "mistake_weight": [1.0],
+                    "presented_weight": -2.0,
+                }
+            },
+            "in finite weights >= 0",
         ),
         (
             {

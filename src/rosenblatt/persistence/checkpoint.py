@@ -14,6 +14,8 @@ loads as a model: the weights learnt so far.
 >>> from rosenblatt.persistence.checkpoint import differences
 >>> differences({"epochs": 5, "seed": 0}, {"epochs": 7, "seed": 0})
 ['epochs=5 there, 7 here']
+>>> differences({"scaling": True, "eta": 1}, {"scaling": 1.0, "eta": 1.0})
+['scaling=True there, 1.0 here']
 """
 
 from __future__ import annotations
@@ -92,14 +94,29 @@ def options_of(estimator: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     return {**options, "estimator": type(estimator).__name__, **params}
 
 
-def differences(there: Mapping[str, Any], here: Mapping[str, Any]) -> list[str]:
-    """``name=a there, b here`` for every option that differs (in ``here``'s order)."""
+def differences(
+    there: Mapping[str, Any], here: Mapping[str, Any], sides: tuple[str, str] = ("there", "here")
+) -> list[str]:
+    """``name=a there, b here`` for every option that differs (in ``here``'s order);
+    ``sides`` names the two otherwise."""
     names = list(here) + [name for name in there if name not in here]
     return [
-        f"{name}={there.get(name)!r:.200} there, {here.get(name)!r:.200} here"
+        f"{name}={there.get(name)!r:.200} {sides[0]}, {here.get(name)!r:.200} {sides[1]}"
         for name in names
-        if there.get(name) != here.get(name)
+        if not _same(there.get(name), here.get(name))
     ]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal JSON values, a boolean never equal to a number (as Python has ``True == 1``):
+    ``intercept_scaling=True`` is not the ``1.0`` it equals."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    return bool(a == b)
 
 
 def write_checkpoint(

@@ -99,7 +99,7 @@ def describe_params(estimator: Any) -> dict:
 def model_params(estimator: Any) -> dict[str, Any]:
     """The parameters that define ``estimator``'s model, described (:func:`described`) and
     named as ``get_params(deep=True)`` names them, without the display parameters
-    (:data:`~rosenblatt.persistence.policy.DISPLAY_PARAMETERS`) at any depth; an estimator
+    (:data:`rosenblatt._core.config.DISPLAY_PARAMETERS`) at any depth; an estimator
     among them by its class name (its own parameters follow it). What a checkpoint holds a
     resumed run to: a progress bar or ``verbose`` lines do not change the model.
 

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.config import CALIBRATION_METHODS
+from .._core.config import CALIBRATION_METHODS, DISPLAY_PARAMETERS
 from .._core.sparse import MAX_INDEX
 from .invariants import (
     INVARIANTS,
@@ -42,7 +42,6 @@ from .invariants import (
 __all__ = [
     "CALLBACK_PARAMETERS",
     "CLASS_LOCATIONS",
-    "DISPLAY_PARAMETERS",
     "FITTED_PROPERTIES",
     "PARAMETER_RULES",
     "REGISTRY",
@@ -104,11 +103,6 @@ FITTED_PROPERTIES = {
 # Parameters that are training callbacks (progress bars, traces, live plots),
 # never part of a model: they are saved as None.
 CALLBACK_PARAMETERS = frozenset({"on_epoch"})
-
-# Parameters that change what a run shows (the callbacks, the per-epoch lines), never what
-# it learns: the one list of them. A checkpoint holds a resumed run to every other
-# parameter (persistence.container.model_params), and the run shows what the caller asks.
-DISPLAY_PARAMETERS = CALLBACK_PARAMETERS | {"verbose"}
 
 # Token patterns a text vectorizer in a model file may use: regular expressions that run
 # in linear time (a crafted pattern such as "(a+)+$" would hang predict).
@@ -594,7 +588,8 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
 
 def is_display_parameter(name: str) -> bool:
     """Whether the parameter ``name`` (as ``get_params(deep=True)`` names it, a nested
-    estimator's ``estimator__verbose`` too) is one of :data:`DISPLAY_PARAMETERS`.
+    estimator's ``estimator__verbose`` too) only changes what training shows
+    (``rosenblatt._core.config.DISPLAY_PARAMETERS``).
 
     Examples
     --------

@@ -21,6 +21,7 @@ from .._core.config import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_HASH_FEATURES,
     DEFAULT_STREAM_EPOCHS,
+    DISPLAY_PARAMETERS,
 )
 from .._core.files import check_writable, remove_leftovers
 from .._core.validation import NONE, BrokenInvariant, Interval, check_args, hold
@@ -36,7 +37,7 @@ from .checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from .container import described
+from .container import described, model_params
 from .errors import fail
 from .policy import is_display_parameter
 
@@ -154,7 +155,7 @@ def fit_stream(
         the byte. The file, the options and the estimator's parameters must be those
         the checkpoint was written with (else a ``ValueError`` names what differs),
         except those that only change what the run shows (``on_epoch``, ``verbose``:
-        :data:`~rosenblatt.persistence.policy.DISPLAY_PARAMETERS`), which the estimator
+        :data:`rosenblatt._core.config.DISPLAY_PARAMETERS`), which the estimator
         given sets; the one returned is the checkpoint's, trained on. A finished run's
         checkpoint gives its model back untrained. A checkpoint that does not hold
         together is refused with a ``ModelFileError`` naming what does not.
@@ -350,9 +351,10 @@ class CheckpointPlan:
                 try:
                     run = RunState.from_state(resumed.run)
                     # a checkpoint is written after a batch: its run has started, its order
-                    # source drawn (fit_batches keeps it in the run)
+                    # source drawn (fit_batches keeps it in the run), its epoch counted so far
                     hold(run.started, "the run must have started (its active units)")
                     hold(run.rng is not None, "the run's rng must be a random source")
+                    hold(run.partial is not None, "the run's partial epoch must be counted")
                 except BrokenInvariant as exc:
                     raise plan.damaged(exc) from None
                 plan.run = run
@@ -380,8 +382,26 @@ class CheckpointPlan:
             self.check_same("input", self.resumed.input, self.input)
 
     def check_model(self, model: Any, classes: np.ndarray, n_features: int | None) -> None:
-        """Refuse a resumed checkpoint whose model does not fit its input: other classes,
-        or (``n_features`` given) another number of features."""
+        """Refuse a resumed checkpoint whose model does not fit its input (other classes,
+        or, ``n_features`` given, another number of features) or its own options: online
+        calibration's fitted estimator is its estimator's quiet clone (no option holds it)."""
+        fitted = getattr(model, "estimator_", None)
+        if fitted is not None:
+            shown = {
+                name: described(value)
+                for name, value in fitted.get_params(deep=True).items()
+                if is_display_parameter(name)
+            }
+            quiet = {name: DISPLAY_PARAMETERS[name.rpartition("__")[2]] for name in shown}
+            made = differences(
+                {**model_params(fitted), **shown},
+                {**model_params(model.estimator), **quiet},
+                ("in estimator_", "in the clone"),
+            )
+            if made:
+                raise self.damaged(
+                    f"its model's estimator_ is not its estimator's quiet clone ({'; '.join(made)})"
+                )
         if not np.array_equal(model.classes_, classes):
             raise self.damaged(
                 f"its model's classes {model.classes_.tolist()!r:.100} are not the input's "
