@@ -20,13 +20,12 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from .validation import BrokenInvariant
+from .validation import BrokenInvariant, is_finite
 
 __all__ = [
     "describe",
@@ -254,7 +253,6 @@ BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 # largest value each may take: MT19937 reads key[pos] without checking pos. Every other
 # int is a 128-bit word at most (PCG64's state and increment).
 _RANDOM_INTS = {"pos": 624, "has_gauss": 1, "has_uint32": 1, "uinteger": 2**32 - 1, "buffer_pos": 4}
-_LARGEST_INT_AS_FLOAT = 2**53  # ints up to it are floats exactly
 _DEPTH = 3  # the nesting of the deepest state (a Generator's bit generator's, with arrays)
 
 
@@ -308,9 +306,7 @@ def _check_layout(value, reference, where, field):
         if not (isinstance(value, str) and value == reference):
             raise BrokenInvariant(f"{where} must be {reference!r}")
     elif isinstance(reference, float):
-        # an int past a float's range would overflow math.isfinite: no number numpy keeps
-        finite = type(value) is float and math.isfinite(value)
-        if not (finite or (type(value) is int and abs(value) <= _LARGEST_INT_AS_FLOAT)):
+        if not (type(value) in (int, float) and is_finite(value)):
             raise BrokenInvariant(f"{where} must be a finite number; it is {value!r:.40}")
     else:  # an int
         high = _RANDOM_INTS.get(field, 2**128 - 1)
