@@ -43,16 +43,11 @@ from typing import Any
 
 import numpy as np
 
+from .._core.config import DISPLAY_PARAMETERS
 from .._core.files import write_atomically
 from ..exceptions import ModelFileError
 from .errors import RESAVE, RETRAIN, ZIP_DAMAGE, fail
-from .policy import (
-    ARRAY_KINDS,
-    CALLBACK_PARAMETERS,
-    MAX_INDEX,
-    dtype_named,
-    is_display_parameter,
-)
+from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, MAX_INDEX, dtype_named
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 
@@ -116,6 +111,19 @@ def model_params(estimator: Any) -> dict[str, Any]:
         for name, value in estimator.get_params(deep=True).items()
         if not is_display_parameter(name)
     }
+
+
+def is_display_parameter(name: str) -> bool:
+    """Whether the parameter ``name`` (as ``get_params(deep=True)`` names it, a nested
+    estimator's ``estimator__verbose`` too) only changes what training shows
+    (``rosenblatt._core.config.DISPLAY_PARAMETERS``).
+
+    Examples
+    --------
+    >>> is_display_parameter("estimator__on_epoch"), is_display_parameter("eta")
+    (True, False)
+    """
+    return name.rpartition("__")[2] in DISPLAY_PARAMETERS
 
 
 def described(value: Any) -> Any:

@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from .._core.config import CALIBRATION_METHODS, DISPLAY_PARAMETERS
+from .._core.config import CALIBRATION_METHODS
 from .._core.sparse import MAX_INDEX
 from .invariants import (
     INVARIANTS,
@@ -584,19 +584,6 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
         if location is not None and location[1] == cls.__name__ and resolve(key, registry) is cls:
             return key
     return None
-
-
-def is_display_parameter(name: str) -> bool:
-    """Whether the parameter ``name`` (as ``get_params(deep=True)`` names it, a nested
-    estimator's ``estimator__verbose`` too) only changes what training shows
-    (``rosenblatt._core.config.DISPLAY_PARAMETERS``).
-
-    Examples
-    --------
-    >>> is_display_parameter("estimator__on_epoch"), is_display_parameter("eta")
-    (True, False)
-    """
-    return name.rpartition("__")[2] in DISPLAY_PARAMETERS
 
 
 def is_fitted_name(name: object) -> bool:

@@ -37,9 +37,8 @@ from .checkpoint import (
     read_checkpoint,
     write_checkpoint,
 )
-from .container import described, model_params
+from .container import described, is_display_parameter, model_params
 from .errors import fail
-from .policy import is_display_parameter
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
