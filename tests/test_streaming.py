@@ -606,6 +606,61 @@ def test_two_fits_over_one_estimator_in_two_threads_are_their_serial_runs(tmp_pa
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("online_calibration", [False, True])
+def test_two_streams_train_two_clones_at_once_as_each_alone(tmp_path, online_calibration):
+    """Issue 43: two clones of one estimator, streamed in two threads at once (each its
+    own file and checkpoints), give the model and checkpoint bytes each gives alone."""
+    import threading
+
+    from sklearn.base import clone
+
+    from rosenblatt import calibrated, save
+
+    template = AveragedPerceptron(random_state=0, tol=None)
+    if online_calibration:
+        template = calibrated(template, method="online")
+    paths = {name: _noisy_file(tmp_path, f"{name}.svm", seed)[0] for name, seed in zip("ab", (1, 2))}
+    runs = {"a": {"chunk_size": 40, "epochs": 3}, "b": {"chunk_size": 70, "epochs": 4}}
+
+    def fit(name, barrier=None):
+        waited, folder = [], tmp_path / ("parallel" if barrier else "serial")
+        folder.mkdir(exist_ok=True)
+
+        def meet(report):  # after its first chunk, each run waits until the other is there
+            if barrier is not None and report.stage == "train" and not waited:
+                waited.append(barrier.wait(timeout=60))
+
+        checkpoint, saved = folder / f"{name}.ckpt", folder / f"{name}.rbm"
+        model = fit_stream(
+            clone(template),
+            paths[name],
+            on_progress=meet,
+            checkpoint=checkpoint,
+            checkpoint_every=40,
+            **runs[name],
+        )
+        save(model, saved)
+        return saved.read_bytes(), checkpoint.read_bytes(), model.n_iter_, bool(waited)
+
+    serial = {name: fit(name) for name in runs}
+    assert serial["a"][2] == 3 and serial["b"][2] == 4
+    barrier, parallel = threading.Barrier(2), {}
+
+    def run(name):
+        parallel[name] = fit(name, barrier)
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for name in runs:
+        assert parallel[name][3], name  # it waited for the other: the two ran at once
+        assert parallel[name][:3] == serial[name][:3], name
+    assert serial["a"][0] != serial["b"][0]  # two models, not one
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_a_warm_start_goes_on_from_a_copy_of_the_fitted_estimator(tmp_path):
     path, X, y = _noisy_file(tmp_path)
     fitted = AveragedPerceptron(random_state=0, warm_start=True, max_iter=2).fit(X, y)

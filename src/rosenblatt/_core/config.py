@@ -143,6 +143,6 @@ TEACHING_BIAS_INPUT = -1.0
 #: The parameters that change what training shows (its callbacks, its per-epoch lines),
 #: never what it learns, each with the value that shows nothing: the one list of them. A
 #: checkpoint holds a resumed run to every other parameter and the run shows what the
-#: caller asks for (``persistence.container.model_params``); online calibration's inner
+#: caller asks for (``training.checkpoint.model_params``); online calibration's inner
 #: estimator trains quietly (its updates are no epochs of the model).
 DISPLAY_PARAMETERS = MappingProxyType({"on_epoch": None, "verbose": 0})
