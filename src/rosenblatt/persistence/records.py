@@ -280,7 +280,7 @@ RECORDS: tuple[Record, ...] = (
     ),
     _ours(
         "rosenblatt.OnlineCalibratedClassifier",
-        "estimators.calibration",
+        "estimators._online_calibration",
         ("final", "calibrated"),
         f"{_INPUT} classes_ estimator_ platt_ newton_ bin_sums_ bin_counts_ {_EPOCHS}",
         check=learners.check_online_calibrated,
