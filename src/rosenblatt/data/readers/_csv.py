@@ -18,7 +18,8 @@ and looks like names:
 A label column named by its header name implies a header.
 
 Blocks of lines without quotes are parsed by the compiled parser of
-:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them);
+:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them;
+the cells, records and blocks both readings share are :mod:`._csv_cells`');
 blocks with quotes, small files and lines the compiled parser leaves to Python
 go through :mod:`csv`, with the same result. Errors come in the order of the
 checks: a record with the wrong number of fields or broken quotes stops the
@@ -36,9 +37,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._core.kernel_constants import FULL
-from ...engine.kernels.loader import compiled_kernel
-from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
@@ -54,6 +52,18 @@ from ._common import (
     refuse_control_bytes,
     text_lines,
 )
+from ._csv_cells import (
+    EXPECTED,
+    Dialect,
+    aside_columns,
+    blank,
+    cell_problem,
+    column_name,
+    compiled_block,
+    csv_records,
+    is_int,
+    number,
+)
 from ._schema import Chunker
 from ._store import Labels, NullStore, Rows
 
@@ -61,117 +71,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
 
     from ._schema import Schema
-
-EXPECTED = "expected comma-separated numbers"
-
-
-class _Dialect(csv.excel):
-    skipinitialspace = True  # "1, 2" and '1, "2"'; trailing spaces are stripped after
-    strict = False
-
-
-def _number(text):
-    try:
-        return float(text)
-    except ValueError:
-        return None
-
-
-def cell_problem(cell: str) -> tuple[str, str | None] | None:
-    """``(what, fix)`` of a feature cell that is not a finite number, or None.
-
-    The same rule as the conversion of whole blocks (``float`` of the stripped cell).
-
-    Examples
-    --------
-    >>> cell_problem(" 1.5 "), cell_problem("1.x")
-    (None, ("'1.x' is not a number", None))
-    """
-    cell = cell.strip()
-    if not cell:
-        return "an empty (missing) value", "fill in or drop missing values"
-    value = _number(cell)
-    if value is None:
-        return f"{cell!r} is not a number", None
-    if not math.isfinite(value):
-        return f"{cell!r} is a missing or infinite value", "fill in or drop missing values"
-    return None
-
-
-def _column(header, j):
-    """How an error names column ``j`` (0-based) of a file: by its name when the file has a
-    ``header``, else by its 1-based position; the one rule, whatever block the error is in."""
-    return repr(header[j]) if header else str(j + 1)
-
-
-def _is_int(text) -> bool:
-    try:
-        int(text)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
-def _blank(cells) -> bool:
-    return len(cells) <= 1 and not (cells and cells[0].strip())
-
-
-class _Feed:
-    """Lines for :func:`csv.reader`, noting when the reader asked beyond the last one."""
-
-    def __init__(self, lines):
-        self.lines, self.next, self.ran_out = lines, 0, False
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        if self.next >= len(self.lines):
-            self.ran_out = True
-            raise StopIteration
-        self.next += 1
-        return self.lines[self.next - 1] + "\n"
-
-
-def csv_records(
-    path: str, lines: Sequence[str], first_line: int, final: bool
-) -> tuple[list[tuple[int, list[str]]], int | None]:
-    """The non-blank records of ``lines``, parsed by :mod:`csv`, with the line each starts on.
-
-    Returns ``(records, cut)``: ``records`` lists ``(k, cells)`` (``k`` the index of
-    the record's first line) and ``cut`` is the index of a last record that a
-    quoted field carries beyond ``lines`` (None if there is none; an error when
-    ``final``).
-    """
-    feed = _Feed(lines)
-    reader = csv.reader(feed, _Dialect)
-    records: list[tuple[int, list[str]]] = []
-    while True:
-        start = feed.next
-        try:
-            cells = next(reader)
-        except StopIteration:
-            return records, None
-        except csv.Error as exc:
-            raise fail(
-                path,
-                first_line + start,
-                f"{exc}",
-                "check the quotes and the characters of this record",
-                code="csv",
-            ) from None
-        if feed.ran_out:
-            if not final:
-                return records, start
-            raise fail(
-                path,
-                first_line + start,
-                "a quoted field starts on this line and is not closed",
-                'a quoted field ends with " (a " inside it is written "")',
-                code="csv",
-            )
-        if not _blank(cells):
-            records.append((start, cells))
 
 
 class _Scan:
@@ -185,7 +84,7 @@ class _Scan:
         # latter two to find in the first record (the indices: a Stream found them already)
         self.aside, self.id_columns, self.ignore = (list(given) for given in aside)
         self.features = []  # the file's column of each feature
-        self.by_name = isinstance(label_column, str) and not _is_int(label_column)
+        self.by_name = isinstance(label_column, str) and not is_int(label_column)
         self.first = None  # (cells, line) of the first record
         self.width = self.label = None
         self.labels = Labels()  # labels of the records after the first
@@ -209,7 +108,7 @@ class _Scan:
             self.aside = aside_columns(
                 self.path, cells, self.id_columns, self.ignore, self.header, line
             )
-            if self.ignore or not all(map(_is_int, self.id_columns)):
+            if self.ignore or not all(map(is_int, self.id_columns)):
                 self.header = True  # names imply a header
         self.aside = [_position(self.path, line, j, self.width, "column") for j in self.aside]
         if self.labelled is None:
@@ -302,7 +201,7 @@ class _Scan:
             elif self.labelled:
                 del cells[label]
             for f, cell in enumerate(cells):
-                value = _number(cell.strip())
+                value = number(cell.strip())
                 if value is None or not math.isfinite(value):
                     if self.bad is None:
                         self.bad = (line, self.column(f), cell)
@@ -328,14 +227,14 @@ class _Scan:
         """The block by the compiled parser; False when Python must read it."""
         buf = np.frombuffer(block, dtype=np.uint8)
         label = -1 if self.label is None else self.label
-        parsed = _csv_block(buf, self.width, label, self.n_columns, self.sizes)
+        parsed = compiled_block(buf, self.width, label, self.n_columns, self.sizes)
         n, flagged, n_deferred, longest, X, spans, deferred = parsed
         if flagged >= 0 or longest >= self.limit:
             return False
         encoding = self.schema.encoding
         for r, f, a, b, k in deferred[:n_deferred]:
             cell = block[a:b].decode(encoding)
-            value = _number(cell.strip())
+            value = number(cell.strip())
             if value is None or not math.isfinite(value):
                 if self.bad is None:
                     self.bad = (line0 + int(k), self.column(int(f)), cell)
@@ -391,7 +290,7 @@ class _Scan:
         if self.bad is not None:
             line, j, cell = self.bad
             raise fail(
-                self.path, line, *cell_problem(cell), "cell", column=_column(schema.header, j)
+                self.path, line, *cell_problem(cell), "cell", column=column_name(schema.header, j)
             )
         return chunks, labels.keys
 
@@ -402,7 +301,7 @@ class _Scan:
             if problem:
                 what, fix = problem
                 fix = (f"{fix}; " if fix else "") + _if_a_header(line)
-                column = _column(self.schema.header, j)
+                column = column_name(self.schema.header, j)
                 raise fail(self.path, line, what, fix, "header", column=column)
 
     def header_auto(self, cells, line):
@@ -415,15 +314,15 @@ class _Scan:
         others = self.labels.ids
         text_label = (
             bool(label)
-            and _number(label) is None
+            and number(label) is None
             and bool(others)
-            and all(_number(other) is not None for other in others)
+            and all(number(other) is not None for other in others)
         )
         if problem is None and not text_label:
             return False
         if all(c and not _fraction(c) for c in cells):
             # a note only where the guess could be wrong: a plain header of names cannot be data
-            if any(_number(c) is not None for c in cells):
+            if any(number(c) is not None for c in cells):
                 why = (
                     f"its label {label!r} is text, where every other label is a number"
                     if problem is None
@@ -440,12 +339,12 @@ class _Scan:
             None,
         )
         fix = _if_a_header(line) + (f"; if not, {fix}" if fix else "")
-        raise fail(self.path, line, what, fix, "header", column=_column(None, j))
+        raise fail(self.path, line, what, fix, "header", column=column_name(None, j))
 
 
 def _fraction(cell) -> bool:
     """A number that is not whole (no header holds one as a name)."""
-    value = _number(cell)
+    value = number(cell)
     return value is not None and not (math.isfinite(value) and value.is_integer())
 
 
@@ -472,121 +371,6 @@ def _position(path, line, label_column, width, what="label column"):
     if not -width <= index < width:
         raise fail(path, line, f"{what} {index} is out of range for {width} columns", code="option")
     return index % width
-
-
-def aside_columns(
-    path: str,
-    cells: Sequence[str],
-    id_columns: Sequence[str | int],
-    ignore: Sequence[str],
-    header: bool | str = "auto",
-    line: int = 1,
-) -> list[int]:
-    """The 0-based columns that ``id_columns`` (header names or 0-based indices, negative
-    from the end) and ``ignore`` (header names) set aside, found in a file's first record
-    ``cells`` (on ``line``): the one column selector of :func:`scan` and of
-    :class:`~rosenblatt.data.readers.Stream`.
-
-    A name needs a header (``header`` not False). A name the header lacks, an index out
-    of range, or a column given twice (by name or by index) is an error.
-
-    Examples
-    --------
-    >>> aside_columns("d.csv", ["id", "x", "note", "y"], ["id"], ["note"])
-    [0, 2]
-    >>> aside_columns("d.csv", ["id", "x", "y"], ["id", 0], [])
-    Traceback (most recent call last):
-    ...
-    rosenblatt.exceptions.DataFileError: d.csv: column 'id' is set aside twice \
-(id_columns='id' and id_columns=0); give each column once
-    """
-    # (option, value, by name): ignore takes names only, whatever they look like
-    given = [("id_columns", c, not _is_int(c)) for c in id_columns]
-    given += [("ignore", str(c), True) for c in ignore]
-    named = [(option, c) for option, c, by_name in given if by_name]
-    if named and header is False:
-        option, column = named[0]
-        raise DataFileError(
-            f"{path}: {option}={column!r} names a column, but header=False; give its 0-based "
-            "index, or let line 1 be the header"
-        )
-    width = len(cells)
-    found: list[int] = []
-    by: dict[int, str] = {}  # how each column found was given
-    for option, column, by_name in given:
-        if by_name:
-            name = str(column)
-            if name not in cells:
-                raise DataFileError(
-                    f"{path}, line {line}: {option}={name!r} names no column "
-                    f"({near_names(name, cells)}); give a header name or a 0-based index"
-                )
-            j = list(cells).index(name)
-        elif not -width <= int(column) < width:
-            raise DataFileError(
-                f"{path}: {option}={int(column)} is out of range for {width} columns; give "
-                f"a 0-based index below {width}"
-            )
-        else:
-            j, column = int(column) % width, int(column)
-        if j in by:
-            raise DataFileError(
-                f"{path}: column {cells[j]!r} is set aside twice ({by[j]} and "
-                f"{option}={column!r}); give each column once"
-            )
-        by[j] = f"{option}={column!r}"
-        found.append(j)
-    return found
-
-
-def block_bounds(size: int, width: int, n_features: int) -> tuple[int, int]:
-    """``(records, cells)`` of room that the compiled parser never outgrows on a block of
-    ``size`` bytes, records of ``width`` fields and ``n_features`` feature columns.
-
-    A record it stores takes ``width - 1`` commas and a line break (one field: a character
-    and a line break), so a block holds at most ``(size + 1) // max(width, 2)`` of them;
-    every feature cell may be left to ``float()``; and the parser wants a free row, and
-    room for a record's ``width`` cells, to start on a line: hence one record more and
-    ``+ width``.
-
-    Examples
-    --------
-    >>> block_bounds(len(b"1,2,a\\n3,4,b\\n"), 3, 2)
-    (5, 13)
-    """
-    records = (size + 1) // max(width, 2) + 1
-    return records, records * max(n_features, 1) + width
-
-
-def _parse_block(buf, width, label, n_features, records, cells):
-    """:func:`.textparse.csv_block` into arrays with room for ``records`` records and
-    ``cells`` deferred cells: its four results, then ``X``, the spans and the deferred
-    cells."""
-    csv_block = compiled_kernel("textparse.csv_block")
-    X = np.empty((records, n_features))
-    spans = np.empty((4, records), dtype=np.int64)
-    deferred = np.empty((cells, 5), dtype=np.int64)
-    counts = csv_block(buf, width, label, X, *spans, deferred)
-    return (*counts, X, spans, deferred)
-
-
-def _csv_block(buf, width, label, n_features, sizes):
-    """The compiled parser on a block, with arrays sized by ``sizes`` (``_common.Sizes``).
-
-    Returns its four results, then ``X``, the spans and the deferred cells.
-    """
-    size = buf.shape[0]
-    bounds = block_bounds(size, width, n_features)
-    # first what earlier blocks suggest, but never more than the block can hold: the guess
-    # counts records by bytes alone, and times the columns of a wide file it could ask
-    # for gigabytes for a block of a few long rows; when that is too small, room for what
-    # the block can hold at most, which always suffices (see block_bounds)
-    guess = tuple(min(g, b) for g, b in zip(sizes.guess(size), bounds))
-    parsed = _parse_block(buf, width, label, n_features, *guess)
-    if parsed[1] == FULL:
-        parsed = _parse_block(buf, width, label, n_features, *bounds)
-    sizes.learn(size, parsed[0], parsed[2])
-    return parsed
 
 
 def _plain(block) -> bool:
@@ -695,12 +479,12 @@ def _parse_compiled(schema, raw):
             return None
     buf = np.frombuffer(raw, dtype=np.uint8)
     width, label = schema.n_columns, schema.label_index
-    parsed = _csv_block(buf, width, -1 if label is None else label, schema.n_features, Sizes())
+    parsed = compiled_block(buf, width, -1 if label is None else label, schema.n_features, Sizes())
     n, flagged, n_deferred, longest, X, spans, deferred = parsed
     if flagged >= 0 or longest >= csv.field_size_limit():
         return None
     for r, f, a, b, _ in deferred[:n_deferred]:
-        value = _number(raw[a:b].decode(schema.encoding).strip())
+        value = number(raw[a:b].decode(schema.encoding).strip())
         if value is None or not math.isfinite(value):
             return None
         X[r, f] = value
@@ -719,7 +503,7 @@ def _parse_python(schema, raw, first_line, dtype):
     """The block by :mod:`csv`; a bad record raises its error (:func:`_locate`)."""
     text = normalize(decode(schema.path, raw, first_line, schema.encoding))
     rows = [
-        cells for cells in csv.reader(io.StringIO(text, newline=""), _Dialect) if not _blank(cells)
+        cells for cells in csv.reader(io.StringIO(text, newline=""), Dialect) if not blank(cells)
     ]
     width, label = schema.n_columns, schema.label_index
     if any(len(cells) != width for cells in rows):
@@ -756,11 +540,11 @@ def _locate(schema, text, first_line):
     """The error of the first bad cell of a block, naming its line and column."""
     path, width, label = schema.path, schema.n_columns, schema.label_index
     aside = schema.aside or ()
-    reader = csv.reader(io.StringIO(text, newline=""), _Dialect)
+    reader = csv.reader(io.StringIO(text, newline=""), Dialect)
     previous = 0
     for cells in reader:
         line, previous = first_line + previous, reader.line_num
-        if _blank(cells):
+        if blank(cells):
             continue
         if len(cells) != width:
             return fail(
@@ -773,7 +557,7 @@ def _locate(schema, text, first_line):
         for j, cell in enumerate(cells):
             problem = cell_problem(cell) if j != label and j not in aside else None
             if problem:
-                return fail(path, line, *problem, "cell", column=_column(schema.header, j))
+                return fail(path, line, *problem, "cell", column=column_name(schema.header, j))
         if label is not None and cells[label].strip() not in schema.label_map:
             return _labels.changed(path, line, cells[label].strip())
     return fail(

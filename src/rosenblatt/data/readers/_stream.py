@@ -357,7 +357,7 @@ class Stream:
         (``cells``; None: no record yet) are set aside; names imply a header."""
         if not (self.id_columns or self.ignore) or cells is None:
             return
-        from ._csv import aside_columns
+        from ._csv_cells import aside_columns
 
         header = self.options["header"]
         self.options["aside"] = aside_columns(
@@ -448,7 +448,7 @@ def _given(stream, column, cells=None):
 
 def _first_record(path, raw, encoding):
     """The cells of the first non-blank record of a CSV block (None if it cannot be read)."""
-    from ._csv import csv_records
+    from ._csv_cells import csv_records
 
     try:
         lines = text_lines(decode(path, raw, 1, encoding))
