@@ -736,6 +736,26 @@ def test_fit_batches_runs_under_the_engines_stop_rule():
         )
 
 
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_fit_batches_leaves_the_estimators_callback_and_verbose_as_they_are():
+    """Issue 43: each batch is learnt quietly without swapping the estimator's on_epoch and
+    verbose; while batches are read, its parameters are the caller's."""
+    X, y = float_data(n=40, seed=3)
+    reports, seen = [], []
+
+    clf = KernelPerceptron(kernel="rbf", gamma=1.0, tol=None, max_iter=3, random_state=0)
+    clf.set_params(on_epoch=reports.append, verbose=0)
+
+    def batches():
+        for start in (0, 20):
+            seen.append((clf.get_params()["on_epoch"], clf.get_params()["verbose"]))
+            yield X[start : start + 20], y[start : start + 20]
+
+    clf.fit_batches(batches, classes=np.unique(y))
+    assert len(seen) == 2 * clf.n_iter_ and all(s == (reports.append, 0) for s in seen)
+    assert [r.epoch for r in reports] == list(range(1, clf.n_iter_ + 1))
+
+
 # ---------------------------------------------------------------------- progress and the stop rule
 def _kernel_learners():
     from rosenblatt import Projectron
