@@ -619,7 +619,9 @@ def test_two_streams_train_two_clones_at_once_as_each_alone(tmp_path, online_cal
     template = AveragedPerceptron(random_state=0, tol=None)
     if online_calibration:
         template = calibrated(template, method="online")
-    paths = {name: _noisy_file(tmp_path, f"{name}.svm", seed)[0] for name, seed in zip("ab", (1, 2))}
+    paths = {
+        name: _noisy_file(tmp_path, f"{name}.svm", seed)[0] for name, seed in [("a", 1), ("b", 2)]
+    }
     runs = {"a": {"chunk_size": 40, "epochs": 3}, "b": {"chunk_size": 70, "epochs": 4}}
 
     def fit(name, barrier=None):

@@ -51,7 +51,7 @@ chunks (``_stream_read``), the epochs of a fit and where it stands
 public names. Training on a stream,
 :func:`~rosenblatt.training.stream.fit_stream` (which the command line's
 ``train --stream`` calls), is a training workflow, in the layer above the model files its
-checkpoints are (:mod:`rosenblatt.training`); ``rosenblatt.streaming`` gives it with the
+checkpoints are (``rosenblatt.training``); ``rosenblatt.streaming`` gives it with the
 names here.
 """
 

@@ -107,8 +107,8 @@ def input_fingerprint(path: str | os.PathLike[str], n_samples: int | None = None
 
 
 def model_params(estimator: Any) -> dict[str, Any]:
-    """The parameters that define ``estimator``'s model, described
-    (:func:`~rosenblatt.persistence.container.described`) and named as
+    """The parameters that define ``estimator``'s model, described (as a model file's
+    manifest shows them: ``persistence.container.described``) and named as
     ``get_params(deep=True)`` names them, without the display parameters
     (:data:`rosenblatt._core.config.DISPLAY_PARAMETERS`) at any depth; an estimator
     among them by its class name (its own parameters follow it). What a checkpoint holds a
