@@ -239,7 +239,8 @@ class BatchEpochs:
         as a whole and has nothing to credit (a learner that trains each batch its own way).
     run : RunState, default=None
         Where the current epoch's count is kept after every batch; one that holds a count
-        (``partial``) is an epoch resumed inside.
+        (``partial``) when the run starts is an epoch resumed inside. The run
+        :func:`~rosenblatt.engine.driver.train` is given (it keeps the epochs).
     after_batch : callable(), default=None
         Called after every batch, once its count is kept.
 
@@ -252,7 +253,7 @@ class BatchEpochs:
     ...                       float(len(batch)))
     >>> run = RunState()
     >>> problem = BatchEpochs(lambda: [[1, 2], [3, 5, 6]], present, run=run)
-    >>> train(problem, StopRule(max_epochs=2, warn=False), owner="odd").mistakes_per_epoch
+    >>> train(problem, StopRule(max_epochs=2, warn=False), owner="odd", run=run).mistakes_per_epoch
     [3, 3]
     >>> run.epochs, run.partial is None
     (2, True)
@@ -269,7 +270,7 @@ class BatchEpochs:
     ) -> None:
         self.batches, self.present, self.problem = batches, present, problem
         self.run, self.after_batch = run, after_batch
-        self._presented_any = False
+        self._presented_any, self._epochs_begun = False, 0
 
     @property
     def n_units(self) -> int:
@@ -295,7 +296,9 @@ class BatchEpochs:
 
     def epoch(self, active: np.ndarray) -> EpochCount:
         run = self.run
-        resumed = run is not None and run.partial is not None  # inside this epoch
+        # only the run's first epoch may be one resumed inside (from a checkpoint's count)
+        resumed = self._epochs_begun == 0 and run is not None and run.partial is not None
+        self._epochs_begun += 1
         if resumed:
             assert run is not None and run.partial is not None
             mistakes, presented, mistake_weight, presented_weight = run.partial
