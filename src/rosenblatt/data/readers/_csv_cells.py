@@ -25,20 +25,6 @@ from ._common import fail, near_names
 if TYPE_CHECKING:  # pragma: no cover
     from ._common import Sizes
 
-__all__ = [
-    "EXPECTED",
-    "Dialect",
-    "aside_columns",
-    "blank",
-    "block_bounds",
-    "cell_problem",
-    "column_name",
-    "compiled_block",
-    "csv_records",
-    "is_int",
-    "number",
-    "parse_block",
-]
 
 EXPECTED = "expected comma-separated numbers"
 
