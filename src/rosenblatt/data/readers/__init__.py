@@ -329,6 +329,12 @@ def _folder_lock(folder: str | os.PathLike[str]) -> threading.Lock:
     return _FOLDER_LOCKS.setdefault(os.path.realpath(folder), threading.Lock())  # atomic
 
 
+if hasattr(os, "register_at_fork"):  # POSIX: Windows has no fork
+    # a fork copies the locks as they are, held by threads the child does not have: its own
+    # scans into those folders would wait for ever
+    os.register_at_fork(after_in_child=_FOLDER_LOCKS.clear)
+
+
 def _scan_file(
     name: str,
     kind: str,
