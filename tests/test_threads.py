@@ -149,3 +149,35 @@ def test_a_child_forked_while_another_thread_holds_our_lock_takes_it(tmp_path, s
         timeout=120,
     )
     assert result.stdout.strip() == "child exit 0", result.stdout + result.stderr[-3000:]
+
+
+_TWO_FIRST_USES = """
+import threading
+import rosenblatt
+
+barrier, errors = threading.Barrier(2), []
+
+def use(name):
+    barrier.wait()
+    try:
+        getattr(rosenblatt, name)()
+    except Exception as error:  # the race shows as an ImportError or a _DeadlockError
+        errors.append(f"{name}: {type(error).__name__}: {error}")
+
+threads = [threading.Thread(target=use, args=(n,)) for n in ("Perceptron", "KernelPerceptron")]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(60)
+print(errors or "both built")
+"""
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_two_threads_first_using_two_estimators_see_scikit_learn_whole(round_):
+    """Python 3.11 lets two threads import sklearn.base side by side (CPython gh-83065): the
+    estimators package imports it whole first, so neither sees it half made."""
+    result = subprocess.run(
+        [sys.executable, "-c", _TWO_FIRST_USES], capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.strip() == "both built", result.stdout + result.stderr

@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .._core.lazy import import_module
 from . import rules
 from . import sklearn_derived as private
 from .invariants import estimators as learners
@@ -173,9 +174,7 @@ class Record:
         return module, name
 
     def load(self) -> type:
-        """The class itself (importing its module)."""
-        from importlib import import_module
-
+        """The class itself (importing its module: first imports one thread at a time)."""
         module, name = self.module_and_name()
         return getattr(import_module(module), name)
 
