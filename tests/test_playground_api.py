@@ -234,8 +234,9 @@ def test_averaged_is_the_explicit_average(shuffle):
     explicit = reference.averaged(X, y, credited, bias_input=1.0, stop=False)
     np.testing.assert_allclose(out["weights"][-1], explicit["w"], atol=1e-6)
     np.testing.assert_allclose(out["averaged"][-1], explicit["average"], atol=1e-6)
-    c = len(out["averaged"]) // 2  # any cursor: the mean of the weights so far
-    np.testing.assert_allclose(out["averaged"][c], explicit["history"][:c].mean(axis=0), atol=1e-6)
+    c = len(out["averaged"]) // 2  # any cursor: Algorithm 7's mean of w_0 (zero) .. w_c
+    so_far = np.vstack([np.zeros((1, 3)), explicit["history"][:c]])
+    np.testing.assert_allclose(out["averaged"][c], so_far.mean(axis=0), atol=1e-6)
 
 
 @pytest.mark.parametrize("bias, shuffle", [(1.0, False), (1.0, True), (-1.0, False)])
@@ -666,12 +667,14 @@ def test_panels_are_their_learners_on_the_same_points_in_the_same_order():
     out = run(X, y, settings)
     averaged, perceptron, voted, kernel = out["panels"]
     assert [p["algorithm"] for p in out["panels"]] == list(settings.compare)
-    # after the 8 presentations of two epochs: AveragedPerceptron(max_iter=2)'s coef
+    # after the 8 presentations of two epochs: AveragedPerceptron(max_iter=2)'s coef, CIML
+    # Algorithm 7's (1, 7/9) and b = 5/9 (w0 = -5/9 with the notes' threshold input -1)
     clf = AveragedPerceptron(max_iter=2, shuffle=False, intercept_scaling=-1, tol=None)
     clf.fit(X, y)
     w1, w2, w0 = averaged["weights"][8]
-    assert [w1, w2] == [1.125, 0.875] == clf.coef_.ravel().tolist()
-    assert w0 * -1 == pytest.approx(clf.intercept_[0])
+    assert [w1, w2, w0] == [1.0, 0.777778, -0.555556]  # the reply's 6 decimals
+    assert [w1, w2] == np.round(clf.coef_.ravel(), 6).tolist()
+    assert w0 * -1 == pytest.approx(clf.intercept_[0], abs=1e-6)
     # the perceptron's and the voted perceptron's vector in force: the page's own run's
     assert perceptron["weights"] == voted["weights"] == out["weights"]
     last = Perceptron(shuffle=False, intercept_scaling=-1).fit(X, y)
@@ -695,10 +698,9 @@ def test_shuffled_panels_share_the_pages_orders_and_average_explicitly(seed):
     assert panel["pattern"] == out["rows"]["pattern"]
     order = np.array(panel["pattern"]).reshape(-1, X.shape[0])
     explicit = reference.averaged(X, y, list(order), bias_input=-1.0, stop=False)
+    history = np.vstack([np.zeros((1, 3)), explicit["history"]])  # w_0 (zero), w_1, ...
     for c in range(1, panel["n_rows"] + 1):
-        np.testing.assert_allclose(
-            panel["weights"][c], explicit["history"][:c].mean(axis=0), atol=1e-6
-        )
+        np.testing.assert_allclose(panel["weights"][c], history[: c + 1].mean(axis=0), atol=1e-6)
     updated = np.array(out["rows"]["updated"])
     assert panel["mistakes"] == np.r_[0, np.cumsum(updated)].tolist()
     # a kernel panel's own run presents the same orders, epoch for epoch, as long as it lasts
@@ -744,6 +746,6 @@ def test_compare_requests_are_checked_and_counted():
 
 def test_panels_over_http(server_url):
     status, out = post(server_url, json.dumps(request_for("or", compare=["averaged"])).encode())
-    assert status == 200 and out["panels"][0]["weights"][8][:2] == [1.125, 0.875]
+    assert status == 200 and out["panels"][0]["weights"][8][:2] == [1.0, 0.777778]
     status, out = post(server_url, json.dumps(request_for("or", compare=["nope"])).encode())
     assert status == 400 and "compare" in out["error"]

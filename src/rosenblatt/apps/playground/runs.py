@@ -657,7 +657,7 @@ def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
 
     >>> out = run(X, y, Settings(bias=-1.0, compare=("averaged",)))
     >>> out["panels"][0]["weights"][8], out["panels"][0]["mistakes"][8]
-    ([1.125, 0.875, -0.625], 3)
+    ([1.0, 0.777778, -0.555556], 3)
     """
     Z = _features(X, settings)
     plane = not settings.feature_map
