@@ -66,15 +66,82 @@ def server_url():
     server.server_close()
 
 
-def post(url, body: bytes, content_type="application/json"):
+def post(url, body: bytes, content_type="application/json", endpoint="api/run"):
     request = urllib.request.Request(
-        url + "api/run", data=body, headers={"Content-Type": content_type}, method="POST"
+        url + endpoint, data=body, headers={"Content-Type": content_type}, method="POST"
     )
     try:
         with urllib.request.urlopen(request, timeout=30) as reply:
             return reply.status, json.load(reply)
     except urllib.error.HTTPError as error:
         return error.code, json.load(error)
+
+
+# ---------------------------------------------------------------------- students' files
+def test_a_students_csv_becomes_the_pages_points(server_url):
+    text = "height,weight,label\n150,50,no\n190,90,yes\n170,60,no\n"
+    body = json.dumps({"name": "people.csv", "text": text}).encode()
+    status, out = post(server_url, body, endpoint="api/points")
+    assert status == 200 and out["labels"] == [-1, 1, -1]
+    # into the plot's box by a power of ten, and the note says so and which label is which
+    assert out["points"] == [[1.5, 0.5], [1.9, 0.9], [1.7, 0.6]]
+    assert out["note"] == (
+        "people.csv: 3 points (label no is class −1, yes is class +1; coordinates divided "
+        "by 100 to fit the plot)"
+    )
+    # the notes' pattern table: a/a numbers the patterns, x_0 is the threshold input
+    table = "a/a x_1 x_2 x_0 t\n1 -1 -1 -1 -1\n2 1 -1 -1 1\n3 -1 1 -1 1\n4 1 1 -1 1\n"
+    status, out = post(
+        server_url, json.dumps({"name": "or.txt", "text": table}).encode(), endpoint="api/points"
+    )
+    assert status == 200 and (out["points"], out["labels"]) == (
+        preset("or")[0].tolist(),
+        [-1, 1, 1, 1],
+    )
+    assert out["note"] == "or.txt: 4 points"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x1,x2,label\n1,2,a\n3,x,b\n", "mine.csv, line 3, column 'x2': 'x' is not a number"),
+        ("x1,x2,x3,label\n1,2,3,a\n3,4,5,b\n", "mine.csv: the page draws two features"),
+        ("x1,x2,label\n1,2,a\n3,4,b\n5,6,c\n", "mine.csv: the page draws two classes"),
+        ("", "mine.csv: the file is empty"),
+    ],
+)
+def test_a_refused_file_gets_one_line_naming_the_row(server_url, text, message):
+    body = json.dumps({"name": "mine.csv", "text": text}).encode()
+    status, out = post(server_url, body, endpoint="api/points")
+    assert status == 400 and out["error"].startswith(message) and "\n" not in out["error"]
+
+
+def test_the_lesson_button_downloads_the_notebook(server_url):
+    import nbformat
+
+    payload = request_for("or", bias=-1, compare=["averaged"], cursor=8, exercises=True)
+    request = urllib.request.Request(
+        server_url + "api/lesson", data=json.dumps(payload).encode(), method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        assert reply.headers["Content-Disposition"] == 'attachment; filename="lesson.ipynb"'
+        nb = nbformat.reads(reply.read().decode(), as_version=4)
+    nbformat.validate(nb)
+    source = "\n".join(c.source for c in nb.cells)
+    assert "CURSOR = 8" in source and "check_answer(online, 1, answer)" in source
+    status, out = post(
+        server_url, json.dumps({**payload, "cursor": -1}).encode(), endpoint="api/lesson"
+    )
+    assert status == 400 and "cursor must be a count of presentations" in out["error"]
+
+
+def test_the_palette_is_served_with_the_presets(server_url):
+    from rosenblatt.apps.palette import palette_json
+
+    with urllib.request.urlopen(server_url + "api/presets") as reply:
+        served = json.load(reply)["palette"]
+    assert served == palette_json()
+    assert (served["positive"]["color"], served["negative"]["color"]) == ("#0072B2", "#D55E00")
 
 
 def request_for(name, **settings):
@@ -111,6 +178,7 @@ def test_presets_carry_the_limits_the_server_checks(server_url):
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
         "max_panels": MAX_PANELS,
+        "page_epochs": 100,
     }
     X, y = preset("or")
     at_most = request_for("or", epochs=min(served["max_epochs"], served["max_presentations"] // 4))

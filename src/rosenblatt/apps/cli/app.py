@@ -16,6 +16,7 @@ from . import (
     evaluate,
     export,
     inspection,
+    lesson,
     playground,
     plotting,
     predict,
@@ -68,6 +69,7 @@ COMMANDS = {
     "plot": plotting,
     "warmup": warmup,
     "playground": playground,
+    "lesson": lesson,
     "cross-validate": crossval,
     "export": export,
 }

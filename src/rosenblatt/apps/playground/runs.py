@@ -48,10 +48,12 @@ __all__ = [
     "MAX_PANELS",
     "MAX_POINTS",
     "MAX_PRESENTATIONS",
+    "PAGE_EPOCHS",
     "SETTING_CONSTRAINTS",
     "PlaygroundError",
     "Settings",
     "limits",
+    "page_epochs",
     "parse_request",
     "run_size",
     "run",
@@ -63,6 +65,9 @@ MAX_POINTS = 2_000
 #: points x epochs: the page gets every presentation, so this bounds the reply's size
 MAX_PRESENTATIONS = 20_000
 MAX_EPOCHS = 1_000
+#: the epochs the page asks for, at most (it asks for fewer where the caps need it:
+#: :func:`page_epochs`)
+PAGE_EPOCHS = 100
 #: a kernel run's reply holds every coefficient after every presentation (the support set
 #: under a budget changes in ways no update log rebuilds): points x presentations at most
 MAX_KERNEL_CELLS = 4_000_000
@@ -98,7 +103,28 @@ def limits() -> dict:
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
         "max_panels": MAX_PANELS,
+        "page_epochs": PAGE_EPOCHS,
     }
+
+
+def page_epochs(n_points: int, settings: Settings) -> int:
+    """The epochs the page asks for a run of ``n_points`` points (the page computes the
+    same from :func:`limits`): :data:`PAGE_EPOCHS`, fewer where the presentations or the
+    kernel runs' coefficients would pass their caps, at least one.
+
+    Examples
+    --------
+    >>> page_epochs(4, Settings()), page_epochs(2000, Settings())
+    (100, 10)
+    >>> page_epochs(300, Settings(algorithm="kernel", compare=("kernel",)))
+    22
+    """
+    most = min(PAGE_EPOCHS, MAX_EPOCHS)
+    n = max(1, n_points)
+    kernels = _kernel_runs(settings)
+    if kernels:  # a kernel reply holds every coefficient after every presentation, per run
+        most = min(most, MAX_KERNEL_CELLS // (n * n * kernels))
+    return max(1, min(most, MAX_PRESENTATIONS // n))
 
 
 class PlaygroundError(ValueError):

@@ -1456,8 +1456,9 @@
     return panels + (state.settings.algorithm === "kernel" ? 1 : 0);
   }
 
+  /** The epochs to ask for n points: what runs.page_epochs computes from the same limits. */
   function epochsFor(n) {
-    var most = Math.min(PAGE_MAX_EPOCHS, limits.max_epochs);
+    var most = Math.min(limits.page_epochs || PAGE_MAX_EPOCHS, limits.max_epochs);
     var kernels = kernelRuns();
     if (kernels) {
       // a kernel reply holds every coefficient after every presentation, per kernel run
