@@ -346,12 +346,20 @@ def _grids(cursors, values_at) -> dict:
 
 # ---------------------------------------------------------------------- theory
 def _theory(Z, y, bias, plane: bool) -> dict:
-    """Separability (LP), the max margin, ``R``, ``gamma`` and ``(R/gamma)^2``."""
+    """Separability (LP), the three margins of :data:`rosenblatt.theory.MARGINS` (the
+    separator's geometric ``margin``, the augmented ``gamma``, the ``normalized`` gamma/R),
+    ``R`` and ``(R/gamma)^2``."""
     from ...exceptions import NumericOverflowError, SolverError
-    from ...theory import is_linearly_separable, max_margin, mistake_bound, radius
+    from ...theory import is_linearly_separable, max_margin, mistake_bounds, radius
 
     separable = bool(is_linearly_separable(Z, y))
-    out: dict[str, Any] = {"separable": separable, "margin": None, "gamma": None, "bound": None}
+    out: dict[str, Any] = {
+        "separable": separable,
+        "margin": None,
+        "gamma": None,
+        "normalized": None,
+        "bound": None,
+    }
     # R and gamma as the bound needs them: of the patterns augmented with the bias input
     augmented = np.column_stack([Z, np.full(Z.shape[0], abs(bias))])
     out["R"] = radius(augmented)
@@ -360,8 +368,10 @@ def _theory(Z, y, bias, plane: bool) -> dict:
         best = max_margin(Z, y)
         out["margin"] = float(best.margin)
         try:  # the bound's QP on (x, bias) can fail where the points are far from 1 in size
-            out["bound"] = float(mistake_bound(Z, y, intercept_scaling=abs(bias)))
-            out["gamma"] = float(out["R"] / math.sqrt(out["bound"]))
+            bounds = mistake_bounds(Z, y, intercept_scaling=abs(bias))
+            out["bound"] = float(bounds.novikoff)
+            out["gamma"] = float(bounds.margin)
+            out["normalized"] = float(bounds.unit_norm_margin)
         except (SolverError, NumericOverflowError) as error:
             out["bound_error"] = str(error)  # the run is still shown, without its bound
         if plane:
@@ -474,16 +484,9 @@ def _primal(X, Z, y, s: Settings) -> dict:
         # the epochs a converged run skips as presentations of its last vector (the
         # engine's credit, as the trace reports it)
         counted = tr.counted
-        starts, ends, votes = _voters(tr.record, n_rows, counted)
         cursors = np.arange(n_rows + 1)
-        current, count = tr.record.in_force(0, np.r_[cursors[:-1], counted])
         out["voted"] = {
-            "voters": [
-                {"w": _plain(weights[a]), "start": int(a), "end": int(b), "votes": int(v)}
-                for a, b, v in zip(starts, ends, votes)
-            ],
-            # per cursor: the voter in force and its votes so far (the page draws these)
-            "current": np.column_stack([current, count]).tolist(),
+            **_voted(tr, weights, n_rows, counted),
             # per row: the vote on its pattern of the weights after the presentations before it
             "tally": tr.record.tally(0, Z, tr.pattern, cursors[:-1]).tolist(),
         }
@@ -592,10 +595,29 @@ def _linear_panel(name: str, tr, Z, s: Settings) -> dict:
         "grids": None,
         "support": None,
         "budget": None,
+        "voted": None,
     }
     if name == "voted":  # the vote over the presentations so far
         panel["grids"] = _vote_grids(tr, _features(_grid_points(), s), np.arange(1, n_rows + 1))
+        panel["voted"] = _voted(tr, weights, n_rows, n_rows)
     return panel
+
+
+def _voted(tr, weights, n_rows, counted) -> dict:
+    """Every weight vector the run passed through (``voters``: its weights ``w``, the
+    cursors it was in force for, ``start`` to ``end - 1``, and its ``votes`` at the end) and,
+    per cursor, the one in force and its votes so far (``current``): what the page draws
+    the vote from, ``sign(sum_k c_k sign(w_k . x))``, at its own resolution."""
+    starts, ends, votes = _voters(tr.record, n_rows, counted)
+    cursors = np.arange(n_rows + 1)
+    current, count = tr.record.in_force(0, np.r_[cursors[:-1], counted])
+    return {
+        "voters": [
+            {"w": _plain(weights[a]), "start": int(a), "end": int(b), "votes": int(v)}
+            for a, b, v in zip(starts, ends, votes)
+        ],
+        "current": np.column_stack([current, count]).tolist(),
+    }
 
 
 def _kernel_panel(X, Z, y, s: Settings, budget: int) -> dict:
@@ -616,6 +638,7 @@ def _kernel_panel(X, Z, y, s: Settings, budget: int) -> dict:
         "grids": out["grids"],
         "support": out["kernel"]["support"],
         "budget": out["kernel"]["budget"],
+        "voted": None,
     }
 
 
