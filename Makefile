@@ -86,3 +86,9 @@ clean: clean-cache
 .PHONY: fuzz
 fuzz: $(VENV)/.installed-dev
 	$(PY) benchmarks/fuzz_model_files.py
+
+# The long run of the checkpoint fuzzer (3,000 mutated checkpoints resumed through fit_stream,
+# 60 of them through `rosenblatt train --resume`; see benchmarks/fuzz_checkpoints.py --help)
+.PHONY: fuzz-checkpoints
+fuzz-checkpoints: $(VENV)/.installed-dev
+	$(PY) benchmarks/fuzz_checkpoints.py

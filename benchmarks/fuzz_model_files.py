@@ -82,11 +82,19 @@ def _cli_check(mutations, references, results, count, seed, workers):
     chosen = rng.sample(loaded, min(count // 2, len(loaded)))
     rest = [m for m in candidates if m not in chosen]
     chosen += rng.sample(rest, min(count - len(chosen), len(rest)))
+    return len(chosen), cli_failures(
+        chosen, lambda mutation: mm.run_cli(mutation, references, expected), workers
+    )
+
+
+def cli_failures(chosen, check, workers):
+    """``[(mutation, ["cli: WHY"])]`` for the ``chosen`` mutations that ``check`` (a
+    command-line run: a reason, or None) fails, ``workers`` runs at a time, with progress."""
     progress, lock, failed = Progress("command line", len(chosen)), threading.Lock(), []
 
     def run(k):
         for mutation in chosen[k::workers]:
-            why = mm.run_cli(mutation, references, expected)
+            why = check(mutation)
             with lock:
                 if why:
                     failed.append((mutation, [f"cli: {why}"]))
@@ -97,7 +105,7 @@ def _cli_check(mutations, references, results, count, seed, workers):
         thread.start()
     for thread in threads:
         thread.join()
-    return len(chosen), failed
+    return failed
 
 
 def main(argv=None):

@@ -12,20 +12,22 @@ import math
 
 import numpy as np
 
+from rosenblatt._core.kernel_constants import LANES
+
 
 def _augment(x, bias_input):
     return [float(v) for v in x] + [float(bias_input)]
 
 
 def _dot(w, x):
-    """``w . x``: the features summed in 8 interleaved partial sums (feature j into
-    sum j % 8) combined pairwise, as the kernels do; then the constant input."""
-    partial = [0.0] * 8
+    """``w . x``: the features summed in LANES (8) interleaved partial sums (feature j into
+    sum j % LANES) combined pairwise, as the kernels do; then the constant input."""
+    partial = [0.0] * LANES
     for j in range(len(x) - 1):
-        partial[j % 8] += x[j] * w[j]
-    p = partial
-    total = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]))
-    return total + w[-1] * x[-1]
+        partial[j % LANES] += x[j] * w[j]
+    while len(partial) > 1:  # pairwise: (p0 + p1) + (p2 + p3), ...
+        partial = [partial[k] + partial[k + 1] for k in range(0, len(partial), 2)]
+    return partial[0] + w[-1] * x[-1]
 
 
 def _axpy(coef, x, w):

@@ -461,6 +461,16 @@ def test_no_module_imports_another_modules_private_names():
     paths = sorted(root.rglob("*.py"))
     assert len(paths) > 30
     found = [hit for path in paths for hit in _private_name_imports(path, root)]
+    # skl2onnx has no public way for a converter to convert the models it holds, or to
+    # finish a classifier's outputs as its own converters do: its documentation's custom
+    # converters import these (skl2onnx is pinned below 2, and tests/test_onnx.py runs them)
+    allowed = {
+        "skl2onnx._parse._apply_zipmap",
+        "skl2onnx._parse._parse_sklearn",
+        "skl2onnx.common.utils_classifier._finalize_converter_classes",
+        "skl2onnx.operator_converters.stacking._fetch_scores",
+    }
+    found = [hit for hit in found if hit.split()[1] not in allowed]
     assert found == []
 
 

@@ -11,7 +11,6 @@ here) or the named list of helpers compiled into other kernels.
 from __future__ import annotations
 
 import ast
-import importlib
 from pathlib import Path
 
 import numpy as np
@@ -41,15 +40,13 @@ from rosenblatt.engine.kernels.bundles import (
 from rosenblatt.engine.primal import Batch, readonly, rows_of
 
 KERNELS_DIR = Path(registry.__file__).parent
-# the compiled kernels outside engine/kernels/: the readers' parsers, beside the readers
-ELSEWHERE = [Path(importlib.import_module(path).__file__) for path in registry.ELSEWHERE.values()]
 
 
 def _njit_functions():
-    """``module.function`` of every function decorated with ``njit`` in ``engine/kernels/``
-    and the modules of kernels that live elsewhere."""
+    """``module.function`` of every function decorated with ``njit`` in the package: every
+    one lives in ``engine/kernels/`` (the readers' parsers too)."""
     found = set()
-    for path in [*sorted(KERNELS_DIR.glob("*.py")), *ELSEWHERE]:
+    for path in sorted(KERNELS_DIR.parents[1].rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text())):
             if not isinstance(node, ast.FunctionDef):
                 continue
@@ -59,6 +56,7 @@ def _njit_functions():
                     target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
                 )
                 if name == "njit":
+                    assert path.parent == KERNELS_DIR, f"{path}: a compiled kernel outside it"
                     found.add(f"{path.stem}.{node.name}")
     return found
 

@@ -2,14 +2,17 @@
 
 Read from the code's own imports (``ast``, every ``import`` in a module, those inside
 functions included: a lazy import is an arrow too; only imports under
-``if TYPE_CHECKING:`` are types and left out). README's Architecture section draws the
-same table.
+``if TYPE_CHECKING:`` are types and left out), from the modules a module names by string
+for ``importlib`` (a string that is the whole dotted name of one of the package's
+modules), and from the compiled library's build list (``engine/kernels/sources.txt``: the
+engine builds and loads what it lists). README's Architecture section draws the same table.
 """
 
 from __future__ import annotations
 
 import ast
 import pathlib
+import re
 from collections import defaultdict
 
 SRC = pathlib.Path(__file__).resolve().parents[1] / "src"
@@ -89,6 +92,15 @@ def _imports(tree: ast.AST, module: str, is_package: bool):
             visit(child)
 
     visit(tree)
+    # a module named by string, for importlib (importlib.import_module("rosenblatt.x.y"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and re.fullmatch(rf"{PACKAGE}(\.[A-Za-z_]\w*)+", node.value)
+            and _is_module(node.value)
+        ):
+            found.append((node.value, node.lineno))
     return sorted({(name, line) for name, line in found if name.split(".")[0] == PACKAGE})
 
 
@@ -97,13 +109,30 @@ def _is_module(name: str) -> bool:
     return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
 
 
+BUILD_LIST = SRC / PACKAGE / "engine" / "kernels" / "sources.txt"
+
+
+def build_list_edges():
+    """``[(module, line)]``: the modules the compiled library's build list names (the
+    engine's loader builds and loads them, an arrow from the engine to each)."""
+    edges = []
+    for number, line in enumerate(BUILD_LIST.read_text().splitlines(), start=1):
+        line = line.strip()
+        if line.endswith(".py") and not line.startswith("#"):
+            parts = line.removesuffix(".py").split("/")
+            edges.append((".".join([PACKAGE, *parts]).removesuffix(".__init__"), number))
+    return edges
+
+
 def import_graph():
-    """``{module: [(imported module, line), ...]}`` for every module of the package."""
+    """``{module: [(imported module, line), ...]}`` for every module of the package; the
+    build list counts as the kernels' loader's imports."""
     graph = {}
     for path in sorted((SRC / PACKAGE).rglob("*.py")):
         module = _module_name(path)
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         graph[module] = _imports(tree, module, path.name == "__init__.py")
+    graph[f"{PACKAGE}.engine.kernels.loader"] += build_list_edges()
     return graph
 
 
@@ -165,6 +194,18 @@ def test_the_graph_reader_sees_lazy_relative_and_package_imports(tmp_path, monke
     assert rank(layer_of("rosenblatt.theory.losses")) < rank(
         layer_of("rosenblatt.estimators.linear")
     )
+
+
+def test_the_graph_reader_sees_importlib_names_and_the_build_list(tmp_path):
+    """A module named by string for importlib is an arrow, and so is each module the build
+    list names: either one pointing upward fails the layers test."""
+    source = 'import importlib\nimportlib.import_module("rosenblatt.apps.cli")\nx = "rosenblatt"\n'
+    found = {name for name, _ in _imports(ast.parse(source), "rosenblatt.engine.orders", False)}
+    assert found == {"rosenblatt.apps.cli"}
+    assert rank(layer_of("rosenblatt.apps.cli")) > rank(layer_of("rosenblatt.engine.orders"))
+    listed = {name for name, _ in build_list_edges()}
+    assert "rosenblatt.engine.kernels.primal" in listed
+    assert all(layer_of(name) in ("_core", "engine") for name in listed), listed
 
 
 def test_readme_draws_the_same_layers():

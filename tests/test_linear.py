@@ -524,6 +524,11 @@ def test_wrong_number_of_features_at_predict_time(estimator):
         ({"max_iter": 0}, "'max_iter'"),
         ({"mode": "stochastic"}, "'mode' parameter of Perceptron must be one of 'online', 'batch'"),
         ({"multi_class": "ovo"}, "'multi_class'"),
+        (
+            {"eta": 10**400},
+            "'eta' parameter of Perceptron must be a float in the range",
+        ),  # no float
+        ({"class_weight": {0: 10**400}}, "class_weight of Perceptron for class 0 is 1000"),
     ],
 )
 def test_bad_parameters_name_the_parameter(params, message):

@@ -91,12 +91,12 @@ def test_a_bug_in_a_declared_check_or_the_predictor_is_raised_as_itself(
     perceptron_file, monkeypatch
 ):
     from rosenblatt.engine import numpy_decision as _decision
-    from rosenblatt.persistence import invariants as _invariants
+    from rosenblatt.persistence.invariants import estimators as _checks
 
-    def check(checker):
+    def check(checker, **kinds):
         raise AttributeError("a bug in a check")
 
-    monkeypatch.setitem(_invariants.INVARIANTS, "rosenblatt.Perceptron", check)
+    monkeypatch.setattr(_checks, "check_linear_perceptron", check)
     with pytest.raises(AttributeError, match="a bug in a check"):
         load(perceptron_file)
     monkeypatch.undo()
@@ -176,6 +176,17 @@ def _set_param(value):
 def test_a_crafted_value_is_refused_where_it_is_decoded(perceptron_file, node):
     forge(perceptron_file, edit_tree(_set_param(node)))
     _refused(perceptron_file)
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_a_number_past_a_float_s_range_is_refused(perceptron_file, value):
+    """An int no float holds made the checks' math.isfinite raise a raw OverflowError."""
+
+    def change(tree):
+        tree["fitted"]["intercept_scaling_"] = value
+
+    forge(perceptron_file, edit_tree(change))
+    _refused(perceptron_file, "intercept_scaling_ must be a finite non-zero number; it is ")
 
 
 def test_a_vote_record_is_not_a_state_of_its_own(perceptron_file):

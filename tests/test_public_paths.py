@@ -3,7 +3,7 @@
 ``rosenblatt``, ``.theory``, ``.trace``, ``.io``, ``.readers``, ``.streaming``,
 ``.persistence``, ``.datasets``, ``.playground`` and ``.exceptions`` import and give
 their names; the modules behind them are reached where they live (``rosenblatt.apps.cli``,
-``rosenblatt.data.readers.textparse``): the package was never released under other paths,
+``rosenblatt.engine.kernels.textparse``): the package was never released under other paths,
 so none is kept for them.
 """
 

@@ -1,4 +1,4 @@
-"""The compiled parsers (rosenblatt.data.readers.textparse) against Python and scikit-learn.
+"""The compiled parsers (rosenblatt.engine.kernels.textparse) against Python and scikit-learn.
 
 - every number they convert is the double ``float()`` gives, bit for bit;
 - svmlight files read as scikit-learn's ``load_svmlight_file`` reads them;

@@ -14,9 +14,10 @@ older formats stay as they are: run this again only to add the files of a new
 format version (it refuses to overwrite a folder that exists; pass
 ``--overwrite`` to regenerate the current one on purpose).
 
-``format1/centroid.rbm`` was written by rosenblatt 0.1.0's model format 1 (the
-``__dict__`` format from before the training engine), which ``load`` refuses
-with a message that says to re-train; it is not regenerated here.
+``earlier/`` holds one file of each earlier layout (format 1, the ``__dict__`` format from
+before the training engine; format 2; format 3, which held the engine's learners' public
+weights beside their state), which ``load`` refuses with a message that says to re-train;
+they are not regenerated here.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ constants compiled into the kernels and parsers are in :mod:`.kernel_constants` 
 of the kernels' library sources: editing this file leaves the library built at install valid.
 """
 
+from types import MappingProxyType
+
 # ---------------------------------------------------------------------- data file readers
 #: Samples per chunk when a data file is streamed (``fit_stream``, ``train --stream``).
 DEFAULT_CHUNK_SIZE = 10_000
@@ -95,7 +97,7 @@ TRACE_MAX_PRESENTATIONS = 2_000_000
 
 # ------------------------------------------------------------- parsing and the stream cache
 #: Files (or blocks) of at least this many bytes are parsed by the compiled parsers of
-#: ``data/readers/textparse.py``; smaller ones by the Python reader, which gives the same
+#: ``engine/kernels/textparse.py``; smaller ones by the Python reader, which gives the same
 #: result without loading numba (``rosenblatt predict`` on a small file stays quick).
 COMPILED_PARSE_MIN_BYTES = 1 << 18
 #: Rows between two checkpoints of streamed training (``fit_stream(checkpoint=...)``,
@@ -136,3 +138,11 @@ MODEL_MAX_HASH_FEATURES = 2**26
 #: ``plot``'s animation, the playground): the lecture notes' threshold input, so that their
 #: worked example comes out with the defaults, the same from Python as from the command line.
 TEACHING_BIAS_INPUT = -1.0
+
+# ---------------------------------------------------------------------- estimators' parameters
+#: The parameters that change what training shows (its callbacks, its per-epoch lines),
+#: never what it learns, each with the value that shows nothing: the one list of them. A
+#: checkpoint holds a resumed run to every other parameter and the run shows what the
+#: caller asks for (``persistence.container.model_params``); online calibration's inner
+#: estimator trains quietly (its updates are no epochs of the model).
+DISPLAY_PARAMETERS = MappingProxyType({"on_epoch": None, "verbose": 0})

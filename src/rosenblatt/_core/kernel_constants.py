@@ -8,6 +8,11 @@ leaves the library valid.
 """
 
 # ---------------------------------------------------------------------- training loops
+#: The partial sums of every dot product: feature ``j`` goes to sum ``j % LANES``, and the
+#: sums combine pairwise. The compiled loops (``engine/kernels/_simd``), the numpy predictor
+#: (``engine/numpy_decision``) and the plain references (``tests/reference.py``) all read it,
+#: so a training pattern scores, everywhere, the very bits it scored in training.
+LANES = 8
 #: Lines of a dense row worth prefetching by hand; the hardware streams the rest.
 MAX_PREFETCH_LINES = 16
 #: Nonzeros of a CSR row prefetched, however many the row has (a fixed count compiles
@@ -17,6 +22,6 @@ SPARSE_PREFETCH_ENTRIES = 32
 EXTENT_AHEAD = 16
 
 # ---------------------------------------------------------------------- compiled parsers
-#: What a compiled block parser (``data/readers/textparse``) returns when the caller's arrays
+#: What a compiled block parser (``engine/kernels/textparse``) returns when the caller's arrays
 #: are too small for the block.
 FULL = -2

@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.kernel_constants import LANES  # the compiled loops' partial sums
 from .overflow import check_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import MatrixLike
-
-LANES = 8  # the compiled loops' dot products: feature j goes to partial sum j % 8
 
 
 def _combine(lanes):

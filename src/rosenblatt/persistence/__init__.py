@@ -13,16 +13,20 @@ The archive comment holds the SHA-256 of every byte before it, so a flipped or
 missing byte anywhere in the file is caught before anything is decoded.
 
 The model is stored from its parameters and its fitted state, never from its
-``__dict__`` (format version 2; files of version 1 are refused with what to do):
+``__dict__`` (format version 4; files of earlier versions are refused with what to do):
 
 - an **estimator** node ``{"$": "estimator", "class", "params", "fitted",
   "properties"}`` names a class of :data:`REGISTRY` and holds its constructor
   parameters (``get_params(deep=False)``; the steps of a Pipeline are estimator
-  nodes in turn) and its fitted state: the public fitted attributes (names that
-  end in ``_`` and do not start with ``_``, as scikit-learn defines them) and,
-  for the few classes that keep one behind a private attribute, the fitted
-  properties of :data:`FITTED_PROPERTIES`. Loading calls ``cls(**params)`` and
-  sets the attributes, then the properties (through their setters);
+  nodes in turn) and its fitted state: the public fitted attributes its record
+  (:mod:`.records`) says a file holds (names that end in ``_`` and do not start with
+  ``_``, as scikit-learn defines them) and, for the few classes that keep one behind a
+  private attribute, the fitted properties of :data:`FITTED_PROPERTIES`. For the
+  engine's learners that is their training state and the facts no state holds (the
+  classes, the input, the epochs run): their public weights (``coef_``, ``intercept_``,
+  ``dual_coef_``, ...) are rebuilt from the checked state on load, as ``fit`` reads them
+  off it, so nothing is stored twice. Loading calls ``cls(**params)`` and sets the
+  attributes, the rebuilt ones, then the properties (through their setters);
 - a **state** node ``{"$": "state", "class", "meta", "arrays"}`` holds a training
   state of the engine (a class of :data:`STATE_REGISTRY`) as its ``to_state()``
   gives it: JSON facts and named arrays, rebuilt with ``from_state()``;
@@ -182,7 +186,7 @@ def read_manifest(path: str | os.PathLike[str]) -> dict[str, Any]:
     >>> save(CentroidClassifier().fit([[0], [1]], [0, 1]), path, metadata={"note": "tiny"})
     >>> manifest = read_manifest(path)
     >>> manifest["class"], manifest["format_version"], manifest["metadata"]
-    ('rosenblatt.CentroidClassifier', 3, {'note': 'tiny'})
+    ('rosenblatt.CentroidClassifier', 4, {'note': 'tiny'})
     >>> sorted(manifest["versions"])
     ['numpy', 'python', 'rosenblatt', 'scikit-learn', 'scipy']
     """

@@ -30,14 +30,12 @@ from typing import Any
 import numpy as np
 
 from .._core.random_states import from_legacy_state, rebuild
-from .._core.sparse import checked_csr
+from .._core.sparse import MAX_INDEX, checked_csr
 from .errors import ForeignClass, Incompatible, UnsafeParameter
-from .invariants import FITTED, PARAMETERS, Plain, check_model, check_state
+from .invariants import Plain, check_model, check_state
 from .policy import (
     ARRAY_KINDS,
     FITTED_PROPERTIES,
-    MAX_INDEX,
-    PARAMETER_RULES,
     REGISTRY,
     SCALAR_KINDS,
     SPARSE_FORMATS,
@@ -47,7 +45,7 @@ from .policy import (
     resolve,
     unsafe_parameter,
 )
-from .sklearn_derived import DERIVED_STATE
+from .records import parameters_of, record_of
 
 
 class Reader:
@@ -80,18 +78,19 @@ class Reader:
             or not isinstance(properties, dict)
         ):
             raise ValueError(f"the parameters or fitted state of a {key} are not JSON objects")
-        unknown = sorted(set(params) - PARAMETERS[key])
+        record = record_of(key)
+        unknown = sorted(set(params) - parameters_of(key))
         if unknown:
             raise Incompatible(f"the {key} installed here has no parameters {unknown!r:.200}")
         for name in fitted:
-            if not is_fitted_name(name) or name not in FITTED[key]:
+            if not is_fitted_name(name) or name not in record.fitted_names:
                 raise ValueError(f"{name!r:.60} is not a fitted attribute of {key}")
         for name in properties:
             if name not in FITTED_PROPERTIES.get(key, ()):
                 raise ValueError(f"{name!r:.60} is not a fitted property of {key}")
         values = {name: self.value(value) for name, value in params.items()}
-        if key in PARAMETER_RULES:  # the classes that read text: their class is imported
-            unsafe = unsafe_parameter(key, resolve(key), values)
+        if record.rules is not None:  # the classes that read text: their class is imported
+            unsafe = unsafe_parameter(record.rules, resolve(key), values)
             if unsafe is not None:
                 name, allowed = unsafe
                 raise UnsafeParameter(f"{key} parameter {name}={values[name]!r:.100}", allowed)
@@ -115,14 +114,15 @@ class Reader:
         if unknown:
             raise Incompatible(f"the {model.key} installed here has no parameters {unknown!r:.200}")
         built = cls(**{name: self._built(value) for name, value in model.params.items()})
-        for name, value in model.fitted.items():
+        for name, value in (*model.fitted.items(), *model.derived.items()):
             if hasattr(cls, name):
                 raise ValueError(f"{name!r:.60} is not a fitted attribute of {model.key}")
             setattr(built, name, self._built(value))
         for name, value in model.properties.items():
             setattr(built, name, self._built(value))
-        if model.fitted and model.key in DERIVED_STATE:
-            DERIVED_STATE[model.key](built)
+        private = record_of(model.key).private
+        if model.fitted and private is not None:
+            private(built)
         return built
 
     def _built(self, value):

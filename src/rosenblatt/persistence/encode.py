@@ -45,6 +45,7 @@ from .policy import (
     key_of,
     unsafe_parameter,
 )
+from .records import record_of
 
 __all__ = ["encode"]
 
@@ -135,7 +136,8 @@ class _Writer:
                 if callable(value) and not isinstance(value, type):
                     raise TypeError(_callable_parameter(obj, name, value, where))
             # before encoding: a rule says best what is wrong (a callable column selector)
-            unsafe = unsafe_parameter(key, type(obj), given)
+            rules = record_of(key).rules
+            unsafe = None if rules is None else unsafe_parameter(rules, type(obj), given)
             if unsafe is not None:
                 name, allowed = unsafe
                 raise ValueError(
@@ -150,11 +152,16 @@ class _Writer:
                 name: None if name in CALLBACK_PARAMETERS else self.value(value, f"{where}.{name}")
                 for name, value in given.items()
             }
-            _check_fitted_parts(obj, key, where)
+            saving = record_of(key).saving  # fitted state the format cannot see, refused
+            if saving is not None:
+                saving(obj, where)
+            # what the record says a file holds; the rest is rebuilt from it on load (the
+            # public weights of an engine state): nothing is stored twice
+            derived = record_of(key).derived_names
             fitted = {
                 name: self.value(value, f"{where}.{name}")
                 for name, value in vars(obj).items()
-                if is_fitted_name(name)
+                if is_fitted_name(name) and name not in derived
             }
             properties = {}
             for name in FITTED_PROPERTIES.get(key, ()):
@@ -324,18 +331,3 @@ def _callable_parameter(obj, name, value, where):
         f"Cannot save {where}: its parameter {name!r} is a callable ({what}), and a "
         f"rosenblatt model file stores no code. {todo}"
     )
-
-
-def _check_fitted_parts(obj, key, where):
-    """Refuse fitted state that lives only in private attributes the format cannot see."""
-    if (
-        key == "sklearn.feature_extraction.text.TfidfVectorizer"
-        and not obj.use_idf
-        and hasattr(obj, "vocabulary_")
-    ):
-        raise TypeError(
-            f"Cannot save {where}: a fitted TfidfVectorizer(use_idf=False) keeps its "
-            "transformer in a private attribute that a model file does not store. Use "
-            "CountVectorizer followed by TfidfTransformer(use_idf=False) instead (the same "
-            "features), fit again and save."
-        )

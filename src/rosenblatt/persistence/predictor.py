@@ -12,11 +12,11 @@ predicting imports neither scikit-learn nor scipy nor numba. Any other model is 
 >>> import numpy as np
 >>> from rosenblatt.persistence.invariants import Plain
 >>> from rosenblatt.persistence.predictor import LINEAR_CLASSES, build_predictor
->>> "rosenblatt.Perceptron" in LINEAR_CLASSES
-True
+>>> LINEAR_CLASSES[:2]
+('rosenblatt.Perceptron', 'rosenblatt.AveragedPerceptron')
 >>> fitted = {"coef_": np.array([[1.0, -1.0]]), "intercept_": np.array([0.5]),
 ...           "classes_": np.array([0, 1]), "n_features_in_": 2}
->>> predictor = build_predictor(Plain("rosenblatt.Perceptron", {}, fitted), reader=None)
+>>> predictor = build_predictor(Plain(LINEAR_CLASSES[0], {}, fitted), reader=None)
 >>> predictor.predict(np.array([[0.0, 1.0], [1.0, 0.0]]))
 array([0, 1])
 """
@@ -25,21 +25,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .invariants.roles import plays
+from .records import RECORDS
+
 if TYPE_CHECKING:  # pragma: no cover
     from .decode import Reader
     from .invariants import Plain
 
 __all__ = ["LINEAR_CLASSES"]
 
-# Classes whose prediction is ``labels_from_scores(linear_scores(X, coef_, intercept_))``,
-# and the preprocessing a LinearPredictor can apply before them.
-LINEAR_CLASSES = (
-    "rosenblatt.Perceptron",
-    "rosenblatt.AveragedPerceptron",
-    "rosenblatt.CentroidClassifier",
-    "rosenblatt.LinearProgramClassifier",
-)
-_SCALER = "sklearn.preprocessing.StandardScaler"
+# Classes whose prediction is ``labels_from_scores(linear_scores(X, coef_, intercept_))``
+# (their records score "linear"), and the preprocessing a LinearPredictor can apply before them.
+LINEAR_CLASSES = tuple(r.key for r in RECORDS if r.scoring == "linear")
 
 
 def build_predictor(model: Plain, reader: Reader) -> Any:
@@ -49,17 +46,17 @@ def build_predictor(model: Plain, reader: Reader) -> Any:
     from ..engine.numpy_decision import LinearPredictor
 
     steps = [model]
-    if model.key == "sklearn.pipeline.Pipeline":
+    if plays(model.key, "pipeline"):
         steps = [step for _, step in model.params["steps"]]
     *before, final = steps
     if (
         final.key not in LINEAR_CLASSES
         or len(before) > 1
-        or any(step.key != _SCALER for step in before)
-        or "coef_" not in final.fitted  # not fitted: the estimator says so in its words
+        or any(not plays(step.key, "standardizer") for step in before)
+        or not final.fitted  # not fitted: the estimator says so in its words
     ):
         return reader.build(model)
-    fitted = final.fitted
+    fitted = {**final.fitted, **final.derived}  # the weights, rebuilt from a state
     first = before[0].fitted if before else fitted
     mean = scale = None
     if before:

@@ -1,4 +1,5 @@
-"""The private attributes of scikit-learn transformers that a model file never stores.
+"""The private attributes of scikit-learn transformers that a model file never stores (each
+class's record names what it derives here).
 
 scikit-learn's ``transform`` reads a few private attributes that ``fit`` derives
 from the public fitted state and the parameters. A model file stores public state
@@ -13,10 +14,17 @@ from __future__ import annotations
 
 from .invariants import column_indices, polynomial_degrees, polynomial_width
 
-__all__ = ["DERIVED_STATE"]
+__all__ = [
+    "column_selection",
+    "encoder_groups",
+    "imputer_dtypes",
+    "pca_solver",
+    "polynomial_degrees_of",
+    "refuse_tfidf_without_idf",
+]
 
 
-def _polynomial_degrees(model):
+def polynomial_degrees_of(model):
     n = model.n_features_in_
     model._min_degree, model._max_degree = polynomial_degrees(model.degree)
     model._n_out_full = polynomial_width(
@@ -24,7 +32,7 @@ def _polynomial_degrees(model):
     )
 
 
-def _encoder_groups(model):
+def encoder_groups(model):
     n = len(model.categories_)
     model._infrequent_enabled = False  # min_frequency and max_categories are None
     model._infrequent_indices = model._default_to_infrequent_mappings = [None] * n
@@ -32,11 +40,11 @@ def _encoder_groups(model):
     model._n_features_outs = [len(categories) for categories in model.categories_]
 
 
-def _imputer_dtypes(model):
+def imputer_dtypes(model):
     model._fit_dtype = model._fill_dtype = model.statistics_.dtype
 
 
-def _column_selection(model):
+def column_selection(model):
     names = getattr(model, "feature_names_in_", None)
     indices = {
         name: column_indices(columns, model.n_features_in_, names)
@@ -49,15 +57,17 @@ def _column_selection(model):
     model._remainder = ("remainder", model.remainder, remaining)
 
 
-def _pca_solver(model):
+def pca_solver(model):
     model._fit_svd_solver = model.svd_solver
 
 
-# By registry key: what to derive on a built, fitted estimator of that class.
-DERIVED_STATE = {
-    "sklearn.preprocessing.PolynomialFeatures": _polynomial_degrees,
-    "sklearn.preprocessing.OneHotEncoder": _encoder_groups,
-    "sklearn.impute.SimpleImputer": _imputer_dtypes,
-    "sklearn.decomposition.PCA": _pca_solver,
-    "sklearn.compose.ColumnTransformer": _column_selection,
-}
+def refuse_tfidf_without_idf(model, where):
+    """Refuse fitted state that lives only in private attributes the format cannot see: a
+    fitted ``TfidfVectorizer(use_idf=False)`` keeps its transformer in one."""
+    if not model.use_idf and hasattr(model, "vocabulary_"):
+        raise TypeError(
+            f"Cannot save {where}: a fitted TfidfVectorizer(use_idf=False) keeps its "
+            "transformer in a private attribute that a model file does not store. Use "
+            "CountVectorizer followed by TfidfTransformer(use_idf=False) instead (the same "
+            "features), fit again and save."
+        )

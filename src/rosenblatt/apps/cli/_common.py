@@ -11,7 +11,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import typer
 from rich.console import Console
 from rich.markup import escape
 from typer import Abort
@@ -233,46 +232,6 @@ def names_option(text: str | None) -> list[str] | None:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
-def zero_based_option() -> Any:
-    """``--zero-based/--one-based``: how svmlight feature indices are numbered."""
-    return typer.Option(
-        None,
-        "--zero-based/--one-based",
-        help="svmlight: feature indices start at 0 / at 1 (default: zero-based when an index "
-        "0 occurs in the file, else one-based; a model's input: as its training file).",
-    )
-
-
-def ignore_option(more: str = "") -> Any:
-    """``--ignore NAME,...``: CSV columns that are not features, dropped; ``more`` adds what
-    it means for the command (``predict``, ``evaluate``: without it an unknown column is
-    an error)."""
-    return typer.Option(
-        None,
-        "--ignore",
-        metavar="NAME,...",
-        help="CSV: columns (header names, comma-separated) that are neither features nor the "
-        "label: dropped." + more,
-    )
-
-
-#: ``--ignore``'s words for the commands that read a model's input
-IGNORE_FOR_MODEL = " An unknown column is otherwise an error."
-
-
-def id_column_option(more: str = "") -> Any:
-    """``--id-column NAME|INDEX`` (repeatable): CSV columns that identify each row, not
-    features; ``more`` adds what the command does with them. Its default is a list: give it
-    to a module-level name, as ruff's B008 wants, and read it with :func:`id_columns_of`."""
-    return typer.Option(
-        None,
-        "--id-column",
-        metavar="NAME|INDEX",
-        help="CSV: a column (header name or 0-based index) that identifies each row, not "
-        "read as a feature; repeat for more (each column once)." + more,
-    )
-
-
 def id_columns_of(values: Sequence[str] | None) -> list[str | int] | None:
     """``--id-column``'s values as the readers' ``id_columns``: an index where one looks
     like a number, else a header name (None when not given).
@@ -284,30 +243,6 @@ def id_columns_of(values: Sequence[str] | None) -> list[str | int] | None:
     """
     columns = [c for c in map(parse_label_column, values or ()) if c is not None]
     return columns or None
-
-
-def header_option() -> Any:
-    """``--header/--no-header``: whether a CSV file's first row is a header."""
-    return typer.Option(
-        None,
-        "--header/--no-header",
-        help="CSV: the first row is / is not a header (default: detected; a header when it "
-        "cannot be data).",
-    )
-
-
-def chunk_size_option(more: str = "") -> Any:
-    """``--chunk-size``: lines of DATA that ``predict`` and ``evaluate`` hold at a time;
-    ``more`` adds what it means for the command. Checked as it is parsed, before DATA
-    is opened (:func:`check_chunk_size`)."""
-    from ..._core.config import DEFAULT_CHUNK_SIZE
-
-    return typer.Option(
-        DEFAULT_CHUNK_SIZE,
-        "--chunk-size",
-        callback=check_chunk_size,
-        help="Lines of DATA read and predicted at a time: memory holds one such block." + more,
-    )
 
 
 def check_chunk_size(chunk_size: int) -> int:
@@ -322,24 +257,6 @@ def check_chunk_size(chunk_size: int) -> int:
 
     check_option("--chunk-size", [CHUNK_SIZE], chunk_size)
     return chunk_size
-
-
-def format_option(for_model: bool = False) -> Any:
-    """``--format``: the data's format, for standard input and unusual extensions
-    (``for_model``: a model's input, whose format the model may know)."""
-    default = (
-        "Otherwise (standard input, DATA is -, or names like iris.data): the format the model "
-        "was trained on, or, where it cannot tell, the one DATA's first lines are in."
-        if for_model
-        else "Needed for standard input (DATA is -) and for names like iris.data or a9a.txt."
-    )
-    return typer.Option(
-        None,
-        "--format",
-        "-f",
-        help="The data's format: csv, svmlight (or libsvm) or tsv (label<TAB>text); default: "
-        "from the extension (.gz decompressed). " + default,
-    )
 
 
 def auto(value: bool | None) -> bool | str:

@@ -8,37 +8,41 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core.validation import validate_params
 from ...engine.overflow import check_squares
+from ...persistence.records import by_cli, parameters_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...data.readers import Data
     from ...engine.driver import EpochReport
 
-ALGORITHMS = ("perceptron", "averaged", "voted", "kernel", "projectron", "centroid", "lp")
-ITERATIVE = ("perceptron", "averaged", "voted", "kernel", "projectron")
+# The learners of the command line, read off their records: ``--algorithm`` names, those
+# that run epochs (``--max-iter``), and those that train on a stream (``train --stream``,
+# chunk by chunk: the engine's primal learners)
+ALGORITHMS = tuple(by_cli())
+ITERATIVE = tuple(name for name, r in by_cli().items() if "max_iter" in parameters_of(r.key))
+ONLINE = tuple(name for name, r in by_cli().items() if r.state == "primal")
 
-
-#: The online algorithms: what trains on a stream (``train --stream``, chunk by chunk)
-ONLINE = ("perceptron", "averaged", "voted")
-_LINEAR = ONLINE
-
-# the options of `train` beyond the common ones, and the algorithms each applies to
-_KERNELS = ("kernel", "projectron")
+# the options of `train` beyond the common ones (eta, seed, max-iter): each applies to the
+# algorithms whose class takes the parameter of that name
+_OPTIONS = (
+    "class_weight",
+    "intercept_scaling",
+    "shuffle",
+    "multi_class",
+    "n_jobs",
+    "early_stopping",
+    "tol",
+    "kernel",
+    "gamma",
+    "degree",
+    "prediction",
+    "budget",
+    "budget_policy",
+    "max_projection_error",
+    "plus",
+)
 OPTION_USERS = {
-    "class_weight": (*_LINEAR, *_KERNELS),
-    "intercept_scaling": (*_LINEAR, *_KERNELS),
-    "shuffle": (*_LINEAR, *_KERNELS),
-    "multi_class": _LINEAR,
-    "n_jobs": _LINEAR,
-    "early_stopping": _LINEAR,
-    "tol": (*_LINEAR, *_KERNELS),
-    "kernel": _KERNELS,
-    "gamma": _KERNELS,
-    "degree": _KERNELS,
-    "prediction": _KERNELS,
-    "budget": _KERNELS,
-    "budget_policy": ("kernel",),
-    "max_projection_error": ("projectron",),
-    "plus": ("projectron",),
+    name: tuple(cli for cli, r in by_cli().items() if name in parameters_of(r.key))
+    for name in _OPTIONS
 }
 
 
@@ -49,7 +53,7 @@ def _option_value(name, value, algorithm):
     if name == "shuffle":
         if value not in ("full", "block", "none"):
             raise ValueError(f"--shuffle takes full, block or none; got {value!r}")
-        if algorithm in _KERNELS:
+        if by_cli()[algorithm].state == "dual":  # the kernel learners shuffle or not
             if value == "block":
                 raise ValueError("the kernel perceptron shuffles fully or not at all: full, none")
             return value == "full"
@@ -102,35 +106,15 @@ def make_estimator(
                 f"{flag} applies to --algorithm {' or '.join(OPTION_USERS[name])}, not {algorithm}"
             )
         params[name] = _option_value(name, value, algorithm)
-    if epochs is not None:
-        params["max_iter"] = epochs
-    if algorithm == "centroid":
-        from ...estimators.baselines import CentroidClassifier
-
-        return CentroidClassifier()
-    if algorithm == "lp":
-        from ...estimators.baselines import LinearProgramClassifier
-
-        return LinearProgramClassifier()
-    if algorithm == "kernel":
-        from ...estimators.kernel import KernelPerceptron
-
-        cls: Any = KernelPerceptron
-    elif algorithm == "projectron":
-        from ...estimators.projectron import Projectron
-
-        cls = Projectron
-    else:
-        from ...estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
-
-        cls = {"perceptron": Perceptron, "averaged": AveragedPerceptron, "voted": VotedPerceptron}[
-            algorithm
-        ]
-    estimator = cls(eta=eta, random_state=seed, on_epoch=on_epoch, **params)
+    record = by_cli()[algorithm]
+    takes = parameters_of(record.key)
+    common = {"eta": eta, "random_state": seed, "on_epoch": on_epoch, "max_iter": epochs}
+    params.update({k: v for k, v in common.items() if k in takes and v is not None})
+    estimator = record.load()(**params)
     # the estimator's own constraints, now rather than at fit (after the data are read);
     # its error names the option (``_words.OPTIONS``)
     validate_params(estimator)
-    if algorithm in _KERNELS:  # and the budget's rule across parameters (prediction, policy)
+    if record.state == "dual":  # and the budget's rule across parameters (prediction, policy)
         from ...engine.budget import budget_of
 
         budget_of(estimator.get_params(), 1)

@@ -1,8 +1,10 @@
 """Typer application: each command formats what a plain library function returns.
 
 The commands live in one module each (``train.py``, ``predict.py``, ...), as a
-plain function that returns data and a thin ``command`` that prints it. Every
-error reaches the user as one red line and exit status 2 (see
+plain function that returns data and a thin ``command``: its signature takes the
+options, each declared once in ``_options.py``, and hands them to the module's
+``_run``, which prints what the function returns. Every error reaches the user as
+one red line and exit status 2 (see
 :class:`~rosenblatt.apps.cli._common.ErrorHandlingGroup`).
 """
 

@@ -8,10 +8,9 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import numpy as np
-import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -21,26 +20,34 @@ from ._common import (
     erased_on_error,
     err_console,
     final_estimator,
-    format_option,
-    header_option,
-    id_column_option,
     id_columns_of,
-    ignore_option,
     names_option,
     parse_label_column,
     working,
-    zero_based_option,
+)
+from ._options import (
+    Algorithms,
+    Data,
+    Eta,
+    Folds,
+    Format,
+    Header,
+    IdColumn,
+    Ignore,
+    Json,
+    LabelColumn,
+    MaxIter,
+    NJobs,
+    Scale,
+    Seed,
+    ZeroBased,
+    more_help,
 )
 from .train import ALGORITHMS, make_estimator, model_for, rows_of
 
 DEFAULT_ALGORITHMS = ("perceptron", "averaged", "voted", "centroid")
-# one shared option object: its default is a list, which ruff (B008) keeps out of signatures
-_ALGORITHM_OPTION = typer.Option(
-    list(DEFAULT_ALGORITHMS),
-    "--algorithm",
-    "-a",
-    help=f"Repeat to compare several: {', '.join(ALGORITHMS)}.",
-)
+# --algorithm's default: a list, which ruff (B006) keeps out of the signature itself
+_DEFAULT_ALGORITHM_LIST = list(DEFAULT_ALGORITHMS)
 
 
 @dataclass
@@ -87,7 +94,7 @@ def cross_validate(
     *,
     algorithms: Sequence[str] = DEFAULT_ALGORITHMS,
     folds: int = 5,
-    epochs: int = 100,
+    epochs: int | None = 100,
     eta: float = 1.0,
     seed: int = 0,
     scale: bool = True,
@@ -224,44 +231,64 @@ def score_table(results: Sequence[FoldScores], folds: int) -> Table:
     return table
 
 
-# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
-_ID_COLUMN = id_column_option()
+# cross-validate's own words on the options it shares
+_Data = Annotated[str, more_help(Data, "Labelled.")]
+_MaxIter = Annotated[int | None, more_help(MaxIter, "Default: each estimator's max_iter.")]
+_Seed = Annotated[int, more_help(Seed, "Also of the folds.")]
+_Scale = Annotated[bool, more_help(Scale, "As train does.")]
+_NJobs = Annotated[int | None, more_help(NJobs, "Folds fitted at once, each in its own process.")]
+_Json = Annotated[
+    bool,
+    more_help(
+        Json,
+        'It is {"folds": K, "results": [...]}, instead of the table: per algorithm its mean, '
+        "std, min and max test accuracy, each fold's, its converged folds (null: not "
+        "iterative) and seconds.",
+    ),
+]
 
 
 def command(
-    data: str = typer.Argument(
-        ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
-    ),
-    folds: int = typer.Option(5, "--folds", help="Number of folds (stratified, shuffled)."),
-    algorithm: list[str] = _ALGORITHM_OPTION,
-    epochs: int = typer.Option(
-        None, "--max-iter", help="Most passes over the data (default: each estimator's max_iter)."
-    ),
-    eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the folds and of the shuffling."),
-    scale: bool = typer.Option(
-        True, "--scale/--no-scale", help="Standardise numeric features (as train does)."
-    ),
-    label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."
-    ),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(),
-    n_jobs: int | None = typer.Option(
-        None, "--n-jobs", help="Folds fitted at once, each in its own process (-1: all cores)."
-    ),
-    id_column: list[str] | None = _ID_COLUMN,
-    ignore: str | None = ignore_option(),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help='Print {"folds": K, "results": [...]} as JSON instead of the table: per algorithm '
-        "its mean, std, min and max test accuracy, each fold's, its converged folds (null: "
-        "not iterative) and seconds.",
-    ),
+    data: _Data,
+    folds: Folds = 5,
+    algorithm: Algorithms = _DEFAULT_ALGORITHM_LIST,
+    epochs: _MaxIter = None,
+    eta: Eta = 1.0,
+    seed: _Seed = 0,
+    scale: _Scale = True,
+    label_column: LabelColumn = None,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: Format = None,
+    n_jobs: _NJobs = None,
+    id_column: IdColumn = None,
+    ignore: Ignore = None,
+    as_json: _Json = False,
 ) -> None:
     """Mean and spread of the test accuracy of each algorithm over the same folds of DATA."""
+    _run(**locals())
+
+
+def _run(
+    data: str,
+    *,
+    folds: int,
+    algorithm: list[str],
+    epochs: int | None,
+    eta: float,
+    seed: int,
+    scale: bool,
+    label_column: str | None,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+    n_jobs: int | None,
+    id_column: list[str] | None,
+    ignore: str | None,
+    as_json: bool,
+) -> None:
+    """What ``rosenblatt cross-validate`` does with its options: cross-validate, counting
+    the folds on standard error, then print the table (or ``as_json``)."""
     # standard error: a spinner while the data are read, then a fold counter per algorithm
     progress = Progress(
         TextColumn("[bold]{task.description}[/]"),

@@ -6,11 +6,11 @@ import os
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-import typer
 from rich.table import Table
 
 from ..._core.files import check_writable
 from ._common import console, err_console, working
+from ._options import OutputDir, Report
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..demo import DemoRow
@@ -37,13 +37,14 @@ def demo_table(rows: Iterable[DemoRow]) -> Table:
     return table
 
 
-def command(
-    output_dir: str = typer.Option(
-        DEFAULT_OUTPUT_DIR, "--output-dir", "-o", help="Folder for the HTML report and its figures."
-    ),
-    report: bool = typer.Option(True, "--report/--no-report", help="Write the HTML report."),
-) -> None:
+def command(output_dir: OutputDir = DEFAULT_OUTPUT_DIR, report: Report = True) -> None:
     """Run every algorithm on built-in data, print one comparison table, write a report."""
+    _run(**locals())
+
+
+def _run(output_dir: str, report: bool) -> None:
+    """What ``rosenblatt demo`` does with its options: train, print the table, then write
+    the report to ``output_dir`` if asked."""
     from ..demo import run_demo, write_demo_report
 
     if report:  # a folder that cannot be written fails now, not after the training

@@ -6,26 +6,20 @@ import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
-import typer
 from rich.markup import escape
 from rich.table import Table
 
+from ..._core.config import DEFAULT_CHUNK_SIZE
 from ...exceptions import DataFileError
 from ._common import (
-    IGNORE_FOR_MODEL,
     auto,
-    chunk_size_option,
     console,
     err_console,
     final_estimator,
-    format_option,
-    header_option,
-    id_column_option,
     id_columns_of,
-    ignore_option,
     jsonable,
     labels_like,
     load_model,
@@ -33,7 +27,19 @@ from ._common import (
     parse_label_column,
     read_model_input,
     working,
-    zero_based_option,
+)
+from ._options import (
+    ChunkSize,
+    Data,
+    FormatForModel,
+    Header,
+    IdColumn,
+    IgnoreForModel,
+    Json,
+    LabelColumn,
+    Model,
+    ZeroBased,
+    more_help,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -257,10 +263,6 @@ def evaluate(
     return confusion.result()
 
 
-# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
-_ID_COLUMN = id_column_option()
-
-
 def score_table(result: EvaluationResult) -> Table:
     table = Table(title=f"{result.n_samples} samples", show_header=False)
     table.add_column(style="bold")
@@ -284,35 +286,54 @@ def confusion_table(result: EvaluationResult) -> Table:
     return table
 
 
-def command(
-    data: str = typer.Argument(
-        ...,
-        metavar="DATA",
-        help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv; - : standard input).",
-    ),
-    model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="Print a JSON object with accuracy, precision, recall, f1, confusion_matrix, "
-        "labels (the classes of its rows and columns, in order) and unseen_labels "
+# evaluate's own words on the options it shares
+_Data = Annotated[str, more_help(Data, "Labelled: the samples the model is scored on.")]
+_Json = Annotated[
+    bool,
+    more_help(
+        Json,
+        "Its keys: accuracy, precision, recall, f1, confusion_matrix, labels (the classes of "
+        "its rows and columns, in order) and unseen_labels "
         '({"rows": N, "labels": [...]}: those the model never saw).',
     ),
-    label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."
-    ),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(for_model=True),
-    chunk_size: int = chunk_size_option(),
-    ignore: str | None = ignore_option(IGNORE_FOR_MODEL),
-    id_column: list[str] | None = _ID_COLUMN,
+]
+
+
+def command(
+    data: _Data,
+    model: Model,
+    as_json: _Json = False,
+    label_column: LabelColumn = None,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: FormatForModel = None,
+    chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
+    ignore: IgnoreForModel = None,
+    id_column: IdColumn = None,
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
 
     A CSV file whose header names the model's columns may give them in any order. Samples
     whose labels the model never saw are counted on standard error.
     """
+    _run(**locals())
+
+
+def _run(
+    data: str,
+    model: str,
+    *,
+    as_json: bool,
+    label_column: str | None,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+    chunk_size: int,
+    ignore: str | None,
+    id_column: list[str] | None,
+) -> None:
+    """What ``rosenblatt evaluate`` does with its options: score the model, then print the
+    scores (tables, or ``as_json``) and warn of labels it never saw."""
     with working(f"evaluating {model} on {data}..."):
         result = evaluate(
             model,

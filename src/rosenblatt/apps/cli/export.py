@@ -9,6 +9,7 @@ import typer
 
 from ..._core.files import check_writable, write_atomically
 from ._common import err_console, load_model, report_error, working
+from ._options import Dtype, Model, Onnx
 
 DTYPES = ("float32", "float64")
 
@@ -73,22 +74,17 @@ def export(
     )
 
 
-def command(
-    model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
-    onnx: str = typer.Option(
-        ..., "--onnx", help="Where to write the ONNX graph; it appears once complete."
-    ),
-    dtype: str = typer.Option(
-        "float32",
-        "--dtype",
-        help="float32 or float64: the type of the graph's input rows and float outputs "
-        "(it computes in the model's own precision either way).",
-    ),
-) -> None:
+def command(model: Model, onnx: Onnx, dtype: Dtype = "float32") -> None:
     """Write a saved model as an ONNX graph, which onnxruntime runs without Python or rosenblatt.
 
     The graph gives the model's labels and scores (probabilities for a model trained with --calibrate). Needs the extra: pip install 'rosenblatt\\[onnx]'.
     """  # noqa: E501 (one line: the help keeps the docstring's line breaks)
+    _run(**locals())
+
+
+def _run(model: str, onnx: str, dtype: str) -> None:
+    """What ``rosenblatt export`` does with its options: export, then say what was written
+    (without the extra: one line that says how to add it)."""
     try:
         with working(f"exporting {model}..."):
             result = export(model, onnx, dtype=dtype)

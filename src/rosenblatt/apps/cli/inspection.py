@@ -5,22 +5,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
+from typing import Annotated
 
 import numpy as np
-import typer
 from rich.table import Table
 
-from ._common import (
-    auto,
-    console,
-    err_console,
-    format_option,
-    header_option,
-    jsonable,
-    parse_label_column,
-    working,
-    zero_based_option,
-)
+from ._common import auto, console, err_console, jsonable, parse_label_column, working
+from ._options import Data, Format, Header, Json, LabelColumn, ZeroBased, more_help
 from ._words import in_option_words
 
 
@@ -237,17 +228,18 @@ def _bounds_table(problems):
     )
 
 
+# inspect's own words on the options it shares
+_Data = Annotated[str, more_help(Data, "Labelled.")]
+_Json = Annotated[bool, more_help(Json, "Instead of the tables: the same facts.")]
+
+
 def command(
-    data: str = typer.Argument(
-        ..., metavar="DATA", help="Labelled data (.csv, .svm/.libsvm/.svmlight, .tsv)."
-    ),
-    label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."
-    ),
-    as_json: bool = typer.Option(False, "--json", help="Print the facts as a JSON object."),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(),
+    data: _Data,
+    label_column: LabelColumn = None,
+    as_json: _Json = False,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: Format = None,
 ) -> None:
     """Samples, features, classes, linear separability, the three margins, radius, mistake
     bounds.
@@ -269,6 +261,20 @@ def command(
     The first is what a picture of the data shows (1/√2); the bias input adds a
     coordinate, which shrinks it to γ = 1/√3; scaling to the unit ball divides
     that by R = √3. The notes' proof's β/γ² (β = Σ|x|²) is in the bounds table."""
+    _run(**locals())
+
+
+def _run(
+    data: str,
+    *,
+    label_column: str | None,
+    as_json: bool,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+) -> None:
+    """What ``rosenblatt inspect`` does with its options: inspect DATA, then print the facts
+    (tables, or ``as_json``) and the reading's notes."""
     with working(f"inspecting {data}: separability (LP), margin, radius..."):
         result = inspect_data(
             data,

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-import typer
+from typing import Annotated
 
 from ._common import console
+from ._options import (
+    BiasInput,
+    Eta,
+    Export,
+    FeatureMap,
+    Host,
+    NoBrowser,
+    Port,
+    Preset,
+    Seed,
+    Shuffle,
+    more_help,
+)
 
 
 def _export(folder, preset, eta, bias_input, shuffle, seed, feature_map):
@@ -20,30 +33,49 @@ def _export(folder, preset, eta, bias_input, shuffle, seed, feature_map):
     console.print(f"Wrote the playground for preset {preset!r}: open {page}")
 
 
+# the playground's own words on the options it shares: they set the runs of --export
+_FOR_EXPORT = "For --export."
+_Eta = Annotated[float, more_help(Eta, _FOR_EXPORT)]
+_BiasInput = Annotated[float, more_help(BiasInput, f"1 or -1. {_FOR_EXPORT}")]
+_Shuffle = Annotated[bool, more_help(Shuffle, _FOR_EXPORT)]
+_Seed = Annotated[int, more_help(Seed, _FOR_EXPORT)]
+_FeatureMap = Annotated[bool, more_help(FeatureMap, _FOR_EXPORT)]
+
+
 def command(
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8765, "--port", help="Port to listen on (0: any free port)."),
-    no_browser: bool = typer.Option(False, "--no-browser", help="Do not open a browser."),
-    export: str | None = typer.Option(
-        None,
-        "--export",
-        metavar="DIR",
-        help="Write a static copy of a preset's runs to DIR instead of serving.",
-    ),
-    preset: str = typer.Option("or", "--preset", help="Preset of --export."),
-    eta: float = typer.Option(1.0, "--eta", help="Learning rate of --export."),
-    bias_input: float = typer.Option(-1.0, "--bias-input", help="1 or -1, for --export."),
-    shuffle: bool = typer.Option(False, "--shuffle", help="Shuffle each epoch, for --export."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the shuffling, for --export."),
-    feature_map: bool = typer.Option(
-        False, "--feature-map", help="Train on (x1, x2, x1*x2, x1^2, x2^2), for --export."
-    ),
+    host: Host = "127.0.0.1",
+    port: Port = 8765,
+    no_browser: NoBrowser = False,
+    export: Export = None,
+    preset: Preset = "or",
+    eta: _Eta = 1.0,
+    bias_input: _BiasInput = -1.0,
+    shuffle: _Shuffle = False,
+    seed: _Seed = 0,
+    feature_map: _FeatureMap = False,
 ) -> None:
     """Serve the playground: a page where students watch the perceptron learn.
 
     Click to add points, step through the updates, see the margin, R and the
     mistake bound. Stop with Ctrl-C.
     """
+    _run(**locals())
+
+
+def _run(
+    host: str,
+    port: int,
+    no_browser: bool,
+    export: str | None,
+    preset: str,
+    eta: float,
+    bias_input: float,
+    shuffle: bool,
+    seed: int,
+    feature_map: bool,
+) -> None:
+    """What ``rosenblatt playground`` does with its options: serve the page until Ctrl-C, or
+    write its static copy (``export``)."""
     import warnings
 
     # a kernel run that stops short warns as any fit does; the page's note says it, the

@@ -7,8 +7,7 @@ import os
 import re
 import warnings
 from dataclasses import dataclass
-
-import typer
+from typing import Annotated
 
 from ..._core.config import TEACHING_BIAS_INPUT
 from ..._core.files import check_writable
@@ -16,12 +15,29 @@ from ._common import (
     auto,
     err_console,
     final_estimator,
-    format_option,
-    header_option,
     is_text_model,
     load_model,
     parse_label_column,
-    zero_based_option,
+)
+from ._options import (
+    Algorithm,
+    BiasInput,
+    Data,
+    Eta,
+    FeatureMap,
+    Format,
+    Header,
+    Kind,
+    LabelColumn,
+    Losses,
+    MaxIter,
+    Mode,
+    Model,
+    Output,
+    Seed,
+    Size,
+    ZeroBased,
+    more_help,
 )
 
 KINDS = ("boundary", "mistakes", "animation")
@@ -273,73 +289,76 @@ def make_losses_plot(
     return PlotResult(output, "losses", ", ".join(LOSSES))
 
 
+# plot's own words on the options it shares
+_Data = Annotated[
+    str | None,
+    more_help(
+        Data,
+        "Labelled and numeric (not text), with 2 features except for mistakes; none with --losses.",
+    ),
+]
+_Output = Annotated[
+    str, more_help(Output, "An image: .png, .svg, .pdf or .jpg, or .gif for the animation.")
+]
+_Model = Annotated[str | None, more_help(Model, "Draw it instead of training one.")]
+_Algorithm = Annotated[str, more_help(Algorithm, "The one trained when no --model is given.")]
+_MaxIter = Annotated[
+    int | None, more_help(MaxIter, "Default: the estimator's max_iter; 100 for the animation.")
+]
+_FeatureMap = Annotated[
+    bool, more_help(FeatureMap, "Boundary and mistakes plots, without --model.")
+]
+_Mode = Annotated[str, more_help(Mode, "For the animation.")]
+_BiasInput = Annotated[float, more_help(BiasInput, "For the animation.")]
+
+
 def command(
-    data: str | None = typer.Argument(
-        None,
-        metavar="DATA",
-        help="Labelled numeric data (2 features except for mistakes); none with --losses.",
-    ),
-    output: str = typer.Option(
-        ...,
-        "--output",
-        "-o",
-        help="Image to write: .png, .svg, .pdf or .jpg, or .gif for the animation.",
-    ),
-    kind: str | None = typer.Option(
-        None,
-        "--kind",
-        help="boundary, mistakes or animation (default: animation for .gif, else boundary).",
-    ),
-    losses: bool = typer.Option(
-        False,
-        "--losses",
-        help="Draw the 0-1 loss and its surrogates (perceptron, hinge, squared, logistic) "
-        "against the margin z = t f(x) instead; takes no DATA, and only -o and --size apply.",
-    ),
-    model: str | None = typer.Option(
-        None, "--model", "-m", help="Draw this saved model instead of training one."
-    ),
-    algorithm: str = typer.Option(
-        "perceptron", "--algorithm", "-a", help="Algorithm trained when no --model is given."
-    ),
-    max_iter: int | None = typer.Option(
-        None,
-        "--max-iter",
-        help="Most passes over the data (default: the estimator's max_iter; 100 for the "
-        "animation).",
-    ),
-    eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
-    feature_map: bool = typer.Option(
-        False,
-        "--feature-map",
-        help="Train on the notes' features (x1, x2, x1 x2, x1^2, x2^2): the boundary is a "
-        "conic, and XOR is learnt (boundary and mistakes plots, without --model).",
-    ),
-    mode: str = typer.Option("online", "--mode", help="Animation: online or batch."),
-    bias_input: float = typer.Option(
-        TEACHING_BIAS_INPUT,
-        "--bias-input",
-        help="Animation: the constant input (the lecture notes' -1 by default, as in their "
-        "worked example, the modified OR problem).",
-    ),
-    size: str | None = typer.Option(
-        None,
-        "--size",
-        metavar="WIDTHxHEIGHT",
-        help="Image size in pixels, e.g. 800x600, each side from 300 to 10000 (default "
-        "600x450; 520x360 for a .gif). The text keeps its share of the image; .svg and .pdf "
-        "get the same proportions.",
-    ),
-    label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."
-    ),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(),
+    data: _Data = None,
+    *,  # --output is required, DATA not
+    output: _Output,
+    kind: Kind = None,
+    losses: Losses = False,
+    model: _Model = None,
+    algorithm: _Algorithm = "perceptron",
+    max_iter: _MaxIter = None,
+    eta: Eta = 1.0,
+    seed: Seed = 0,
+    feature_map: _FeatureMap = False,
+    mode: _Mode = "online",
+    bias_input: _BiasInput = TEACHING_BIAS_INPUT,
+    size: Size = None,
+    label_column: LabelColumn = None,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: Format = None,
 ) -> None:
     """Plot the decision boundary with its margin, mistakes per epoch, a training GIF, or
     the surrogate losses."""
+    _run(**locals())
+
+
+def _run(
+    data: str | None,
+    *,
+    output: str,
+    kind: str | None,
+    losses: bool,
+    model: str | None,
+    algorithm: str,
+    max_iter: int | None,
+    eta: float,
+    seed: int,
+    feature_map: bool,
+    mode: str,
+    bias_input: float,
+    size: str | None,
+    label_column: str | None,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+) -> None:
+    """What ``rosenblatt plot`` does with its options: draw the figure asked for, then say
+    where it went."""
     pixels = parse_size(size)  # a bad --size fails before the data are read
     if losses:
         if data is not None:

@@ -8,26 +8,35 @@ import sys
 from collections.abc import Iterator, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import Annotated
 
-import typer
-
+from ..._core.config import DEFAULT_CHUNK_SIZE
 from ._common import (
-    IGNORE_FOR_MODEL,
     auto,
-    chunk_size_option,
     err_console,
-    format_option,
-    header_option,
-    id_column_option,
     id_columns_of,
-    ignore_option,
     jsonable,
     load_model,
     names_option,
     parse_label_column,
     read_model_input,
     working,
-    zero_based_option,
+)
+from ._options import (
+    ChunkSize,
+    Data,
+    FormatForModel,
+    Header,
+    IdColumn,
+    IgnoreForModel,
+    Json,
+    LabelColumn,
+    Model,
+    Output,
+    Proba,
+    Scores,
+    ZeroBased,
+    more_help,
 )
 
 
@@ -238,56 +247,58 @@ def _column_names(result: PredictResult, ids: Sequence[str] = ()) -> list[str]:
     return names
 
 
-# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
-_ID_COLUMN = id_column_option(
-    " Written beside each prediction: the output is then CSV records, with a header line "
-    "when DATA has one."
-)
+# predict's own words on the options it shares
+_Data = Annotated[str, more_help(Data, "The samples to label.")]
+_Output = Annotated[
+    str | None,
+    more_help(
+        Output,
+        "The labels go there (- : standard output, as without it); it appears once complete.",
+    ),
+]
+_Json = Annotated[
+    bool,
+    more_help(
+        Json,
+        'It is {"predictions": [...]}, written once all of DATA is read (the default lines come '
+        "as each block is predicted).",
+    ),
+]
+_LabelColumn = Annotated[
+    str | None, more_help(LabelColumn, "Give it if DATA has one that is not the last.")
+]
+_IdColumn = Annotated[
+    list[str] | None,
+    more_help(
+        IdColumn,
+        "Written beside each prediction: the output is then CSV records, with a header line "
+        "when DATA has one.",
+    ),
+]
+_ChunkSize = Annotated[
+    int,
+    more_help(
+        ChunkSize,
+        "Each block is predicted as it is read, and standard input is also answered wherever "
+        "it pauses, so that `predict -` works as a filter.",
+    ),
+]
 
 
 def command(
-    data: str = typer.Argument(
-        ...,
-        metavar="DATA",
-        help="Samples to label (.csv, .svm/.libsvm/.svmlight, .tsv; - : standard input).",
-    ),
-    model: str = typer.Option(..., "--model", "-m", help="A model saved by `rosenblatt train`."),
-    output: str | None = typer.Option(
-        None,
-        "--output",
-        "-o",
-        help="Write the labels to this file (- : standard output); it appears once complete.",
-    ),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help='Print {"predictions": [...]} as JSON, one document once all of DATA is read '
-        "(the default lines come as each block is predicted).",
-    ),
-    scores: bool = typer.Option(
-        False,
-        "--scores",
-        help="Also print the decision values: one per sample for two classes (positive: the "
-        "second class), one per class otherwise.",
-    ),
-    proba: bool = typer.Option(
-        False,
-        "--proba",
-        help="Also print the probability of every class (a model trained with --calibrate); "
-        "the columns are named on standard error.",
-    ),
-    label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: the label column, if the file has one that is not last."
-    ),
-    id_column: list[str] | None = _ID_COLUMN,
-    ignore: str | None = ignore_option(IGNORE_FOR_MODEL),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(for_model=True),
-    chunk_size: int = chunk_size_option(
-        " Standard input is also answered wherever it pauses, so that `predict -` works "
-        "as a filter."
-    ),
+    data: _Data,
+    model: Model,
+    output: _Output = None,
+    as_json: _Json = False,
+    scores: Scores = False,
+    proba: Proba = False,
+    label_column: _LabelColumn = None,
+    id_column: _IdColumn = None,
+    ignore: IgnoreForModel = None,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: FormatForModel = None,
+    chunk_size: _ChunkSize = DEFAULT_CHUNK_SIZE,
 ) -> None:
     """Predict a label for every sample of DATA, one per line, as DATA is read.
 
@@ -295,6 +306,27 @@ def command(
     Standard input (DATA is -) is read in the format the model was trained on, or,
     when the model cannot tell, in the one its first lines are in.
     """
+    _run(**locals())
+
+
+def _run(
+    data: str,
+    model: str,
+    *,
+    output: str | None,
+    as_json: bool,
+    scores: bool,
+    proba: bool,
+    label_column: str | None,
+    id_column: list[str] | None,
+    ignore: str | None,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+    chunk_size: int,
+) -> None:
+    """What ``rosenblatt predict`` does with its options: write the predictions as DATA is
+    read, to standard output or, once complete, to ``output``."""
     ids = id_columns_of(id_column)
     blocks = predict_blocks(
         model,

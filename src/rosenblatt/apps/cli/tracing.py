@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
-
-import typer
+from typing import TYPE_CHECKING, Annotated
 
 from ..._core.config import (
     TEACHING_BIAS_INPUT,
@@ -13,14 +11,21 @@ from ..._core.config import (
     TRACE_MAX_ROWS,
     TRACE_MAX_SAMPLES,
 )
-from ._common import (
-    auto,
-    console,
-    err_console,
-    format_option,
-    header_option,
-    parse_label_column,
-    zero_based_option,
+from ._common import auto, console, err_console, parse_label_column
+from ._options import (
+    BiasInput,
+    Data,
+    Eta,
+    Format,
+    Header,
+    LabelColumn,
+    MaxIter,
+    MaxSamples,
+    Mode,
+    Seed,
+    Shuffle,
+    ZeroBased,
+    more_help,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -96,29 +101,46 @@ def capped_epochs(epochs: int, n_samples: int) -> int:
     return max(1, min(int(epochs), TRACE_MAX_ROWS // max(n_samples, 1)))
 
 
+# trace's own words on the options it shares
+_Data = Annotated[str, more_help(Data, "Small, labelled and numeric (two classes).")]
+_MaxIter = Annotated[int, more_help(MaxIter, "Epochs, as trace's max_iter.")]
+
+
 def command(
-    data: str = typer.Argument(..., metavar="DATA", help="Small labelled data (two classes)."),
-    mode: str = typer.Option("online", "--mode", help="online (incremental) or batch."),
-    eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
-    bias_input: float = typer.Option(
-        TEACHING_BIAS_INPUT,
-        "--bias-input",
-        help="Constant appended to every pattern (the lecture notes' -1 by default).",
-    ),
-    epochs: int = typer.Option(100, "--max-iter", help="Most epochs (as trace's max_iter)."),
-    shuffle: bool = typer.Option(False, "--shuffle", help="A fresh random order each epoch."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
-    label_column: str | None = typer.Option(
-        None, "--label-column", help="CSV: label column by header name or 0-based index."
-    ),
-    max_samples: int = typer.Option(
-        MAX_SAMPLES, "--max-samples", help="Refuse data with more samples than this."
-    ),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(),
+    data: _Data,
+    mode: Mode = "online",
+    eta: Eta = 1.0,
+    bias_input: BiasInput = TEACHING_BIAS_INPUT,
+    epochs: _MaxIter = 100,
+    shuffle: Shuffle = False,
+    seed: Seed = 0,
+    label_column: LabelColumn = None,
+    max_samples: MaxSamples = MAX_SAMPLES,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: Format = None,
 ) -> None:
     """Print the lecture notes' table: the weights before and after every pattern presentation."""
+    _run(**locals())
+
+
+def _run(
+    data: str,
+    *,
+    mode: str,
+    eta: float,
+    bias_input: float,
+    epochs: int,
+    shuffle: bool,
+    seed: int,
+    label_column: str | None,
+    max_samples: int,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+) -> None:
+    """What ``rosenblatt trace`` does with its options: print the table, with a note on
+    standard error when it stops short of the epochs asked for."""
     result = trace_data(
         data,
         mode=mode,

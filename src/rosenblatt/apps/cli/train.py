@@ -14,15 +14,13 @@ import time
 import warnings
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import numpy as np
-import typer
 from rich.markup import escape
 
 from ..._core.config import (
     CALIBRATION_METHODS,
-    DEFAULT_CHECKPOINT_ROWS,
     DEFAULT_CHUNK_SIZE,
     DEFAULT_STREAM_EPOCHS,
     ONLINE_CALIBRATION,
@@ -30,19 +28,13 @@ from ..._core.config import (
 from ..._core.files import check_writable
 from ._common import (
     auto,
-    check_chunk_size,
     err_console,
     final_estimator,
-    format_option,
-    header_option,
-    id_column_option,
     id_columns_of,
-    ignore_option,
     jsonable,
     names_option,
     parse_label_column,
     working,
-    zero_based_option,
 )
 from ._estimators import (
     ALGORITHMS,
@@ -51,6 +43,46 @@ from ._estimators import (
     make_estimator,
     model_for,
     text_features,
+)
+from ._options import (
+    Algorithm,
+    Budget,
+    BudgetPolicy,
+    Cache,
+    Calibrate,
+    Checkpoint,
+    CheckpointEvery,
+    ChunkSize,
+    ClassWeight,
+    Data,
+    Degree,
+    EarlyStopping,
+    Eta,
+    Format,
+    Gamma,
+    Header,
+    IdColumn,
+    Ignore,
+    InterceptScaling,
+    Json,
+    Kernel,
+    LabelColumn,
+    MaxIter,
+    MaxProjectionError,
+    Model,
+    MultiClass,
+    NJobs,
+    Plus,
+    Prediction,
+    Quiet,
+    Resume,
+    Scale,
+    Seed,
+    ShuffleOrder,
+    Stream,
+    Tol,
+    ZeroBased,
+    more_help,
 )
 from ._train_progress import fit_with_epoch_progress, fit_with_stream_progress, no_stage
 from ._train_stream import train_streamed
@@ -277,156 +309,123 @@ def name_features(model: Any, names: Sequence[str] | np.ndarray) -> None:
         (steps[0][1] if steps else fitted).feature_names_in_ = names
 
 
-# --id-column, repeatable: a list, hence a module-level default (ruff's B008)
-_ID_COLUMN = id_column_option(
-    " The model's feature names leave it out, so that `predict --id-column` reads the same file."
-)
+# train's own words on the options it shares
+_Data = Annotated[str, more_help(Data, "The training data; - needs --format.")]
+_Model = Annotated[str, more_help(Model, "Where to save the trained model.")]
+_MaxIter = Annotated[
+    int | None,
+    more_help(
+        MaxIter,
+        "As the estimators' max_iter (default: theirs, 1000 for the linear perceptrons and 100 "
+        f"for kernel; with --stream {DEFAULT_STREAM_EPOCHS}, each after the first reading the "
+        "binary cache). Training stops earlier after a pass without a mistake. The voted "
+        "perceptron keeps a vector per mistake: on data that are not separable, a smaller "
+        "--max-iter keeps it small.",
+    ),
+]
+_IdColumn = Annotated[
+    list[str] | None,
+    more_help(
+        IdColumn,
+        "The model's feature names leave it out, so that `predict --id-column` reads the same "
+        "file.",
+    ),
+]
+_Json = Annotated[
+    bool,
+    more_help(
+        Json,
+        "The summary (the table is not shown; the progress and the notes still go to standard "
+        "error).",
+    ),
+]
+_ChunkSize = Annotated[
+    int, more_help(ChunkSize, "Only with --stream, which trains on one block at a time.")
+]
+_NJobs = Annotated[int | None, more_help(NJobs, "Threads for one-vs-rest neurons.")]
+_Scale = Annotated[
+    bool,
+    more_help(
+        Scale,
+        "A scaler fitted on DATA is saved in the model (not with --stream, which trains on the "
+        "features as they are).",
+    ),
+]
+_LabelColumn = Annotated[str | None, more_help(LabelColumn, "Default: the last.")]
 
 
 def command(
-    data: str = typer.Argument(
-        ...,
-        metavar="DATA",
-        help="Training data: .csv, .svm/.libsvm/.svmlight or .tsv (label<TAB>text); "
-        "- : standard input (with --format).",
-    ),
-    model: str = typer.Option(..., "--model", "-m", help="Where to save the trained model."),
-    algorithm: str = typer.Option(
-        "perceptron",
-        "--algorithm",
-        "-a",
-        help="perceptron, averaged, voted, kernel, projectron, centroid or lp.",
-    ),
-    epochs: int | None = typer.Option(
-        None,
-        "--max-iter",
-        help="Most passes over the data, as the estimators' max_iter (default: theirs, 1000 "
-        f"for the linear perceptrons and 100 for kernel; with --stream {DEFAULT_STREAM_EPOCHS}, "
-        "each after the first reading the binary cache). Training stops earlier after a pass "
-        "without a mistake. The voted perceptron keeps a vector per mistake: on data that are "
-        "not separable, a smaller --max-iter keeps it small.",
-    ),
-    eta: float = typer.Option(1.0, "--eta", help="Learning rate."),
-    seed: int = typer.Option(0, "--seed", help="Seed of the shuffling."),
-    label_column: str | None = typer.Option(
-        None,
-        "--label-column",
-        help="CSV: label column by header name or 0-based index (default: the last).",
-    ),
-    id_column: list[str] | None = _ID_COLUMN,
-    ignore: str | None = ignore_option(),
-    zero_based: bool | None = zero_based_option(),
-    header: bool | None = header_option(),
-    data_format: str | None = format_option(),
-    quiet: bool = typer.Option(
-        False, "--quiet", "-q", help="No progress bar, table or notes on standard error."
-    ),
-    as_json: bool = typer.Option(
-        False,
-        "--json",
-        help="Print the summary as one JSON object on standard output (the table is not "
-        "shown; the progress and the notes still go to standard error).",
-    ),
-    stream: bool = typer.Option(
-        False,
-        "--stream",
-        help="Train chunk by chunk, for files larger than memory (perceptron, averaged, voted).",
-    ),
-    chunk_size: int = typer.Option(
-        DEFAULT_CHUNK_SIZE, "--chunk-size", help="Rows per chunk with --stream."
-    ),
-    class_weight: str | None = typer.Option(
-        None, "--class-weight", help="balanced: weigh classes inversely to their size."
-    ),
-    intercept_scaling: str | None = typer.Option(
-        None, "--intercept-scaling", help="The constant input (a number, or auto)."
-    ),
-    shuffle: str | None = typer.Option(
-        None, "--shuffle", help="full, block or none (default: the estimator's)."
-    ),
-    multi_class: str | None = typer.Option(
-        None, "--multi-class", help="Several classes: ovr or multinomial."
-    ),
-    n_jobs: int | None = typer.Option(
-        None, "--n-jobs", help="Threads for one-vs-rest neurons (-1: all cores)."
-    ),
-    early_stopping: bool = typer.Option(
-        False, "--early-stopping", help="Stop when a held-out tenth stops improving."
-    ),
-    tol: str | None = typer.Option(
-        None,
-        "--tol",
-        help="Stop when the epochs' weighted mistake fraction stops improving by this much "
-        "(default: the estimator's 1e-3); none: to the first error-free epoch or --max-iter.",
-    ),
-    kernel: str | None = typer.Option(None, "--kernel", help="rbf, poly, linear or sigmoid."),
-    gamma: str | None = typer.Option(None, "--gamma", help="Kernel coefficient, scale or auto."),
-    degree: int | None = typer.Option(None, "--degree", help="Degree of the poly kernel."),
-    prediction: str | None = typer.Option(
-        None, "--prediction", help="kernel, projectron: last, averaged (default) or voted."
-    ),
-    budget: int | None = typer.Option(
-        None,
-        "--budget",
-        help="kernel, projectron: the most support vectors the model keeps "
-        "(projectron: 300 by default).",
-    ),
-    budget_policy: str | None = typer.Option(
-        None,
-        "--budget-policy",
-        help="kernel, with --budget: stop (default), random or forgetron; random and "
-        "forgetron need --prediction last.",
-    ),
-    max_projection_error: str | None = typer.Option(
-        None,
-        "--max-projection-error",
-        help="projectron: the largest squared projection error that projects (default 0.1).",
-    ),
-    plus: bool = typer.Option(
-        False, "--plus", help="projectron: Projectron++, also learning from margin errors."
-    ),
-    scale: bool = typer.Option(
-        True,
-        "--scale/--no-scale",
-        help="Standardise numeric features with a scaler fitted on DATA and saved in the "
-        "model (not with --stream, which trains on the features as they are).",
-    ),
-    calibrate: str | None = typer.Option(
-        None,
-        "--calibrate",
-        help="sigmoid or isotonic: calibrate the scores into probabilities on 5 held-out "
-        "folds, for `predict --proba` (isotonic wants a thousand samples or more); online: "
-        "learn the probabilities with the model, sample by sample (online Platt scaling "
-        "with calibeating; the iterative algorithms, also with --stream).",
-    ),
-    checkpoint: str | None = typer.Option(
-        None,
-        "--checkpoint",
-        help="With --stream: write a checkpoint here (atomically) every --checkpoint-every "
-        "rows and when training ends; after a crash, --resume it.",
-    ),
-    checkpoint_every: int | None = typer.Option(
-        None,
-        "--checkpoint-every",
-        metavar="ROWS",
-        help=f"Rows between checkpoints (default {DEFAULT_CHECKPOINT_ROWS:,}).",
-    ),
-    resume: str | None = typer.Option(
-        None,
-        "--resume",
-        help="With --stream: go on from this checkpoint (same DATA and options), writing "
-        "the next ones to it unless --checkpoint names another file. The model is the one "
-        "an uninterrupted run gives, byte for byte. Standard input cannot be resumed.",
-    ),
-    cache: str | None = typer.Option(
-        None,
-        "--cache",
-        help="With --stream: keep the binary cache of the parsed file in this folder and "
-        "reuse it next time, while the file and the reading options stay the same "
-        "(default: a temporary cache, deleted at the end).",
-    ),
+    data: _Data,
+    model: _Model,
+    algorithm: Algorithm = "perceptron",
+    epochs: _MaxIter = None,
+    eta: Eta = 1.0,
+    seed: Seed = 0,
+    label_column: _LabelColumn = None,
+    id_column: _IdColumn = None,
+    ignore: Ignore = None,
+    zero_based: ZeroBased = None,
+    header: Header = None,
+    data_format: Format = None,
+    quiet: Quiet = False,
+    as_json: _Json = False,
+    stream: Stream = False,
+    chunk_size: _ChunkSize = DEFAULT_CHUNK_SIZE,
+    class_weight: ClassWeight = None,
+    intercept_scaling: InterceptScaling = None,
+    shuffle: ShuffleOrder = None,
+    multi_class: MultiClass = None,
+    n_jobs: _NJobs = None,
+    early_stopping: EarlyStopping = False,
+    tol: Tol = None,
+    kernel: Kernel = None,
+    gamma: Gamma = None,
+    degree: Degree = None,
+    prediction: Prediction = None,
+    budget: Budget = None,
+    budget_policy: BudgetPolicy = None,
+    max_projection_error: MaxProjectionError = None,
+    plus: Plus = False,
+    scale: _Scale = True,
+    calibrate: Calibrate = None,
+    checkpoint: Checkpoint = None,
+    checkpoint_every: CheckpointEvery = None,
+    resume: Resume = None,
+    cache: Cache = None,
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
+    _run(**locals())
+
+
+def _run(
+    data: str,
+    model: str,
+    *,
+    algorithm: str,
+    epochs: int | None,
+    eta: float,
+    seed: int,
+    label_column: str | None,
+    id_column: list[str] | None,
+    ignore: str | None,
+    zero_based: bool | None,
+    header: bool | None,
+    data_format: str | None,
+    quiet: bool,
+    as_json: bool,
+    stream: bool,
+    chunk_size: int,
+    scale: bool,
+    calibrate: str | None,
+    checkpoint: str | None,
+    checkpoint_every: int | None,
+    resume: str | None,
+    cache: str | None,
+    **options: Any,
+) -> None:
+    """What ``rosenblatt train`` does with its options: check them together, train in
+    memory or streamed, showing the progress, then tell what was done. ``options``: the
+    estimators' (:data:`OPTION_USERS`), as the command line gave them."""
     label = parse_label_column(label_column)
     reading = {
         "zero_based": auto(zero_based),
@@ -435,8 +434,6 @@ def command(
         "id_columns": id_columns_of(id_column),
         "ignore": names_option(ignore),
     }
-    if stream:
-        check_chunk_size(chunk_size)
     if cache is not None and not stream:
         raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
     resumable = {"--checkpoint": checkpoint, "--checkpoint-every": checkpoint_every}
@@ -447,23 +444,6 @@ def command(
         raise ValueError("--checkpoint-every goes with --checkpoint (or --resume)")
     if epochs is None and stream:
         epochs = DEFAULT_STREAM_EPOCHS
-    options = {
-        "class_weight": class_weight,
-        "intercept_scaling": intercept_scaling,
-        "shuffle": shuffle,
-        "multi_class": multi_class,
-        "n_jobs": n_jobs,
-        "early_stopping": early_stopping,
-        "tol": tol,
-        "kernel": kernel,
-        "gamma": gamma,
-        "degree": degree,
-        "prediction": prediction,
-        "budget": budget,
-        "budget_policy": budget_policy,
-        "max_projection_error": max_projection_error,
-        "plus": plus,
-    }
     if calibrate is not None and calibrate not in (*CALIBRATION_METHODS, ONLINE_CALIBRATION):
         raise ValueError(f"--calibrate takes sigmoid, isotonic or online; got {calibrate!r}")
     if stream and calibrate in CALIBRATION_METHODS:

@@ -25,7 +25,7 @@ of its own (:mod:`._stream`); so a file reads the same every way, and fails the
 same way: a :class:`~rosenblatt.exceptions.DataFileError`
 reading ``"<path>, line N: <what is wrong>; <what to do>"``.
 
-Large files are parsed by compiled parsers (``data/readers/textparse.py``:
+Large files are parsed by compiled parsers (``engine/kernels/textparse.py``:
 svmlight lines, and CSV lines without quotes), small ones by the Python readers,
 which give the same result without loading numba; numbers are what ``float()``
 reads, bit for bit, either way.

@@ -18,7 +18,7 @@ and looks like names:
 A label column named by its header name implies a header.
 
 Blocks of lines without quotes are parsed by the compiled parser of
-:mod:`rosenblatt.data.readers.textparse` (numbers exactly as ``float()`` reads them);
+:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them);
 blocks with quotes, small files and lines the compiled parser leaves to Python
 go through :mod:`csv`, with the same result. Errors come in the order of the
 checks: a record with the wrong number of fields or broken quotes stops the

@@ -3,7 +3,7 @@
 Indices increase along a line; ``#`` starts a comment; blank lines are skipped.
 Tokens are split at ASCII whitespace; an index is what ``int()`` reads and a value
 what ``float()`` reads, as in scikit-learn's ``load_svmlight_file``. Blocks of
-lines are parsed by the compiled parser of :mod:`rosenblatt.data.readers.textparse`
+lines are parsed by the compiled parser of :mod:`rosenblatt.engine.kernels.textparse`
 (values exactly as ``float()`` gives them), or, for small files and for lines
 the compiled parser leaves to Python, line by line in Python, with the same
 result.

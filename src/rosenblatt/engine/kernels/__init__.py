@@ -8,7 +8,7 @@ numba keys each cached function on the file that defines it, not on the helpers
 it inlines or the constants it reads: after an update that changed only
 ``_rows.py``, ``_simd.py``, ``_prefetch.py`` or ``rosenblatt/_core/kernel_constants.py``
 (a ``git pull`` in an editable install touches only those), the loops of ``primal.py``
-and the parsers of ``data/readers/textparse.py`` would load from the cache with the old
+and the parsers of ``engine/kernels/textparse.py`` would load from the cache with the old
 code compiled in. So the first import drops the cache of every listed module when any
 listed source has changed since the cache was stamped.
 """

@@ -13,7 +13,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-LANES = 8
+from ..._core.kernel_constants import LANES
 
 
 @intrinsic

@@ -1,8 +1,7 @@
 """Every compiled kernel the package calls from Python, in one list.
 
-Each entry names a kernel (``module.function`` under :mod:`rosenblatt.engine.kernels`, or
-``textparse.function``: the readers' compiled parsers, which live beside them in
-:mod:`rosenblatt.data.readers.textparse`),
+Each entry names a kernel (``module.function`` under :mod:`rosenblatt.engine.kernels`; the
+readers' compiled parsers are ``textparse``'s, which the data layer calls down here),
 the plain-Python reference it must reproduce (a function of ``tests/reference.py``,
 named by string: the package does not import its tests); ``tests/test_kernel_registry.py``
 checks every kernel against its reference. What compiles each kernel for every signature
@@ -18,16 +17,12 @@ import importlib
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["ELSEWHERE", "INLINED_HELPERS", "KERNELS", "Kernel", "kernel", "module_path"]
-
-
-# Modules of compiled kernels that live outside this package, beside the code that runs them.
-ELSEWHERE = {"textparse": "rosenblatt.data.readers.textparse"}
+__all__ = ["INLINED_HELPERS", "KERNELS", "Kernel", "kernel", "module_path"]
 
 
 def module_path(module: str) -> str:
     """The full name of the module a kernel name's ``module`` part names."""
-    return ELSEWHERE.get(module, f"{__package__}.{module}")
+    return f"{__package__}.{module}"
 
 
 @dataclass(frozen=True)
@@ -37,8 +32,7 @@ class Kernel:
     Attributes
     ----------
     name : str
-        ``module.function`` under :mod:`rosenblatt.engine.kernels`, e.g. ``"primal.primal_epoch"``
-        (the parsers' module, ``textparse``, is in ``ELSEWHERE``).
+        ``module.function`` under :mod:`rosenblatt.engine.kernels`, e.g. ``"primal.primal_epoch"``.
     reference : str
         The plain-Python reference, ``"reference.<function>"`` in ``tests/reference.py``.
     """

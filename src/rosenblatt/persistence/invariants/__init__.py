@@ -17,16 +17,17 @@ the command line's numpy-only predictor runs the very same checks. A violation i
 loader reports as a :class:`~rosenblatt.exceptions.ModelFileError`.
 
 The package, by job: :mod:`.roles` (the classes by registry key and role),
-:mod:`.checker` (the checker language), :mod:`.models` (what a file may name, and the
-invariants of each class by its key), :mod:`.estimators`, :mod:`.transformers`,
-:mod:`.states` (random sources and training states).
+:mod:`.checker` (the checker language), :mod:`.models` (the check a class's record
+declares), :mod:`.estimators`, :mod:`.transformers`, :mod:`.states` (random sources and
+training states). What a file may name of each class (its parameters, its fitted
+attributes) is in its record, :mod:`rosenblatt.persistence.records`.
 
 This package imports numpy alone (scipy only to check a sparse matrix), so that
 reading a model for prediction imports neither scikit-learn nor numba.
 """
 
 from .checker import Plain, column_indices, is_column_selector
-from .models import FITTED, INVARIANTS, PARAMETERS, check_model
+from .models import check_model
 from .states import check_state
 from .transformers import (
     MAX_POLYNOMIAL_DEGREE,
@@ -36,10 +37,7 @@ from .transformers import (
 )
 
 __all__ = [
-    "FITTED",
-    "INVARIANTS",
     "MAX_POLYNOMIAL_DEGREE",
-    "PARAMETERS",
     "Plain",
     "check_model",
     "check_state",

@@ -4,7 +4,6 @@ error (:class:`BrokenInvariant`), and the vocabulary the declarations are writte
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -12,8 +11,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from ..._core.sparse import MAX_INDEX
-from ..._core.validation import BrokenInvariant
-from .roles import PARTS, PIPELINE, TRANSFORMERS
+from ..._core.validation import BrokenInvariant, is_finite
+from .roles import parts, plays
 
 if TYPE_CHECKING:  # pragma: no cover
     pass
@@ -33,12 +32,16 @@ class Plain:
         Fitted attributes (names ending in ``_``).
     properties : dict
         Fitted properties set through a setter (``TfidfVectorizer.idf_``).
+    derived : dict
+        Fitted attributes the file does not hold, rebuilt from the checked ones (the public
+        weights of an engine state): what the class's check returned.
     """
 
     key: str
     params: dict
     fitted: dict
     properties: dict = field(default_factory=dict)
+    derived: dict = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -47,7 +50,7 @@ class Plain:
 
 def final_step(model: Plain) -> Plain:
     """A pipeline's last step (the classifier), else the model itself."""
-    if model.key == PIPELINE:
+    if plays(model.key, "pipeline"):
         return model.params["steps"][-1][1]
     return model
 
@@ -176,7 +179,7 @@ class Checker:
         if (
             not isinstance(value, (int, float, np.integer, np.floating))
             or isinstance(value, (bool, np.bool_))
-            or not math.isfinite(value)
+            or not is_finite(value)
             or (nonzero and value == 0)
         ):
             kind = "a finite non-zero number" if nonzero else "a finite number"
@@ -271,8 +274,8 @@ class Checker:
 
     def part(self, value: Any, name: str) -> Plain:
         """A container's transformer: one rosenblatt stores, or a pipeline of them."""
-        self.estimator(value, name, PARTS, "a transformer rosenblatt stores")
-        if value.key == PIPELINE and final_step(value).key not in TRANSFORMERS:
+        self.estimator(value, name, parts(), "a transformer rosenblatt stores")
+        if plays(value.key, "pipeline") and not plays(final_step(value).key, "transformer"):
             self.fail(name, "must be a pipeline of transformers, without a classifier")
         return value
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from ..._core.sparse import is_sparse
-from ..._core.validation import BrokenInvariant
+from ..._core.validation import BrokenInvariant, is_finite
 from .checker import Checker, final_step, rows_for
-from .roles import CLASSIFIERS, ONLINE_LEARNERS
+from .roles import with_role
 from .transformers import output_width
 
 # ---------------------------------------------------------------------- classifiers
@@ -38,17 +36,13 @@ def _epoch_record(c):
     c.boolean("converged_")
 
 
-def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> None:
-    required = (
-        "classes_",
-        "n_features_in_",
-        "intercept_scaling_",
-        "training_state_",
-        "coef_",
-        "intercept_",
-    )
-    if not c.fitted(*required, *_EPOCH_RECORD, *(("n_vectors_",) if voted else ())):
-        return
+def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> dict:
+    """A linear perceptron's state, of the kind and shape its parameters and classes say;
+    returns its public weights (``coef_``, ``intercept_``, and the voted one's
+    ``n_vectors_``), read off the state as ``fit`` reads them."""
+    required = ("classes_", "n_features_in_", "intercept_scaling_", "training_state_")
+    if not c.fitted(*required, *_EPOCH_RECORD):
+        return {}
     from ...engine.primal import PrimalState, constant_input
 
     classes = c.classes()
@@ -72,17 +66,21 @@ def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> None:
     fit_intercept = c.param("fit_intercept")
     if not isinstance(fit_intercept, bool):
         c.fail("fit_intercept", "must be True or False")
-    coef, intercept = state.public_weights(averaged, constant_input(fit_intercept, scaling))
-    c.same("coef_", coef)
-    c.same("intercept_", intercept)
     _epoch_record(c)
+    bias_input = constant_input(fit_intercept, scaling)
+    coef, intercept = state.public_weights(averaged, bias_input)
+    derived = {"coef_": coef, "intercept_": intercept}
     if voted:
-        c.same("n_vectors_", state.votes.n_vectors())
-        if state.votes.bias_input != constant_input(fit_intercept, scaling):
+        if state.votes.bias_input != bias_input:
             c.fail("training_state_", "votes with another constant input than the model's")
+        derived["n_vectors_"] = state.votes.n_vectors()
+    return derived
 
 
-def check_kernel_perceptron(c: Checker) -> None:
+def check_kernel_perceptron(c: Checker) -> dict:
+    """A kernel perceptron's state, of the budget, kernel and shape its parameters and
+    classes say, with support vectors as many as it has; returns what ``fit`` reads off
+    the state (``support_``, ``dual_coef_``, ``intercept_``, the update record)."""
     required = (
         "classes_",
         "n_features_in_",
@@ -90,17 +88,10 @@ def check_kernel_perceptron(c: Checker) -> None:
         "gamma_",
         "support_",
         "support_vectors_",
-        "dual_coef_",
-        "intercept_",
-        "n_presented_",
-        "update_support_",
-        "update_coef_",
-        "update_time_",
-        "update_ptr_",
         *_EPOCH_RECORD,
     )
     if not c.fitted(*required):
-        return
+        return {}
     from ...engine.dual import DualState
     from ...engine.primal import constant_input
 
@@ -119,15 +110,14 @@ def check_kernel_perceptron(c: Checker) -> None:
         c.fail("prediction", "or fit_intercept is not one of the values the class takes")
     _budget_matches(c, estimator, state)
     scaling = c.param("intercept_scaling")
-    if fit_intercept and (not isinstance(scaling, (int, float)) or not math.isfinite(scaling)):
+    if fit_intercept and (not isinstance(scaling, (int, float)) or not is_finite(scaling)):
         c.fail("intercept_scaling", "must be a finite number")
     s2 = constant_input(fit_intercept, scaling) ** 2
     slots, derived = state.fitted(prediction == "averaged", s2)
     if np.any(derived["update_support_"] < 0):
         c.fail("training_state_", "records updates on samples that are not support vectors")
-    for name, value in derived.items():
-        c.same(name, value)
-    support = derived["support_"]
+    support = derived.pop("support_")
+    c.same("support_", support)  # the rows the support vectors are, in the state's order
     vectors = c.values["support_vectors_"]
     if c.param("kernel") == "precomputed":
         c.array("support_vectors_", shape=(0, 0))
@@ -142,6 +132,7 @@ def check_kernel_perceptron(c: Checker) -> None:
     else:
         c.array("support_vectors_", shape=(support.shape[0], n_features))
     _epoch_record(c)
+    return derived
 
 
 def _kernel_parameters(c):
@@ -165,7 +156,7 @@ def _kernel_parameters(c):
         c.fail("kernel", "must name a kernel: a model file holds no functions")
     gamma = c.values["gamma_"]
     if "gamma" in KERNEL_PARAMS[kernel]:
-        if not isinstance(gamma, (float, np.floating)) or not math.isfinite(gamma):
+        if not isinstance(gamma, (float, np.floating)) or not is_finite(gamma):
             c.fail("gamma_", f"must be the finite float gamma of the {kernel} kernel")
     elif gamma is not None:
         c.fail("gamma_", f"must be None: the {kernel} kernel has no gamma")
@@ -232,10 +223,10 @@ def check_calibrated(c: Checker) -> None:
         c.fail("calibrators_", f"must hold one list of maps per fold ({len(folds)})")
     method = c.param("method")
     if "estimator" in c.model.params and c.param("estimator") is not None:
-        c.estimator(c.param("estimator"), "estimator", CLASSIFIERS)
+        c.estimator(c.param("estimator"), "estimator", with_role("classifier"))
     for k, (fold, fold_maps) in enumerate(zip(folds, maps)):
         where = f"estimators_[{k}]"
-        fold = c.estimator(fold, where, CLASSIFIERS)
+        fold = c.estimator(fold, where, with_role("classifier"))
         fold_classes = final_step(fold).fitted.get("classes_")
         if not isinstance(fold_classes, np.ndarray) or not np.isin(fold_classes, classes).all():
             c.fail(where, "is not fitted on the model's classes")
@@ -254,7 +245,7 @@ def _calibration_map(c, name, mapping, method):
             value = mapping[part]
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 c.fail(f"{name}[{part!r}]", "must be a number")
-            if not math.isfinite(value):
+            if not is_finite(value):
                 c.fail(f"{name}[{part!r}]", "must be finite")
         return
     if method == "isotonic" and isinstance(mapping, dict) and set(mapping) == {"x", "y"}:
@@ -268,7 +259,7 @@ def _calibration_map(c, name, mapping, method):
 
 
 def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and is_finite(value)
 
 
 def check_online_calibrated(c: Checker) -> None:
@@ -284,9 +275,9 @@ def check_online_calibrated(c: Checker) -> None:
     n_features = c.n_features()
     n_maps = rows_for(classes.shape[0])
     if c.param("estimator") is not None:
-        c.estimator(c.param("estimator"), "estimator", ONLINE_LEARNERS, "an online classifier")
+        c.estimator(c.param("estimator"), "estimator", with_role("online"), "an online classifier")
     role = "an online classifier"
-    learner = c.estimator(c.values["estimator_"], "estimator_", ONLINE_LEARNERS, role)
+    learner = c.estimator(c.values["estimator_"], "estimator_", with_role("online"), role)
     if learner.fitted:
         learnt = learner.fitted.get("classes_")
         if not isinstance(learnt, np.ndarray) or not np.array_equal(learnt, classes):

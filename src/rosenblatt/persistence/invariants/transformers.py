@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.validation import is_finite
 from .checker import (
     MAX_INDEX,
     Checker,
@@ -16,15 +17,7 @@ from .checker import (
     is_column_selector,
     is_index,
 )
-from .roles import (
-    FINAL_STEPS,
-    IDENTITY,
-    PIPELINE,
-    STATELESS,
-    TRANSFORMERS,
-    UNION,
-    VECTORIZERS,
-)
+from .roles import plays, the
 
 
 # ---------------------------------------------------------------------- scikit-learn steps
@@ -67,7 +60,7 @@ def check_min_max_scaler(c: Checker) -> None:
     if not (
         isinstance(bounds, (tuple, list))
         and len(bounds) == 2
-        and all(type(v) in (int, float) and math.isfinite(v) for v in bounds)
+        and all(type(v) in (int, float) and is_finite(v) for v in bounds)
         and bounds[0] < bounds[1]
     ):
         c.fail("feature_range", "must be two finite numbers (low, high) with low < high")
@@ -300,7 +293,7 @@ def _parts(c, name, with_columns):
     if weights is not None and not (
         isinstance(weights, dict)
         and set(weights) <= set(names)
-        and all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights.values())
+        and all(isinstance(w, (int, float)) and is_finite(w) for w in weights.values())
     ):
         c.fail("transformer_weights", "must be None or a dict of its names to finite numbers")
     return parts
@@ -308,14 +301,14 @@ def _parts(c, name, with_columns):
 
 def _is_fitted(model) -> bool:
     """Whether a checked model is fitted (a container: every transformer in it)."""
-    if model.key == PIPELINE:
+    if plays(model.key, "pipeline"):
         return all(_is_fitted(step) for _, step in model.params["steps"])
-    if model.key == UNION:
+    if plays(model.key, "union"):
         parts = [t for _, t in model.params["transformer_list"] if isinstance(t, Plain)]
         return all(_is_fitted(t) for t in parts) and "passthrough" not in [
             t for _, t in model.params["transformer_list"]
         ]
-    return bool(model.fitted) or model.key in STATELESS
+    return bool(model.fitted) or plays(model.key, "stateless")
 
 
 def check_column_transformer(c: Checker) -> None:
@@ -368,14 +361,14 @@ def _fitted_part(c, where, given, transformer, indices, columns):
             c.fail(where, "must be 'drop', as the parameters give")
         return
     c.part(transformer, where)
-    wanted = IDENTITY if isinstance(given, str) else given.key
+    wanted = the("identity") if isinstance(given, str) else given.key
     if transformer.key != wanted:
         c.fail(where, f"must be a {wanted.rpartition('.')[2]}, as the parameters give")
     if not indices:
         return  # no columns: left unfitted, never called
     if not _is_fitted(transformer):
         c.fail(where, "is not fitted")
-    if transformer.key in VECTORIZERS:
+    if plays(transformer.key, "vectorizer"):
         if isinstance(columns, (list, tuple)):
             c.fail(where, "must give its text vectorizer one column (a name or an index)")
     elif (takes := output_width(transformer, inputs=True)) is not None and takes != len(indices):
@@ -410,12 +403,12 @@ def check_pipeline(c: Checker) -> None:
         names.append(step[0])
     if len(set(names)) != len(names) or any("__" in name or not name for name in names):
         c.fail("steps", "must have distinct, non-empty names without '__'")
-    if not all(step.key in TRANSFORMERS for _, step in steps[:-1]):
+    if not all(plays(step.key, "transformer") for _, step in steps[:-1]):
         c.fail("steps", "must be transformers followed by one final estimator")
-    if any(step.key in VECTORIZERS for _, step in steps[1:]):
+    if any(plays(step.key, "vectorizer") for _, step in steps[1:]):
         c.fail("steps", "may turn documents into features only in the first step")
     final = steps[-1][1]
-    if final.key not in FINAL_STEPS and final.key not in TRANSFORMERS:
+    if not (plays(final.key, "final") or plays(final.key, "transformer")):
         c.fail(
             "steps",
             "must end with a classifier of rosenblatt (or, inside a container, a transformer)",
@@ -433,24 +426,30 @@ def check_pipeline(c: Checker) -> None:
 def output_width(model: Plain, inputs: bool = False) -> int | None:
     """The features a checked, fitted model takes (``inputs=True``) or gives; None when it
     does not say (text in, or a stateless step)."""
-    if model.key == PIPELINE:
+    if plays(model.key, "pipeline"):
         steps = [step for _, step in model.params["steps"]]
         if inputs:
             return output_width(steps[0], inputs=True)
-        return output_width(steps[-1]) if steps[-1].key in TRANSFORMERS else None
-    if model.key == UNION:
+        return output_width(steps[-1]) if plays(steps[-1].key, "transformer") else None
+    if plays(model.key, "union"):
         return _union_width(model, inputs)
     values = model.fitted
-    if not inputs and "vocabulary_" in values:
-        return len(values["vocabulary_"])
-    if not inputs and model.key.endswith("HashingVectorizer"):
-        return model.params.get("n_features", 2**20)  # HashingVectorizer's default
-    if model.key.rpartition(".")[0] == "sklearn.feature_extraction.text" and inputs:
-        if "TfidfTransformer" not in model.key:
-            return None  # documents in
-    if not inputs and "n_features_in_" in values and model.key in _OUTPUT_WIDTHS:
-        return _OUTPUT_WIDTHS[model.key](model, values)
+    if plays(model.key, "vectorizer"):  # documents in
+        return None if inputs else hashed_width(model, values)
+    if not inputs and "n_features_in_" in values:
+        from ..records import record_of
+
+        width = record_of(model.key).width  # the transformers that change the count
+        if width is not None:
+            return width(model, values)
     return values.get("n_features_in_")
+
+
+def hashed_width(model, values):
+    """The features a vectorizer gives: its vocabulary's, or the hashing one's ``n_features``."""
+    if "vocabulary_" in values:
+        return len(values["vocabulary_"])
+    return model.params.get("n_features", 2**20)  # HashingVectorizer's default
 
 
 def _union_width(model, inputs):
@@ -464,26 +463,28 @@ def _union_width(model, inputs):
     return None if None in widths else sum(widths)
 
 
-def _imputed_width(model, values):
+# What the transformers that change the number of features give (the others give what
+# they take), from their checked fitted state: each one's record names its function.
+def polynomial_width_of(model, values):
+    return values["n_output_features_"]
+
+
+def one_hot_width(model, values):
+    return sum(len(c) for c in values["categories_"])
+
+
+def imputed_width(model, values):
     statistics = values["statistics_"]
     if model.params.get("keep_empty_features", False) or statistics.dtype.kind != "f":
         return statistics.shape[0]
     return int(np.count_nonzero(~np.isnan(statistics)))  # columns never seen are dropped
 
 
-# What the transformers that change the number of features give (the others give what
-# they take), from their checked fitted state.
-_OUTPUT_WIDTHS = {
-    "sklearn.preprocessing.PolynomialFeatures": lambda m, v: v["n_output_features_"],
-    "sklearn.preprocessing.OneHotEncoder": lambda m, v: sum(len(c) for c in v["categories_"]),
-    "sklearn.impute.SimpleImputer": _imputed_width,
-    "sklearn.decomposition.PCA": lambda m, v: v["components_"].shape[0],
-    "sklearn.decomposition.TruncatedSVD": lambda m, v: v["components_"].shape[0],
-    "sklearn.compose.ColumnTransformer": lambda m, v: _column_width(v),
-}
+def components_width(model, values):
+    return values["components_"].shape[0]
 
 
-def _column_width(values):
+def column_width(model, values):
     n, names = values["n_features_in_"], values.get("feature_names_in_")
     widths = [
         _entry_width(transformer, column_indices(columns, n, names))

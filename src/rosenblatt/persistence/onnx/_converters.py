@@ -57,9 +57,7 @@ from sklearn.ensemble import StackingClassifier
 from sklearn.feature_extraction.text import CountVectorizer, TfidfVectorizer
 from sklearn.pipeline import Pipeline
 
-from ...estimators.calibration import CalibratedClassifier, OnlineCalibratedClassifier
-from ...estimators.projectron import Projectron
-from ...estimators.text import TfDfTransformer
+from ..records import scored_as
 from . import EXPORTED_AS, OPSET, _calibration, _scores
 from ._graph import Graph
 
@@ -73,16 +71,11 @@ __all__ = [
     "register",
 ]
 
-# skl2onnx's name of each registered class
+#: The kinds of graph (a record's ``scoring``) the package converts itself
+_KINDS = (*_scores.SCORINGS, "calibrated", "online-calibrated", "tf-df")
+# skl2onnx's name of each registered class (every class whose record says how it scores)
 ALIASES: dict[type, str] = {
-    cls: f"Rosenblatt{cls.__name__}"
-    for cls in (
-        *_scores.CLASSIFIERS,
-        Projectron,
-        CalibratedClassifier,
-        OnlineCalibratedClassifier,
-        TfDfTransformer,
-    )
+    record.load(): f"Rosenblatt{record.name}" for record in scored_as(*_KINDS)
 }
 # the options of the classifiers (those of skl2onnx's linear classifiers that apply) and
 # of the calibrated ones (as skl2onnx's CalibratedClassifierCV, which has no raw_scores)
@@ -338,7 +331,7 @@ def _convert_calibrated(scope: Any, operator: Any, container: Any) -> None:
     fold_scores = [
         _fold_scores(scope, estimator, operator.inputs) for estimator in model.estimators_
     ]
-    g = Graph(scope, container, ALIASES[CalibratedClassifier])
+    g = Graph(scope, container, _alias(type(model)))
     proba = _calibration.probabilities(g, fold_scores, model)
     _probability_outputs(g, operator, proba, options["nocl"])
 
@@ -361,7 +354,7 @@ def _convert_online(scope: Any, operator: Any, container: Any) -> None:
     options = _options(container, operator.raw_operator)
     model = operator.raw_operator
     scores = _fold_scores(scope, model.estimator_, operator.inputs)
-    g = Graph(scope, container, ALIASES[OnlineCalibratedClassifier])
+    g = Graph(scope, container, _alias(type(model)))
     proba = _calibration.online_probabilities(g, scores, model)
     _probability_outputs(g, operator, proba, options["nocl"])
 
@@ -434,7 +427,7 @@ def _convert_tfdf(scope: Any, operator: Any, container: Any) -> None:
     """``tf / df``, then each row over its Euclidean length, in float64: scikit-learn's
     transform of the integer counts a ``CountVectorizer`` gives."""
     model = operator.raw_operator
-    g = Graph(scope, container, ALIASES[TfDfTransformer])
+    g = Graph(scope, container, _alias(type(model)))
     x, dtype = _features(g, operator)
     x = g.cast(x, np.float64) if dtype != np.float64 else x
     inverse = np.zeros_like(model.df_)
@@ -543,30 +536,32 @@ def register() -> None:
 def _register() -> None:
     global _SKL2ONNX_STACKING
     if not _registered:
-        for cls in (*_scores.CLASSIFIERS, Projectron):
-            update_registered_converter(
-                cls,
-                ALIASES[cls],
-                _classifier_shapes,
-                _convert_classifier,
-                parser=_parse_classifier,
-                options=_OPTIONS,
-            )
-        for calibrated_class, convert in (
-            (CalibratedClassifier, _convert_calibrated),
-            (OnlineCalibratedClassifier, _convert_online),
-        ):
-            update_registered_converter(
-                calibrated_class,
-                ALIASES[calibrated_class],
+        # each kind of graph its shape calculator, converter, parser and options
+        kinds = {
+            **dict.fromkeys(
+                _scores.SCORINGS,
+                (_classifier_shapes, _convert_classifier, _parse_classifier, _OPTIONS),
+            ),
+            "calibrated": (
                 _calibrated_shapes,
-                convert,
-                parser=_parse_calibrated,
-                options=_CALIBRATED_OPTIONS,
+                _convert_calibrated,
+                _parse_calibrated,
+                _CALIBRATED_OPTIONS,
+            ),
+            "online-calibrated": (
+                _calibrated_shapes,
+                _convert_online,
+                _parse_calibrated,
+                _CALIBRATED_OPTIONS,
+            ),
+            "tf-df": (_tfdf_shapes, _convert_tfdf, None, None),
+        }
+        for record in scored_as(*_KINDS):
+            cls = record.load()
+            shapes, convert, parser, options = kinds[str(record.scoring)]
+            update_registered_converter(
+                cls, ALIASES[cls], shapes, convert, parser=parser, options=options
             )
-        update_registered_converter(
-            TfDfTransformer, ALIASES[TfDfTransformer], _tfdf_shapes, _convert_tfdf
-        )
         # skl2onnx's converter of stacks stays for every stack it converts right
         alias = get_model_alias(StackingClassifier)
         _SKL2ONNX_STACKING = get_converter(alias)

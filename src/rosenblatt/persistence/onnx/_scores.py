@@ -17,9 +17,7 @@ import scipy.sparse as sp
 
 from ...engine.primal import constant_input
 from ...engine.votes import survival_counts
-from ...estimators.baselines import CentroidClassifier, LinearProgramClassifier
-from ...estimators.kernel import KernelPerceptron
-from ...estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+from ..records import record_of_class, scored_as
 
 if TYPE_CHECKING:  # pragma: no cover
     from ._graph import Graph
@@ -35,20 +33,21 @@ __all__ = [
     "why_not",
 ]
 
-# the classifiers with a graph here; Projectron is a KernelPerceptron
-CLASSIFIERS = (
-    Perceptron,
-    AveragedPerceptron,
-    VotedPerceptron,
-    KernelPerceptron,
-    CentroidClassifier,
-    LinearProgramClassifier,
-)
+#: How each kind of classifier scores, as its record says (the graph below per kind)
+SCORINGS = ("linear", "voted", "dual")
+# the classifiers with a graph here: those whose records score one of these ways
+CLASSIFIERS = tuple(record.load() for record in scored_as(*SCORINGS))
+
+
+def scoring(model: Any) -> str | None:
+    """How ``model`` scores (its record's ``scoring``), None for a class without a record."""
+    record = record_of_class(type(model))
+    return None if record is None else record.scoring
 
 
 def why_not(model: Any) -> str | None:
     """Why a fitted classifier of the package has no graph (None: it has one)."""
-    if isinstance(model, KernelPerceptron):
+    if scoring(model) == "dual":
         if callable(model.kernel):
             return (
                 "its kernel is a Python function, which an ONNX graph cannot call; "
@@ -61,9 +60,10 @@ def why_not(model: Any) -> str | None:
 
 def n_score_columns(model: Any) -> int:
     """Columns of ``decision_function`` (1: it returns a vector)."""
-    if isinstance(model, KernelPerceptron):
+    kind = scoring(model)
+    if kind == "dual":
         return int(model.dual_coef_.shape[0])
-    if isinstance(model, VotedPerceptron):
+    if kind == "voted":
         record = model.training_state_.votes
         n_classes = model.classes_.shape[0]
         return (1 if n_classes == 2 else n_classes) if record.multinomial else len(record.voters)
@@ -73,16 +73,15 @@ def n_score_columns(model: Any) -> int:
 def decision(g: Graph, x: str, input_dtype: Any, model: Any) -> tuple[str, Any]:
     """``model.decision_function`` of rows ``x`` (of ``input_dtype``): the name of the
     scores, (n,) or (n, k) as the estimator returns them, and their dtype."""
-    if isinstance(model, KernelPerceptron):
+    kind = scoring(model)
+    if kind == "dual":
         scores = _kernel_scores(g, g.cast(x, np.float64), model)
         dtype: Any = np.float64
-    elif isinstance(model, VotedPerceptron):
+    elif kind == "voted":
         scores, dtype = _vote_scores(g, x, input_dtype, model), np.float64
-    else:
+    else:  # linear: in the wider of the two types (the baselines' weights are float64)
         coef = np.asarray(model.coef_)
-        # the baselines score in float64; the perceptrons in the wider of the two types
-        wide = isinstance(model, (CentroidClassifier, LinearProgramClassifier))
-        dtype = np.float64 if wide else np.result_type(input_dtype, coef.dtype)
+        dtype = np.result_type(input_dtype, coef.dtype)
         x = x if dtype == input_dtype else g.cast(x, dtype)
         product = g.op("MatMul", x, g.const(coef.T.astype(dtype), "coef"))
         scores = g.op("Add", product, g.const(np.asarray(model.intercept_, dtype), "intercept"))
@@ -144,7 +143,7 @@ def _with_initial(values: np.ndarray, first: Any = 0) -> np.ndarray:
     return np.concatenate((np.asarray([first], dtype=values.dtype), values))
 
 
-def _vote_scores(g: Graph, x: str, input_dtype: Any, model: VotedPerceptron) -> str:
+def _vote_scores(g: Graph, x: str, input_dtype: Any, model: Any) -> str:
     """The voted perceptron's ``decision_function``: for each voter, the running score of
     every hypothesis it passed through, its sign, and the survival-weighted vote."""
     state = model.training_state_
@@ -193,7 +192,7 @@ def _vote_scores(g: Graph, x: str, input_dtype: Any, model: VotedPerceptron) -> 
 
 
 # ---------------------------------------------------------------------- kernels
-def _kernel_values(g: Graph, x: str, model: KernelPerceptron) -> str:
+def _kernel_values(g: Graph, x: str, model: Any) -> str:
     """``K(x, v)`` for every support vector ``v``, float64 (n, n_support), as
     :class:`rosenblatt.engine.dual.Kernel` computes them."""
     if model.kernel == "precomputed":  # x holds the kernel values against the training rows
@@ -229,7 +228,7 @@ def _kernel_values(g: Graph, x: str, model: KernelPerceptron) -> str:
     return power
 
 
-def _kernel_scores(g: Graph, x: str, model: KernelPerceptron) -> str:
+def _kernel_scores(g: Graph, x: str, model: Any) -> str:
     """``f(x) = sum_v coef_v (K(x, v) + s2)`` per problem, or the voted prediction's
     survival-weighted vote of every hypothesis (``engine.dual.vote_scores``)."""
     s2 = constant_input(model.fit_intercept, model.intercept_scaling) ** 2

@@ -37,7 +37,6 @@ import numpy as np
 from numba import njit
 
 from ..._core.kernel_constants import FULL
-from ...engine import kernels as _kernels  # noqa: F401 (drops a stale cache of these parsers)
 
 OK, DEFER = 0, 1
 
