@@ -590,7 +590,7 @@ def _linear_panel(name: str, tr, Z, s: Settings) -> dict:
         weights = np.column_stack([W, w0])
     else:  # the last weights; for the voted perceptron the vector in force, voting
         weights = tr.weights
-    panel = {
+    panel: dict[str, Any] = {
         "weights": _plain(weights),
         "grids": None,
         "support": None,

@@ -144,6 +144,7 @@ def read_points(content: str | bytes, name: str = "upload.csv") -> UploadedPoint
         raise PlaygroundError(
             f"{base}: {X.shape[0]} rows is more than the playground draws ({MAX_POINTS})."
         )
+    assert data.y is not None  # read labelled
     classes = np.unique(data.y)
     if classes.shape[0] != 2:
         shown = ", ".join(map(str, classes[:5].tolist()))
