@@ -91,23 +91,29 @@ def test_rosenblatt_lesson_reads_a_students_file_as_the_page_does(tmp_path):
     data = tmp_path / "notes.txt"
     data.write_text(OR_TABLE)
     out = tmp_path / "mine.ipynb"
-    assert run_cli("lesson", "-o", out, "--data", data, "--exercises").exit_code == 0
+    assert run_cli("lesson", "--out", out, "--data", data, "--exercises").exit_code == 0
     source = "\n".join(c.source for c in nbformat.read(out, as_version=4).cells)
     assert "y = np.array([-1, 1, 1, 1])" in source and "check_answer(online, 8, answer)" in source
     bad = tmp_path / "bad.csv"
     bad.write_text("x1,x2,label\n1,2,a\n3,x,b\n")
     assert_one_line_error(
-        run_cli("lesson", "-o", out, "--data", bad), "bad.csv, line 3, column 'x2': 'x' is not"
+        run_cli("lesson", "--out", out, "--data", bad), "bad.csv, line 3, column 'x2': 'x' is not"
     )
     for args, fragment in (
         (("--preset", "nope"), "unknown --preset 'nope'"),
         (("--compare", "svm"), "'svm' is no learner a lesson compares"),
         (("--preset", "or", "--data", data), "give --preset or --data, not both"),
     ):
-        assert_one_line_error(run_cli("lesson", "-o", out, *args), fragment)
-    assert_one_line_error(run_cli("lesson", "-o", tmp_path / "x.txt"), "give a .ipynb path")
+        assert_one_line_error(run_cli("lesson", "--out", out, *args), fragment)
+    assert_one_line_error(run_cli("lesson", "--out", tmp_path / "x.txt"), "give a .ipynb path")
 
 
 def test_lesson_notebooks_refuse_points_they_cannot_draw():
     with pytest.raises(ValueError, match="points of two coordinates"):
         lesson_notebook(np.zeros((3, 3)), [1, -1, 1])
+
+
+def test_a_missing_data_file_is_one_line(tmp_path):
+    result = run_cli("lesson", "--out", tmp_path / "x.ipynb", "--data", tmp_path / "none.csv")
+    assert_one_line_error(result, "none.csv")
+    assert not (tmp_path / "x.ipynb").exists()

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import typer
+from typing import Annotated
 
 from ._common import err_console
+from ._options import Compare, Exercises, LessonData, Out, Preset, more_help
 
 
 def make_lesson(
@@ -12,12 +13,12 @@ def make_lesson(
     *,
     preset: str | None = None,
     data: str | None = None,
-    algorithm: str = "online",
     compare: str | None = None,
     exercises: bool = False,
 ) -> str:
     """Write the lesson notebook of a preset or a data file (what the page's Lesson button
-    writes for the same points and learners, at the end of the run); return its path.
+    writes for the same points and learners, the notes' online perceptron first, at the end
+    of the run); return its path.
 
     Examples
     --------
@@ -26,6 +27,7 @@ def make_lesson(
     >>> path.endswith("or.ipynb")
     True
     """
+    from ..._core.files import check_readable
     from ..playground.lesson import panels_of, settings_for, write_lesson
     from ..playground.presets import PRESETS
     from ..playground.presets import preset as preset_points
@@ -35,6 +37,7 @@ def make_lesson(
     if preset is not None and data is not None:
         raise ValueError("give --preset or --data, not both")
     if data is not None:
+        check_readable(data, what="data file")
         with open(data, "rb") as handle:
             uploaded = read_points(handle.read(), data)
         points, labels = uploaded.points, uploaded.labels
@@ -51,42 +54,22 @@ def make_lesson(
         {
             "points": points,
             "labels": labels,
-            "algorithm": algorithm,
             "compare": list(panels_of(compare)),
         }
     )
     return write_lesson(out, X, y, settings_for(settings, X), exercises=exercises, title=title)
 
 
+# lesson's own words on the options it shares
+_Preset = Annotated[str | None, more_help(Preset, "The default: or, the notes' worked example.")]
+
+
 def command(
-    out: str = typer.Option(
-        ..., "--out", "-o", metavar="LESSON.ipynb", help="The notebook to write (.ipynb)."
-    ),
-    preset: str | None = typer.Option(
-        None, "--preset", help="A playground preset: or (default), and, xor, blobs, moons, ..."
-    ),
-    data: str | None = typer.Option(
-        None,
-        "--data",
-        metavar="CSV",
-        help="Your points instead: two features and a label per row (or the notes' table "
-        "a/a x_1 x_2 x_0 t), as the page's upload reads them.",
-    ),
-    algorithm: str = typer.Option(
-        "online",
-        "--algorithm",
-        "-a",
-        help="The page's learner: online, batch, averaged, voted or kernel.",
-    ),
-    compare: str | None = typer.Option(
-        None,
-        "--compare",
-        metavar="A,B",
-        help="Learners side by side: perceptron, averaged, voted, kernel, budgeted-kernel.",
-    ),
-    exercises: bool = typer.Option(
-        False, "--exercises", help="Add exercise cells whose answers the library checks."
-    ),
+    out: Out,
+    preset: _Preset = None,
+    data: LessonData = None,
+    compare: Compare = None,
+    exercises: Exercises = False,
 ) -> None:
     """Write a Jupyter notebook that rebuilds a playground lesson with the library.
 
@@ -95,7 +78,5 @@ def command(
     presentation whose answer the library checks. It runs top to bottom in a fresh
     kernel (pip install rosenblatt, then Run All) and gives the page's numbers.
     """
-    path = make_lesson(
-        out, preset=preset, data=data, algorithm=algorithm, compare=compare, exercises=exercises
-    )
+    path = make_lesson(out, preset=preset, data=data, compare=compare, exercises=exercises)
     err_console.print(f"wrote the lesson to {path}", markup=False)
