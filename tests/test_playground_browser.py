@@ -761,7 +761,7 @@ def test_class_colours_are_the_plots_png_colours(page, server_url, tmp_path):
     for x, y in centres:
         col, row = int((x - box["x"]) * scale), int((y - box["y"]) * scale)
         seen.append(tuple(rgb[row, col]))
-    hexes = ["#%02X%02X%02X" % tuple(int(v) for v in c) for c in seen]
+    hexes = ["#" + "".join(f"{int(v):02X}" for v in c) for c in seen]
     assert hexes == [palette["positive"]["color"], palette["negative"]["color"]]
     assert page.text_content("#legend-pos") == "class +1 (blue circle)"
     assert page.text_content("#legend-neg") == "class \u22121 (orange square)"
