@@ -187,7 +187,11 @@ def sign(a):
 
 
 def voted_decision(history, X_test, bias_input=1.0):
-    """The explicit vote: each presentation's weight vector votes sign(w . x) once."""
+    """The explicit vote: each presentation's weight vector votes sign(w . x) once.
+
+    The notes give the voted perceptron as a formula, not as an algorithm: ``h(x) =
+    sign(sum_t h_t(x)) = sign(sum_k c_k h_{w_k}(x))`` (seed 000), ``h_t`` the classifier
+    after presentation ``t``; this is that sum, over ``history``, divided by its length."""
     X_test = np.asarray(X_test, dtype=float)
     total = np.zeros(X_test.shape[0])
     for w in history:
