@@ -76,6 +76,10 @@ __all__ = [
     "OutputDir",
     "Plus",
     "Port",
+    "Compare",
+    "Exercises",
+    "LessonData",
+    "Out",
     "Prediction",
     "Preset",
     "Proba",
@@ -451,4 +455,37 @@ Export = Annotated[
         help="Write a static copy of a preset's runs to DIR instead of serving.",
     ),
 ]
-Preset = Annotated[str, typer.Option("--preset", help="Preset of --export.")]
+Preset = Annotated[
+    str,
+    typer.Option(
+        "--preset", help="A playground preset: or, and, xor, blobs, moons or tiny-margin."
+    ),
+]
+
+# ---------------------------------------------------------------------------- lesson's
+Out = Annotated[
+    str,
+    typer.Option("--out", metavar="LESSON.ipynb", help="The Jupyter notebook to write."),
+]
+LessonData = Annotated[
+    str | None,
+    typer.Option(
+        "--data",
+        metavar="CSV",
+        help="Your points instead of a preset: two features and a label per row (or the "
+        "notes' table a/a x_1 x_2 x_0 t), read as the playground's upload reads them.",
+    ),
+]
+Compare = Annotated[
+    str | None,
+    typer.Option(
+        "--compare",
+        metavar="A,B",
+        help="Learners beside the perceptron: perceptron, averaged, voted, kernel, "
+        "budgeted-kernel.",
+    ),
+]
+Exercises = Annotated[
+    bool,
+    typer.Option("--exercises", help="Add exercise cells whose answers the library checks."),
+]
