@@ -383,7 +383,9 @@ def remove_file(name: str) -> None:
         pass
 
 
-def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, int, bytes]]:
+def pieces(
+    handle: Any, block_bytes: int | None = None, line: int = 1
+) -> Iterator[tuple[int, int, bytes]]:
     """Split a binary stream into blocks of whole lines.
 
     Parameters
@@ -391,6 +393,10 @@ def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, i
     handle : binary file
     block_bytes : int, default=None
         Bytes read at a time (default: ``_config.SCAN_BLOCK_BYTES``).
+    line : int, default=1
+        The number of the stream's first line: a block of a file's lines read as a file
+        of its own (:class:`~rosenblatt.data.readers.Stream`) numbers them as the file
+        does. A byte order mark is skipped only at the start of a file (line 1).
 
     Yields
     ------
@@ -408,9 +414,9 @@ def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, i
     [(0, 1, b'a\\r\\n'), (3, 2, b'b\\r'), (5, 3, b'c')]
     """
     block_bytes = block_bytes or SCAN_BLOCK_BYTES
-    offset, line, carry = 0, 1, b""
+    offset, carry = 0, b""
     head = handle.read(len(BOM))
-    if head == BOM:
+    if head == BOM and line == 1:
         offset, head = len(BOM), b""
     while True:
         block = handle.read(block_bytes)
@@ -498,28 +504,53 @@ TEXT_CONTROL = b"\x00"
 _CONTROL_NAMES = {0: "a NUL byte", 11: "a vertical tab", 12: "a form feed"}
 
 
-def refuse_control_bytes(path: str, raw: bytes, first_line: int, forbidden: bytes) -> None:
-    """Raise :func:`fail` naming the line of the first forbidden control byte of a block.
+def bad_bytes(
+    path: str, raw: bytes, first_line: int, forbidden: bytes, encoding: str | None = None
+) -> tuple[int, DataFileError | None]:
+    """The first bytes of a block of whole lines that no line may hold: ``(cut, error)``.
+
+    ``error`` names the line of the first forbidden control byte or (given ``encoding``)
+    the first byte that is not valid in it, whichever comes first, and ``cut`` is where
+    that line starts in ``raw``: the lines before it can be read, so that a scan reports
+    a problem on an earlier line first (the first bad row of the file, whatever the
+    blocks it is read in). ``(len(raw), None)`` when every byte is good.
 
     Examples
     --------
-    >>> refuse_control_bytes("d.svm", b"1 1:2\\n0 2:1\\x0c3:1\\n", 7, NUMERIC_CONTROL)
-    Traceback (most recent call last):
-    ...
-    rosenblatt.exceptions.DataFileError: d.svm, line 8: a form feed inside a line; separate values
-    with spaces, tabs or commas only
+    >>> cut, error = bad_bytes("d.svm", b"1 1:2\\n0 2:1\\x0c3:1\\n", 7, NUMERIC_CONTROL)
+    >>> cut, error.line, error.what
+    (6, 8, 'a form feed inside a line')
     """
     found = [p for p in (raw.find(bytes([b])) for b in forbidden) if p >= 0]
-    if not found:
-        return
-    position = min(found)
+    position = min(found) if found else len(raw)
+    invalid = None
+    if encoding is not None and not raw[:position].isascii():  # ASCII is valid in every one
+        try:
+            raw[:position].decode(encoding)
+        except UnicodeDecodeError as exc:
+            position, invalid = exc.start, exc.reason
+        except LookupError:
+            raise ValueError(f"unknown text encoding {encoding!r}") from None
+    if position == len(raw):
+        return position, None
+    line = line_of(raw, position, first_line)
+    cut = max(raw.rfind(b"\n", 0, position), raw.rfind(b"\r", 0, position)) + 1
+    if invalid is not None:
+        error = fail(
+            path,
+            line,
+            f"not valid {encoding} ({invalid})",
+            f"save the file as {encoding}",
+            code="encoding",
+        )
+        return cut, error
     name = _CONTROL_NAMES[raw[position]]
     fix = (
         "the file may be binary or UTF-16: save it as UTF-8 text"
         if raw[position] == 0
         else "separate values with spaces, tabs or commas only"
     )
-    raise fail(path, line_of(raw, position, first_line), f"{name} inside a line", fix, "control")
+    return cut, fail(path, line, f"{name} inside a line", fix, "control")
 
 
 def decode(path: str, raw: bytes, first_line: int, encoding: str) -> str:

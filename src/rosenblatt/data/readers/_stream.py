@@ -37,7 +37,6 @@ from ._common import (
     check_file,
     count_lines,
     decode,
-    fail,
     format_by_content,
     format_of,
     gzip_error,
@@ -167,8 +166,10 @@ def _ends(data, start):
 def _blocks(source, chunk_size, quoted):
     """Blocks of whole lines: ``chunk_size`` lines each, fewer where the input pauses.
 
-    ``quoted`` (CSV): a block never ends inside a quoted field (an odd number of
-    quotes so far), which may hold line breaks.
+    ``quoted`` (CSV): a block never ends inside a quoted field, which may hold line
+    breaks (:func:`._csv.open_quote`: where :mod:`csv` sees one, a quote inside an unquoted
+    field being a character), unless the field runs past the most a field may hold: the
+    block's read then says so.
     """
     pending = bytearray()  # read and not handed over: whole lines, then a partial line
     ends = np.zeros(0, dtype=np.int64)  # where each whole line of ``pending`` ends
@@ -188,16 +189,35 @@ def _blocks(source, chunk_size, quoted):
                 k = ends.shape[0] - 1  # the input pauses: what came so far
             else:
                 break
-            cut = len(pending) if k is None else int(ends[k])
             if quoted:  # never inside a quoted field: on to the line its closing quote is on
-                while pending.count(b'"', 0, cut) % 2 and k is not None:
-                    k = k + 1 if k + 1 < ends.shape[0] else None
-                    cut = len(pending) if k is None else int(ends[k])
-                if k is None and not ended:
+                k = _whole_records(pending, ends, k, ended)
+                if k == -1:
                     break  # its closing quote has not come yet
+            cut = len(pending) if k is None else int(ends[k])
             yield bytes(pending[:cut])
             del pending[:cut]
             ends = ends[k + 1 :] - cut if k is not None else ends[:0]
+
+
+def _whole_records(data, ends, k, ended):
+    """The first line (its index in ``ends``, at or after ``k``) that ends outside every
+    quoted field of ``data``; None: all of ``data`` (``k`` None, or the input ended inside a
+    quoted field); -1: a quoted field runs on beyond what was read."""
+    from ._csv import LIMIT, closing_quote, open_quote
+
+    start = 0  # a record's or a field's start
+    while True:
+        stop = len(data) if k is None else int(ends[k])
+        q = open_quote(data, start, stop)
+        if q < 0:
+            return k
+        if ends.shape[0] and int(ends[-1]) - q - 1 > 4 * (LIMIT + 1):
+            return ends.shape[0] - 1  # more characters than a field may hold: said so
+        close = closing_quote(data, q)
+        k = None if close < 0 else int(np.searchsorted(ends, close, side="right"))
+        if k is None or k >= ends.shape[0]:
+            return None if ended else -1
+        start = q
 
 
 class Stream:
@@ -235,6 +255,13 @@ class Stream:
     head : bytes, default=b""
         Standard input: bytes already read from it (by :func:`sniff_format`),
         read before the rest.
+    extra_features : {"error", "ignore"}, default="error"
+        svmlight: whether an index beyond ``n_features`` is an error, or its entry is
+        left out (each block's ``schema.extra_rows`` counts the rows that held one).
+
+    Every block is read as the rest of the same file (its lines numbered as in the
+    input, with what the lines before it decided), so the input reads, and fails, the
+    same whatever ``chunk_size``: the error is that of its first bad row.
 
     Examples
     --------
@@ -263,6 +290,7 @@ class Stream:
         id_columns=None,
         ignore=None,
         head=b"",
+        extra_features="error",
     ):
         from . import check_options
 
@@ -271,7 +299,17 @@ class Stream:
         self.path = shown_name(self.name)
         self.kind = format_of(self.name, format)
         base = "auto" if zero_based is None else zero_based
-        check_options(self.kind, self.path, None, base, header, label_column, None, "Stream")
+        check_options(
+            self.kind,
+            self.path,
+            None,
+            base,
+            header,
+            label_column,
+            None,
+            "Stream",
+            extra_features,
+        )
         if self.kind == "svmlight" and zero_based not in (True, False):
             raise ValueError("a stream of svmlight lines needs zero_based True or False")
         self.chunk_size, self.encoding = int(chunk_size), encoding
@@ -289,6 +327,7 @@ class Stream:
             header=header,
             label_column=label_column,
             encoding=encoding,
+            extra_features=extra_features,
         )
         self.labelled = None
         self.notes, self.feature_names = [], None
@@ -309,31 +348,39 @@ class Stream:
         for raw in _blocks(source, self.chunk_size, self.kind == "csv"):
             first, line = line, line + count_lines(raw)
             if not fixed:
-                if held:  # a header alone, read again with the lines after it
+                if held:  # what could not be read alone, read again with the lines after it
                     raw, first, held = held + raw, held_at, b""
                 if self.kind == "csv" and (self.columns or self.id_columns or self.ignore):
                     cells = _first_record(self.path, raw, self.encoding)
                     self._aside(cells)
                     self._by_name(cells)
             try:
-                data = parse_bytes(self.name, self.kind, raw, self.options)
+                data = parse_bytes(
+                    self.name, self.kind, raw, dict(self.options, first_line=first, final=fixed)
+                )
             except DataFileError as error:
-                if getattr(error, "code", None) != "empty":
-                    raise _shifted(error, first) from None
-                if not fixed:  # no record yet: read these lines again with the next block
+                code = getattr(error, "code", None)
+                if code not in ("empty", "undecided"):
+                    raise
+                if not fixed:  # no record yet, or a first record the next one decides
                     held, held_at = raw, first
                 continue  # blank lines (or comments)
-            if not fixed:
-                fixed = True
-                self._fix(data.schema)
-            if self._order is not None:
-                data.X = data.X[:, self._order]
-            if data.aside is not None:  # the identifiers come first, the ignored after
-                data.aside = [cells[: len(self.id_columns)] for cells in data.aside]
-                data.aside_names = self.id_names
-            yield data
-        if not fixed:  # no record at all: the format's own words
-            parse_bytes(self.name, self.kind, held, self.options)
+            yield self._deliver(data, fixed)
+            fixed = True
+        if not fixed:  # the input ended: what was held is all of it (or none: the error)
+            data = parse_bytes(self.name, self.kind, held, dict(self.options, first_line=held_at))
+            yield self._deliver(data, fixed)
+
+    def _deliver(self, data, fixed):
+        """A block's data, in the columns asked for; the first fixes how the next are read."""
+        if not fixed:
+            self._fix(data.schema)
+        if self._order is not None:
+            data.X = data.X[:, self._order]
+        if data.aside is not None:  # the identifiers come first, the ignored after
+            data.aside = [cells[: len(self.id_columns)] for cells in data.aside]
+            data.aside_names = self.id_names
+        return data
 
     def _fix(self, schema):
         """What the first block decided holds for the blocks after it."""
@@ -345,12 +392,7 @@ class Stream:
             ids = self.options.get("aside", [])[: len(self.id_columns)]
             self.id_names = [schema.header[j] for j in ids]
         self.feature_names = list(self.columns) if self._named else schema.feature_names
-        options = self.options
-        options["labelled"] = schema.labelled
-        if self.kind == "csv":  # the header, if any, was the first block's
-            options["header"] = False
-            options["header_names"] = schema.header  # errors name columns as in the file
-            options["label_column"] = schema.label_index
+        self.options.update(schema.follow)  # the next blocks are read as the rest of the file
 
     def _aside(self, cells):
         """CSV with ``id_columns`` or ``ignore``: the columns they name in the first record
@@ -492,14 +534,3 @@ def _mismatch(path, missing, extra, twice, columns):
     return (
         f"{path}, line 1: the header does not match the model's columns: {'; '.join(said)}; " + fix
     )
-
-
-def _shifted(error, first):
-    """A block's error, its line counted from the start of the input."""
-    line = getattr(error, "line", None)
-    if not line or first == 1:
-        return error
-    fix = error.fix
-    if error.code == "header" and fix:  # only the first block may start with a header
-        fix = fix.split("if line", 1)[0].rstrip("; ") or None
-    return fail(error.path, line + first - 1, error.what, fix, error.code, column=error.column)
