@@ -31,6 +31,7 @@ from ..._core.config import SCAN_BLOCK_BYTES
 from ..._core.validation import CHUNK_SIZE, check_args
 from ...exceptions import DataFileError
 from ._common import (
+    BOM,
     GZIP_MAGIC,
     SNIFF_LINES,
     STDIN,
@@ -73,23 +74,53 @@ class _Input:
 
     def read(self) -> bytes:
         try:
-            if self.head:
-                block, self.head = self.head, b""
-            elif self.fd is not None:
-                block = os.read(self.fd, SCAN_BLOCK_BYTES)  # what is there, up to a block
-            else:
-                block = self.handle.read(SCAN_BLOCK_BYTES)
-            if self.kept is not None:
-                self.kept += block
-            if self.first and block:
-                self.first = False
-                if block[:2] == GZIP_MAGIC:
-                    self.inflate = zlib.decompressobj(wbits=31)
-            if self.inflate is not None:
-                block = self.inflate.decompress(block) if block else self.inflate.flush()
+            while True:
+                block = self._raw()
+                if self.inflate is None:
+                    return block
+                if not block:  # the end: a gzip stream cut short is refused as read() does
+                    if not self.inflate.eof:
+                        raise EOFError("compressed data ended before the end-of-stream marker")
+                    return b""
+                block = self._inflated(block)
+                if block:  # else the bytes so far give no output yet: read on
+                    return block
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise gzip_error(shown_name(self.name), exc) from None
+
+    def _raw(self) -> bytes:
+        """The next bytes as they come (gzipped standard input told by its first two)."""
+        block = self._next()
+        if self.first and block:
+            self.first = False
+            while len(block) < len(GZIP_MAGIC) and GZIP_MAGIC.startswith(block):
+                more = self._next()  # one byte so far: the next tells
+                if not more:
+                    break
+                block += more
+            if block[:2] == GZIP_MAGIC:
+                self.inflate = zlib.decompressobj(wbits=31)
         return block
+
+    def _next(self) -> bytes:
+        if self.head:
+            block, self.head = self.head, b""
+        elif self.fd is not None:
+            block = os.read(self.fd, SCAN_BLOCK_BYTES)  # what is there, up to a block
+        else:
+            block = self.handle.read(SCAN_BLOCK_BYTES)
+        if self.kept is not None:
+            self.kept += block
+        return block
+
+    def _inflated(self, block: bytes) -> bytes:
+        """``block`` decompressed, across the members of a gzip file (as gzip reads them)."""
+        out = self.inflate.decompress(block)
+        while self.inflate.eof and self.inflate.unused_data:
+            rest = self.inflate.unused_data
+            self.inflate = zlib.decompressobj(wbits=31)
+            out += self.inflate.decompress(rest)
+        return out
 
     def waiting(self) -> bool:
         """Whether more input can be read at once (a file: always; a pipe: if it holds bytes)."""
@@ -174,6 +205,7 @@ def _blocks(source, chunk_size, quoted):
     pending = bytearray()  # read and not handed over: whole lines, then a partial line
     ends = np.zeros(0, dtype=np.int64)  # where each whole line of ``pending`` ends
     ended = False
+    skip = len(BOM)  # the input's start, where a byte order mark is no field's
     while not ended:
         block = source.read()
         ended = not block
@@ -190,22 +222,24 @@ def _blocks(source, chunk_size, quoted):
             else:
                 break
             if quoted:  # never inside a quoted field: on to the line its closing quote is on
-                k = _whole_records(pending, ends, k, ended)
+                start = skip if pending.startswith(BOM) else 0
+                k = _whole_records(pending, ends, k, ended, start)
                 if k == -1:
                     break  # its closing quote has not come yet
             cut = len(pending) if k is None else int(ends[k])
+            skip = 0
             yield bytes(pending[:cut])
             del pending[:cut]
             ends = ends[k + 1 :] - cut if k is not None else ends[:0]
 
 
-def _whole_records(data, ends, k, ended):
+def _whole_records(data, ends, k, ended, start=0):
     """The first line (its index in ``ends``, at or after ``k``) that ends outside every
-    quoted field of ``data``; None: all of ``data`` (``k`` None, or the input ended inside a
-    quoted field); -1: a quoted field runs on beyond what was read."""
+    quoted field of ``data`` (its first record starting at ``start``); None: all of
+    ``data`` (``k`` None, or the input ended inside a quoted field); -1: a quoted field
+    runs on beyond what was read."""
     from ._csv import LIMIT, closing_quote, open_quote
 
-    start = 0  # a record's or a field's start
     while True:
         stop = len(data) if k is None else int(ends[k])
         q = open_quote(data, start, stop)
