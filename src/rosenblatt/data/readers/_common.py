@@ -523,10 +523,11 @@ def bad_bytes(
     """
     found = [p for p in (raw.find(bytes([b])) for b in forbidden) if p >= 0]
     position = min(found) if found else len(raw)
+    head = raw if position == len(raw) else raw[:position]  # (a whole block: no copy)
     invalid = None
-    if encoding is not None and not raw[:position].isascii():  # ASCII is valid in every one
+    if encoding is not None and not head.isascii():  # ASCII is valid in every encoding read
         try:
-            raw[:position].decode(encoding)
+            head.decode(encoding)
         except UnicodeDecodeError as exc:
             position, invalid = exc.start, exc.reason
         except LookupError:
