@@ -26,6 +26,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import input_mutations as im  # noqa: E402
+from _report import print_groups  # noqa: E402
 
 OUTCOMES = ("data", "error", "failed")
 
@@ -75,13 +76,13 @@ def _report(table, failed, args, seconds):
         groups[(case.fmt, tuple(sorted(set(case.mutations))))].append((case, why))
     print(f"\n{len(failed)} failures in {len(groups)} groups:")
     ordered = sorted(groups.items(), key=lambda item: -len(item[1]))
-    for (fmt, mutations), members in ordered[: args.groups]:
-        case, why = members[0]
-        print(f"\n[{len(members)}x {fmt}] {', '.join(mutations) or 'unmutated'}")
-        print(f"  -> {' '.join(why.split())[:600]}")
-        print(f"  show it: .venv/bin/python tests/input_mutations.py {case.seed}")
-    if len(ordered) > args.groups:
-        print(f"\n... and {len(ordered) - args.groups} more groups (--groups N shows more)")
+
+    def describe(key, members):
+        (fmt, mutations), (case, why) = key, members[0]
+        command = f"show it: .venv/bin/python tests/input_mutations.py {case.seed}"
+        return fmt, ", ".join(mutations) or "unmutated", [], why, command
+
+    print_groups(ordered, args.groups, describe, width=600)
 
 
 if __name__ == "__main__":

@@ -372,7 +372,8 @@ def _outcome(read_it, path):
     return "data", X, y
 
 
-def _stack(blocks):
+def stack(blocks):
+    """``(X, y)`` of ``(X, y)`` blocks put together (documents, CSR or dense rows)."""
     import scipy.sparse as sp
 
     if not blocks:
@@ -395,7 +396,7 @@ def _whole(path, options):
 def _chunks(path, options, chunk_size, cache):
     schema = scan(path, chunk_size, cache=cache, **options)
     try:
-        return _stack(list(iter_chunks(path, index=schema)))
+        return stack(list(iter_chunks(path, index=schema)))
     finally:
         schema.close()
 
@@ -408,7 +409,7 @@ def _stream_options(fmt, options):
 
 def _streamed(path, options, chunk_size, fmt):
     blocks = [(d.X, d.y) for d in Stream(path, chunk_size, **_stream_options(fmt, options))]
-    return _stack(blocks)
+    return stack(blocks)
 
 
 class _Stdin:
@@ -423,7 +424,7 @@ def _from_stdin(raw, options, chunk_size, fmt):
     sys.stdin = _Stdin(raw)  # type: ignore[assignment]
     try:
         options = dict(_stream_options(fmt, options), format=FORMAT_NAMES[fmt])
-        return _stack([(d.X, d.y) for d in Stream("-", chunk_size, **options)])
+        return stack([(d.X, d.y) for d in Stream("-", chunk_size, **options)])
     finally:
         sys.stdin = before
 

@@ -20,10 +20,12 @@ Each format has two halves:
 
 :func:`read` is a scan into memory; :func:`iter_chunks` is a scan with chunks and
 then a read per chunk, from the cache or parsed from the text; :class:`Stream`
-(prediction) reads a file or standard input once, each block of lines as a file
-of its own (:mod:`._stream`); so a file reads the same every way, and fails the
-same way: a :class:`~rosenblatt.exceptions.DataFileError`
-reading ``"<path>, line N: <what is wrong>; <what to do>"``.
+(prediction) reads a file or standard input once, each block of lines as the rest
+of the same file (:mod:`._stream`); so a file reads the same every way, and fails
+the same way: a :class:`~rosenblatt.exceptions.DataFileError`
+reading ``"<path>, line N: <what is wrong>; <what to do>"``. Every check of a row
+looks at it and at the rows before it, so the error is the first bad row's in file
+order, whatever kind of badness and whatever the block size.
 
 Large files are parsed by compiled parsers (``engine/kernels/textparse.py``:
 svmlight lines, and CSV lines without quotes), small ones by the Python readers,
@@ -251,7 +253,8 @@ def scan(
     labelled : bool or None, default=True
         Whether the file has labels; None decides (for prediction): CSV by its
         number of columns against ``n_features``, svmlight by whether lines start
-        with ``index:value``, text by whether the first line holds a tab.
+        with ``index:value``, text by whether the first line holds a tab (then every
+        line needs one; without, no line may hold one).
     n_features : int, default=None
         CSV: the number of feature columns expected. svmlight: the number of
         columns of ``X``; an index beyond it is an error (see ``extra_features``).

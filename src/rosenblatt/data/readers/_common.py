@@ -13,7 +13,7 @@ import re
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -108,6 +108,46 @@ def near_names(name: str, header: Sequence[str], most: int = 3) -> str:
     close = sorted(close, key=lambda c: (-score[c], order[c]))[:most]
     shown = ", ".join(repr(lowered[c]) for c in close)
     return f"the header's nearest name{'s' if len(close) > 1 else ''}: {shown}"
+
+
+class Problems:
+    """What a scan found wrong, each error at its line: :meth:`raise_first` raises the first
+    in file order (on one line, the lowest ``rank``: what of a row is checked first), so a
+    file fails with its first bad row's error whatever the blocks it is read in.
+
+    Examples
+    --------
+    >>> problems = Problems()
+    >>> problems.add(fail("d.csv", 5, "ragged"), 3)
+    >>> problems.attempt(1, int, "x") is None  # an error that is no DataFileError passes on
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid literal for int() with base 10: 'x'
+    >>> problems.add(fail("d.csv", 2, "a bad label"), 2)
+    >>> problems.raise_first()
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: d.csv, line 2: a bad label
+    """
+
+    def __init__(self) -> None:
+        self.found: list[tuple[int, int, DataFileError]] = []
+
+    def add(self, error: DataFileError | None, rank: int) -> None:
+        if error is not None:
+            self.found.append((error.line or 0, rank, error))
+
+    def attempt(self, rank: int, check: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``check(*args, **kwargs)``, or None when it raised a DataFileError (added)."""
+        try:
+            return check(*args, **kwargs)
+        except DataFileError as error:
+            self.add(error, rank)
+            return None
+
+    def raise_first(self) -> None:
+        if self.found:
+            raise min(self.found, key=lambda item: item[:2])[2]
 
 
 def show(value: Any, limit: int = 60) -> str:

@@ -1,15 +1,20 @@
 """CSV: numeric features and a label column, one sample per record, an optional header.
 
 Records follow RFC 4180 (:mod:`csv`): a quoted field may hold commas, doubled
-quotes and line breaks; surrounding whitespace is stripped; blank lines are
-skipped; every record has as many fields as the first. A feature cell is what
-``float()`` reads of it, surrounding whitespace stripped.
+quotes and line breaks (a quote opens a field only at its start: elsewhere it is a
+character); surrounding whitespace is stripped; blank lines are skipped; every
+record has as many fields as the first. A feature cell is what ``float()`` reads
+of it, surrounding whitespace stripped. A field holds at most
+:data:`~rosenblatt._core.config.CSV_FIELD_LIMIT` characters (131,072, Python's csv
+module's limit), quoted or not; a longer one is an error naming its line and column
+(most often a quoted field whose closing quote is missing).
 
 ``header="auto"`` takes the first record as a header only when it cannot be data
 and looks like names:
 
 - it cannot be data when a feature cell is not a finite number, or when its label
-  is text while every other label is a number (``1,2,label`` over numeric labels);
+  is text while the next record's label is a number (``1,2,label`` over numeric
+  labels);
 - it looks like names when no cell is empty and none is a number with a fraction
   (names may be whole numbers: ``0,1,2,label``);
 - a first record that cannot be data and does not look like names (``1.5,,0``,
@@ -18,12 +23,17 @@ and looks like names:
 A label column named by its header name implies a header.
 
 Blocks of lines without quotes are parsed by the compiled parser of
-:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them);
-blocks with quotes, small files and lines the compiled parser leaves to Python
-go through :mod:`csv`, with the same result. Errors come in the order of the
-checks: a record with the wrong number of fields or broken quotes stops the
-scan; then the header, the columns and the labels are decided for the whole
-file; then the first feature cell that is not a finite number is reported.
+:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them;
+a line of millions of fields without a Python object per field); blocks with
+quotes, small files and lines the compiled parser leaves to Python go through
+:mod:`csv`, with the same result.
+
+Every check of a record looks at it and at the records before it (the first
+record's at the one after it), so the error is the first bad row's in file order,
+whatever the blocks the file is read in: the scan stops at a record it cannot read
+(broken quotes, a field too long, the wrong number of fields, a bad byte); then the
+header is decided, and the first of the records before it with a bad feature cell
+or label (its cells before its label) is said, else the record the scan stopped at.
 """
 
 from __future__ import annotations
@@ -44,6 +54,7 @@ from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
+    Problems,
     Sizes,
     bad_bytes,
     compiled,
@@ -200,7 +211,7 @@ def _plain_long_field(block: bytes, line0: int, encoding: str) -> tuple[int, int
     Examples
     --------
     >>> _plain_long_field(b"1,2\\n3, " + b"4" * LIMIT + b"\\n5," + b"6" * (LIMIT + 1), 7, "UTF-8")
-    (9, 1, 13)
+    (9, 1, 131080)
     """
     buf = np.frombuffer(block, dtype=np.uint8)
     start = 0  # where the current field starts
@@ -613,7 +624,7 @@ class _Scan:
         while pos < len(block):
             match = _LINE_BREAK.search(block, pos)
             stop, following = (match.start(), match.end()) if match else (len(block),) * 2
-            lead = _ASCII_BLANKS.match(block, pos).end()  # type: ignore[union-attr]
+            lead = _ASCII_BLANKS.match(block, pos).end()
             if lead < stop and (block[lead] < 128 or self._text(block[pos:stop]).strip()):
                 break
             pos, line = following, line + 1
@@ -747,33 +758,28 @@ class _Scan:
             first = self.first
             label = self.labels.add([first.label], [first.line])[0] if self.labelled else None
             self.store.set_first(label)
-        found = []  # (line, rank in the row, error)
+        problems = Problems()  # ranks: what of a row comes first
         n_features = self.n_columns
         if self.n_features is not None and n_features != self.n_features and chunks.count:
             first_data = int(chunks.first_lines[0])
             what = f"{n_features} feature columns, but the model expects {self.n_features}"
-            found.append((first_data, 0, fail(self.path, first_data, what, code="columns")))
+            problems.add(fail(self.path, first_data, what, code="columns"), 0)
         schema.labelled = bool(self.labelled)
         schema.n_columns, schema.n_features = self.width, n_features
         schema.label_index = self.label if self.labelled else None
         schema.aside = sorted(set(self.aside)) or None
         if self.labelled:
-            try:
-                schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-                    self.path, self.labels.first_lines, names=names
-                )
-            except DataFileError as error:
-                found.append((error.line, 2, error))  # type: ignore[attr-defined]
+            labels_are = problems.attempt(
+                2, _labels.decide, self.path, self.labels.first_lines, names=names
+            )
+            if labels_are is not None:
+                schema.label_kind, schema.label_map, schema.classes = labels_are
         if self.bad is not None:
             line, j, cell = self.bad
-            error = fail(
-                self.path, line, *cell_problem(cell), "cell", column=_column(schema.header, j)
-            )
-            found.append((line, 1, error))
-        if stopped is not None:
-            found.append((stopped.line, 3, stopped))
-        if found:
-            raise min(found, key=lambda item: item[:2])[2]
+            column = _column(schema.header, j)
+            problems.add(fail(self.path, line, *cell_problem(cell), "cell", column=column), 1)
+        problems.add(stopped, 3)
+        problems.raise_first()
         schema.follow = dict(
             header=False,
             header_names=schema.header,
@@ -1058,7 +1064,7 @@ def scan(
             carry = None
             break
     if carry is not None:
-        state.add_quoted(*carry[:2], b"", carry, final=True)
+        state.add_quoted(carry[0], carry[1], b"", carry, final=True)
     chunks, keys = state.finish(schema, names)
     return end, chunks, keys
 

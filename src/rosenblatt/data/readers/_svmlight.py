@@ -32,6 +32,7 @@ from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
+    Problems,
     Sizes,
     bad_bytes,
     compiled,
@@ -412,7 +413,7 @@ def _read_until_bad(raw, offset, line0, labelled, path, use_compiled, sizes):
     try:
         return read_block(raw, offset, line0, labelled, path, use_compiled, sizes), None
     except DataFileError as error:
-        k = error.line - line0  # type: ignore[attr-defined]
+        k = error.line - line0
         cut = int(line_starts(0, raw)[k])
         return read_block(raw[:cut], offset, line0, labelled, path, use_compiled, sizes), error
 
@@ -454,7 +455,7 @@ def scan(
     over: dict[int, tuple[int, Any] | None] = {0: None, 1: None}
     many: dict[int, tuple[int, int] | None] = {0: None, 1: None}
     extra = {0: 0, 1: 0}
-    limit = max_features() if n_features is None else None
+    limit = max_features() if n_features is None else 0  # (given: no limit)
     ignore = extra_features == "ignore" and n_features is not None
     said = None  # what a scikit-learn header comment says of the base
     stopped = None
@@ -508,26 +509,18 @@ def scan(
         zero_based = zero is not None
         schema.notes.append(_base_note(zero, lowest, said))
     base = 0 if zero_based else 1
-    found = []  # (line, rank in the line, error)
-    if stopped is not None:
-        found.append((stopped.line, 3, stopped))
+    problems = Problems()  # ranks: what of a line comes first
+    problems.add(stopped, 3)
     for where in (below[base], over[base]):
         if where is not None:
             line, content = where
             problem = _line_problem(content, labelled, base, n_features, label=False)
-            found.append((line, 1, fail(path, line, *problem)))
+            problems.add(fail(path, line, *problem), 1)
     if n_features is None:
-        error = _check_feature_count(path, many, base, highest)
-        if error is not None:
-            found.append((error.line, 2, error))  # type: ignore[attr-defined]
-    try:
-        schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-            path, registry.first_lines, numbers_only=True
-        )
-    except DataFileError as error:
-        found.append((error.line, 0, error))  # type: ignore[attr-defined]
-    if found:
-        raise min(found, key=lambda item: item[:2])[2]
+        problems.add(_check_feature_count(path, many, base, highest), 2)
+    decided = problems.attempt(0, _labels.decide, path, registry.first_lines, numbers_only=True)
+    problems.raise_first()
+    schema.label_kind, schema.label_map, schema.classes = decided
     if not chunks.count:
         raise fail(path, None, f"no samples ({EXPECTED})", code="empty")
     if n_features is None:

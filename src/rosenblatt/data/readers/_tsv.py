@@ -27,6 +27,7 @@ from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     TEXT_CONTROL,
+    Problems,
     bad_bytes,
     decode,
     fail,
@@ -176,15 +177,11 @@ def scan(
             chunks.add(rows.starts, rows.lines)
         if stopped is not None:
             break
-    found = [] if stopped is None else [(stopped.line, 1, stopped)]  # type: ignore[attr-defined]
-    try:
-        schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-            path, registry.first_lines, names=names
-        )
-    except DataFileError as error:
-        found.append((error.line, 0, error))  # type: ignore[attr-defined]
-    if found:
-        raise min(found, key=lambda item: item[:2])[2]
+    problems = Problems()
+    problems.add(stopped, 1)
+    labels_are = problems.attempt(0, _labels.decide, path, registry.first_lines, names=names)
+    problems.raise_first()
+    schema.label_kind, schema.label_map, schema.classes = labels_are
     if not chunks.count:
         raise fail(path, None, f"no records ({EXPECTED})", code="empty")
     schema.labelled = bool(labelled)
