@@ -241,8 +241,12 @@ class MemoryStore(NullStore):
             indices = np.concatenate([p.indices for p in parts])
             data = np.concatenate([p.values for p in parts])
             payload = (indptr, indices, data)
-        elif schema.format == "csv":  # one part (a line of millions of fields): no copy
-            X = parts[0].X if len(parts) == 1 else np.concatenate([p.X for p in parts])
+        elif schema.format == "csv":
+            X = parts[0].X
+            # one part: no copy (a line of millions of fields), unless its rows are a slice of
+            # much more room (the compiled parser's guess), which a copy gives back
+            if len(parts) > 1 or (X.base is not None and X.base.nbytes > 2 * X.nbytes):
+                X = np.concatenate([p.X for p in parts])
             payload = X[self.skip :]
         else:
             payload = [document for p in parts for document in p.documents]
