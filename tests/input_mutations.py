@@ -102,6 +102,8 @@ def _csv_file(rng: random.Random) -> tuple[list[str], dict[str, Any]]:
     options: dict[str, Any] = {"header": rng.choice(["auto", "auto", header])}
     if position != width:
         options["label_column"] = "label" if header and rng.random() < 0.5 else position
+    if header and width > 1 and rng.random() < 0.15:  # a column set aside (an identifier)
+        options["id_columns"] = [rng.choice([names[0], 0, -2])]
     if rng.random() < 0.2 and position == width:  # prediction: labelled or not by width
         options.update(labelled=None, n_features=width)
         if rng.random() < 0.5:

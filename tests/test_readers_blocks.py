@@ -313,3 +313,18 @@ print(grown * unit, data.X.nbytes)
     assert done.returncode == 0, done.stderr
     grown, rows = map(int, done.stdout.split())
     assert grown < 5 * rows, f"reading took {grown / 2**20:.0f} MiB for {rows / 2**20:.0f} MiB"
+
+
+# ---------------------------------------------------------------------- columns set aside
+def test_columns_set_aside_are_found_as_the_whole_file_finds_them(tmp_path):
+    """Found by the fuzzer: a stream looked for ``id_columns`` in a header read with its byte
+    order mark, at a line 1 the blank lines before it had moved, and not at all in a block
+    whose later bytes were not UTF-8."""
+    X, _ = the_data(tmp_path, "csv", b"\xef\xbb\xbfid,a,label\nk1,1,0\nk2,2,1\n", id_columns=["id"])
+    assert X.tolist() == [[1], [2]]
+    assert the_error(tmp_path, "csv", b"\n\nx,a,label\nk1,1,0\n", id_columns=["id"]) == (
+        "<input>, line 3: id_columns='id' names no column (none of the header's 3 names is "
+        "near it); give a header name or a 0-based index"
+    )
+    assert the_error(tmp_path, "csv", b"id,a,label\nk1,x,0\nk2,2,1\nk3,3,\xff1\n",
+                     id_columns=["id"]) == "<input>, line 2, column 'a': 'x' is not a number"  # fmt: skip

@@ -33,11 +33,12 @@ from ...exceptions import DataFileError
 from ._common import (
     BOM,
     GZIP_MAGIC,
+    NUMERIC_CONTROL,
     SNIFF_LINES,
     STDIN,
+    bad_bytes,
     check_file,
     count_lines,
-    decode,
     format_by_content,
     format_of,
     gzip_error,
@@ -367,6 +368,7 @@ class Stream:
         self.notes, self.feature_names = [], None
         self._named = False  # whether the header was matched to ``columns`` by name
         self._order = None  # the file's column of each of X's, when not in that order
+        self._first_at = 1  # the line of the input's first record
 
     def __iter__(self):
         source = _Input(self.name, self.head)
@@ -385,9 +387,9 @@ class Stream:
                 if held:  # what could not be read alone, read again with the lines after it
                     raw, first, held = held + raw, held_at, b""
                 if self.kind == "csv" and (self.columns or self.id_columns or self.ignore):
-                    cells = _first_record(self.path, raw, self.encoding)
-                    self._aside(cells)
-                    self._by_name(cells)
+                    cells, self._first_at = _first_record(self.path, raw, self.encoding, first)
+                    self._aside(cells, self._first_at)
+                    self._by_name(cells, self._first_at)
             try:
                 data = parse_bytes(
                     self.name, self.kind, raw, dict(self.options, first_line=first, final=fixed)
@@ -420,7 +422,9 @@ class Stream:
         """What the first block decided holds for the blocks after it."""
         if self.columns is not None and schema.header is not None and not self._named:
             names = schema.header  # a header, none of whose names is a model's column
-            raise DataFileError(_mismatch(self.path, self.columns, names, [], self.columns))
+            raise DataFileError(
+                _mismatch(self.path, self.columns, names, [], self.columns, self._first_at)
+            )
         self.labelled, self.notes = schema.labelled, list(schema.notes)
         if self.id_columns and schema.header is not None:
             ids = self.options.get("aside", [])[: len(self.id_columns)]
@@ -428,22 +432,23 @@ class Stream:
         self.feature_names = list(self.columns) if self._named else schema.feature_names
         self.options.update(schema.follow)  # the next blocks are read as the rest of the file
 
-    def _aside(self, cells):
+    def _aside(self, cells, line):
         """CSV with ``id_columns`` or ``ignore``: the columns they name in the first record
-        (``cells``; None: no record yet) are set aside; names imply a header."""
+        (``cells``, on ``line``; None: no record yet) are set aside; names imply a header."""
         if not (self.id_columns or self.ignore) or cells is None:
             return
         from ._csv import aside_columns
 
         header = self.options["header"]
         self.options["aside"] = aside_columns(
-            self.path, cells, self.id_columns, self.ignore, header
+            self.path, cells, self.id_columns, self.ignore, header, line
         )
         if self.ignore or not all(map(_is_int, self.id_columns)):
             self.options["header"] = True
 
-    def _by_name(self, cells):
-        """CSV with ``columns``: a first record that names columns fixes them by name."""
+    def _by_name(self, cells, line):
+        """CSV with ``columns``: a first record (``cells``, on ``line``) that names columns
+        fixes them by name."""
         if self.columns is None or self.options["header"] is False:
             return
         known = set(self.columns) | {self.label_name}
@@ -453,7 +458,7 @@ class Stream:
         used = [cells[j] for j in aside if cells[j] in self.columns]
         if used:
             raise DataFileError(
-                f"{self.path}, line 1: the model uses column {used[0]!r}, which "
+                f"{self.path}, line {line}: the model uses column {used[0]!r}, which "
                 f"{_given(self, used[0], cells)} sets aside; identifiers and ignored "
                 "columns must be columns the model does not use"
             )
@@ -463,7 +468,7 @@ class Stream:
         extra = [c for c in features if c not in self.columns]
         twice = sorted({c for c in features if features.count(c) > 1})
         if missing or extra or twice:
-            raise DataFileError(_mismatch(self.path, missing, extra, twice, self.columns))
+            raise DataFileError(_mismatch(self.path, missing, extra, twice, self.columns, line))
         self._named = True
         order = [features.index(c) for c in self.columns]
         self._order = None if order == list(range(len(order))) else np.array(order)
@@ -522,16 +527,22 @@ def _given(stream, column, cells=None):
     return f"id_columns={column!r}"
 
 
-def _first_record(path, raw, encoding):
-    """The cells of the first non-blank record of a CSV block (None if it cannot be read)."""
-    from ._csv import csv_records
+def _first_record(path, raw, encoding, first_line=1):
+    """``(cells, line)`` of the first non-blank record of a CSV block starting at
+    ``first_line`` (a byte order mark at the input's start skipped, as the readers skip
+    it), or ``(None, first_line)`` when the lines before a bad byte or a record that
+    cannot be read hold none: the read of the block then says what is wrong."""
+    from ._csv import _records
 
-    try:
-        lines = text_lines(decode(path, raw, 1, encoding))
-        records, _ = csv_records(path, lines, 1, final=False)
-    except DataFileError:
-        return None  # the read of the block says what is wrong
-    return [c.strip() for c in records[0][1]] if records else None
+    if first_line == 1 and raw.startswith(BOM):
+        raw = raw[len(BOM) :]
+    cut, _ = bad_bytes(path, raw, first_line, NUMERIC_CONTROL, encoding)
+    lines = text_lines(raw[:cut].decode(encoding))
+    records = _records(path, lines, first_line, final=False)[0]
+    if not records:
+        return None, first_line
+    k, cells = records[0]
+    return [c.strip() for c in cells], first_line + k
 
 
 def _number(cell) -> bool:
@@ -550,7 +561,7 @@ def _is_int(text) -> bool:
     return True
 
 
-def _mismatch(path, missing, extra, twice, columns):
+def _mismatch(path, missing, extra, twice, columns, line=1):
     """The one-line error of a header whose names are not the model's columns."""
     said = []
     if missing:
@@ -566,5 +577,6 @@ def _mismatch(path, missing, extra, twice, columns):
     if extra and not missing:  # columns beside the model's: they may be set aside
         fix = f"drop the columns the model does not use with ignore={extra!r}, or {fix}"
     return (
-        f"{path}, line 1: the header does not match the model's columns: {'; '.join(said)}; " + fix
+        f"{path}, line {line}: the header does not match the model's columns: "
+        f"{'; '.join(said)}; {fix}"
     )
