@@ -1091,8 +1091,8 @@ def _parse_compiled(schema, raw):
     buf = np.frombuffer(raw, dtype=np.uint8)
     width, label = schema.n_columns, schema.label_index
     parsed = _csv_block(buf, width, -1 if label is None else label, schema.n_features, Sizes())
-    n, flagged, n_deferred, longest, X, spans, deferred = parsed
-    if flagged >= 0 or longest >= csv.field_size_limit():
+    n, flagged, n_deferred, _, X, spans, deferred = parsed
+    if flagged >= 0:  # (the scan held every field to the size limit)
         return None
     for r, f, a, b, _ in deferred[:n_deferred]:
         value = _number(raw[a:b].decode(schema.encoding).strip())
