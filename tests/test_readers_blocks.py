@@ -326,5 +326,6 @@ def test_columns_set_aside_are_found_as_the_whole_file_finds_them(tmp_path):
         "<input>, line 3: id_columns='id' names no column (none of the header's 3 names is "
         "near it); give a header name or a 0-based index"
     )
-    assert the_error(tmp_path, "csv", b"id,a,label\nk1,x,0\nk2,2,1\nk3,3,\xff1\n",
-                     id_columns=["id"]) == "<input>, line 2, column 'a': 'x' is not a number"  # fmt: skip
+    content = b"id,a,label\nk1,x,0\nk2,2,1\nk3,3,\xff1\n"
+    said = the_error(tmp_path, "csv", content, id_columns=["id"])
+    assert said == "<input>, line 2, column 'a': 'x' is not a number"
