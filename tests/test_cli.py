@@ -501,8 +501,10 @@ def test_svmlight_base_is_stored_and_a_mismatched_file_is_refused(tmp_path):
 
     wide = tmp_path / "wide.svm"
     wide.write_text("1 1:1\n0 70:1\n")
+    ignored = run("predict", "-m", zero, wide)  # feature 70 has no weight: ignored, and said
+    assert ignored.exit_code == 0 and "1 row held features beyond the model's 64" in ignored.stderr
     assert_one_line_error(
-        run("predict", "-m", zero, wide),
+        run("predict", "-m", zero, wide, "--strict-features"),
         "wide.svm, line 2",
         "feature index 70 is beyond",
         "the model has 64 features",
@@ -526,8 +528,8 @@ def test_header_flags_on_every_command(tmp_path):
     data.write_text("1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n")  # numeric names, header
     facts = json.loads(run("inspect", data, "--json").stdout)
     assert facts["n_samples"] == 4 and any("read as a header" in n for n in facts["notes"])
-    assert_one_line_error(
-        run("inspect", data, "--no-header"), "line 1", "the label 'label' is text"
+    assert_one_line_error(  # the first label is text: the next, a number, is the bad one
+        run("inspect", data, "--no-header"), "line 2", "but line 1 has the text 'label'"
     )
     plain = tmp_path / "p.csv"
     plain.write_text("-1,-1,0\n1,-1,1\n-1,1,0\n1,1,1\n")

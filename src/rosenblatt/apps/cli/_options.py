@@ -93,6 +93,7 @@ __all__ = [
     "ShuffleOrder",
     "Size",
     "Stream",
+    "StrictFeatures",
     "Tol",
     "ZeroBased",
     "more_help",
@@ -204,6 +205,15 @@ ChunkSize = Annotated[
         "--chunk-size",
         callback=check_chunk_size,
         help="Lines of DATA read at a time: memory holds one such block.",
+    ),
+]
+StrictFeatures = Annotated[
+    bool,
+    typer.Option(
+        "--strict-features",
+        help="svmlight: refuse a feature index beyond the model's features (by default such "
+        "features are ignored, as their weights are 0, and a note on standard error counts "
+        "the rows that held one).",
     ),
 ]
 
