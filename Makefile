@@ -92,3 +92,10 @@ fuzz: $(VENV)/.installed-dev
 .PHONY: fuzz-checkpoints
 fuzz-checkpoints: $(VENV)/.installed-dev
 	$(PY) benchmarks/fuzz_checkpoints.py
+
+# The long run of the streaming-input fuzzer (3,000 mutated CSV, svmlight and TSV files, each
+# read whole, in chunks and as a stream, from the file and from standard input; see
+# benchmarks/fuzz_streaming_input.py --help); exits 1 on a failure
+.PHONY: fuzz-input
+fuzz-input: $(VENV)/.installed-dev
+	$(PY) benchmarks/fuzz_streaming_input.py

@@ -22,6 +22,12 @@ GZIP_COPY_BYTES = 1 << 20
 #: Prefix of those temporary files (they are removed with the scan result, or at exit).
 GZIP_TEMP_PREFIX = "rosenblatt-"
 
+#: Characters a CSV field may hold at most (Python's csv module's default field size limit,
+#: which the quoted fields it reads are held to; the readers hold every field to it, so
+#: that a file reads the same whatever reads it). A longer field is refused, naming its
+#: line and column: it is most often a quoted field whose closing quote is missing.
+CSV_FIELD_LIMIT = 131_072
+
 #: Numeric class labels must be smaller than this in magnitude: below 2**53 every whole
 #: number is exact as a float64; beyond, distinct labels would merge into one class.
 MAX_LABEL_MAGNITUDE = 2**53

@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .._core.lazy import import_module
 from . import rules
 from . import sklearn_derived as private
 from .invariants import estimators as learners
@@ -111,15 +112,15 @@ class Record:
         The fitted attributes a file never holds: rebuilt on load from those it holds (the
         public weights of the engine's state), by the check.
     check : callable(Checker) -> dict or None
-        The invariants of its fitted state (:mod:`.invariants`); returns the ``derived``
+        The invariants of its fitted state (``persistence.invariants``); returns the ``derived``
         attributes, rebuilt from the checked values.
     rules : mapping or None
-        The parameter values a file may give it (:mod:`.rules`), where those need checks.
+        The parameter values a file may give it (``persistence.rules``), where those need checks.
     properties : tuple of str
         Fitted properties kept behind a private attribute, saved beside the attributes.
     private : callable(estimator) or None
         What to derive of scikit-learn's private attributes once built
-        (:mod:`.sklearn_derived`).
+        (``persistence.sklearn_derived``).
     saving : callable(estimator, where) or None
         Refuses, when saving, fitted state the format cannot see.
     width : callable(Plain, fitted) or None
@@ -173,9 +174,7 @@ class Record:
         return module, name
 
     def load(self) -> type:
-        """The class itself (importing its module)."""
-        from importlib import import_module
-
+        """The class itself (importing its module: first imports one thread at a time)."""
         module, name = self.module_and_name()
         return getattr(import_module(module), name)
 

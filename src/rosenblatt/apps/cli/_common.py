@@ -407,6 +407,7 @@ def read_model_input(
     format: str | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    strict_features: bool = False,
 ) -> Iterator[Data]:
     """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
 
@@ -418,7 +419,9 @@ def read_model_input(
     (in any order; a missing or unexpected column is an error naming it); any
     other by position. svmlight files are read with the model's feature count
     and, unless ``zero_based`` says otherwise, numbered like the training file
-    was; a file that does not fit is refused with what to pass. Without
+    was; a file that does not fit is refused with what to pass. A feature index beyond
+    the model's features is dropped (its weight would be 0), and a note on standard
+    error counts the rows that held one, unless ``strict_features`` refuses it. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
     The format is :func:`input_format`'s. CSV only: ``id_columns`` are read as text
     into each block's ``aside`` and ``ignore`` columns are dropped (neither may be
@@ -465,6 +468,7 @@ def read_model_input(
             f"rows ({trained_on}) and centres every feature, which sparse rows cannot take; "
             "give it CSV data like its training file, or retrain it on svmlight data"
         )
+    extra = "error" if strict_features else "ignore"
     trained_base = metadata.get("zero_based")
     as_trained = zero_based is None and trained_base is not None
     base = trained_base if as_trained else zero_based
@@ -477,16 +481,31 @@ def read_model_input(
                     "tell; pass --zero-based or --one-based"
                 )
             base = scan(
-                path, format=kind, labelled=None, n_features=n_features, zero_based="auto"
+                path,
+                format=kind,
+                labelled=None,
+                n_features=n_features,
+                zero_based="auto",
+                extra_features=extra,
             ).zero_based
-        yield from Stream(
+        rows = 0  # rows that held features beyond the model's
+        for data in Stream(
             path,
             chunk_size,
             format=kind,
             n_features=n_features,
             zero_based=base,
             head=head,
-        )
+            extra_features=extra,
+        ):
+            rows += data.schema.extra_rows if data.schema is not None else 0
+            yield data
+        if rows:
+            err_console.print(
+                f"note: {rows} row{'s' if rows != 1 else ''} held features beyond the model's "
+                f"{n_features} (ignored: their weights are 0); --strict-features refuses them",
+                markup=False,
+            )
     except DataFileError as error:
         raise _not_like_training(error, metadata, n_features, as_trained) from None
 
@@ -510,7 +529,8 @@ def _not_like_training(error, metadata, n_features, as_trained):
     else:
         fix = (
             f"the model has {n_features} features; give data with those features, or "
-            "retrain on data that has them all"
+            "retrain on data that has them all, or leave out --strict-features to ignore "
+            "the others"
         )
         if as_trained and not metadata.get("zero_based"):
             fix += (

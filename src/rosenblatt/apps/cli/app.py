@@ -18,6 +18,7 @@ from . import (
     evaluate,
     export,
     inspection,
+    lesson,
     playground,
     plotting,
     predict,
@@ -70,6 +71,7 @@ COMMANDS = {
     "plot": plotting,
     "warmup": warmup,
     "playground": playground,
+    "lesson": lesson,
     "cross-validate": crossval,
     "export": export,
 }

@@ -26,6 +26,7 @@ from ..._core.config import (
     ONLINE_CALIBRATION,
 )
 from ..._core.files import check_writable
+from ..._core.validation import check_classes
 from ._common import (
     auto,
     err_console,
@@ -226,6 +227,9 @@ def train(
     )
     from ...estimators.calibration import calibrated
 
+    # the labels first, as the learner checks them: a file of one class is refused before
+    # anything is fitted (a scaler on a row of millions of fields holds copies of it first)
+    check_classes(data.y, type(estimator).__name__)
     online = calibrate == ONLINE_CALIBRATION  # the estimator's: after the scaler or the text
     model = model_for(data, calibrated(estimator, "online") if online else estimator, scale=scale)
     if calibrate is not None and not online:

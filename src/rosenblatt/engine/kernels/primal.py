@@ -52,11 +52,13 @@ Rosenblatt's rule (the lecture notes' update condition and batch mode): a patter
 with target ``y`` triggers an update when ``y * (w . x + w0 * bias_input) <= 0``,
 which adds ``eta * sample_weight * y`` times the augmented pattern to the weights
 (online) or to the epoch's sum, applied at its end (batch). Averaging also adds
-``t * delta`` to ``U``, ``t`` the presentations before this one, so ``W - U /
-counts`` is the average of the weights after every presentation (CIML Algorithm
-7). The multinomial model (one vector per class) errs when another class scores at
-least as high as the true one; the true class then gets ``+eta * sample_weight *
-x`` and the strongest rival (lowest index on ties) ``-eta * sample_weight * x``.
+``c * delta`` to ``U``, ``c`` the notes' example counter (the presentations
+before this one, plus one: CIML Algorithm 7 starts it at 1), so ``W - U / (counts
++ 1)`` is Algorithm 7's return value, the average of the weights ``w_0 .. w_T``
+(the initial ones and those after every presentation). The multinomial model (one
+vector per class) errs when another class scores at least as high as the true one;
+the true class then gets ``+eta * sample_weight * x`` and the strongest rival (lowest
+index on ties) ``-eta * sample_weight * x``.
 
 ``layout`` is a compile-time constant: ``SINGLE`` (one neuron, every binary
 problem: its rows are taken once per epoch rather than per pattern, which is
@@ -274,9 +276,9 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
             else:
                 row_axpy(coef, X, csr, i, _row(W, s))
                 w0[s] += coef * bias_input
-                if average:
-                    row_axpy(coef * now, X, csr, i, _row(U, s))
-                    U0[s] += coef * now * bias_input
+                if average:  # Algorithm 7's u += y c x, beta += y c, with c = now + 1
+                    row_axpy(coef * (now + 1), X, csr, i, _row(U, s))
+                    U0[s] += coef * (now + 1) * bias_input
             if record is not None:
                 if layout_counts_each:
                     _keep(record, s, n_samples, i, coef, now)
