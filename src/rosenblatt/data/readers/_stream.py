@@ -199,7 +199,7 @@ def _blocks(source, chunk_size, quoted):
     """Blocks of whole lines: ``chunk_size`` lines each, fewer where the input pauses.
 
     ``quoted`` (CSV): a block never ends inside a quoted field, which may hold line
-    breaks (:func:`._csv.open_quote`: where :mod:`csv` sees one, a quote inside an unquoted
+    breaks (:func:`._csv_cells.open_quote`: where :mod:`csv` sees one, a quote inside an unquoted
     field being a character), unless the field runs past the most a field may hold: the
     block's read then says so.
     """
@@ -239,7 +239,7 @@ def _whole_records(data, ends, k, ended, start=0):
     quoted field of ``data`` (its first record starting at ``start``); None: all of
     ``data`` (``k`` None, or the input ended inside a quoted field); -1: a quoted field
     runs on beyond what was read."""
-    from ._csv import LIMIT, closing_quote, open_quote
+    from ._csv_cells import LIMIT, closing_quote, open_quote
 
     while True:
         stop = len(data) if k is None else int(ends[k])
@@ -437,7 +437,7 @@ class Stream:
         (``cells``, on ``line``; None: no record yet) are set aside; names imply a header."""
         if not (self.id_columns or self.ignore) or cells is None:
             return
-        from ._csv import aside_columns
+        from ._csv_cells import aside_columns
 
         header = self.options["header"]
         self.options["aside"] = aside_columns(
@@ -532,13 +532,13 @@ def _first_record(path, raw, encoding, first_line=1):
     ``first_line`` (a byte order mark at the input's start skipped, as the readers skip
     it), or ``(None, first_line)`` when the lines before a bad byte or a record that
     cannot be read hold none: the read of the block then says what is wrong."""
-    from ._csv import _records
+    from ._csv_cells import read_records
 
     if first_line == 1 and raw.startswith(BOM):
         raw = raw[len(BOM) :]
     cut, _ = bad_bytes(path, raw, first_line, NUMERIC_CONTROL, encoding)
     lines = text_lines(raw[:cut].decode(encoding))
-    records = _records(path, lines, first_line, final=False)[0]
+    records = read_records(path, lines, first_line, final=False)[0]
     if not records:
         return None, first_line
     k, cells = records[0]
