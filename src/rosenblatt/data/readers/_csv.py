@@ -233,7 +233,7 @@ def _plain_long_field(block: bytes, line0: int, encoding: str) -> tuple[int, int
     return None
 
 
-def _records(
+def records_with_error(
     path: str, lines: Sequence[str], first_line: int, final: bool
 ) -> tuple[list[tuple[int, list[str]]], int | None, Any]:
     """:func:`csv_records`, with the error of a bad record returned (a
@@ -288,7 +288,7 @@ def csv_records(
     quoted field carries beyond ``lines`` (None if there is none; an error when
     ``final``). A record that cannot be read raises its error.
     """
-    records, cut, error = _records(path, lines, first_line, final)
+    records, cut, error = records_with_error(path, lines, first_line, final)
     if isinstance(error, LongField):
         raise error.error()
     if error is not None:
@@ -705,7 +705,7 @@ class _Scan:
         lines = text_lines(block.decode(self.schema.encoding))
         if carry is not None:
             offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
-        records, cut, error = _records(self.path, lines, line0, final)
+        records, cut, error = records_with_error(self.path, lines, line0, final)
         carry = None
         if cut is not None:
             at = int(line_starts(offset, block)[cut]) - offset
