@@ -229,7 +229,8 @@ def train(
 
     # the labels first, as the learner checks them: a file of one class is refused before
     # anything is fitted (a scaler on a row of millions of fields holds copies of it first)
-    check_classes(data.y, type(estimator).__name__)
+    if data.y is not None:
+        check_classes(data.y, type(estimator).__name__)
     online = calibrate == ONLINE_CALIBRATION  # the estimator's: after the scaler or the text
     model = model_for(data, calibrated(estimator, "online") if online else estimator, scale=scale)
     if calibrate is not None and not online:
