@@ -231,6 +231,19 @@ RECORDS: tuple[Record, ...] = (
         state="primal",
     ),
     _ours(
+        "rosenblatt.PassiveAggressive",
+        "estimators.passive_aggressive",
+        (*_LEARNER, "online"),
+        _LINEAR,
+        _LINEAR_DERIVED,
+        check=lambda c: learners.check_linear_perceptron(
+            c, averaged=c.param("average"), voted=False, initial=False, parameter="average"
+        ),
+        cli={name: {"variant": name} for name in ("pa", "pa1", "pa2")},
+        scoring="linear",
+        state="primal",
+    ),
+    _ours(
         "rosenblatt.KernelPerceptron",
         "estimators.kernel",
         (*_LEARNER, "online"),
