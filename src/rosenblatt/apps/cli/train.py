@@ -46,6 +46,7 @@ from ._estimators import (
     text_features,
 )
 from ._options import (
+    Aggressiveness,
     Algorithm,
     Budget,
     BudgetPolicy,
@@ -391,6 +392,7 @@ def command(
     budget_policy: BudgetPolicy = None,
     max_projection_error: MaxProjectionError = None,
     plus: Plus = False,
+    C: Aggressiveness = None,  # noqa: N803 (the option names the notes' and scikit-learn's C)
     scale: _Scale = True,
     calibrate: Calibrate = None,
     checkpoint: Checkpoint = None,
