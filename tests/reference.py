@@ -375,8 +375,14 @@ def primal_epoch(
     batch=False,
     average=False,
     multinomial=False,
+    step="perceptron",
+    C=1.0,
 ):
     """One epoch of :func:`rosenblatt.engine.kernels.primal.primal_epoch` on dense float64 rows.
+
+    ``step``: Rosenblatt's (an update when ``y a <= 0``, by ``eta``), or the
+    passive-aggressive family's (:func:`pa_step`: an update when ``y a < 1``; a multinomial
+    model's true class ahead of its rival by less than 1).
 
     ``target`` holds each sample's class index, or (multilabel) is the
     (n_samples, n_labels) 0/1 label matrix, row ``s`` answering +1 where column
@@ -414,8 +420,12 @@ def primal_epoch(
             for c in range(n_rows):
                 if c != true and (rival is None or scores[c] > scores[rival]):
                     rival = c
-            if scores[rival] >= scores[true]:
-                wrong = [(true, eta * sample_weight[i]), (rival, -eta * sample_weight[i])]
+            margin = scores[true] - scores[rival]
+            if (margin <= 0.0) if step == "perceptron" else (margin < 1.0):
+                tau = eta
+                if step != "perceptron":
+                    tau = pa_step(step, 1.0 - margin, 2.0 * sqnorm(x), C)
+                wrong = [(true, tau * sample_weight[i]), (rival, -tau * sample_weight[i])]
                 mistakes[0] += 1
                 mistake_weight[0] += sample_weight[i]
         else:
@@ -427,8 +437,11 @@ def primal_epoch(
                 a = y * _dot(W_[s] + [float(w0[s])], x)
                 activations.append(a)
                 overflow += not math.isfinite(a)
-                if a <= 0.0:
-                    wrong.append((s, eta * sample_weight[i] * y))
+                if (a <= 0.0) if step == "perceptron" else (a < 1.0):
+                    coef = eta * sample_weight[i] * y
+                    if step != "perceptron":
+                        coef = pa_step(step, 1.0 - a, sqnorm(x), C) * sample_weight[i] * y
+                    wrong.append((s, coef))
                     mistakes[s] += 1
                     mistake_weight[s] += sample_weight[i]
         for u, (s, coef) in enumerate(wrong):
@@ -507,6 +520,48 @@ def multinomial_vote(inner, pattern, coef, bias, rec_true, rec_pred, weights, n_
                 best = max(range(n_classes), key=lambda k: (scores[k], -k))
                 votes[q, best] += weights[j]
     return votes
+
+
+def sqnorm(x):
+    """``||x||^2`` of an augmented pattern: its features' squares summed in order, then the
+    constant input's (the kernels' ``row_sqnorm`` plus ``bias_input ** 2``)."""
+    total = 0.0
+    for value in x[:-1]:
+        total += value * value
+    return total + x[-1] * x[-1]
+
+
+def pa_step(step, loss, sq, C):
+    """Crammer et al. (2006)'s step for the hinge loss ``loss`` of a pattern of squared norm
+    ``sq``: PA ``loss / sq``, PA-I at most ``C``, PA-II ``loss / (sq + 1 / (2 C))``; no step
+    for a pattern of norm 0 (PA, PA-I)."""
+    if step == "pa2":
+        return loss / (sq + 0.5 / C)
+    if sq <= 0.0:
+        return 0.0
+    return min(C, loss / sq) if step == "pa1" else loss / sq
+
+
+def passive_aggressive(X, y, orders, step="pa1", C=1.0, average=False):
+    """scikit-learn's ``SGDClassifier(loss="hinge", penalty=None, learning_rate=step,
+    eta0=C, fit_intercept=False)`` transcribed for labels in {-1, +1}: ``tau`` from the
+    hinge loss ``max(0, 1 - y w.x)``, then ``w += tau y x``; with ``average``, the mean of
+    the weights after every presentation (its averaged SGD). Plain sums, in order."""
+    w = [0.0] * len(X[0])
+    total, t = [0.0] * len(w), 0
+    for order in orders:
+        for i in order:
+            x = [float(v) for v in X[i]]
+            p = sum(a * b for a, b in zip(w, x))
+            loss = max(0.0, 1.0 - y[i] * p)
+            sq = sum(v * v for v in x)
+            if step == "pa1" and sq == 0.0:
+                continue  # scikit-learn skips the sample
+            tau = pa_step(step, loss, sq, C) * y[i]
+            w = [a + tau * b for a, b in zip(w, x)]
+            t += 1
+            total = [a + b for a, b in zip(total, w)]
+    return [a / t for a in total] if average else w
 
 
 def dual_epoch(

@@ -164,7 +164,7 @@ VALUES = {
         np.zeros((3, 4)), (np.zeros(2), np.zeros(2, np.int32), np.zeros(3, np.int32))
     ),
     "bundles": lambda folder: (
-        bundles.Rule(1.0, -1.0, False, True),
+        bundles.Rule(1.0, -1.0, False, True, 0, 1.0),
         bundles.SINGLE,
         bundles.MULTINOMIAL,
     ),

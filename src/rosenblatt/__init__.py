@@ -27,6 +27,7 @@ _EXPORTS = {
     "LinearProgramClassifier": "estimators.baselines",
     "OnlineCalibratedClassifier": "estimators.calibration",
     "ParameterMixing": "distributed",
+    "PassiveAggressive": "estimators.passive_aggressive",
     "Perceptron": "estimators.linear",
     "TfDfTransformer": "estimators.text",
     "Trace": "theory.trace",

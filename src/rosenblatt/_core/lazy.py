@@ -5,16 +5,15 @@ imported on first use. On Python 3.11, two threads whose first uses import two m
 import what those share side by side (scikit-learn, for the estimators), and one of them can
 find a module the other has half made: an ``ImportError`` naming a "partially initialized
 module", or a ``_DeadlockError`` (CPython gh-83065; a thread importing a package's submodule
-does not wait for the package itself to finish). :func:`import_module` makes those first
-imports one after another; a module already imported returns at once, without the lock.
-It is re-entrant, and nothing of the package calls it while importing a module of its own.
+does not wait for the package itself to finish). :func:`import_module` makes those imports
+one after another. It is re-entrant, and nothing of the package calls it while importing a
+module of its own.
 """
 
 from __future__ import annotations
 
 import importlib
 import importlib.util
-import sys
 import threading
 from types import ModuleType
 
@@ -33,8 +32,7 @@ def import_module(name: str, package: str | None = None) -> ModuleType:
     'rosenblatt._core.validation'
     """
     full = importlib.util.resolve_name(name, package) if name.startswith(".") else name
-    module = sys.modules.get(full)
-    if module is not None and not getattr(module.__spec__, "_initializing", False):
-        return module
+    # always under the lock: a module another thread is making is already in sys.modules
+    # (half made); an uncontended lock and a made module cost a microsecond
     with _LOCK:
         return importlib.import_module(full)

@@ -28,6 +28,7 @@ from .kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
     SINGLE,
+    STEPS,
     Record,
     Rows,
     Rule,
@@ -79,12 +80,26 @@ class PrimalRule:
         per mistake.
     threads : int
         Threads training one-vs-rest neurons side by side.
+    step : {"perceptron", "pa", "pa1", "pa2"}
+        Rosenblatt's step (a mistake moves the weights by ``eta``), or the
+        passive-aggressive family's (Crammer et al. 2006): a margin error ``y a < 1``
+        moves them by ``tau = loss / ||x||^2`` (PA), at most ``C`` (PA-I), or ``loss /
+        (||x||^2 + 1 / (2 C))`` (PA-II), ``x`` the augmented pattern.
+    C : float
+        The passive-aggressive steps' aggressiveness bound.
     """
 
     eta: float = 1.0
     bias_input: float = 1.0
     batch: bool = False
     threads: int = 1
+    step: str = "perceptron"
+    C: float = 1.0
+
+    def fix(self) -> dict[str, float]:
+        """What an overflow's message names to change: the learning rate, or the bound of a
+        passive-aggressive step (which has none)."""
+        return {"eta": self.eta} if self.step == "perceptron" else {"C": self.C}
 
 
 class Batch:
@@ -315,8 +330,11 @@ class PrimalState:
             self.votes = VoteRecord(self.n_rows, self.multinomial)
 
     # ------------------------------------------------------------------ read-off
-    def weights(self, averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, w0)``: the last weights, or the average of ``w_0 .. w_T``.
+    def weights(
+        self, averaged: bool = False, initial: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, w0)``: the last weights, or the average of ``w_0 .. w_T`` (with
+        ``initial=False``, of ``w_1 .. w_T``: scikit-learn's averaged SGD's).
 
         The average is CIML Algorithm 7's return value ``w - u / c``: ``U`` holds
         every update times the notes' example counter ``c`` at that presentation
@@ -334,21 +352,35 @@ class PrimalState:
         >>> W, w0 = state.weights(averaged=True)
         >>> (W * 9).tolist(), (w0 * 9).tolist(), state.counts.tolist()
         ([[9.0, 7.0]], [5.0], [8])
+
+        A state starts from zero weights, so the mean of ``w_1 .. w_T`` is ``(c W - U) / T``:
+
+        >>> W, w0 = state.weights(averaged=True, initial=False)
+        >>> (W * 8).tolist(), (w0 * 8).tolist()
+        ([[9.0, 7.0]], [5.0])
         """
         if not averaged:
             return self.W, self.w0
         c = (self.counts + 1).astype(np.float64)  # Algorithm 7's counter: T + 1
         if self.multinomial:
             c = np.repeat(c, self.n_rows)
-        W = self.W - self.U / c[:, None]
-        w0 = self.w0 - self.U0 / c
+        if initial:
+            W = self.W - self.U / c[:, None]
+            w0 = self.w0 - self.U0 / c
+        else:  # without w_0 = 0: (sum of w_0 .. w_T) / T, T presentations at least one
+            T = np.maximum(c - 1.0, 1.0)
+            W = (c[:, None] * self.W - self.U) / T[:, None]
+            w0 = (c * self.w0 - self.U0) / T
         return W.astype(self.dtype), w0
 
-    def public_weights(self, averaged: bool, bias_input: float) -> tuple[np.ndarray, np.ndarray]:
+    def public_weights(
+        self, averaged: bool, bias_input: float, initial: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(coef_, intercept_)`` of an estimator trained on this state: the last or
-        averaged weights, the intercept ``w0 * bias_input``, and for a multinomial
-        model of two classes the one binary row ``class 1 - class 0``."""
-        W, w0 = self.weights(averaged=averaged)
+        averaged weights (``initial``: see :meth:`weights`), the intercept ``w0 *
+        bias_input``, and for a multinomial model of two classes the one binary row
+        ``class 1 - class 0``."""
+        W, w0 = self.weights(averaged=averaged, initial=initial)
         intercept = (w0 * bias_input + 0.0).astype(W.dtype)  # + 0.0: a zero prints 0., not -0.
         if self.multinomial and self.n_rows == 2:
             W = W[1:] - W[:1]  # the binary decision function of the two class vectors
@@ -506,7 +538,14 @@ class PrimalState:
         primal_epoch = compiled_kernel("primal.primal_epoch")
 
         targets = Targets(batch.target, positive, batch.sample_weight)
-        scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged)
+        scalars = Rule(
+            float(rule.eta),
+            float(rule.bias_input),
+            bool(rule.batch),
+            self.averaged,
+            STEPS[rule.step],
+            float(rule.C),
+        )
         n_rows = weights.W.shape[0]
         scratch = Scratch(
             np.zeros((n_rows, self.n_features if rule.batch else 0), dtype=self.dtype),
@@ -531,7 +570,7 @@ class PrimalState:
             layout,
         )
         if tally.overflow[0]:
-            refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", eta=rule.eta, X=batch.X)
+            refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", X=batch.X, **rule.fix())
         presented_weight = float(tally.presented_weight[0])
         if not shared:
             for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):

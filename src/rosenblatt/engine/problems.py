@@ -122,7 +122,7 @@ class PrimalProblem:
 
     def finished(self) -> None:
         """Once a run, not every epoch: a weight no later score read may have overflowed."""
-        self.state.check_finite(eta=self.rule.eta)
+        self.state.check_finite(**self.rule.fix())
 
     def epoch(self, active: np.ndarray) -> EpochCount:
         state, rule, data = self.state, self.rule, self.data

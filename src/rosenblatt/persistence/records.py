@@ -44,6 +44,7 @@ __all__ = [
     "ROLES",
     "Record",
     "by_cli",
+    "cli_parameters",
     "keys_with",
     "parameters_of",
     "record_of",
@@ -125,8 +126,9 @@ class Record:
         Refuses, when saving, fitted state the format cannot see.
     width : callable(Plain, fitted) or None
         The features it gives, where that is not the count it takes.
-    cli : str or None
-        Its ``--algorithm`` name on the command line.
+    cli : str, mapping or None
+        Its ``--algorithm`` name on the command line, or names with the parameters each
+        sets (``{"pa1": {"variant": "pa1"}, ...}``).
     scoring : {"linear", "voted", "dual", "calibrated", "online-calibrated", "tf-df"} or None
         How it turns rows into scores (or features): the numpy predictor and the ONNX
         graph of each kind are built from this one description (``linear``: ``X @ coef_.T
@@ -148,7 +150,7 @@ class Record:
     private: Callable[[Any], None] | None = None
     saving: Callable[[Any, str], None] | None = None
     width: Callable[[Any, Any], Any] | None = None
-    cli: str | None = None
+    cli: str | Mapping[str, Mapping[str, Any]] | None = None
     scoring: str | None = None
     state: str | None = None
     fitted_names: frozenset[str] = field(init=False)
@@ -226,6 +228,19 @@ RECORDS: tuple[Record, ...] = (
         check=lambda c: learners.check_linear_perceptron(c, averaged=False, voted=True),
         cli="voted",
         scoring="voted",
+        state="primal",
+    ),
+    _ours(
+        "rosenblatt.PassiveAggressive",
+        "estimators.passive_aggressive",
+        (*_LEARNER, "online"),
+        _LINEAR,
+        _LINEAR_DERIVED,
+        check=lambda c: learners.check_linear_perceptron(
+            c, averaged=c.param("average"), voted=False, initial=False, parameter="average"
+        ),
+        cli={name: {"variant": name} for name in ("pa", "pa1", "pa2")},
+        scoring="linear",
         state="primal",
     ),
     _ours(
@@ -487,7 +502,23 @@ def scored_as(*kinds: str) -> tuple[Record, ...]:
 
 def by_cli() -> dict[str, Record]:
     """The learners of the command line by their ``--algorithm`` name."""
-    return {r.cli: r for r in RECORDS if r.cli is not None}
+    return {name: r for r in RECORDS if r.cli is not None for name in _cli_names(r)}
+
+
+def cli_parameters(name: str) -> dict[str, Any]:
+    """The parameters the ``--algorithm`` name ``name`` sets (``pa1``: ``variant="pa1"``).
+
+    Examples
+    --------
+    >>> cli_parameters("pa2"), cli_parameters("perceptron")
+    ({'variant': 'pa2'}, {})
+    """
+    cli = by_cli()[name].cli
+    return {} if isinstance(cli, str) else dict(cli[name])  # type: ignore[index]
+
+
+def _cli_names(record: Record) -> tuple[str, ...]:
+    return (record.cli,) if isinstance(record.cli, str) else tuple(record.cli or ())
 
 
 def _where(record: Record) -> str:

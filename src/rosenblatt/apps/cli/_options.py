@@ -30,6 +30,7 @@ from ._common import check_chunk_size
 from ._estimators import ALGORITHMS
 
 __all__ = [
+    "Aggressiveness",
     "Algorithm",
     "Algorithms",
     "BiasInput",
@@ -376,6 +377,12 @@ MaxProjectionError = Annotated[
 Plus = Annotated[
     bool,
     typer.Option("--plus", help="projectron: Projectron++, also learning from margin errors."),
+]
+Aggressiveness = Annotated[
+    float | None,
+    typer.Option(
+        "--C", help="pa1, pa2: the bound C of the passive-aggressive steps (default 1.0)."
+    ),
 ]
 
 # ---------------------------------------------------------------------------- predict's own

@@ -46,6 +46,7 @@ from ._estimators import (
     text_features,
 )
 from ._options import (
+    Aggressiveness,
     Algorithm,
     Budget,
     BudgetPolicy,
@@ -229,7 +230,8 @@ def train(
 
     # the labels first, as the learner checks them: a file of one class is refused before
     # anything is fitted (a scaler on a row of millions of fields holds copies of it first)
-    check_classes(data.y, type(estimator).__name__)
+    if data.y is not None:
+        check_classes(data.y, type(estimator).__name__)
     online = calibrate == ONLINE_CALIBRATION  # the estimator's: after the scaler or the text
     model = model_for(data, calibrated(estimator, "online") if online else estimator, scale=scale)
     if calibrate is not None and not online:
@@ -390,6 +392,7 @@ def command(
     budget_policy: BudgetPolicy = None,
     max_projection_error: MaxProjectionError = None,
     plus: Plus = False,
+    C: Aggressiveness = None,  # noqa: N803 (the option names the notes' and scikit-learn's C)
     scale: _Scale = True,
     calibrate: Calibrate = None,
     checkpoint: Checkpoint = None,

@@ -2,7 +2,7 @@
 
 The dialect (:mod:`csv`'s, with surrounding whitespace stripped), what a feature cell
 must be (:func:`cell_problem`: what ``float()`` reads of it, finite), how an error names a
-column, the records of a block of lines (:func:`read_records`: quoted fields across
+column, the records of a block of lines (:func:`records_with_error`: quoted fields across
 lines, a field held to :data:`LIMIT` characters), where a quoted field opens and closes
 (:func:`open_quote`, :func:`closing_quote`), the columns set aside
 (:func:`aside_columns`), and the compiled parser of a block of lines without quotes
@@ -188,7 +188,7 @@ def plain_long_field(block: bytes, line0: int, encoding: str) -> tuple[int, int,
     return None
 
 
-def read_records(
+def records_with_error(
     path: str, lines: Sequence[str], first_line: int, final: bool
 ) -> tuple[list[tuple[int, list[str]]], int | None, Any]:
     """:func:`csv_records`, with the error of a bad record returned (a
@@ -243,7 +243,7 @@ def csv_records(
     quoted field carries beyond ``lines`` (None if there is none; an error when
     ``final``). A record that cannot be read raises its error.
     """
-    records, cut, error = read_records(path, lines, first_line, final)
+    records, cut, error = records_with_error(path, lines, first_line, final)
     if isinstance(error, LongField):
         raise error.error()
     if error is not None:

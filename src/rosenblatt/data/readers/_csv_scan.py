@@ -44,7 +44,7 @@ from ._csv_cells import (
     number,
     plain,
     plain_long_field,
-    read_records,
+    records_with_error,
 )
 from ._schema import Chunker
 from ._store import Labels, NullStore, Rows
@@ -325,7 +325,7 @@ class _Scan:
         lines = text_lines(block.decode(self.schema.encoding))
         if carry is not None:
             offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
-        records, cut, error = read_records(self.path, lines, line0, final)
+        records, cut, error = records_with_error(self.path, lines, line0, final)
         carry = None
         if cut is not None:
             at = int(line_starts(offset, block)[cut]) - offset

@@ -532,13 +532,13 @@ def _first_record(path, raw, encoding, first_line=1):
     ``first_line`` (a byte order mark at the input's start skipped, as the readers skip
     it), or ``(None, first_line)`` when the lines before a bad byte or a record that
     cannot be read hold none: the read of the block then says what is wrong."""
-    from ._csv_cells import read_records
+    from ._csv_cells import records_with_error
 
     if first_line == 1 and raw.startswith(BOM):
         raw = raw[len(BOM) :]
     cut, _ = bad_bytes(path, raw, first_line, NUMERIC_CONTROL, encoding)
     lines = text_lines(raw[:cut].decode(encoding))
-    records = read_records(path, lines, first_line, final=False)[0]
+    records = records_with_error(path, lines, first_line, final=False)[0]
     if not records:
         return None, first_line
     k, cells = records[0]

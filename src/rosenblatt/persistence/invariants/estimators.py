@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..._core.sparse import is_sparse
@@ -36,10 +38,16 @@ def _epoch_record(c):
     c.boolean("converged_")
 
 
-def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> dict:
+def check_linear_perceptron(
+    c: Checker, *, averaged: Any, voted: bool, initial: bool = True, parameter: str = ""
+) -> dict:
     """A linear perceptron's state, of the kind and shape its parameters and classes say;
     returns its public weights (``coef_``, ``intercept_``, and the voted one's
-    ``n_vectors_``), read off the state as ``fit`` reads them."""
+    ``n_vectors_``), read off the state as ``fit`` reads them (``initial``: the average
+    includes the initial weights, see ``PrimalState.weights``). ``averaged`` is the class's
+    kind, or the value of its ``parameter`` that says it (then checked to be a bool)."""
+    if parameter and not isinstance(averaged, bool):
+        c.fail(parameter, "must be True or False")
     required = ("classes_", "n_features_in_", "intercept_scaling_", "training_state_")
     if not c.fitted(*required, *_EPOCH_RECORD):
         return {}
@@ -68,7 +76,7 @@ def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> dict:
         c.fail("fit_intercept", "must be True or False")
     _epoch_record(c)
     bias_input = constant_input(fit_intercept, scaling)
-    coef, intercept = state.public_weights(averaged, bias_input)
+    coef, intercept = state.public_weights(averaged, bias_input, initial)
     derived = {"coef_": coef, "intercept_": intercept}
     if voted:
         if state.votes.bias_input != bias_input:
