@@ -134,7 +134,12 @@ def trained_format(model: Any, metadata: dict[str, Any]) -> str | None:
 
 
 def input_format(
-    path: str | os.PathLike[str], format: str | None, model: Any, metadata: dict[str, Any]
+    path: str | os.PathLike[str],
+    format: str | None,
+    model: Any,
+    metadata: dict[str, Any],
+    *,
+    body: bytes | None = None,
 ) -> tuple[str, bytes]:
     """The format to read a model's input in, and the bytes of standard input read to tell.
 
@@ -142,9 +147,18 @@ def input_format(
     like ``iris.data``) the format the model was trained on (:func:`trained_format`);
     else the format that the input's first lines are in
     (:func:`~rosenblatt.data.readers.sniff_format`, which says why when it cannot tell).
+    ``body``: the input's bytes at hand, ``path`` only naming them: ``format``, else the
+    model's.
     """
     from ..data.readers import check_file, format_of, sniff_format
 
+    if body is not None:
+        known = format or trained_format(model, metadata)
+        if known is None:
+            raise DataFileError(
+                f"{path}: the model does not say what format its data is in; name the format"
+            )
+        return format_of(path, known), b""
     check_file(path)  # a folder or a missing file, before its name is looked at
     if format is not None:
         return format_of(path, format), b""
@@ -178,6 +192,7 @@ def read_model_input(
     format: str | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    body: bytes | None = None,
 ) -> Iterator[Data]:
     """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
 
@@ -193,13 +208,15 @@ def read_model_input(
     ``label_column``, a CSV's label column is the one the model was trained with.
     The format is :func:`input_format`'s. CSV only: ``id_columns`` are read as text
     into each block's ``aside`` and ``ignore`` columns are dropped (neither may be
-    one of the model's columns); other formats refuse them.
+    one of the model's columns); other formats refuse them. ``body``: the input's
+    bytes at hand (a request's), read instead of a file, ``path`` only naming them; its
+    format is ``format``, else the model's.
     """
     from .._core.config import DEFAULT_CHUNK_SIZE
     from ..data.readers import STDIN, Stream, check_aside, scan, shown_name
 
     chunk_size = DEFAULT_CHUNK_SIZE if chunk_size is None else chunk_size
-    kind, head = input_format(path, format, model, metadata)
+    kind, head = input_format(path, format, model, metadata, body=body)
     check_aside(kind, shown_name(path), id_columns, ignore)
     if is_text_model(model) != (kind == "text"):
         trained = "text (.tsv)" if is_text_model(model) else "numeric features (.csv/.svm)"
@@ -208,7 +225,7 @@ def read_model_input(
             "give the model data of the same kind"
         )
     if kind == "text":
-        yield from Stream(path, chunk_size, format=kind, head=head)
+        yield from Stream(path, chunk_size, format=kind, head=head, source=body)
         return
     n_features = getattr(final_estimator(model), "n_features_in_", None)
     if kind == "csv":
@@ -227,6 +244,7 @@ def read_model_input(
             head=head,
             id_columns=id_columns,
             ignore=ignore,
+            source=body,
         )
         return
     if _centres(model):
@@ -247,6 +265,12 @@ def read_model_input(
                     "indices start at 0 or 1, and standard input cannot be read twice to "
                     "tell; pass --zero-based or --one-based"
                 )
+            if body is not None:  # a few rows of the input cannot tell it for the rest
+                raise DataFileError(
+                    f"{path}: the model does not say whether its svmlight feature indices "
+                    "start at 0 or 1, so its input cannot be read as svmlight rows; send "
+                    "JSON rows"
+                )
             base = scan(
                 path, format=kind, labelled=None, n_features=n_features, zero_based="auto"
             ).zero_based
@@ -257,6 +281,7 @@ def read_model_input(
             n_features=n_features,
             zero_based=base,
             head=head,
+            source=body,
         )
     except DataFileError as error:
         raise _not_like_training(error, metadata, n_features, as_trained) from None

@@ -19,6 +19,7 @@ the results line by line gets each answer before the input ends.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import sys
@@ -54,14 +55,18 @@ class _Input:
     """Bytes of a file or of standard input, as they come (``read`` gives b"" at the end).
 
     ``head``: bytes of standard input read before (by :func:`sniff_format`), given
-    first; ``kept`` (when ``keep``): every byte read, as it came.
+    first; ``kept`` (when ``keep``): every byte read, as it came; ``source``: the input's
+    bytes at hand (a request's body), read instead of a file, ``name`` only naming them.
     """
 
-    def __init__(self, name, head=b"", keep=False):
+    def __init__(self, name, head=b"", keep=False, source=None):
         self.name, self.fd, self.inflate = name, None, None
         self.head = head if name == STDIN else b""  # a file is read again from its start
         self.kept = bytearray() if keep else None
-        if name == STDIN:
+        if source is not None:
+            self.handle = io.BytesIO(source)
+            self.first = True  # gzipped bytes are told by their first bytes, as stdin's
+        elif name == STDIN:
             buffer = sys.stdin.buffer
             try:
                 self.fd = buffer.fileno()
@@ -104,7 +109,7 @@ class _Input:
             return True
 
     def close(self):
-        if self.fd is None and self.name != STDIN:
+        if self.fd is None and (self.name != STDIN or isinstance(self.handle, io.BytesIO)):
             self.handle.close()
 
 
@@ -235,6 +240,9 @@ class Stream:
     head : bytes, default=b""
         Standard input: bytes already read from it (by :func:`sniff_format`),
         read before the rest.
+    source : bytes, default=None
+        The input itself, at hand (a request's body): read instead of a file, ``path``
+        only naming it in messages (``format`` must then be given).
 
     Examples
     --------
@@ -244,6 +252,11 @@ class Stream:
     >>> stream = Stream(path, 2, columns=["a", "b"], label_name="y")
     >>> [(d.X.tolist(), d.y.tolist()) for d in stream]
     [([[1.0, 2.0]], ['no']), ([[3.0, 4.0], [5.0, 6.0]], ['yes', 'no'])]
+    >>> body = Stream("request body", 10, format="csv", source=b"1,2,no\\n3,x,yes\\n")
+    >>> list(body)
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: request body, line 2, column 2: 'x' is not a number
     """
 
     def __init__(
@@ -263,13 +276,17 @@ class Stream:
         id_columns=None,
         ignore=None,
         head=b"",
+        source=None,
     ):
         from . import check_options
 
         check_args("Stream", {"chunk_size": [CHUNK_SIZE]}, {"chunk_size": chunk_size})
-        self.name = check_file(path)
+        if source is not None and format is None:
+            raise ValueError("bytes at hand (source) have no extension to tell their format")
+        self.name = os.fspath(path) if source is not None else check_file(path)
         self.path = shown_name(self.name)
         self.kind = format_of(self.name, format)
+        self.source = source
         base = "auto" if zero_based is None else zero_based
         check_options(self.kind, self.path, None, base, header, label_column, None, "Stream")
         if self.kind == "svmlight" and zero_based not in (True, False):
@@ -296,7 +313,7 @@ class Stream:
         self._order = None  # the file's column of each of X's, when not in that order
 
     def __iter__(self):
-        source = _Input(self.name, self.head)
+        source = _Input(self.name, self.head, source=self.source)
         try:
             yield from self._read(source)
         finally:
@@ -306,6 +323,7 @@ class Stream:
         from . import parse_bytes
 
         line, held, held_at, fixed = 1, b"", 1, False
+        at_hand = self.source is not None
         for raw in _blocks(source, self.chunk_size, self.kind == "csv"):
             first, line = line, line + count_lines(raw)
             if not fixed:
@@ -316,7 +334,7 @@ class Stream:
                     self._aside(cells)
                     self._by_name(cells)
             try:
-                data = parse_bytes(self.name, self.kind, raw, self.options)
+                data = parse_bytes(self.name, self.kind, raw, self.options, at_hand=at_hand)
             except DataFileError as error:
                 if getattr(error, "code", None) != "empty":
                     raise _shifted(error, first) from None
@@ -333,7 +351,7 @@ class Stream:
                 data.aside_names = self.id_names
             yield data
         if not fixed:  # no record at all: the format's own words
-            parse_bytes(self.name, self.kind, held, self.options)
+            parse_bytes(self.name, self.kind, held, self.options, at_hand=at_hand)
 
     def _fix(self, schema):
         """What the first block decided holds for the blocks after it."""
