@@ -62,6 +62,7 @@ __all__ = [
     "Kernel",
     "Kind",
     "LabelColumn",
+    "Log",
     "Losses",
     "MaxIter",
     "MaxProjectionError",
@@ -452,3 +453,14 @@ Export = Annotated[
     ),
 ]
 Preset = Annotated[str, typer.Option("--preset", help="Preset of --export.")]
+
+# ---------------------------------------------------------------------------- serve's
+Log = Annotated[
+    str | None,
+    typer.Option(
+        "--log",
+        metavar="PATH",
+        help="The learning log, written before a request is answered and replayed after a "
+        "crash (default: the model's path with .log added).",
+    ),
+]

@@ -21,6 +21,7 @@ from . import (
     playground,
     plotting,
     predict,
+    serve,
     tracing,
     train,
     warmup,
@@ -72,6 +73,7 @@ COMMANDS = {
     "playground": playground,
     "cross-validate": crossval,
     "export": export,
+    "serve": serve,
 }
 for _name, _module in COMMANDS.items():  # every command's help reads like a Unix tool's
     app.command(_name, cls=PlainHelpCommand)(_module.command)

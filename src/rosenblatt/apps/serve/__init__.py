@@ -24,7 +24,7 @@ from typing import Any
 
 from ..._core import config
 
-__all__ = ["Service", "serve"]
+__all__ = ["Service", "default_log", "serve", "served_model"]
 
 #: ``log``'s default: beside a model file, its name and ``.log``; none for a model object
 AUTO = "auto"
@@ -63,7 +63,15 @@ def _listening_socket(host: str, port: int) -> socket.socket:
 
 
 class Service:
-    """A running service: its address, what it serves, and how to stop it.
+    """A service of a model, listening: its address, what it serves, and how to stop it.
+
+    Parameters
+    ----------
+    served : rosenblatt.apps.serve.served.ServedModel
+        What to serve (:func:`served_model`).
+    host : str
+    port : int
+        Where to listen (port 0: any free port).
 
     Attributes
     ----------
@@ -73,15 +81,18 @@ class Service:
         The model served (``served.snapshot.model`` is the model now).
     """
 
-    def __init__(self, served: Any, sock: socket.socket) -> None:
+    def __init__(self, served: Any, host: str, port: int) -> None:
         from .app import build_app
 
         uvicorn = _uvicorn()
+        try:
+            self.socket = _listening_socket(host, port)
+        except ValueError:
+            served.close()
+            raise
         self.served = served
-        self.socket = sock
-        host, port = sock.getsockname()[:2]
-        shown = f"[{host}]" if ":" in host else host
-        self.url = f"http://{shown}:{port}"
+        bound, port = self.socket.getsockname()[:2]
+        self.url = f"http://{f'[{bound}]' if ':' in bound else bound}:{port}"
         self.app = build_app(served)
         self.server = uvicorn.Server(
             uvicorn.Config(
@@ -190,14 +201,27 @@ def serve(
     {'learned': 1, 'version': 1}
     >>> service.stop()
     """
+    _uvicorn()
+    service = Service(served_model(model, log), host, port)
+    if not block:
+        return service.start()
+    service.run()
+    return None
+
+
+def served_model(model: Any, log: str | os.PathLike[str] | None = AUTO) -> Any:
+    """What :func:`serve` serves: a model file, its log replayed (``log="auto"``: the file's
+    name with ``.log``), or a model object (no log).
+
+    Returns
+    -------
+    rosenblatt.apps.serve.served.ServedModel
+    """
     from .served import ServedModel
 
-    _uvicorn()
     if isinstance(model, (str, os.PathLike)):
         path = os.fspath(model)
-        if log == AUTO:
-            log = path + ".log"
-        served = ServedModel.from_file(path, None if log is None else os.fspath(log))
+        served = ServedModel.from_file(path, default_log(path) if log == AUTO else log)
     else:
         if log not in (AUTO, None):
             raise ValueError(
@@ -207,8 +231,15 @@ def serve(
         served = ServedModel(model)
     # a model fitted on named columns reads the service's arrays in their order
     warnings.filterwarnings("ignore", message="X does not have valid feature names")
-    service = Service(served, _listening_socket(host, port))
-    if not block:
-        return service.start()
-    service.run()
-    return None
+    return served
+
+
+def default_log(path: str | os.PathLike[str]) -> str:
+    """The learning log of a model file when none is named: its path with ``.log`` added.
+
+    Examples
+    --------
+    >>> default_log("models/spam.rbl")
+    'models/spam.rbl.log'
+    """
+    return os.fspath(path) + ".log"

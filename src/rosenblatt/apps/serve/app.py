@@ -50,6 +50,7 @@ __all__ = ["ENDPOINTS", "build_app"]
 ENDPOINTS = "POST /predict, POST /learn, POST /save, GET /health, GET /metrics"
 _JSON = "application/json"
 _ROWS = "rosenblatt.rows"  # the scope's entry where an endpoint leaves the rows it served
+_DRAIN_TIMES = 4  # a body up to this many times the bound is read (and dropped) to answer 413
 
 
 def _log(message: str) -> None:
@@ -122,19 +123,24 @@ _COUNTED = ("/predict", "/learn", "/save", "/health", "/metrics")
 
 
 async def _body(request: Request) -> bytes:
-    """The request's body, refused with 413 past the bound (read no further)."""
+    """The request's body, refused with 413 past the bound (what is read past it is
+    dropped, up to a bound, so that the client reads the answer: a connection closed on
+    unread bytes is reset, and the answer lost with it)."""
     limit = config.SERVE_MAX_BODY_BYTES
     length = request.headers.get("content-length")
+    chunks, size = [], 0
+    stream = request.stream()
     if length is not None and length.isdigit() and int(length) > limit:
+        await _drain(request, stream, 0)
         raise RequestError(
             f"the body holds {int(length)} bytes, more than the {limit} a request may hold; "
             "send the rows in smaller requests",
             status=413,
         )
-    chunks, size = [], 0
-    async for chunk in request.stream():
+    async for chunk in stream:
         size += len(chunk)
         if size > limit:
+            await _drain(request, stream, size)
             raise RequestError(
                 f"the body holds more than the {limit} bytes a request may hold; send the "
                 "rows in smaller requests",
@@ -142,6 +148,18 @@ async def _body(request: Request) -> bytes:
             )
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def _drain(request: Request, stream: Any, size: int) -> None:
+    """Read and drop the rest of a body too large to serve, up to a bound (a client that
+    waits for ``100 Continue`` has sent nothing: it gets the answer at once)."""
+    if "100-continue" in request.headers.get("expect", "").lower():
+        return
+    bound = _DRAIN_TIMES * config.SERVE_MAX_BODY_BYTES
+    async for chunk in stream:
+        size += len(chunk)
+        if size > bound:
+            return
 
 
 def _predictions(snapshot: Any, X: Any) -> dict[str, Any]:

@@ -352,9 +352,9 @@ def _labels(labels: Any, n_rows: int) -> np.ndarray:
             f'"labels" holds {len(labels)} labels for {n_rows} rows; send one label a row'
         )
     for i, label in enumerate(labels):
-        if type(label) not in (int, float, str):
+        if type(label) not in (int, float, str, bool):
             raise RequestError(
-                f"labels[{i}] is {_shown(label)}; a label is a JSON string or number"
+                f"labels[{i}] is {_shown(label)}; a label is a JSON string, number or boolean"
             )
     return np.asarray(labels)
 

@@ -138,7 +138,9 @@ class ServedModel:
 
     # ------------------------------------------------------------------ start and stop
     @classmethod
-    def from_file(cls, path: str | os.PathLike[str], log: str | None) -> ServedModel:
+    def from_file(
+        cls, path: str | os.PathLike[str], log: str | os.PathLike[str] | None
+    ) -> ServedModel:
         """Load a model file and continue its learning log: learn every request logged
         after the file's place in it, then (when it learnt any) save the file and start
         the log afresh. A record cut short by a kill was never acknowledged: it goes.
@@ -149,6 +151,7 @@ class ServedModel:
             A damaged log, or the log of another model file.
         """
         path = os.fspath(path)
+        log = None if log is None else os.fspath(log)
         model, metadata = load_model(path)
         with open(path, "rb") as handle:
             sha = sha256_of(handle.read())
@@ -197,6 +200,10 @@ class ServedModel:
         if self._logged_since_save and self.path is not None:
             snapshot = self.snapshot
             self._save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
+        self.close()
+
+    def close(self) -> None:
+        """Close the log (a service that never started, or has stopped)."""
         if self.journal is not None:
             self.journal.close()
 
