@@ -405,3 +405,25 @@ def test_a_model_object_is_served_from_memory_without_a_log(tmp_path):
         assert post(service.url, "/save", {"path": str(tmp_path / "mem.rbl")})[0] == 200
     assert load(tmp_path / "mem.rbl").n_iter_ == model.n_iter_ + 1  # the original is untouched
     assert service.served.snapshot.version == 1
+
+
+# ---------------------------------------------------------------------- the command line
+def test_the_command_says_in_one_line_what_stops_it(tmp_path, model_path, monkeypatch):
+    from conftest import assert_one_line_error, run_cli
+
+    result = run_cli("serve", "-m", tmp_path / "none.rbl", "--port", 0)
+    assert_one_line_error(result, "no such model file", "none.rbl")
+    damaged = tmp_path / "m.rbl.log"
+    damaged.write_bytes(b"not a log")
+    result = run_cli("serve", "-m", model_path, "--port", 0)
+    assert_one_line_error(result, "m.rbl.log: not a learning log of rosenblatt serve")
+    damaged.unlink()
+    with rosenblatt.serve(model_path, port=0, block=False) as service:
+        port = service.url.rsplit(":", 1)[1]
+        result = run_cli("serve", "-m", model_path, "--port", port, "--log", tmp_path / "b.log")
+        assert_one_line_error(result, f"cannot listen on 127.0.0.1:{port}", "choose another port")
+    monkeypatch.setitem(__import__("sys").modules, "uvicorn", None)  # the extra is missing
+    result = run_cli("serve", "-m", model_path)
+    assert_one_line_error(
+        result, "serving a model needs uvicorn and starlette: pip install 'rosenblatt[serve]'"
+    )

@@ -178,7 +178,8 @@ def read_log(path: str | os.PathLike[str]) -> LoggedLog:
     """
     with open(path, "rb") as handle:
         data = memoryview(handle.read())
-    records, at = [], 0
+    records: list[dict] = []
+    at, torn = 0, False
     while at < len(data):
         problem = None
         if len(data) - at < _FRAME.size:
@@ -197,8 +198,11 @@ def read_log(path: str | os.PathLike[str]) -> LoggedLog:
                     records.append(_decode(data[at + _FRAME.size : end]))
                 except (ValueError, KeyError, TypeError, struct.error) as error:
                     problem = f"unreadable ({error})"
-        if problem == "cut":  # the last write, which a kill interrupted: never acknowledged
-            return LoggedLog(records, at, torn=True)
+        if problem is not None and not records:
+            break  # not even a first record: not a log (below)
+        if problem == "cut":  # the last write, which a kill cut short: never answered
+            torn = True
+            break
         if problem is not None:
             raise LogError(
                 f"{os.fspath(path)}: the learning log is damaged at byte {at} (record "
@@ -207,7 +211,12 @@ def read_log(path: str | os.PathLike[str]) -> LoggedLog:
                 "past that byte), or restore it"
             )
         at = end
-    return LoggedLog(records, at, torn=False)
+    if not records or records[0]["kind"] != "start":  # begin writes it whole, atomically
+        raise LogError(
+            f"{os.fspath(path)}: not a learning log of rosenblatt serve (it does not begin "
+            "with a start record); give another log file, or move it aside"
+        )
+    return LoggedLog(records, at, torn)
 
 
 def replay_plan(log: LoggedLog, sha256: str, log_name: str, model_name: str) -> tuple[int, list]:
