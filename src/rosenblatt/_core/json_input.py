@@ -20,14 +20,22 @@ __all__ = ["MAX_DEPTH", "JSONInputError", "loads"]
 MAX_DEPTH = 32
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
+# Where a number may be beyond the float range: an exponent of 100 or more, or 309 digits in a
+# row. A body without either is read by json's own float parser (C), with the same values:
+# only a body with one (or such text in a string) needs each float checked in Python.
+_HUGE = re.compile(rb"[eE]\+?0*[1-9][0-9]{2}|[0-9]{309}")
 
 
 class JSONInputError(ValueError):
     """A request body that is not JSON, or JSON the service does not read."""
 
 
-def _depth(body: bytes) -> int:
-    """The deepest nesting of ``[`` and ``{`` in ``body``, outside strings."""
+def _depth(body: bytes, max_depth: int) -> int:
+    """The deepest nesting of ``[`` and ``{`` in ``body``, outside strings (at most the
+    number of openers: a body of few needs no closer look)."""
+    openers = body.count(b"[") + body.count(b"{")
+    if openers <= max_depth:
+        return openers
     marks = np.frombuffer(_STRING.sub(b'""', body), dtype=np.uint8)
     steps = (marks == ord("[")).astype(np.int64) + (marks == ord("{"))
     steps -= (marks == ord("]")).astype(np.int64) + (marks == ord("}"))
@@ -78,12 +86,14 @@ numbers only.
     rosenblatt._core.json_input.JSONInputError: the number 1e400 is beyond the float range \
 (about 1.8e308); send smaller numbers.
     """
-    depth = _depth(body)
+    depth = _depth(body, max_depth)
     if depth > max_depth:
         raise JSONInputError(
             f"the JSON is nested {depth} deep; at most {max_depth} levels are read."
         )
     try:
+        if _HUGE.search(body) is None:
+            return json.loads(body, parse_constant=_no_constant)
         return json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except JSONInputError:
         raise
