@@ -20,10 +20,17 @@ __all__ = ["MAX_DEPTH", "JSONInputError", "loads"]
 MAX_DEPTH = 32
 
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
-# Where a number may be beyond the float range: an exponent of 100 or more, or 309 digits in a
-# row. A body without either is read by json's own float parser (C), with the same values:
-# only a body with one (or such text in a string) needs each float checked in Python.
-_HUGE = re.compile(rb"[eE]\+?0*[1-9][0-9]{2}|[0-9]{309}")
+# Where a number may be beyond the float range: an exponent of three digits or more (e100,
+# E+100), or 309 digits in a row. A body without either is read by json's own float parser
+# (C), with the same values: only a body with one (or such text in a string) needs each float
+# checked in Python. The body's shape (digits as 9, e and E as e, + kept, anything else a
+# space) shows them to plain substring searches, which are quicker than a regex.
+_SHAPE = bytes(
+    ord("9") if b in b"0123456789" else ord("e") if b in b"eE" else b if b == ord("+") else 32
+    for b in range(256)
+)
+_HUGE = (b"e999", b"e+999", b"9" * 309)
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 
 
 class JSONInputError(ValueError):
@@ -36,7 +43,8 @@ def _depth(body: bytes, max_depth: int) -> int:
     openers = body.count(b"[") + body.count(b"{")
     if openers <= max_depth:
         return openers
-    marks = np.frombuffer(_STRING.sub(b'""', body), dtype=np.uint8)
+    brackets = _STRING.sub(b'""', body).translate(None, _NOT_BRACKETS)  # [ ] { } alone, in order
+    marks = np.frombuffer(brackets, dtype=np.uint8)
     steps = (marks == ord("[")).astype(np.int64) + (marks == ord("{"))
     steps -= (marks == ord("]")).astype(np.int64) + (marks == ord("}"))
     return int(np.cumsum(steps).max(initial=0))
@@ -92,7 +100,8 @@ numbers only.
             f"the JSON is nested {depth} deep; at most {max_depth} levels are read."
         )
     try:
-        if _HUGE.search(body) is None:
+        shape = body.translate(_SHAPE)
+        if not any(huge in shape for huge in _HUGE):
             return json.loads(body, parse_constant=_no_constant)
         return json.loads(body, parse_constant=_no_constant, parse_float=_finite)
     except JSONInputError:
