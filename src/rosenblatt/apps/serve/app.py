@@ -163,21 +163,25 @@ async def _drain(request: Request, stream: Any, size: int) -> None:
 
 
 def _predictions(snapshot: Any, X: Any) -> dict[str, Any]:
-    """Labels, scores and probabilities (where the model has them) of rows ``X``."""
+    """Labels, scores and probabilities (where the model has them) of rows ``X``: what the
+    model's ``predict``, ``decision_function`` and ``predict_proba`` give, a pipeline's
+    front steps applied once."""
     predictor, model = snapshot.predictor, snapshot.model
+    if snapshot.front is not None:
+        X = snapshot.front(X)
     scores = None
     if isinstance(predictor, LinearPredictor):  # scores once, labels from them
         scores = predictor.decision_function(X)
         labels = labels_from_scores(predictor.classes_, scores, multilabel=predictor.multilabel_)
     else:
-        labels = model.predict(X)
-        if hasattr(model, "decision_function"):
-            scores = model.decision_function(X)
+        labels = predictor.predict(X)
+        if hasattr(predictor, "decision_function"):
+            scores = predictor.decision_function(X)
     answer: dict[str, Any] = {"labels": labels.tolist(), "classes": jsonable(model.classes_)}
     if scores is not None:
         answer["scores"] = scores.tolist()
-    if hasattr(model, "predict_proba"):
-        answer["probabilities"] = model.predict_proba(X).tolist()
+    if hasattr(predictor, "predict_proba"):
+        answer["probabilities"] = predictor.predict_proba(X).tolist()
     return answer
 
 

@@ -38,13 +38,26 @@ __all__ = ["Busy", "ServedModel", "Snapshot", "learn_on", "learns_online"]
 class Snapshot:
     """A model as predictions read it: never changed once published.
 
-    ``predictor`` predicts as ``model`` does (a numpy-only LinearPredictor for a linear
-    model, else the model); ``version`` counts the learn requests the model has learnt.
+    ``predictor`` predicts as ``model`` does on rows that went through ``front`` first (a
+    pipeline's steps before its classifier, applied once for labels and scores alike; None:
+    none): a numpy-only LinearPredictor for a linear classifier, else the classifier itself;
+    ``version`` counts the learn requests the model has learnt.
     """
 
     model: Any
     predictor: Any
     version: int
+    front: Any = None
+
+    @classmethod
+    def of(cls, model: Any, version: int) -> Snapshot:
+        """The snapshot of ``model``: its predictor (and front) made once, here."""
+        predictor = live_predictor(model)  # a linear model, alone or after a scaler
+        steps = getattr(model, "steps", None)
+        if predictor is not model or not steps or len(steps) < 2:
+            return cls(model, predictor, version)
+        final = steps[-1][1]
+        return cls(model, live_predictor(final), version, lambda X: _front(model, X))
 
 
 class Busy(Exception):
@@ -62,14 +75,18 @@ def learns_online(model: Any) -> bool:
     return hasattr(_final_step(model), "partial_fit")
 
 
+def _front(model: Any, X: Any) -> Any:
+    """Rows through a pipeline's steps before its last (fitted, never refitted), as the
+    pipeline passes them on; any other model's rows as they are."""
+    for _, step in getattr(model, "steps", [])[:-1]:
+        X = step.transform(X)
+    return X
+
+
 def learn_on(model: Any, X: Any, y: Any) -> None:
     """Learn one batch, as the service learns a request: ``partial_fit`` of the model, or of
-    a pipeline's last step on the rows its other steps transform (fitted, never refitted)."""
-    steps = getattr(model, "steps", None)
-    if steps:
-        for _, step in steps[:-1]:
-            X = step.transform(X)
-    _final_step(model).partial_fit(X, y)
+    a pipeline's last step on the rows its other steps transform."""
+    _final_step(model).partial_fit(_front(model, X), y)
 
 
 @dataclass
@@ -119,7 +136,7 @@ class ServedModel:
             )
         self.path, self.metadata = path, dict(metadata or {})
         self.journal = Journal(log) if log is not None else None
-        self.snapshot = Snapshot(model, live_predictor(model), version)
+        self.snapshot = Snapshot.of(model, version)
         self.learns = learns_online(model)
         self.replayed = 0  # learn requests the start learnt from the log
         self.updates = 0  # learn requests learnt since the start
@@ -171,7 +188,7 @@ class ServedModel:
                 learn_on(model, X, y)
             except Exception as error:  # learnt once, so learnt again: a log that is not
                 raise LogError(f"{log}: a logged request cannot be learnt again: {error}") from None
-        served.snapshot = Snapshot(model, live_predictor(model), version)
+        served.snapshot = Snapshot.of(model, version)
         served.replayed = len(requests)
         assert served.journal is not None
         if requests:
@@ -327,7 +344,7 @@ class ServedModel:
                 failed.update((id(job), logged) for job in jobs if id(job) not in failed)
                 done = []
         if done:
-            self.snapshot = Snapshot(work, live_predictor(work), base.version + len(done))
+            self.snapshot = Snapshot.of(work, base.version + len(done))
             self.updates += len(done)
             self.rows_learnt += sum(batch.n_rows for batch in done)
         self.refused += len(failed)
