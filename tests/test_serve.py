@@ -6,7 +6,10 @@ and a client posts to it over HTTP as any other would.
 
 from __future__ import annotations
 
+import json
 import re
+import shlex
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -427,3 +430,94 @@ def test_the_command_says_in_one_line_what_stops_it(tmp_path, model_path, monkey
     assert_one_line_error(
         result, "serving a model needs uvicorn and starlette: pip install 'rosenblatt[serve]'"
     )
+
+
+# ---------------------------------------------------------------------- README's curl lines
+README = Path(__file__).parents[1] / "README.md"
+SECTION = "## Serving a model that keeps learning\n"
+
+
+def readme_curls():
+    """Each ``curl`` line of README's section on the service, with the answer shown under it
+    (``# {...}``; None where none is)."""
+    section = README.read_text(encoding="utf-8").split(SECTION, 1)[1].split("\n## ", 1)[0]
+    found = []
+    for block in re.findall(r"```sh\n(.*?)```", section, re.S):
+        lines = block.splitlines()
+        for i, line in enumerate(lines):
+            if "curl " in line:
+                after = lines[i + 1] if i + 1 < len(lines) else ""
+                found.append((line, after[2:] if after.startswith("# {") else None))
+    return section, found
+
+
+def as_request(line):
+    """``(method, path, body, headers)`` of a README curl line, read as curl reads it (a
+    ``printf ... |`` before it gives standard input, ``@-``); no curl needed to run it."""
+    stdin = None
+    if "|" in line.split("curl", 1)[0]:
+        printf, line = line.split("|", 1)
+        stdin = shlex.split(printf)[1].encode().decode("unicode_escape").encode()
+    words = shlex.split(line, comments=True)
+    assert words[0] == "curl", line
+    method, body, headers, path = None, None, {}, None
+    i = 1
+    while i < len(words):
+        word = words[i]
+        if word == "-s":
+            pass
+        elif word in ("-d", "--data-binary"):
+            i += 1
+            body = stdin if words[i] == "@-" else words[i].encode()
+            headers.setdefault("Content-Type", "application/x-www-form-urlencoded")  # curl's
+        elif word == "-H":
+            i += 1
+            name, value = words[i].split(":", 1)
+            headers[name] = value.strip()
+        elif word == "-X":
+            i += 1
+            method = words[i]
+        else:
+            assert path is None and word.startswith("localhost:8765/"), line
+            path = word.removeprefix("localhost:8765")
+        i += 1
+    return method or ("POST" if body is not None else "GET"), path, body, headers
+
+
+def test_the_readme_curl_lines_get_the_answers_it_shows(tmp_path, monkeypatch):
+    import urllib.error
+    import urllib.request
+
+    from conftest import run_cli
+
+    section, curls = readme_curls()
+    assert len(curls) >= 8 and sum(shown is not None for _, shown in curls) >= 7
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "or.csv").write_text("x1,x2,label\n-1,-1,-1\n1,-1,1\n-1,1,1\n1,1,1\n")
+    train = re.search(r"^rosenblatt (train .*?)\s+#", section, re.M)[1]
+    assert run_cli(*shlex.split(train)).exit_code == 0
+    shown_run = re.search(r'"ids":\["([0-9a-f]{8})-', section)[1]
+    with rosenblatt.serve("or.rbl", port=0, block=False) as service:
+        run = None  # the ids' first part of this start, from its first answer
+        for line, shown in curls:
+            method, path, body, headers = as_request(line)
+            if run is not None and body is not None:
+                body = body.replace(shown_run.encode(), run.encode())
+            request = urllib.request.Request(
+                service.url + path, data=body, method=method, headers=headers
+            )
+            try:
+                with urllib.request.urlopen(request) as answer:
+                    status, text = answer.status, answer.read().decode()
+            except urllib.error.HTTPError as error:
+                status, text = error.code, error.read().decode()
+            if run is None and '"ids":["' in text:
+                run = re.search(r'"ids":\["([0-9a-f]{8})-', text)[1]
+            assert status == (400 if '"error"' in (shown or "") else 200), (line, text)
+            if shown is None:
+                continue
+            text = text.replace(run or shown_run, shown_run)
+            if shown.endswith(",...}"):
+                assert text.startswith(shown.removesuffix("...}")), (line, text)
+            else:
+                assert json.loads(text) == json.loads(shown), (line, text)
