@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Annotated
 
 import typer
@@ -58,5 +59,9 @@ def _run(model: str, host: str, port: int, log: str | None) -> None:
     )
     if host not in ("127.0.0.1", "localhost", "::1"):
         err_console.print(f"It listens on {host}: other machines can reach it.", markup=False)
+    # what the start made (the libraries, the model) lives as long as the process: out of
+    # the garbage collector's full passes, which would pause answers (this process is ours)
+    gc.collect()
+    gc.freeze()
     service.run()
     err_console.print(f"stopped; {model} is at version {served.snapshot.version}", markup=False)
