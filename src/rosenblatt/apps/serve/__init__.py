@@ -2,14 +2,14 @@
 
 One job a module:
 
-- :mod:`.rows`: a request's rows and labels (JSON rows or columns, or the model's data
+- ``rows``: a request's rows and labels (JSON rows or columns, or the model's data
   format through the data readers), refused with the row and column named;
-- :mod:`.recent`: the rows of recent predictions, for labels that come later;
-- :mod:`.journal`: the learning log, on disk before a request is acknowledged, and its
+- ``recent``: the rows of recent predictions, for labels that come later;
+- ``journal``: the learning log, on disk before a request is acknowledged, and its
   replay after a kill;
-- :mod:`.served`: the snapshots predictions read and the one writer that learns and saves;
-- :mod:`.metrics`: the counters of ``/metrics``;
-- :mod:`.app`: the HTTP endpoints (Starlette) and their bounds;
+- ``served``: the snapshots predictions read and the one writer that learns and saves;
+- ``metrics``: the counters of ``/metrics``;
+- ``app``: the HTTP endpoints (Starlette) and their bounds;
 - this module: :func:`serve`, on uvicorn (the ``[serve]`` extra).
 """
 
@@ -181,7 +181,7 @@ def serve(
         Without uvicorn and starlette (``pip install 'rosenblatt[serve]'``).
     ValueError
         When the address cannot be listened on, or the log cannot be continued (another
-        model file's, or damaged: :class:`~rosenblatt.apps.serve.journal.LogError`).
+        model file's, or damaged: ``journal.LogError``).
 
     Examples
     --------
