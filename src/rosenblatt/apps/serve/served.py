@@ -31,7 +31,7 @@ from ..model_input import load_model
 from .journal import Journal, LogError, learn_record, point_record, read_log, replay_plan, sha256_of
 from .rows import Batch, RequestError, batch_bytes
 
-__all__ = ["Busy", "ServedModel", "Snapshot", "learn_on", "learns_online"]
+__all__ = ["Busy", "ServedModel", "Snapshot", "copied", "learn_on", "learns_online"]
 
 
 @dataclass(frozen=True)
@@ -73,6 +73,53 @@ def learns_online(model: Any) -> bool:
     """Whether the model learns from a batch: it (a pipeline: its last step) has
     ``partial_fit``."""
     return hasattr(_final_step(model), "partial_fit")
+
+
+def copied(model: Any) -> Any:
+    """A deep copy of ``model`` for the writer to learn on.
+
+    A learner's history grows by an entry with every ``partial_fit`` (``mistakes_per_epoch_``,
+    one entry an epoch): ``copy.deepcopy`` copies such a list number by number, a cost that
+    grows with every request learnt. Lists of plain numbers among the estimators' public
+    fitted attributes are copied whole instead (their numbers are immutable): the same copy,
+    about ten times sooner.
+
+    Examples
+    --------
+    >>> from rosenblatt import Perceptron
+    >>> model = Perceptron(random_state=0).fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])
+    >>> copy_ = copied(model)
+    >>> copy_.mistakes_per_epoch_ == model.mistakes_per_epoch_
+    True
+    >>> copy_.mistakes_per_epoch_ is model.mistakes_per_epoch_, copy_.coef_ is model.coef_
+    (False, False)
+    """
+    memo: dict[int, Any] = {}
+    for estimator in _estimators(model):
+        for name, value in vars(estimator).items():
+            if (
+                type(value) is list
+                and name.endswith("_")
+                and not name.startswith("_")
+                and set(map(type, value)) <= {int, float}
+            ):
+                memo[id(value)] = value.copy()
+    return copy.deepcopy(model, memo)
+
+
+def _estimators(model: Any, depth: int = 0) -> list[Any]:
+    """The model and the estimators inside it (a pipeline's steps, a calibrated model's)."""
+    found = [model]
+    if depth > 4:
+        return found
+    for value in vars(model).values():
+        parts = value if isinstance(value, (list, tuple)) else [value]
+        for part in parts[:16]:
+            if isinstance(part, tuple) and len(part) == 2:  # a pipeline's (name, step)
+                part = part[1]
+            if hasattr(part, "get_params") and hasattr(part, "__dict__"):
+                found += _estimators(part, depth + 1)
+    return found
 
 
 def _front(model: Any, X: Any) -> Any:
@@ -313,7 +360,7 @@ class ServedModel:
         """Learn a group of requests on a copy, log them, publish the copy, answer."""
         batches = {id(job): job.batch for job in jobs if job.batch is not None}
         base = self.snapshot
-        work = copy.deepcopy(base.model)
+        work = copied(base.model)
         done: list[Batch] = []
         failed: dict[int, BaseException] = {}
         for job in jobs:
@@ -322,7 +369,7 @@ class ServedModel:
                 learn_on(work, batch.X, batch.y)
             except Exception as error:  # refused: the copy again, without it
                 failed[id(job)] = error
-                work = copy.deepcopy(base.model)
+                work = copied(base.model)
                 for earlier in done:
                     learn_on(work, earlier.X, earlier.y)
                 continue
