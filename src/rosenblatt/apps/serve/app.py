@@ -26,8 +26,6 @@ import contextlib
 import json
 import sys
 import time
-import traceback
-from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
@@ -38,6 +36,7 @@ from starlette.routing import Route
 
 from ..._core import config
 from ...engine.numpy_decision import LinearPredictor, labels_from_scores
+from .._failure import failure as _failure
 from ..model_input import jsonable
 from .metrics import Metrics
 from .recent import RecentPredictions
@@ -339,10 +338,3 @@ def build_app(served: ServedModel, *, metrics: Metrics | None = None) -> Any:
     )
     bounds = _Bounds(app, metrics, config.SERVE_MAX_REQUESTS)
     return bounds
-
-
-def _failure(error: BaseException) -> str:
-    """What failed and where, in one line: the exception and its innermost frame."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{type(error).__name__}: {error}{where}"
