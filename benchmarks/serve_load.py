@@ -155,7 +155,8 @@ async def vw_exchange(reader, writer, lines, n_rows):
 
 async def run_cell(port, exchange, payloads, n_clients, rows_per_request, seconds):
     """``n_clients`` connections sending in turn for ``seconds`` after a warm-up; rows per
-    second, the latencies, and the answers not 200."""
+    second, the latencies, and the answers not 200 (a connection the server closes counts
+    once, and its client stops)."""
     latencies, failures, done = [], 0, 0
     start = end = 0.0
 
@@ -168,7 +169,11 @@ async def run_cell(port, exchange, payloads, n_clients, rows_per_request, second
                 sent = time.perf_counter()
                 if sent >= end:
                     return
-                status = await exchange(reader, writer, payloads[i % len(payloads)])
+                try:
+                    status = await exchange(reader, writer, payloads[i % len(payloads)])
+                except (OSError, asyncio.IncompleteReadError):  # the server closed it
+                    failures += 1
+                    return
                 now = time.perf_counter()
                 i += n_clients
                 if sent >= start:
