@@ -25,7 +25,7 @@ Everything stays on 127.0.0.1; every cell is bounded in time; the servers are st
 
 Usage::
 
-    python benchmarks/serve_load.py                       # about 2 minutes
+    python benchmarks/serve_load.py                       # about 3 minutes
     python benchmarks/serve_load.py --seconds 1 --vw-python /tmp/vw/bin/python
 """
 
