@@ -63,6 +63,7 @@ class _Input:
         self.name, self.fd, self.inflate = name, None, None
         self.head = head if name == STDIN else b""  # a file is read again from its start
         self.kept = bytearray() if keep else None
+        self.own = name != STDIN or source is not None  # a handle this closes (not stdin's)
         if source is not None:
             self.handle = io.BytesIO(source)
             self.first = True  # gzipped bytes are told by their first bytes, as stdin's
@@ -109,7 +110,7 @@ class _Input:
             return True
 
     def close(self):
-        if self.fd is None and (self.name != STDIN or isinstance(self.handle, io.BytesIO)):
+        if self.fd is None and self.own:
             self.handle.close()
 
 
