@@ -35,6 +35,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from ..._core import config
+from ..._core.json_input import loads
 from ...engine.numpy_decision import LinearPredictor, labels_from_scores
 from .._failure import failure as _failure
 from ..model_input import jsonable
@@ -161,6 +162,25 @@ async def _drain(request: Request, stream: Any, size: int) -> None:
             return
 
 
+def _save_target(body: bytes) -> str | None:
+    """The path a ``/save`` body names: ``{"path": ...}``; None (the served file) for an
+    empty body or ``{}``."""
+    if not body.strip():
+        return None
+    try:
+        request = loads(body)
+    except ValueError as error:  # JSONInputError
+        raise RequestError(f"bad request: {error}") from None
+    if request == {}:
+        return None
+    path = request.get("path") if isinstance(request, dict) and set(request) == {"path"} else None
+    if not isinstance(path, str) or not path:
+        raise RequestError(
+            'a save request is empty (save the served file) or {"path": "model.rbl"}'
+        )
+    return path
+
+
 def _predictions(snapshot: Any, X: Any) -> dict[str, Any]:
     """Labels, scores and probabilities (where the model has them) of rows ``X``: what the
     model's ``predict``, ``decision_function`` and ``predict_proba`` give, a pipeline's
@@ -229,25 +249,7 @@ def build_app(served: ServedModel, *, metrics: Metrics | None = None) -> Any:
         return _json(200, {"learned": learned, "version": version})
 
     async def save(request: Request) -> Response:
-        body = await _body(request)
-        path = None
-        if body.strip():
-            from ..._core.json_input import loads
-
-            try:
-                request_ = loads(body)
-            except ValueError as error:
-                raise RequestError(f"bad request: {error}") from None
-            if (
-                not isinstance(request_, dict)
-                or set(request_) - {"path"}
-                or not isinstance(request_.get("path", ""), str)
-                or not request_.get("path", "x")
-            ):
-                raise RequestError(
-                    'a save request is empty (save the served file) or {"path": "model.rbl"}'
-                )
-            path = request_.get("path")
+        path = _save_target(await _body(request))
         answer = await asyncio.wrap_future(served.submit_save(path))
         return _json(200, answer)
 
@@ -316,7 +318,7 @@ def build_app(served: ServedModel, *, metrics: Metrics | None = None) -> Any:
 
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        started = served._thread is None
+        started = not served.running  # else its caller started it, and stops it
         if started:
             served.start()
         try:

@@ -253,6 +253,11 @@ class ServedModel:
         self._thread.daemon = True
         self._thread.start()
 
+    @property
+    def running(self) -> bool:
+        """Whether the writer runs (between :meth:`start` and :meth:`stop`)."""
+        return self._thread is not None
+
     def stop(self) -> None:
         """Let the writer finish the jobs waiting, then end it; a model file whose log
         holds learning since the last save is saved (and the log started afresh), so that
