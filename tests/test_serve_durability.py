@@ -329,3 +329,26 @@ def test_a_kill_at_each_step_of_a_save_leaves_files_a_start_reads_right(
     served = ServedModel.from_file(crashed / "m.rbl", str(crashed / "m.rbl.log"))
     served.close()
     assert (crashed / "m.rbl").read_bytes() == expected and served.snapshot.version == 2
+
+
+def test_a_log_past_its_bound_is_folded_into_the_model_file(tmp_path, monkeypatch):
+    """Once the log holds SERVE_LOG_MAX_BYTES of learning, the writer saves the served file
+    and starts the log afresh: a restart replays little, and the file is the model."""
+    from rosenblatt._core import config
+
+    path = tmp_path / "m.rbl"
+    dense_model(path)
+    original = path.read_bytes()
+    monkeypatch.setattr(config, "SERVE_LOG_MAX_BYTES", 1)
+    X = np.random.default_rng(9).normal(size=(2, N_FEATURES))
+    requests = [(X[:1], np.array(["yes"])), (X[1:], np.array(["no"]))]
+    with rosenblatt.serve(path, port=0, block=False) as service:
+        for X_, y_ in requests:
+            post(service.url, "/learn", {"rows": X_.tolist(), "labels": y_.tolist()})
+        # the writer folds the log after it answers; a job behind it waits for that
+        post(service.url, "/save", {"path": str(tmp_path / "copy.rbl")})
+        log = read_log(str(path) + ".log")
+        assert [(r["kind"], r["version"]) for r in log.records] == [("start", 2)]
+        base = tmp_path / "original.rbl"
+        base.write_bytes(original)
+        assert path.read_bytes() == replayed_bytes(base, requests, metadata={})

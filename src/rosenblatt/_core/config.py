@@ -155,6 +155,9 @@ SERVE_GROUP_REQUESTS = 64
 #: (``/learn`` with prediction ids): at most this many rows, and this many bytes of them.
 SERVE_RECENT_ROWS = 100_000
 SERVE_RECENT_BYTES = 64 << 20
+#: The bytes of learning the log holds before the writer saves the served file (and starts
+#: the log afresh): what a restart replays at most, about.
+SERVE_LOG_MAX_BYTES = 64 << 20
 #: What a 503 asks the client to wait (seconds) before it sends the request again.
 SERVE_RETRY_AFTER_SECONDS = 1
 #: The service's port when none is given.

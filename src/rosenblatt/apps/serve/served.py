@@ -19,6 +19,7 @@ import concurrent.futures
 import copy
 import os
 import queue
+import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -190,7 +191,7 @@ class ServedModel:
         self.rows_learnt = 0
         self.refused = 0
         self._file_sha = file_sha
-        self._logged_since_save = False
+        self._logged_bytes = 0  # of learning, in the log since the served file was saved
         self._queue: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._pending = 0
@@ -266,7 +267,7 @@ class ServedModel:
             self._queue.put(None)
             self._thread.join()
             self._thread = None
-        if self._logged_since_save and self.path is not None:
+        if self._logged_bytes and self.path is not None:
             snapshot = self.snapshot
             self._save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
         self.close()
@@ -384,8 +385,9 @@ class ServedModel:
                 if not self.journal.open:
                     assert self._file_sha is not None  # a journal comes with a file
                     self.journal.begin(self._file_sha, base.version)
-                self.journal.append(learn_record([(batch.X, batch.y) for batch in done]))
-                self._logged_since_save = True
+                record = learn_record([(batch.X, batch.y) for batch in done])
+                self.journal.append(record)
+                self._logged_bytes += len(record)
             except OSError as error:
                 why = error.strerror or error
                 logged = RequestError(
@@ -407,6 +409,23 @@ class ServedModel:
             else:
                 version += 1
                 self._done(job, (batches[id(job)].n_rows, version))
+        if self._logged_bytes >= config.SERVE_LOG_MAX_BYTES and self.path is not None:
+            self._compact()
+
+    def _compact(self) -> None:
+        """Save the served file and start the log afresh (the log holds
+        :data:`~rosenblatt._core.config.SERVE_LOG_MAX_BYTES` of learning since the last save):
+        a restart then replays little. A failure is said on standard error, and tried again
+        after as much more learning."""
+        snapshot = self.snapshot
+        try:
+            self._save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
+        except OSError as error:
+            self._logged_bytes = 0  # the next try after as much more learning
+            sys.stderr.write(
+                f"rosenblatt serve: cannot save {self.path} ({error.strerror or error}); its log "
+                "keeps the learning, and a restart replays it\n"
+            )
 
     def _save(self, path: str | None) -> dict[str, Any]:
         """Write the latest snapshot to ``path`` atomically; the answer of ``/save``."""
@@ -438,7 +457,7 @@ class ServedModel:
         self._file_sha = sha
         if self.journal is not None:
             self.journal.begin(sha, version)
-        self._logged_since_save = False
+        self._logged_bytes = 0
 
 
 def _same(a: str, b: str) -> bool:
