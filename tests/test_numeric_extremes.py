@@ -311,9 +311,7 @@ def test_the_json_reader_keeps_strings_with_brackets_and_refuses_bad_text():
         loads(b'{"x": "\xff"}')
 
 
-@pytest.mark.parametrize(
-    "number", ["1.8e308", "1E+0400", "-2e308", "0.1e310", "9" * 309 + ".5"]
-)
+@pytest.mark.parametrize("number", ["1.8e308", "1E+0400", "-2e308", "0.1e310", "9" * 309 + ".5"])
 def test_the_json_reader_refuses_every_float_beyond_the_range_whichever_way_it_is_written(
     number,
 ):
