@@ -197,7 +197,10 @@ def test_a_service_killed_at_random_moments_loses_no_acknowledged_request(tmp_pa
         ]
         for client in clients:
             client.start()
-        time.sleep(chooser.uniform(0.3, 1.5))  # the moment of the kill
+        deadline = time.monotonic() + 120  # some learning first, however loaded the machine
+        while len(acked) < 5 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(chooser.uniform(0.0, 1.0))  # then the moment of the kill
         service.kill()
         stop.set()
         for client in clients:
@@ -211,7 +214,7 @@ def test_a_service_killed_at_random_moments_loses_no_acknowledged_request(tmp_pa
         expected = replayed_bytes(base, logged, metadata={})
         figures.append((len(acked), len(logged) - len(acked)))
         version += len(logged)
-        assert acked, "the clients learnt nothing before the kill: a later kill would test more"
+        assert len(acked) >= 5, "the clients learnt little before the kill"
     print(f"SIGKILL rounds (seed {seed}): (acknowledged, logged but unanswered) = {figures}")
 
 
