@@ -86,3 +86,16 @@ clean: clean-cache
 .PHONY: fuzz
 fuzz: $(VENV)/.installed-dev
 	$(PY) benchmarks/fuzz_model_files.py
+
+# The long run of the checkpoint fuzzer (3,000 mutated checkpoints resumed through fit_stream,
+# 60 of them through `rosenblatt train --resume`; see benchmarks/fuzz_checkpoints.py --help)
+.PHONY: fuzz-checkpoints
+fuzz-checkpoints: $(VENV)/.installed-dev
+	$(PY) benchmarks/fuzz_checkpoints.py
+
+# The long run of the streaming-input fuzzer (3,000 mutated CSV, svmlight and TSV files, each
+# read whole, in chunks and as a stream, from the file and from standard input; see
+# benchmarks/fuzz_streaming_input.py --help); exits 1 on a failure
+.PHONY: fuzz-input
+fuzz-input: $(VENV)/.installed-dev
+	$(PY) benchmarks/fuzz_streaming_input.py

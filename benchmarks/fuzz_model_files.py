@@ -38,6 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 import model_mutations as mm  # noqa: E402
+from _report import print_groups  # noqa: E402
 
 OUTCOMES = ("refused", "same", "lenient-accepted", "failed")
 
@@ -82,11 +83,19 @@ def _cli_check(mutations, references, results, count, seed, workers):
     chosen = rng.sample(loaded, min(count // 2, len(loaded)))
     rest = [m for m in candidates if m not in chosen]
     chosen += rng.sample(rest, min(count - len(chosen), len(rest)))
+    return len(chosen), cli_failures(
+        chosen, lambda mutation: mm.run_cli(mutation, references, expected), workers
+    )
+
+
+def cli_failures(chosen, check, workers):
+    """``[(mutation, ["cli: WHY"])]`` for the ``chosen`` mutations that ``check`` (a
+    command-line run: a reason, or None) fails, ``workers`` runs at a time, with progress."""
     progress, lock, failed = Progress("command line", len(chosen)), threading.Lock(), []
 
     def run(k):
         for mutation in chosen[k::workers]:
-            why = mm.run_cli(mutation, references, expected)
+            why = check(mutation)
             with lock:
                 if why:
                     failed.append((mutation, [f"cli: {why}"]))
@@ -97,7 +106,7 @@ def _cli_check(mutations, references, results, count, seed, workers):
         thread.start()
     for thread in threads:
         thread.join()
-    return len(chosen), failed
+    return failed
 
 
 def main(argv=None):
@@ -177,16 +186,16 @@ def _print_report(table, failed, cli_runs, cli_failed, args, seconds):
         f"({', '.join(f'{n} {t}' for t, n in types.most_common())}):"
     )
     ordered = sorted(groups.items(), key=lambda g: (mm.FAILURE_TYPES.index(g[0][0]), -len(g[1])))
-    for (kind, operator, category, site), members in ordered[: args.groups]:
+
+    def describe(key, members):
+        kind, operator, category, site = key
         mutation, reasons = members[0]
         kinds = sorted({m.kind for m, _ in members})
-        print(f"\n[{len(members)}x {kind}] {operator} ({category}) at {site}")
-        print(f"  kinds: {', '.join(kinds)}")
-        print(f"  e.g. {mutation.kind}: {mutation.note}")
-        print(f"  -> {' '.join('; '.join(reasons).split())[:500]}")
-        print(f"  reproduce: .venv/bin/python tests/model_mutations.py reproduce {mutation.ident}")
-    if len(ordered) > args.groups:
-        print(f"\n... and {len(ordered) - args.groups} more groups (--groups N shows more)")
+        details = [f"kinds: {', '.join(kinds)}", f"e.g. {mutation.kind}: {mutation.note}"]
+        command = f"reproduce: .venv/bin/python tests/model_mutations.py reproduce {mutation.ident}"
+        return kind, f"{operator} ({category}) at {site}", details, "; ".join(reasons), command
+
+    print_groups(ordered, args.groups, describe)
 
 
 if __name__ == "__main__":

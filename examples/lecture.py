@@ -65,10 +65,16 @@ def or_traces(out):
 def bounds(out):
     slide(3, "How many mistakes at most: the three bounds", out)
     b = theory.mistake_bounds(OR_X, OR_Y)
-    out(f"R = {b.radius:.4g} (of (x, bias input)), gamma = {b.margin:.4g}, beta = {b.beta:.4g}")
+    geometric = theory.max_margin(OR_X, OR_Y).margin
+    out(f"the separator's geometric margin {geometric:.4g} (of the best w . x + b: no bound)")
+    out(
+        f"the augmented margin gamma = {b.margin:.4g} of (x, bias input), R = {b.radius:.4g}, "
+        f"beta = {b.beta:.4g}"
+    )
+    out(f"the normalized margin gamma/R = {b.unit_norm_margin:.4g} (patterns scaled to |x| <= 1)")
     out(
         f"Block-Novikoff (R/gamma)^2 = {b.novikoff:.4g}; the notes' proof beta/gamma^2 = "
-        f"{b.notes:.4g}; 1/gamma^2 with |x| <= 1: {b.unit_norm:.4g}"
+        f"{b.notes:.4g}; 1/(gamma/R)^2 with |x| <= 1: {b.unit_norm:.4g}"
     )
     return {"novikoff": b.novikoff, "notes": b.notes, "unit_norm": b.unit_norm}
 

@@ -1262,8 +1262,9 @@ def _crash_place(stderr_path):
     return frames[0] if frames else ""
 
 
-def _drive(jobs, folder, tag, timeout, progress):
-    """Run ``jobs`` through workers, one after another, a new one after each crash."""
+def _drive(jobs, folder, tag, timeout, progress, script):
+    """Run ``jobs`` through workers (``python SCRIPT worker RESULTS LIST``), one after
+    another, a new one after each crash."""
     results, pending, restarts = {}, list(jobs), 0
     while pending:
         listing = folder / f"{tag}.{restarts}.list"
@@ -1272,7 +1273,7 @@ def _drive(jobs, folder, tag, timeout, progress):
         out.write_text("")
         with open(err, "w") as stderr:
             proc = subprocess.Popen(
-                [sys.executable, __file__, "worker", str(out), str(listing)],
+                [sys.executable, str(script), "worker", str(out), str(listing)],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=stderr,
@@ -1321,9 +1322,17 @@ def run_files(mutations, references, folder, workers=2, timeout=30, progress=Non
     A result has ``load``, ``predictor`` (outcomes) and ``agree``, or ``crash`` (``signal
     N``, ``timeout ...``) and ``where`` (the innermost frame of the crash).
     """
+    jobs = [{"file": m.file, "data": references[m.kind].data} for m in mutations]
+    return run_jobs(jobs, folder, workers, timeout, progress)
+
+
+def run_jobs(jobs, folder, workers=2, timeout=30, progress=None, script=__file__):
+    """Run ``jobs`` (dicts, each with its own ``file``) through ``workers`` worker processes
+    of ``script`` (``python SCRIPT worker RESULTS LIST`` writes a ``start`` line, then a
+    ``done`` line, for each job in turn); ``{file: the done line}``, or for a job that
+    crashed its worker ``{"crash": "signal N" or "timeout ...", "where": frame}``."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    jobs = [{"file": m.file, "data": references[m.kind].data} for m in mutations]
     lock, results = threading.Lock(), {}
     progress = progress or (lambda n: None)
 
@@ -1332,7 +1341,7 @@ def run_files(mutations, references, folder, workers=2, timeout=30, progress=Non
             progress(n)
 
     def run(k):
-        found = _drive(jobs[k::workers], folder, f"worker{k}", timeout, step)
+        found = _drive(jobs[k::workers], folder, f"worker{k}", timeout, step, script)
         with lock:
             results.update(found)
 
@@ -1393,12 +1402,13 @@ def rosenblatt_command():
     return [str(path)] if path.exists() else [sys.executable, "-m", "rosenblatt"]
 
 
-def cli_predict(model, data, timeout=60):
-    """``(returncode, stdout, stderr)`` of ``rosenblatt predict -m MODEL DATA``."""
+def cli_run(args, timeout=60):
+    """``(returncode, stdout, stderr)`` of ``rosenblatt ARGS`` (None, "", why: a timeout),
+    its one-line errors as a user gets them (no traceback asked for)."""
     env = {k: v for k, v in os.environ.items() if k != "ROSENBLATT_TRACEBACK"}
     try:
         done = subprocess.run(
-            [*rosenblatt_command(), "predict", "-m", str(model), str(data)],
+            [*rosenblatt_command(), *map(str, args)],
             capture_output=True,
             text=True,
             timeout=timeout,
@@ -1407,6 +1417,11 @@ def cli_predict(model, data, timeout=60):
     except subprocess.TimeoutExpired:
         return None, "", f"timeout after {timeout} s"
     return done.returncode, done.stdout, done.stderr
+
+
+def cli_predict(model, data, timeout=60):
+    """``(returncode, stdout, stderr)`` of ``rosenblatt predict -m MODEL DATA``."""
+    return cli_run(["predict", "-m", model, data], timeout)
 
 
 def cli_failure(run, expected_stdout, category):

@@ -127,10 +127,58 @@ def batch(X, y, n_epochs, eta=1.0, bias_input=1.0, sample_weight=None, order=Non
 
 
 def averaged(X, y, orders, **kwargs):
-    """The explicit average of the weight vector after every presentation."""
+    """The explicit average of the weight vectors ``w_0 .. w_T``: the initial (zero) one
+    and the one after every presentation, ``T + 1`` in all (CIML Algorithm 7's return
+    value; :func:`algorithm7` computes it the notes' way)."""
     run = online(X, y, orders, **kwargs)
-    run["average"] = run["history"].mean(axis=0)
+    start = np.zeros((1, run["history"].shape[1]))
+    run["average"] = np.vstack([start, run["history"]]).mean(axis=0)
     return run
+
+
+def algorithm7(X, y, orders, eta=1.0, bias_input=1.0, state=None):
+    """CIML Algorithm 7 (AVERAGEDPERCEPTRONTRAIN) as the notes write it, line by line.
+
+    ``w, b`` start at 0, the cached ``u, beta`` at 0 and the example counter ``c`` at 1;
+    each presentation ``(x, y)`` (epoch after epoch, in ``orders``) with ``y (w . x + b)
+    <= 0`` adds ``y x`` to ``w``, ``y`` to ``b``, ``y c x`` to ``u`` and ``y c`` to
+    ``beta``; ``c`` grows by one whatever happens. It returns ``w - u / c`` and ``b -
+    beta / c``. Two liberties, which are the notes' algorithm at ``eta=1``,
+    ``bias_input=1``: the update is scaled by ``eta``, and ``b`` is kept as the weight
+    ``w0`` of a constant input ``bias_input`` (``b = w0 * bias_input``; ``beta`` likewise).
+    The activation is summed in the kernels' order (:func:`_dot`), the only freedom float
+    arithmetic leaves.
+
+    ``state`` continues an earlier call (``partial_fit``, a warm start): pass the
+    returned ``state``. Returns a dict with the averaged augmented weights
+    ``average`` (``[w_1 .. w_d, w0]``), the last ones ``w``, ``u``, ``c`` and ``state``.
+    """
+    X = np.asarray(X, dtype=float)
+    d = X.shape[1]
+    if state is None:
+        w, w0, u, u0, c = [0.0] * d, 0.0, [0.0] * d, 0.0, 1  # lines 1-3
+    else:
+        w, w0, u, u0, c = (list(state[0]), state[1], list(state[2]), state[3], state[4])
+    for order in orders:  # line 4: for iter = 1 .. MaxIter
+        for i in order:  # line 5: for all (x, y) in D
+            x = _augment(X[i], bias_input)
+            if y[i] * _dot(w + [w0], x) <= 0:  # line 6: y (w . x + b) <= 0
+                step = eta * y[i]
+                for k in range(d):
+                    w[k] += step * x[k]  # line 7: w <- w + y x
+                w0 += step * bias_input  # line 8: b <- b + y
+                for k in range(d):
+                    u[k] += step * c * x[k]  # line 9: u <- u + y c x
+                u0 += step * c * bias_input  # line 10: beta <- beta + y c
+            c += 1  # line 12: c <- c + 1, update or not
+    average = [w[k] - u[k] / c for k in range(d)] + [w0 - u0 / c]  # line 15
+    return {
+        "average": np.array(average),
+        "w": np.array(w + [w0]),
+        "u": np.array(u + [u0]),
+        "c": c,
+        "state": (w, w0, u, u0, c),
+    }
 
 
 def sign(a):
@@ -139,7 +187,11 @@ def sign(a):
 
 
 def voted_decision(history, X_test, bias_input=1.0):
-    """The explicit vote: each presentation's weight vector votes sign(w . x) once."""
+    """The explicit vote: each presentation's weight vector votes sign(w . x) once.
+
+    The notes give the voted perceptron as a formula, not as an algorithm: ``h(x) =
+    sign(sum_t h_t(x)) = sign(sum_k c_k h_{w_k}(x))`` (seed 000), ``h_t`` the classifier
+    after presentation ``t``; this is that sum, over ``history``, divided by its length."""
     X_test = np.asarray(X_test, dtype=float)
     total = np.zeros(X_test.shape[0])
     for w in history:
@@ -266,9 +318,11 @@ def dual_online(K, y, orders, eta=1.0, s2=1.0, sample_weight=None, stop=True):
 
 
 def dual_averaged(K, y, orders, **kwargs):
-    """The explicit average of alpha after every presentation."""
+    """The explicit average of alpha over the initial (zero) one and the one after every
+    presentation: CIML Algorithm 7 in the dual."""
     run = dual_online(K, y, orders, **kwargs)
-    run["average"] = run["history"].mean(axis=0)
+    start = np.zeros((1, run["history"].shape[1]))
+    run["average"] = np.vstack([start, run["history"]]).mean(axis=0)
     return run
 
 
@@ -321,8 +375,14 @@ def primal_epoch(
     batch=False,
     average=False,
     multinomial=False,
+    step="perceptron",
+    C=1.0,
 ):
     """One epoch of :func:`rosenblatt.engine.kernels.primal.primal_epoch` on dense float64 rows.
+
+    ``step``: Rosenblatt's (an update when ``y a <= 0``, by ``eta``), or the
+    passive-aggressive family's (:func:`pa_step`: an update when ``y a < 1``; a multinomial
+    model's true class ahead of its rival by less than 1).
 
     ``target`` holds each sample's class index, or (multilabel) is the
     (n_samples, n_labels) 0/1 label matrix, row ``s`` answering +1 where column
@@ -360,8 +420,12 @@ def primal_epoch(
             for c in range(n_rows):
                 if c != true and (rival is None or scores[c] > scores[rival]):
                     rival = c
-            if scores[rival] >= scores[true]:
-                wrong = [(true, eta * sample_weight[i]), (rival, -eta * sample_weight[i])]
+            margin = scores[true] - scores[rival]
+            if (margin <= 0.0) if step == "perceptron" else (margin < 1.0):
+                tau = eta
+                if step != "perceptron":
+                    tau = pa_step(step, 1.0 - margin, 2.0 * sqnorm(x), C)
+                wrong = [(true, tau * sample_weight[i]), (rival, -tau * sample_weight[i])]
                 mistakes[0] += 1
                 mistake_weight[0] += sample_weight[i]
         else:
@@ -373,8 +437,11 @@ def primal_epoch(
                 a = y * _dot(W_[s] + [float(w0[s])], x)
                 activations.append(a)
                 overflow += not math.isfinite(a)
-                if a <= 0.0:
-                    wrong.append((s, eta * sample_weight[i] * y))
+                if (a <= 0.0) if step == "perceptron" else (a < 1.0):
+                    coef = eta * sample_weight[i] * y
+                    if step != "perceptron":
+                        coef = pa_step(step, 1.0 - a, sqnorm(x), C) * sample_weight[i] * y
+                    wrong.append((s, coef))
                     mistakes[s] += 1
                     mistake_weight[s] += sample_weight[i]
         for u, (s, coef) in enumerate(wrong):
@@ -385,9 +452,9 @@ def primal_epoch(
             else:
                 _axpy(coef, x[:-1], W_[s])
                 w0[s] += coef * bias_input
-                if average:
-                    _axpy(coef * now, x[:-1], U_[s])
-                    U0[s] += coef * now * bias_input
+                if average:  # Algorithm 7's u += y c x, c = now + 1 counting from 1
+                    _axpy(coef * (now + 1), x[:-1], U_[s])
+                    U0[s] += coef * (now + 1) * bias_input
             if not multinomial:
                 updates.append((s, i, coef, now))
             elif u == 0:
@@ -455,6 +522,48 @@ def multinomial_vote(inner, pattern, coef, bias, rec_true, rec_pred, weights, n_
     return votes
 
 
+def sqnorm(x):
+    """``||x||^2`` of an augmented pattern: its features' squares summed in order, then the
+    constant input's (the kernels' ``row_sqnorm`` plus ``bias_input ** 2``)."""
+    total = 0.0
+    for value in x[:-1]:
+        total += value * value
+    return total + x[-1] * x[-1]
+
+
+def pa_step(step, loss, sq, C):
+    """Crammer et al. (2006)'s step for the hinge loss ``loss`` of a pattern of squared norm
+    ``sq``: PA ``loss / sq``, PA-I at most ``C``, PA-II ``loss / (sq + 1 / (2 C))``; no step
+    for a pattern of norm 0 (PA, PA-I)."""
+    if step == "pa2":
+        return loss / (sq + 0.5 / C)
+    if sq <= 0.0:
+        return 0.0
+    return min(C, loss / sq) if step == "pa1" else loss / sq
+
+
+def passive_aggressive(X, y, orders, step="pa1", C=1.0, average=False):
+    """scikit-learn's ``SGDClassifier(loss="hinge", penalty=None, learning_rate=step,
+    eta0=C, fit_intercept=False)`` transcribed for labels in {-1, +1}: ``tau`` from the
+    hinge loss ``max(0, 1 - y w.x)``, then ``w += tau y x``; with ``average``, the mean of
+    the weights after every presentation (its averaged SGD). Plain sums, in order."""
+    w = [0.0] * len(X[0])
+    total, t = [0.0] * len(w), 0
+    for order in orders:
+        for i in order:
+            x = [float(v) for v in X[i]]
+            p = sum(a * b for a, b in zip(w, x))
+            loss = max(0.0, 1.0 - y[i] * p)
+            sq = sum(v * v for v in x)
+            if step == "pa1" and sq == 0.0:
+                continue  # scikit-learn skips the sample
+            tau = pa_step(step, loss, sq, C) * y[i]
+            w = [a + tau * b for a, b in zip(w, x)]
+            t += 1
+            total = [a + b for a, b in zip(total, w)]
+    return [a / t for a in total] if average else w
+
+
 def dual_epoch(
     K,
     Y,
@@ -496,7 +605,7 @@ def dual_epoch(
 
     def change(j, delta):
         coef[p, j] += delta
-        coef_acc[p, j] += n_seen[p] * delta
+        coef_acc[p, j] += (n_seen[p] + 1) * delta  # Algorithm 7's c, counting from 1
 
     def evict(r):
         j = sv[p].pop(r)

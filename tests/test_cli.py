@@ -184,20 +184,51 @@ def test_inspect_shows_the_numbers_that_give_its_bound(files):
     assert problem["unit_norm_bound"] == 9
     table = CliRunner().invoke(app, ["inspect", str(files["or.csv"])], env={"COLUMNS": "200"})
     rows = [line for line in table.stdout.splitlines() if "all samples" in line]
-    separability, bounds = ([cell.strip() for cell in row.strip("│ ").split("│")] for row in rows)
-    assert separability[1:3] == ["yes", "0.707107"]
-    assert bounds[1:] == ["1.73205", "0.57735", "12", "9", "36", "9"]
-    R, gamma, beta, bound, notes, unit = map(float, bounds[1:])
+    separability, margins, bounds = (
+        [cell.strip() for cell in row.strip("│ ").split("│")] for row in rows
+    )
+    assert separability[1] == "yes"
+    assert margins[1:] == ["0.707107", "0.57735", "0.333333"]  # each named in its column
+    assert bounds[1:] == ["1.73205", "0.57735", "9", "12", "36", "0.333333", "9"]
+    R, gamma, bound, beta, notes, normalized, unit = map(float, bounds[1:])
     assert (R / gamma) ** 2 == pytest.approx(bound, rel=1e-4)  # by hand, from the table
     assert beta / gamma**2 == pytest.approx(notes, rel=1e-4) and unit == bound
-    assert "max margin (plain)" in table.stdout
+    assert normalized == pytest.approx(gamma / R, rel=1e-5)
+    assert 1 / normalized**2 == pytest.approx(unit, rel=1e-4)  # its 1/γ² is the 9 beside it
+    for name in ("separator's geometric margin", "augmented margin γ", "normalized margin γ/R"):
+        assert name in table.stdout
     # the two radii, each named, each on its line: of x, and of (x, bias input), the bounds' R
     (plain,) = [line for line in table.stdout.splitlines() if "radius of x," in line]
     (augmented,) = [line for line in table.stdout.splitlines() if "radius of (x, bias" in line]
     assert "1.41421" in plain and "1.73205" in augmented
     assert "on its patterns (x, 1)" in table.stdout
-    for header in ("R", "γ", "β = Σ|x|²", "(R/γ)²", "β/γ²", "1/γ² at |x| ≤ 1"):
+    for header in ("R", "γ", "β = Σ|x|²", "(R/γ)²", "β/γ²", "γ/R", "1/(γ/R)²"):
         assert f" {header} " in table.stdout
+    assert problem["unit_norm_margin"] == pytest.approx(1 / 3)
+
+
+def test_inspect_help_explains_the_three_margins_with_the_numbers_of_or():
+    """The table in `inspect --help` is computed on the notes' OR problem: its numbers are
+    the library's (max_margin and mistake_bounds)."""
+    from rosenblatt.theory import MARGINS, max_margin, mistake_bounds
+
+    X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
+    bounds = mistake_bounds(X, y)
+    values = [max_margin(X, y).margin, bounds.margin, bounds.unit_norm_margin]
+    shown = CliRunner().invoke(app, ["inspect", "--help"], env={"COLUMNS": "100"}).stdout
+    lines = shown.splitlines()
+    heads = ("separator's", "augmented margin γ", "normalized margin")
+    for head, value in zip(heads, values):
+        (line,) = [line for line in lines if line.strip().startswith(head)]
+        assert f" {value:.4f} " in line, (head, line)
+    assert values[0] == pytest.approx(1 / np.sqrt(2)) and values[2] == pytest.approx(1 / 3)
+    assert f"R = {bounds.radius:.4f}" in shown and "(R/γ)² = 9" in shown
+    assert "1/(γ/R)² = 9" in shown and bounds.novikoff == bounds.unit_norm == 9
+    assert [name for name, _, _ in MARGINS.values()] == [
+        "the separator's geometric margin",
+        "the augmented margin γ",
+        "the normalized margin γ/R",
+    ]
 
 
 def test_inspect_xor_is_not_separable(tmp_path):
@@ -470,8 +501,10 @@ def test_svmlight_base_is_stored_and_a_mismatched_file_is_refused(tmp_path):
 
     wide = tmp_path / "wide.svm"
     wide.write_text("1 1:1\n0 70:1\n")
+    ignored = run("predict", "-m", zero, wide)  # feature 70 has no weight: ignored, and said
+    assert ignored.exit_code == 0 and "1 row held features beyond the model's 64" in ignored.stderr
     assert_one_line_error(
-        run("predict", "-m", zero, wide),
+        run("predict", "-m", zero, wide, "--strict-features"),
         "wide.svm, line 2",
         "feature index 70 is beyond",
         "the model has 64 features",
@@ -495,8 +528,8 @@ def test_header_flags_on_every_command(tmp_path):
     data.write_text("1,2,label\n-1,-1,0\n1,-1,1\n-1,1,1\n1,1,1\n")  # numeric names, header
     facts = json.loads(run("inspect", data, "--json").stdout)
     assert facts["n_samples"] == 4 and any("read as a header" in n for n in facts["notes"])
-    assert_one_line_error(
-        run("inspect", data, "--no-header"), "line 1", "the label 'label' is text"
+    assert_one_line_error(  # the first label is text: the next, a number, is the bad one
+        run("inspect", data, "--no-header"), "line 2", "but line 1 has the text 'label'"
     )
     plain = tmp_path / "p.csv"
     plain.write_text("-1,-1,0\n1,-1,1\n-1,1,0\n1,1,1\n")

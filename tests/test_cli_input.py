@@ -426,3 +426,140 @@ def test_a_model_trained_streaming_matches_columns_by_name(trained, tmp_path):
     assert_one_line_error(
         run_cli("predict", tmp_path / "extra.csv", "-m", model), "unexpected column 'extra'"
     )
+
+
+# ------------------------------------------- issue 42: the same answer, whatever the block size
+def _the_same_error_everywhere(
+    model, bad, *fragments, commands=("predict", "evaluate"), options=()
+):
+    """Each command at --chunk-size 1, 7, 100 and the default, and `predict -`, exits with
+    one line that says ``fragments``, word for word the same (the input named DATA)."""
+    said = set()
+    for size in (1, 7, 100, None):
+        sized = [*options] + ([] if size is None else ["--chunk-size", size])
+        for command in commands:
+            result = run_cli(command, bad, "-m", model, *sized)
+            assert_one_line_error(result, *fragments)
+            said.add(result.stderr.replace(str(bad), "DATA"))
+        piped = run_cli("predict", "-", "-m", model, *sized, input=bad.read_bytes())
+        assert_one_line_error(piped, *fragments)
+        said.add(piped.stderr.replace("<stdin>", "DATA"))
+    assert len(said) == 1, said
+    return said.pop()
+
+
+@pytest.mark.parametrize(
+    "rows, said",
+    [
+        (
+            ["1,2,3,up", "1,abc,3,down", "1,2", "4,5,6,up"],
+            "line 3, column 'b': 'abc' is not a number",
+        ),
+        (["1,2,3,up", "1,2", "1,abc,3,down"], "line 3: 2 fields, but line 1 has 4"),
+        (["1,2,3,up", "1,2,3,0.5", "1,2"], "line 3: the label '0.5' is a number, but line 2 has "),
+    ],
+)
+def test_two_bad_rows_the_first_is_named_at_every_block_size(trained, tmp_path, rows, said):
+    _, model = trained["csv"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text("a,b,c,label\n" + "\n".join(rows) + "\n")
+    _the_same_error_everywhere(model, bad, said)
+
+
+def test_svmlight_two_bad_rows_the_first_is_named_at_every_block_size(trained, tmp_path):
+    _, model = trained["svm"]
+    bad = tmp_path / "bad.svm"
+    bad.write_text("1 1:0.5 2:1\n-1 0:1 3:2\n1 1:x\n")
+    _the_same_error_everywhere(model, bad, "line 2: feature index 0 is below 1")
+
+
+def test_a_field_too_long_is_named_alike_at_every_block_size(trained, tmp_path):
+    _, model = trained["csv"]
+    bad = tmp_path / "bad.csv"
+    rows = [f"{i},1,2,up" for i in range(60)]
+    rows[57] = "1," + "9" * 140_000 + ",2,up"
+    bad.write_text("a,b,c,label\n" + "\n".join(rows) + "\n")
+    _the_same_error_everywhere(
+        model,
+        bad,
+        "line 59, column 'b': a field of more than 131,072 characters, the most a CSV field "
+        "may hold; check the quotes",
+    )
+
+
+def test_a_tsv_file_without_a_tab_on_its_first_line_is_no_labelled_file(trained, tmp_path):
+    _, model = trained["tsv"]
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("ham see you\nspam\tfree cash\nham\tlunch\n")
+    _the_same_error_everywhere(
+        model, bad, "line 2: a tab, but line 1 has none", commands=("predict",)
+    )
+
+
+def test_a_stray_quote_reads_the_same_at_every_block_size(trained, tmp_path):
+    _, model = trained["csv"]
+    data = tmp_path / "ids.csv"
+    data.write_text('id,a,b,c\nab"c,1.5,2,3\n"x\ny",2.5,1,2\nz,3.5,4,5\n')
+    outputs = set()
+    for size in (1, 7, 100, None):
+        sized = [] if size is None else ["--chunk-size", size]
+        result = run_cli("predict", data, "-m", model, "--id-column", "id", *sized)
+        assert result.exit_code == 0, result.output
+        outputs.add(result.stdout)
+        piped = run_cli("predict", "-", "-m", model, "--id-column", "id", *sized,
+                        input=data.read_bytes())  # fmt: skip
+        outputs.add(piped.stdout)
+    assert len(outputs) == 1
+
+
+@pytest.mark.parametrize("chunk_size", [1, 10_000])
+def test_identifiers_are_written_as_valid_csv_whatever_they_hold(trained, tmp_path, chunk_size):
+    import csv
+    import io
+
+    _, model = trained["csv"]
+    ids = ['say "hi"', "a,b", "two\nlines", "cr\rhere", "crlf\r\nhere", "  spaced", "plain"]
+    quoted = ['"' + key.replace('"', '""') + '"' for key in ids]
+    X = _numbers(trained["X"][: len(ids)])
+    data = tmp_path / "ids.csv"
+    data.write_text("id,a,b,c\n" + "".join(f"{k},{r}\n" for k, r in zip(quoted, X)), newline="")
+    labels = run_cli("predict", "-", "-m", model, input="\n".join(X)).stdout.split()
+    result = run_cli("predict", data, "-m", model, "--id-column", "id", "--chunk-size", chunk_size)
+    assert result.exit_code == 0, result.output
+    records = list(csv.reader(io.StringIO(result.stdout, newline="")))
+    # the readers strip cells and read a lone \r as a line break, as csv writes it back
+    expected = [key.strip().replace("\r\n", "\n").replace("\r", "\n") for key in ids]
+    assert records == [["id", "label"]] + [[k, label] for k, label in zip(expected, labels)]
+
+
+def test_svmlight_features_beyond_the_model_are_ignored_with_a_note(trained, tmp_path):
+    _, model = trained["svm"]
+    data = tmp_path / "wide.svm"
+    data.write_text("1 1:0.5 55:1\n-1 2:1\n1 3:1 9:2\n")
+    narrow = tmp_path / "narrow.svm"
+    narrow.write_text("1 1:0.5\n-1 2:1\n1 3:1\n")
+    expected = run_cli("predict", narrow, "-m", model).stdout
+    note = (
+        "note: 2 rows held features beyond the model's 3 (ignored: their weights are 0); "
+        "--strict-features refuses them\n"
+    )
+    for size in (1, 7, None):
+        sized = [] if size is None else ["--chunk-size", size]
+        result = run_cli("predict", data, "-m", model, *sized)
+        assert result.exit_code == 0, result.output
+        assert result.stdout == expected and result.stderr == note
+        piped = run_cli("predict", "-", "-m", model, *sized, input=data.read_bytes())
+        assert piped.stdout == expected and piped.stderr == note
+    evaluated = run_cli("evaluate", data, "-m", model, "--json")
+    assert evaluated.stderr == note
+    assert json.loads(evaluated.stdout) == json.loads(
+        run_cli("evaluate", narrow, "-m", model, "--json").stdout
+    )
+    _the_same_error_everywhere(
+        model,
+        data,
+        "line 1: feature index 55 is beyond n_features=3",
+        "leave out --strict-features to ignore the others",
+        options=["--strict-features"],
+    )
+    assert run_cli("predict", narrow, "-m", model).stderr == ""  # no note without such rows

@@ -10,6 +10,7 @@ foreign or broken and run the JIT instead.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import platform
@@ -163,7 +164,7 @@ VALUES = {
         np.zeros((3, 4)), (np.zeros(2), np.zeros(2, np.int32), np.zeros(3, np.int32))
     ),
     "bundles": lambda folder: (
-        bundles.Rule(1.0, -1.0, False, True),
+        bundles.Rule(1.0, -1.0, False, True, 0, 1.0),
         bundles.SINGLE,
         bundles.MULTINOMIAL,
     ),
@@ -305,6 +306,38 @@ def test_a_portable_library_is_taken_by_any_cpu_of_its_architecture(
     library = loader._open(folder)
     assert library.status.startswith("built at install" if taken else "built for another CPU")
     assert ("portable: any" in library.status) == (taken and built_for == "generic")
+
+
+_CPUINFO = (
+    "processor\t: 0\nmodel name\t: Some CPU @ 3.0GHz\nflags\t\t: sse2 avx fma\n\nprocessor\t: 1\n"
+)
+
+
+@pytest.mark.parametrize(
+    "cpuinfo, model, flags",
+    [
+        (_CPUINFO, "Some CPU @ 3.0GHz", "avx fma sse2"),
+        ("processor\t: 0\nFeatures\t: neon asimd\n", None, "asimd neon"),  # names no model
+        ("", None, ""),  # no /proc/cpuinfo
+    ],
+    ids=["model named", "no model", "no cpuinfo"],
+)
+def test_the_cpu_identity_runs_uname_only_when_cpuinfo_names_no_model(
+    monkeypatch, cpuinfo, model, flags
+):
+    """Issue 42: ``platform.processor()`` runs ``uname -p`` in a subprocess, and the identity is
+    checked holding the loader's lock that every thread's first kernel call waits for; it was
+    called even where ``/proc/cpuinfo`` names the model (the default of a ``dict.get``)."""
+    asked = []
+
+    def processor():
+        asked.append("uname -p")
+        return "from uname -p"
+
+    monkeypatch.setattr(platform, "processor", processor)
+    expected = "\n".join([platform.machine(), model or "from uname -p", flags])
+    assert loader._identity(cpuinfo) == hashlib.sha256(expected.encode()).hexdigest()
+    assert asked == ([] if model else ["uname -p"])
 
 
 def test_the_build_target_is_host_or_generic(monkeypatch):

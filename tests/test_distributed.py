@@ -152,9 +152,10 @@ def test_mix_states_weighted_averages():
     mu = np.array([3.0, 0.0, 1.0])
     mixed = mix_states(states, mu)
     mu /= mu.sum()
-    averages = [s.W - s.U / s.counts[:, None] for s in states]
+    # Algorithm 7's averages, w - u / c with c = T + 1
+    averages = [s.W - s.U / (s.counts + 1)[:, None] for s in states]
     np.testing.assert_allclose(
-        mixed.W - mixed.U / mixed.counts[:, None], sum(m * a for m, a in zip(mu, averages))
+        mixed.W - mixed.U / (mixed.counts + 1)[:, None], sum(m * a for m, a in zip(mu, averages))
     )
     np.testing.assert_allclose(
         mixed.weights(averaged=True)[0], sum(m * a for m, a in zip(mu, averages))

@@ -124,10 +124,12 @@ def test_converged_run_equals_the_reference_run_to_max_iter(n, d, seed, estimato
             reference.voted_decision(run["history"], X_test),
             atol=1e-12,
         )
-    else:
-        average = run["history"].mean(axis=0)
-        np.testing.assert_allclose(clf.coef_[0], average[:-1], rtol=1e-12, atol=1e-12)
-        np.testing.assert_allclose(clf.intercept_[0], average[-1], rtol=1e-12, atol=1e-12)
+    else:  # CIML Algorithm 7 run through all 30 epochs, bit for bit
+        literal = reference.algorithm7(X, labels, orders(seed, n, 30))
+        np.testing.assert_array_equal(clf.coef_[0], literal["average"][:-1])
+        assert clf.intercept_[0] == literal["average"][-1]
+        average = np.vstack([np.zeros((1, d + 1)), run["history"]]).mean(axis=0)
+        np.testing.assert_allclose(literal["average"], average, rtol=1e-12, atol=1e-12)
 
 
 def test_kernel_averaged_converged_counts_every_presentation():
@@ -540,12 +542,12 @@ def test_record_weights_after_any_presentation_are_the_states():
     W_avg, w0_avg = state.weights(averaged=True)
     np.testing.assert_array_equal(A[0], W_avg[0])  # AveragedPerceptron's own arithmetic
     np.testing.assert_array_equal(a0[0], w0_avg[0])
-    # any cursor: the mean of the weights after every presentation so far
+    # any cursor: Algorithm 7's mean of w_0 (zero) .. w_c, the c + 1 weights so far
     c = np.arange(1, end + 1)
     every_W, every_w0 = state.votes.after(0, c, 3)
     A, a0 = state.votes.after(0, c, 3, averaged=True)
-    np.testing.assert_allclose(A, np.cumsum(every_W, axis=0) / c[:, None], atol=1e-12)
-    np.testing.assert_allclose(a0, np.cumsum(every_w0) / c, atol=1e-12)
+    np.testing.assert_allclose(A, np.cumsum(every_W, axis=0) / (c + 1)[:, None], atol=1e-12)
+    np.testing.assert_allclose(a0, np.cumsum(every_w0) / (c + 1), atol=1e-12)
 
 
 def test_record_tally_at_the_end_is_the_vote():
@@ -606,3 +608,34 @@ def test_parameter_mixing_stops_on_the_rounds_weighted_mistake_fraction():
     assert stopped.n_iter_ == stop and not stopped.converged_
     short = quiet(mixing(stop, tol=None), Xd, yd)
     np.testing.assert_array_equal(stopped.coef_, short.coef_)
+
+
+def test_states_of_the_average_before_algorithm_7_are_refused_with_what_to_do():
+    """Version 1 summed the updates times the presentations before them (an average of
+    w_1 .. w_T); read as Algorithm 7's sums they would give neither average."""
+    from rosenblatt.engine.dual import DualState
+
+    X, y = np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]]), [-1, 1, 1, 1]
+    averaged = AveragedPerceptron(shuffle=False, max_iter=2).fit(X, y).training_state_
+    meta, arrays = averaged.to_state()
+    assert meta["version"] == PrimalState.VERSION == 2
+    with pytest.raises(
+        ValueError,
+        match=r"version 1, which averaged the weights w_1 \.\. w_T.*"
+        r"CIML Algorithm 7.*train the model again",
+    ):
+        PrimalState.from_state({**meta, "version": 1}, arrays)
+    # without averaging nothing changed: a version-1 state still reads
+    last = Perceptron(shuffle=False).fit(X, y).training_state_
+    meta, arrays = last.to_state()
+    again = PrimalState.from_state({**meta, "version": 1}, arrays)
+    np.testing.assert_array_equal(again.W, last.W)
+    dual = KernelPerceptron(kernel="linear", shuffle=False).fit(X, y).training_state_
+    meta, arrays = dual.to_state()
+    assert meta["version"] == DualState.VERSION == 2
+    with pytest.raises(
+        ValueError,
+        match=r"version 1, whose averaging sums count from 0.*"
+        r"train the model again",
+    ):
+        DualState.from_state({**meta, "version": 1}, arrays)

@@ -24,6 +24,7 @@ from rosenblatt.engine.kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
     SINGLE,
+    STEPS,
     Coefficients,
     DualRule,
     Problems,
@@ -92,7 +93,9 @@ def _patterns(rng, n=30, d=11, sparse=False):
     return (sp.csr_matrix(X) if sparse else X), X
 
 
-def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record, scale=1.0):
+def _primal_case(
+    kernel, ref, rng, sparse, layout, batch, average, record, scale=1.0, step="perceptron", C=1.0
+):
     n_rows = {"single": 1, "ovr": 3, "multinomial": 3, "multilabel": 3, "label": 1}[layout]
     multinomial = layout == "multinomial"
     X, dense = _patterns(rng, sparse=sparse)
@@ -142,6 +145,8 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record, scale
             batch,
             average,
             multinomial,
+            step,
+            C,
         )
         size = n * n_rows
         rec = None
@@ -164,7 +169,7 @@ def _primal_case(kernel, ref, rng, sparse, layout, batch, average, record, scale
             Schedule(order, np.empty(0, dtype=np.int64), 0),
             Weights(*state),
             rec,
-            Rule(eta, bias_input, batch, average),
+            Rule(eta, bias_input, batch, average, STEPS[step], C),
             Scratch(
                 np.zeros((n_rows, d if batch else 0)),
                 np.zeros(n_rows),
@@ -211,6 +216,11 @@ def check_primal_epoch(kernel, ref):
                 (True, False, False),
             ):
                 _primal_case(kernel, ref, rng, sparse, layout, batch, average, record)
+    # the passive-aggressive steps (margin errors, the step from the loss and the norm)
+    for sparse in (False, True):
+        for layout in ("single", "ovr", "multinomial", "multilabel"):
+            for step, C in (("pa", 1.0), ("pa1", 0.3), ("pa2", 0.3)):
+                _primal_case(kernel, ref, rng, sparse, layout, False, True, True, step=step, C=C)
     # scores beyond the float range: the overflow count (and the weights) as the reference's
     for sparse in (False, True):
         for layout in ("single", "ovr", "multinomial"):

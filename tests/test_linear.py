@@ -183,6 +183,95 @@ def test_averaged_equals_explicit_average_on_real_data():
     np.testing.assert_allclose(clf.intercept_[0], ref["average"][-1], rtol=1e-9)
 
 
+# ---------------------------------------------------------------- CIML Algorithm 7
+def test_averaged_on_the_notes_or_is_algorithm_7_to_the_digit():
+    """Two epochs, c = 9: w_0 .. w_8 are 0, (1, 1, b -1), (2, 0, 0) and six times (1, 1, 1),
+    so w = (0 + 1 + 2 + 6) / 9, (0 + 1 + 0 + 6) / 9 = (1, 7/9) and b = (0 - 1 + 0 + 6) / 9."""
+    from fractions import Fraction
+
+    clf = AveragedPerceptron(shuffle=False, max_iter=2).fit(OR_X, OR_Y)
+    assert clf.coef_.tolist() == [[float(Fraction(9, 9)), float(Fraction(7, 9))]]
+    assert clf.intercept_.tolist() == [float(Fraction(5, 9))]  # the notes' 0.556
+    assert clf.training_state_.counts.tolist() == [8]  # T = 8 presentations, c = T + 1
+    # the notes' threshold input -1 (seed 003): the same line, w0 = -b
+    notes = AveragedPerceptron(shuffle=False, max_iter=2, intercept_scaling=-1).fit(OR_X, OR_Y)
+    W, w0 = notes.training_state_.weights(averaged=True)
+    assert W.tolist() == clf.coef_.tolist() and w0.tolist() == [float(Fraction(-5, 9))]
+    assert notes.intercept_.tolist() == clf.intercept_.tolist()
+    literal = reference.algorithm7(OR_X, OR_Y, orders(None, 4, 2, shuffle=False))
+    assert literal["c"] == 9
+    assert literal["average"].tolist() == [1.0, float(Fraction(7, 9)), float(Fraction(5, 9))]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("scaling", [1.0, -1.0])
+def test_averaged_is_algorithm_7_bit_for_bit_over_several_epochs(seed, scaling):
+    """Real-valued data that no line separates, shuffled epochs, eta != 1."""
+    X, y = make_classification(40, 4, n_informative=3, n_redundant=1, flip_y=0.1, random_state=seed)
+    t = np.where(y == 1, 1, -1)
+    clf = AveragedPerceptron(
+        eta=0.7, max_iter=6, tol=None, random_state=seed, intercept_scaling=scaling
+    )
+    fit_quiet(clf, X, y)
+    literal = reference.algorithm7(X, t, orders(seed, 40, 6), eta=0.7, bias_input=scaling)
+    W, w0 = clf.training_state_.weights(averaged=True)
+    np.testing.assert_array_equal(W[0], literal["average"][:-1])
+    assert w0[0] == literal["average"][-1]
+    np.testing.assert_array_equal(clf.coef_[0], literal["average"][:-1])
+    assert clf.intercept_[0] == literal["average"][-1] * scaling
+
+
+def test_averaged_partial_fit_counts_on_across_calls_as_algorithm_7():
+    X, y = make_classification(60, 3, n_informative=2, n_redundant=0, random_state=10)
+    t = np.where(y == 1, 1, -1)
+    clf = AveragedPerceptron(shuffle=False)
+    state = None
+    for _ in range(3):
+        clf.partial_fit(X[:25], y[:25], classes=[0, 1])
+        clf.partial_fit(X[25:], y[25:])
+        state = reference.algorithm7(X, t, [np.arange(25), np.arange(25, 60)], state=state)
+        state = state["state"]
+    literal = reference.algorithm7(X, t, [], state=state)  # no more presentations: read it
+    assert literal["c"] == 181  # c counts all 180 presentations, from 1
+    np.testing.assert_array_equal(clf.coef_[0], literal["average"][:-1])
+    assert clf.intercept_[0] == literal["average"][-1]
+
+
+def test_averaged_warm_start_counts_on_as_algorithm_7():
+    X, y = make_classification(50, 3, n_informative=2, n_redundant=0, flip_y=0.2, random_state=4)
+    t = np.where(y == 1, 1, -1)
+    clf = AveragedPerceptron(max_iter=3, tol=None, random_state=5, warm_start=True)
+    fit_quiet(clf, X, y)
+    fit_quiet(clf, X, y)  # each fit draws its orders from random_state again
+    first = reference.algorithm7(X, t, orders(5, 50, 3))
+    literal = reference.algorithm7(X, t, orders(5, 50, 3), state=first["state"])
+    assert literal["c"] == 301
+    np.testing.assert_array_equal(clf.coef_[0], literal["average"][:-1])
+    assert clf.intercept_[0] == literal["average"][-1]
+
+
+def test_averaged_one_vs_rest_is_algorithm_7_per_class():
+    X, y = make_classification(45, 4, n_informative=3, n_redundant=1, n_classes=3, random_state=6)
+    clf = fit_quiet(AveragedPerceptron(max_iter=4, tol=None, random_state=6), X, y)
+    for k in range(3):
+        literal = reference.algorithm7(X, np.where(y == k, 1, -1), orders(6, 45, 4))
+        np.testing.assert_array_equal(clf.coef_[k], literal["average"][:-1])
+        assert clf.intercept_[k] == literal["average"][-1]
+
+
+def test_algorithm_7_keeps_the_predictions_of_the_average_over_w1_to_wT():
+    """From zero weights, the average of w_0 .. w_T is T / (T + 1) times that of w_1 .. w_T
+    (the average before Algorithm 7): the same direction, the same predictions."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[:200, :8], np.where(y[:200] == 1, 1, -1)
+    clf = fit_quiet(AveragedPerceptron(random_state=3, max_iter=5, tol=None), X, y)
+    run = reference.online(X, y, orders(3, 200, 5), stop=False)
+    before = run["history"].mean(axis=0)  # w_1 .. w_T, T = 1000
+    scores = X @ before[:-1] + before[-1]
+    np.testing.assert_allclose(clf.decision_function(X), scores * 1000 / 1001, rtol=1e-9)
+    np.testing.assert_array_equal(clf.predict(X), np.where(scores > 0, 1, -1))
+
+
 # ---------------------------------------------------------------- property tests
 @PROPERTY
 @given(small_problems(), st.booleans(), st.integers(0, 10_000))
@@ -435,6 +524,11 @@ def test_wrong_number_of_features_at_predict_time(estimator):
         ({"max_iter": 0}, "'max_iter'"),
         ({"mode": "stochastic"}, "'mode' parameter of Perceptron must be one of 'online', 'batch'"),
         ({"multi_class": "ovo"}, "'multi_class'"),
+        (
+            {"eta": 10**400},
+            "'eta' parameter of Perceptron must be a float in the range",
+        ),  # no float
+        ({"class_weight": {0: 10**400}}, "class_weight of Perceptron for class 0 is 1000"),
     ],
 )
 def test_bad_parameters_name_the_parameter(params, message):

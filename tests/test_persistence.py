@@ -351,6 +351,25 @@ def test_on_epoch_is_not_part_of_the_model(tmp_path):
     _assert_same_answers(loaded, model, X_IRIS)
 
 
+def test_a_nested_on_epoch_leaves_no_trace_in_the_file(tmp_path):
+    """A pipeline's or a calibration's estimator trained with a callback (the command
+    line's progress bar) gives the file it gives without one, byte for byte."""
+    from rosenblatt import calibrated
+
+    seen = []
+    for make in (
+        lambda **shown: make_pipeline(StandardScaler(), Perceptron(random_state=0, **shown)),
+        lambda **shown: calibrated(Perceptron(random_state=0, **shown), method="online"),
+    ):
+        files = []
+        for shown in ({}, {"on_epoch": seen.append}):
+            files.append(tmp_path / f"{len(files)}.rbm")
+            save(make(**shown).fit(X_IRIS, Y_IRIS), files[-1])
+        assert files[0].read_bytes() == files[1].read_bytes()
+        assert "on_epoch" not in json.dumps(read_manifest(files[1])["params"])
+    assert seen  # the callback did run
+
+
 def test_an_unfitted_estimator_comes_back_unfitted(tmp_path):
     from sklearn.exceptions import NotFittedError
 

@@ -178,6 +178,17 @@ def test_a_crafted_value_is_refused_where_it_is_decoded(perceptron_file, node):
     _refused(perceptron_file)
 
 
+@pytest.mark.parametrize("value", [10**400, -(10**400)])
+def test_a_number_past_a_float_s_range_is_refused(perceptron_file, value):
+    """An int no float holds made the checks' math.isfinite raise a raw OverflowError."""
+
+    def change(tree):
+        tree["fitted"]["intercept_scaling_"] = value
+
+    forge(perceptron_file, edit_tree(change))
+    _refused(perceptron_file, "intercept_scaling_ must be a finite non-zero number; it is ")
+
+
 def test_a_vote_record_is_not_a_state_of_its_own(perceptron_file):
     """VoteRecord.from_state takes the sizes of its model: a file that names it as a
     state node made loading raise TypeError (missing n_voters)."""

@@ -66,15 +66,82 @@ def server_url():
     server.server_close()
 
 
-def post(url, body: bytes, content_type="application/json"):
+def post(url, body: bytes, content_type="application/json", endpoint="api/run"):
     request = urllib.request.Request(
-        url + "api/run", data=body, headers={"Content-Type": content_type}, method="POST"
+        url + endpoint, data=body, headers={"Content-Type": content_type}, method="POST"
     )
     try:
         with urllib.request.urlopen(request, timeout=30) as reply:
             return reply.status, json.load(reply)
     except urllib.error.HTTPError as error:
         return error.code, json.load(error)
+
+
+# ---------------------------------------------------------------------- students' files
+def test_a_students_csv_becomes_the_pages_points(server_url):
+    text = "height,weight,label\n150,50,no\n190,90,yes\n170,60,no\n"
+    body = json.dumps({"name": "people.csv", "text": text}).encode()
+    status, out = post(server_url, body, endpoint="api/points")
+    assert status == 200 and out["labels"] == [-1, 1, -1]
+    # into the plot's box by a power of ten, and the note says so and which label is which
+    assert out["points"] == [[1.5, 0.5], [1.9, 0.9], [1.7, 0.6]]
+    assert out["note"] == (
+        "people.csv: 3 points (label no is class −1, yes is class +1; coordinates divided "
+        "by 100 to fit the plot)"
+    )
+    # the notes' pattern table: a/a numbers the patterns, x_0 is the threshold input
+    table = "a/a x_1 x_2 x_0 t\n1 -1 -1 -1 -1\n2 1 -1 -1 1\n3 -1 1 -1 1\n4 1 1 -1 1\n"
+    status, out = post(
+        server_url, json.dumps({"name": "or.txt", "text": table}).encode(), endpoint="api/points"
+    )
+    assert status == 200 and (out["points"], out["labels"]) == (
+        preset("or")[0].tolist(),
+        [-1, 1, 1, 1],
+    )
+    assert out["note"] == "or.txt: 4 points"
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("x1,x2,label\n1,2,a\n3,x,b\n", "mine.csv, line 3, column 'x2': 'x' is not a number"),
+        ("x1,x2,x3,label\n1,2,3,a\n3,4,5,b\n", "mine.csv: the page draws two features"),
+        ("x1,x2,label\n1,2,a\n3,4,b\n5,6,c\n", "mine.csv: the page draws two classes"),
+        ("", "mine.csv: the file is empty"),
+    ],
+)
+def test_a_refused_file_gets_one_line_naming_the_row(server_url, text, message):
+    body = json.dumps({"name": "mine.csv", "text": text}).encode()
+    status, out = post(server_url, body, endpoint="api/points")
+    assert status == 400 and out["error"].startswith(message) and "\n" not in out["error"]
+
+
+def test_the_lesson_button_downloads_the_notebook(server_url):
+    import nbformat
+
+    payload = request_for("or", bias=-1, compare=["averaged"], cursor=8, exercises=True)
+    request = urllib.request.Request(
+        server_url + "api/lesson", data=json.dumps(payload).encode(), method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        assert reply.headers["Content-Disposition"] == 'attachment; filename="lesson.ipynb"'
+        nb = nbformat.reads(reply.read().decode(), as_version=4)
+    nbformat.validate(nb)
+    source = "\n".join(c.source for c in nb.cells)
+    assert "CURSOR = 8" in source and "check_answer(online, 1, answer)" in source
+    status, out = post(
+        server_url, json.dumps({**payload, "cursor": -1}).encode(), endpoint="api/lesson"
+    )
+    assert status == 400 and "cursor must be a count of presentations" in out["error"]
+
+
+def test_the_palette_is_served_with_the_presets(server_url):
+    from rosenblatt.apps.palette import palette_json
+
+    with urllib.request.urlopen(server_url + "api/presets") as reply:
+        served = json.load(reply)["palette"]
+    assert served == palette_json()
+    assert (served["positive"]["color"], served["negative"]["color"]) == ("#0072B2", "#D55E00")
 
 
 def request_for(name, **settings):
@@ -111,6 +178,7 @@ def test_presets_carry_the_limits_the_server_checks(server_url):
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
         "max_panels": MAX_PANELS,
+        "page_epochs": 100,
     }
     X, y = preset("or")
     at_most = request_for("or", epochs=min(served["max_epochs"], served["max_presentations"] // 4))
@@ -234,8 +302,9 @@ def test_averaged_is_the_explicit_average(shuffle):
     explicit = reference.averaged(X, y, credited, bias_input=1.0, stop=False)
     np.testing.assert_allclose(out["weights"][-1], explicit["w"], atol=1e-6)
     np.testing.assert_allclose(out["averaged"][-1], explicit["average"], atol=1e-6)
-    c = len(out["averaged"]) // 2  # any cursor: the mean of the weights so far
-    np.testing.assert_allclose(out["averaged"][c], explicit["history"][:c].mean(axis=0), atol=1e-6)
+    c = len(out["averaged"]) // 2  # any cursor: Algorithm 7's mean of w_0 (zero) .. w_c
+    so_far = np.vstack([np.zeros((1, 3)), explicit["history"][:c]])
+    np.testing.assert_allclose(out["averaged"][c], so_far.mean(axis=0), atol=1e-6)
 
 
 @pytest.mark.parametrize("bias, shuffle", [(1.0, False), (1.0, True), (-1.0, False)])
@@ -666,12 +735,14 @@ def test_panels_are_their_learners_on_the_same_points_in_the_same_order():
     out = run(X, y, settings)
     averaged, perceptron, voted, kernel = out["panels"]
     assert [p["algorithm"] for p in out["panels"]] == list(settings.compare)
-    # after the 8 presentations of two epochs: AveragedPerceptron(max_iter=2)'s coef
+    # after the 8 presentations of two epochs: AveragedPerceptron(max_iter=2)'s coef, CIML
+    # Algorithm 7's (1, 7/9) and b = 5/9 (w0 = -5/9 with the notes' threshold input -1)
     clf = AveragedPerceptron(max_iter=2, shuffle=False, intercept_scaling=-1, tol=None)
     clf.fit(X, y)
     w1, w2, w0 = averaged["weights"][8]
-    assert [w1, w2] == [1.125, 0.875] == clf.coef_.ravel().tolist()
-    assert w0 * -1 == pytest.approx(clf.intercept_[0])
+    assert [w1, w2, w0] == [1.0, 0.777778, -0.555556]  # the reply's 6 decimals
+    assert [w1, w2] == np.round(clf.coef_.ravel(), 6).tolist()
+    assert w0 * -1 == pytest.approx(clf.intercept_[0], abs=1e-6)
     # the perceptron's and the voted perceptron's vector in force: the page's own run's
     assert perceptron["weights"] == voted["weights"] == out["weights"]
     last = Perceptron(shuffle=False, intercept_scaling=-1).fit(X, y)
@@ -695,10 +766,9 @@ def test_shuffled_panels_share_the_pages_orders_and_average_explicitly(seed):
     assert panel["pattern"] == out["rows"]["pattern"]
     order = np.array(panel["pattern"]).reshape(-1, X.shape[0])
     explicit = reference.averaged(X, y, list(order), bias_input=-1.0, stop=False)
+    history = np.vstack([np.zeros((1, 3)), explicit["history"]])  # w_0 (zero), w_1, ...
     for c in range(1, panel["n_rows"] + 1):
-        np.testing.assert_allclose(
-            panel["weights"][c], explicit["history"][:c].mean(axis=0), atol=1e-6
-        )
+        np.testing.assert_allclose(panel["weights"][c], history[: c + 1].mean(axis=0), atol=1e-6)
     updated = np.array(out["rows"]["updated"])
     assert panel["mistakes"] == np.r_[0, np.cumsum(updated)].tolist()
     # a kernel panel's own run presents the same orders, epoch for epoch, as long as it lasts
@@ -744,6 +814,6 @@ def test_compare_requests_are_checked_and_counted():
 
 def test_panels_over_http(server_url):
     status, out = post(server_url, json.dumps(request_for("or", compare=["averaged"])).encode())
-    assert status == 200 and out["panels"][0]["weights"][8][:2] == [1.125, 0.875]
+    assert status == 200 and out["panels"][0]["weights"][8][:2] == [1.0, 0.777778]
     status, out = post(server_url, json.dumps(request_for("or", compare=["nope"])).encode())
     assert status == 400 and "compare" in out["error"]

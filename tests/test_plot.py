@@ -6,7 +6,7 @@ import re
 import matplotlib.image
 import numpy as np
 import pytest
-from conftest import OR_X, OR_Y, assert_one_line_error, run_cli
+from conftest import OR_X, OR_Y, assert_one_line_error, fit_quiet, run_cli
 from matplotlib.text import Text
 from PIL import Image, ImageSequence
 from rosenblatt.trace import trace
@@ -49,9 +49,12 @@ def test_decision_boundary_png_has_the_requested_size(tmp_path):
 def test_margin_lines_on_separable_data(tmp_path):
     ax = plot_decision_boundary(Perceptron(shuffle=False).fit(OR_X, OR_Y), OR_X, OR_Y)
     texts = legend_texts(ax)
-    # the perceptron's w = (1, 1), b = 1: closest points at |f| = 1, margin 1/sqrt(2)
-    assert "through the closest points (margin 0.707)" in texts
-    assert "maximum margin (γ = 0.707)" in texts
+    # the perceptron's w = (1, 1), b = 1: closest points at |f| = 1, margin 1/sqrt(2); the
+    # geometric margin of a separator w . x + b, not the augmented gamma of the bound
+    assert texts[0] == "Perceptron boundary (last weights)"
+    assert "through the closest points (its geometric margin 0.707)" in texts
+    assert "maximum-margin line (geometric margin 0.707)" in texts
+    assert ax.get_title() == "Perceptron: decision boundary"  # separable: nothing more
     path = save_figure(ax.figure, tmp_path / "or.svg")
     assert "<svg" in open(path, encoding="utf-8").read(2000)
 
@@ -63,12 +66,83 @@ def test_no_margin_on_inseparable_data_but_a_curved_kernel_boundary():
     assert ax.collections  # filled regions and the zero-level contour
 
 
+XOR_CSV = "x1,x2,label\n-1,-1,-1\n1,-1,1\n-1,1,1\n1,1,-1\n"
+
+
+def test_xor_plot_says_it_is_not_separable_and_names_only_what_it_draws(tmp_path):
+    """No line separates XOR: the title says so and that the perceptron did not converge;
+    its last weights predict one class over the whole plot, so no boundary is drawn and the
+    legend says that instead of naming a line; both classes' points are there."""
+    data = tmp_path / "xor.csv"
+    data.write_text(XOR_CSV)
+    X, y = XOR_X * 2 - 1, np.array([-1, 1, 1, -1])
+    model = fit_quiet(Perceptron(random_state=0), X, y)  # what `rosenblatt plot` trains
+    ax = plot_decision_boundary(model, X, y)
+    assert ax.get_title() == (
+        f"Perceptron: decision boundary\nnot linearly separable: no convergence in "
+        f"{model.n_iter_} epochs"
+    )
+    assert not model.converged_
+    assert not [c for c in ax.collections if c.get_gid() == "decision boundary"]
+    assert legend_texts(ax) == [
+        "Perceptron: class -1 everywhere (no boundary in view)",
+        "class -1 (t = −1, orange square)",
+        "class 1 (t = +1, blue circle)",
+    ]
+    # the command line draws the same
+    out = tmp_path / "xor.png"
+    assert run_cli("plot", data, "-o", out).exit_code == 0
+    pixels = np.asarray(Image.open(out).convert("RGB")).reshape(-1, 3)
+    for color in ("#0072B2", "#D55E00"):  # both classes' points, in their colours
+        rgb = [int(color[k : k + 2], 16) for k in (1, 3, 5)]
+        assert (pixels == rgb).all(axis=1).sum() > 30, color
+
+
+def test_an_averaged_model_on_xor_draws_the_boundary_it_names():
+    from rosenblatt import AveragedPerceptron
+
+    X, y = XOR_X * 2 - 1, np.array([-1, 1, 1, -1])
+    model = fit_quiet(AveragedPerceptron(shuffle=False, max_iter=3, tol=None), X, y)
+    ax = plot_decision_boundary(model, X, y)
+    drawn = [c for c in ax.collections if c.get_gid() == "decision boundary"]
+    assert (
+        len(drawn) == 1 and legend_texts(ax)[0] == "AveragedPerceptron boundary (averaged weights)"
+    )
+    assert ax.get_title().endswith("not linearly separable: no convergence in 3 epochs")
+
+
+def test_plot_colours_each_class_as_the_playground_does(tmp_path):
+    """One picture language: class +1 a blue circle, class -1 an orange square, their regions
+    tinted in the same colours (the palette the playground is served)."""
+    from rosenblatt.apps.palette import REGION_ALPHA, palette_json
+
+    palette = palette_json()
+    data = tmp_path / "or.csv"
+    data.write_text("x1,x2,label\n-1,-1,-1\n1,-1,1\n-1,1,1\n1,1,1\n")
+    out = tmp_path / "or.png"
+    assert run_cli("plot", data, "-o", out).exit_code == 0
+    pixels = np.asarray(Image.open(out).convert("RGB")).reshape(-1, 3).astype(int)
+    for name, count in (("positive", 3), ("negative", 1)):
+        rgb = np.array([int(palette[name]["color"][k : k + 2], 16) for k in (1, 3, 5)])
+        assert (pixels == rgb).all(axis=1).sum() > 30 * count, name
+        tint = np.round(255 * (1 - REGION_ALPHA) + rgb * REGION_ALPHA)  # its region, on white
+        assert (np.abs(pixels - tint) <= 2).all(axis=1).sum() > 5_000, name
+    ax = plot_decision_boundary(Perceptron(shuffle=False).fit(OR_X, OR_Y), OR_X, OR_Y)
+    points = [c for c in ax.collections if c.get_label().startswith("class")]
+    colors = [tuple(np.round(c.get_facecolor()[0][:3] * 255).astype(int)) for c in points]
+    assert colors == [(213, 94, 0), (0, 114, 178)]  # class -1, class +1
+
+
 def test_multiclass_regions_and_wrong_dimension():
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(c, 0.3, size=(10, 2)) for c in ([0, 0], [3, 0], [0, 3])])
     y = np.repeat(["a", "b", "c"], 10)
     ax = plot_decision_boundary(CentroidClassifier().fit(X, y), X, y)
-    assert legend_texts(ax)[-3:] == ["class a", "class b", "class c"]
+    assert legend_texts(ax)[-3:] == [
+        "class a (orange square)",
+        "class b (blue circle)",
+        "class c (green triangle)",
+    ]
     with pytest.raises(ValueError, match="draws 2-D data; got X of shape"):
         plot_decision_boundary(CentroidClassifier().fit(np.c_[X, X], y), np.c_[X, X], y)
 
@@ -343,6 +417,8 @@ def test_animation_titles_are_readable_and_fit_the_frame(size):
         assert fig.bbox.x0 <= box.x0 and box.x1 <= fig.bbox.x1  # not clipped
         assert box.y1 <= fig.bbox.y1
     assert titles[0].startswith("epoch 1: 40 patterns: 1, 2, 3, ...\n")  # cut short
+    # no line separates these points: every frame says so, on a line of its own
+    assert all(t.endswith("\nnot linearly separable: no convergence") for t in titles)
 
 
 def test_axes_are_named_after_the_csv_columns(tmp_path):

@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from rosenblatt.data.io import read_data
-from rosenblatt.data.readers import _common, _csv, _svmlight, scan, textparse
+from rosenblatt.data.readers import _common, _csv, _svmlight, scan
+from rosenblatt.engine.kernels import textparse
 from rosenblatt.exceptions import DataFileError
 from rosenblatt.streaming import iter_chunks
 

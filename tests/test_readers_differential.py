@@ -17,6 +17,7 @@ import io
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from input_mutations import stack
 
 from rosenblatt.data.io import read_data
 from rosenblatt.data.readers import _common, scan
@@ -240,15 +241,8 @@ def _streamed(path, options, chunk_size, cache=None):
         index.close()
     except DataFileError as error:
         return "error", str(error)
-    Xs, ys = [X for X, _ in chunks], [y for _, y in chunks]
-    assert all((len(X) if isinstance(X, list) else X.shape[0]) <= chunk_size for X in Xs)
-    if isinstance(Xs[0], list):
-        X = [doc for block in Xs for doc in block]
-    elif sp.issparse(Xs[0]):
-        X = sp.vstack(Xs, format="csr")
-    else:
-        X = np.vstack(Xs)
-    y = None if ys[0] is None else np.concatenate(ys)
+    assert all((len(X) if isinstance(X, list) else X.shape[0]) <= chunk_size for X, _ in chunks)
+    X, y = stack(chunks)
     return "data", (X, y, index.classes if index.labelled else None)
 
 

@@ -244,8 +244,8 @@ BAD_ROWS = [
     ),
     (
         {"rows": [[10**400] + [0] * (N_FEATURES - 1)]},
-        "rows[0][0] is 1000000000000000000000000000000000000..., beyond the float range "
-        "(about 1.8e308); send smaller numbers",
+        "bad request: the number 1000000000000000000000000000000000000000 is beyond the float "
+        "range (about 1.8e308); send smaller numbers.",
     ),
     ({"rows": []}, '"rows" is []; send a list of one or more rows: {"rows": [[1.5, 0, ...], ...]}'),
     (

@@ -556,3 +556,64 @@ def test_stream_stops_on_the_weighted_mistake_fraction(tmp_path):
     with pytest.warns(ConvergenceWarning):
         short = fit_stream(make(tol=None), path, chunk_size=40, epochs=epochs)
     np.testing.assert_array_equal(stopped.coef_, short.coef_)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_two_fits_over_one_estimator_in_two_threads_are_their_serial_runs(tmp_path):
+    """fit_stream trains a copy: the caller's estimator (its parameters, its on_epoch)
+    never changes, so two fits over it at once do not meet (issue 42)."""
+    import threading
+
+    from rosenblatt import save
+
+    X, y = _noisy(n=1200, n_classes=3, seed=5)
+    path = tmp_path / "train.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    own = []
+    estimator = AveragedPerceptron(random_state=0, tol=None, on_epoch=own.append)
+    before = estimator.get_params()
+    runs = {"a": {"chunk_size": 40, "epochs": 3}, "b": {"chunk_size": 70, "epochs": 4}}
+
+    def fit(name, barrier=None):
+        waited = []
+
+        def meet(report):  # after its first chunk, each run waits until the other is there
+            if barrier is not None and report.stage == "train" and not waited:
+                waited.append(barrier.wait(timeout=60))
+
+        seen = []
+        model = fit_stream(estimator, path, on_epoch=seen.append, on_progress=meet, **runs[name])
+        save(model, tmp_path / f"{name}.rbm")
+        return (tmp_path / f"{name}.rbm").read_bytes(), [r.epoch for r in seen], model
+
+    serial = {name: fit(name) for name in runs}
+    assert serial["a"][1] == [1, 2, 3] and serial["b"][1] == [1, 2, 3, 4]
+    barrier, parallel = threading.Barrier(2), {}
+
+    def run(name):
+        parallel[name] = fit(name, barrier)
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in runs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    for name in runs:
+        assert parallel[name][:2] == serial[name][:2], name
+        assert parallel[name][2] is not estimator
+    assert estimator.get_params() == before and not hasattr(estimator, "coef_")
+    assert own == []  # each fit's own on_epoch was called, for that fit only
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_a_warm_start_goes_on_from_a_copy_of_the_fitted_estimator(tmp_path):
+    path, X, y = _noisy_file(tmp_path)
+    fitted = AveragedPerceptron(random_state=0, warm_start=True, max_iter=2).fit(X, y)
+    coef = fitted.coef_.copy()
+    again = fit_stream(fitted, path, chunk_size=50, epochs=1)
+    assert np.array_equal(fitted.coef_, coef) and fitted.n_iter_ == 2
+    continued = AveragedPerceptron(random_state=0, warm_start=True, max_iter=2).fit(X, y)
+    np.testing.assert_array_equal(
+        again.coef_, fit_stream(continued, path, chunk_size=50, epochs=1).coef_
+    )
+    assert again.n_iter_ == 1 and not np.array_equal(again.coef_, coef)

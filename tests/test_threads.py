@@ -11,6 +11,7 @@ really first, in another order of the groups each time: races are rare events.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -84,3 +85,99 @@ def test_is_sparse_imports_scipy_only_for_a_sparse_matrix():
     assert is_sparse(sp.csr_matrix(np.eye(2))) and is_sparse(sp.coo_array(np.eye(2)))
     assert is_sparse(Subclass(np.eye(2)))  # a class of scipy.sparse among its bases
     assert not is_sparse(np.eye(2)) and not is_sparse(sp.linalg.aslinearoperator(np.eye(2)))
+
+
+#: Another thread holds one of our locks when the process forks (as a fork-context
+#: multiprocessing pool does); the child, which has no such thread, then takes the lock itself.
+_HOLD_AND_FORK = """
+import os, sys, threading, time
+{setup}
+held, release = threading.Event(), threading.Event()
+
+def hold():
+    with {lock}:
+        held.set()
+        release.wait()
+
+threading.Thread(target=hold, daemon=True).start()
+held.wait()
+pid = os.fork()
+if pid == 0:
+    {call}
+    os._exit(0)
+deadline = time.monotonic() + 10
+while time.monotonic() < deadline:
+    done, status = os.waitpid(pid, os.WNOHANG)
+    if done:
+        print("child exit", os.waitstatus_to_exitcode(status))
+        break
+    time.sleep(0.02)
+else:
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    print("child still waiting for the lock after 10 s")
+release.set()
+"""
+
+_FORKED_LOCKS = {
+    "the library's loading": (
+        "from rosenblatt.engine.kernels import loader",
+        "loader._LOCK",
+        "loader.library_status()",
+    ),
+    "a kept cache's folder": (
+        "from rosenblatt.data.readers import _folder_lock, scan\n"
+        "with open('data.csv', 'w') as f:\n"
+        "    f.write('a,b,label\\n1,2,0\\n3,4,1\\n')",
+        "_folder_lock('cache')",
+        "assert scan('data.csv', cache='cache').n_samples == 2",
+    ),
+}
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="fork is POSIX only")
+@pytest.mark.parametrize("setup, lock, call", _FORKED_LOCKS.values(), ids=list(_FORKED_LOCKS))
+def test_a_child_forked_while_another_thread_holds_our_lock_takes_it(tmp_path, setup, lock, call):
+    """Issue 42: a fork copies a lock as it is, held by a thread the child does not have; the
+    child's first kernel call (or its scan into that cache folder) waited for ever."""
+    code = _HOLD_AND_FORK.format(setup=setup, lock=lock, call=call)
+    result = subprocess.run(
+        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "child exit 0", result.stdout + result.stderr[-3000:]
+
+
+_TWO_FIRST_USES = """
+import threading
+import rosenblatt
+
+barrier, errors = threading.Barrier(2), []
+
+def use(name):
+    barrier.wait()
+    try:
+        getattr(rosenblatt, name)()
+    except Exception as error:  # the race shows as an ImportError or a _DeadlockError
+        errors.append(f"{name}: {type(error).__name__}: {error}")
+
+threads = [threading.Thread(target=use, args=(n,)) for n in ("Perceptron", "KernelPerceptron")]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(60)
+print(errors or "both built")
+"""
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_two_threads_first_using_two_estimators_see_scikit_learn_whole(round_):
+    """Python 3.11 lets two threads import sklearn.base side by side (CPython gh-83065): the
+    estimators package imports it whole first, so neither sees it half made."""
+    result = subprocess.run(
+        [sys.executable, "-c", _TWO_FIRST_USES], capture_output=True, text=True, timeout=120
+    )
+    assert result.stdout.strip() == "both built", result.stdout + result.stderr

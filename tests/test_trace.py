@@ -368,9 +368,9 @@ def test_trace_average_and_vote_are_the_estimators():
     avg = AveragedPerceptron(eta=0.5, max_iter=40, shuffle=False, tol=None).fit(X, y)
     np.testing.assert_array_equal(tr.averaged[-1, :2], avg.coef_.ravel())
     assert tr.averaged[-1, 2] * 1.0 == avg.intercept_[0]
-    # any earlier cursor: the mean of the weights after every presentation so far
+    # any earlier cursor: Algorithm 7's mean of w_0 .. w_c, the weights so far
     for c in (1, 7, tr.step.shape[0] - 1):
-        np.testing.assert_allclose(tr.averaged[c], tr.weights[1 : c + 1].mean(axis=0))
+        np.testing.assert_allclose(tr.averaged[c], tr.weights[: c + 1].mean(axis=0))
     # the vote at any cursor: every presentation's weights vote once, 0 votes against
     c = 9
     Xa = np.column_stack([X, np.ones(10)])

@@ -5,10 +5,10 @@ stays cheap: numba, scikit-learn, matplotlib, Dask and the command line load onl
 when something needs them.
 """
 
-import importlib
 import sys
 import types
 
+from ._core.lazy import import_module  # first uses, one thread at a time
 from ._core.version import __version__  # noqa: F401 (in __all__)
 from .exceptions import (  # noqa: F401 (in __all__)
     DataFileError,
@@ -27,6 +27,7 @@ _EXPORTS = {
     "LinearProgramClassifier": "estimators.baselines",
     "OnlineCalibratedClassifier": "estimators.calibration",
     "ParameterMixing": "distributed",
+    "PassiveAggressive": "estimators.passive_aggressive",
     "Perceptron": "estimators.linear",
     "TfDfTransformer": "estimators.text",
     "Trace": "theory.trace",
@@ -58,9 +59,9 @@ __all__ = sorted(
 
 def __getattr__(name):
     if name in _SUBMODULES:
-        return importlib.import_module(f".{name}", __name__)
+        return import_module(f".{name}", __name__)
     if name in _EXPORTS:
-        value = getattr(importlib.import_module(f".{_EXPORTS[name]}", __name__), name)
+        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -81,7 +82,7 @@ def _alias_module(alias, target):
     module = types.ModuleType(f"{__name__}.{alias}", f"Alias of :mod:`{__name__}.{target}`.")
 
     def forward(name):
-        return getattr(importlib.import_module(f".{target}", __name__), name)
+        return getattr(import_module(f".{target}", __name__), name)
 
     module.__getattr__ = forward
     sys.modules[module.__name__] = module

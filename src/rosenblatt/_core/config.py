@@ -5,6 +5,8 @@ constants compiled into the kernels and parsers are in :mod:`.kernel_constants` 
 of the kernels' library sources: editing this file leaves the library built at install valid.
 """
 
+from types import MappingProxyType
+
 # ---------------------------------------------------------------------- data file readers
 #: Samples per chunk when a data file is streamed (``fit_stream``, ``train --stream``).
 DEFAULT_CHUNK_SIZE = 10_000
@@ -19,6 +21,12 @@ GZIP_COPY_BYTES = 1 << 20
 
 #: Prefix of those temporary files (they are removed with the scan result, or at exit).
 GZIP_TEMP_PREFIX = "rosenblatt-"
+
+#: Characters a CSV field may hold at most (Python's csv module's default field size limit,
+#: which the quoted fields it reads are held to; the readers hold every field to it, so
+#: that a file reads the same whatever reads it). A longer field is refused, naming its
+#: line and column: it is most often a quoted field whose closing quote is missing.
+CSV_FIELD_LIMIT = 131_072
 
 #: Numeric class labels must be smaller than this in magnitude: below 2**53 every whole
 #: number is exact as a float64; beyond, distinct labels would merge into one class.
@@ -136,6 +144,14 @@ MODEL_MAX_HASH_FEATURES = 2**26
 #: ``plot``'s animation, the playground): the lecture notes' threshold input, so that their
 #: worked example comes out with the defaults, the same from Python as from the command line.
 TEACHING_BIAS_INPUT = -1.0
+
+# ---------------------------------------------------------------------- estimators' parameters
+#: The parameters that change what training shows (its callbacks, its per-epoch lines),
+#: never what it learns, each with the value that shows nothing: the one list of them. A
+#: checkpoint holds a resumed run to every other parameter and the run shows what the
+#: caller asks for (``persistence.container.model_params``); online calibration's inner
+#: estimator trains quietly (its updates are no epochs of the model).
+DISPLAY_PARAMETERS = MappingProxyType({"on_epoch": None, "verbose": 0})
 
 # ---------------------------------------------------------------------- the service
 # `rosenblatt serve` (rosenblatt.apps.serve): the bounds that keep a busy service answering

@@ -19,6 +19,7 @@ __all__ = ["MAX_DEPTH", "JSONInputError", "loads"]
 #: The deepest nesting of arrays and objects a request may hold (a run request needs 3)
 MAX_DEPTH = 32
 
+_LARGEST = float(np.finfo(np.float64).max)
 _STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 # Where a number may be beyond the float range: an exponent of three digits or more (e100,
 # E+100), or 309 digits in a row. A body without either is read by json's own float parser
@@ -54,13 +55,23 @@ def _no_constant(name: str) -> Any:
     raise JSONInputError(f"{name} is not a JSON number; send finite numbers only.")
 
 
+def _beyond(text: str) -> JSONInputError:
+    return JSONInputError(
+        f"the number {text[:40]} is beyond the float range (about 1.8e308); send smaller numbers."
+    )
+
+
 def _finite(text: str) -> float:
     value = float(text)
     if value in (np.inf, -np.inf):  # 1e400 is JSON, but no float
-        raise JSONInputError(
-            f"the number {text[:40]} is beyond the float range (about 1.8e308); send smaller "
-            "numbers."
-        )
+        raise _beyond(text)
+    return value
+
+
+def _int(text: str) -> int:
+    value = int(text)
+    if abs(value) > _LARGEST:  # 10**400 is JSON too, and no float holds it
+        raise _beyond(text)
     return value
 
 
@@ -103,7 +114,7 @@ numbers only.
         shape = body.translate(_SHAPE)
         if not any(huge in shape for huge in _HUGE):
             return json.loads(body, parse_constant=_no_constant)
-        return json.loads(body, parse_constant=_no_constant, parse_float=_finite)
+        return json.loads(body, parse_constant=_no_constant, parse_float=_finite, parse_int=_int)
     except JSONInputError:
         raise
     except UnicodeDecodeError as error:

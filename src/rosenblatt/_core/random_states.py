@@ -20,13 +20,12 @@ True
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from .validation import BrokenInvariant
+from .validation import BrokenInvariant, is_finite
 
 __all__ = [
     "describe",
@@ -159,24 +158,40 @@ def rng_to_json(rng: RandomSource) -> dict[str, Any]:
 
 
 def rng_from_json(value: Any, where: str) -> RandomSource:
-    """The random source :func:`rng_to_json` describes, checked first (``BrokenInvariant``
-    naming ``where`` when it is none)."""
+    """The random source :func:`rng_to_json` describes, checked first.
+
+    Raises
+    ------
+    BrokenInvariant
+        Naming ``where`` and the part that does not fit, whatever JSON ``value`` is.
+
+    Examples
+    --------
+    >>> rng_from_json({"meta": {}, "arrays": {"k": "1 2 3"}}, "a source")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.validation.BrokenInvariant: a source's array 'k' is not a list of ...
+    >>> rng_from_json(None, "a source")
+    Traceback (most recent call last):
+    ...
+    rosenblatt._core.validation.BrokenInvariant: a source is not a random source
+    """
     if not isinstance(value, Mapping) or not isinstance(value.get("arrays"), Mapping):
         raise BrokenInvariant(f"{where} is not a random source")
     arrays = {}
     for name, array in value["arrays"].items():
+        dtype = array.get("dtype") if isinstance(array, Mapping) else None
         values = array.get("values") if isinstance(array, Mapping) else None
         if not (
-            array.get("dtype") in ("uint32", "uint64")
+            dtype in ("uint32", "uint64")
             and isinstance(values, list)
             and len(values) <= 1024
             and all(
-                type(v) is int and 0 <= v < 2 ** (32 if array["dtype"] == "uint32" else 64)
-                for v in values
+                type(v) is int and 0 <= v < 2 ** (32 if dtype == "uint32" else 64) for v in values
             )
         ):
             raise BrokenInvariant(f"{where}'s array {name!r:.40} is not a list of unsigned ints")
-        arrays[name] = np.array(values, dtype=array["dtype"])
+        arrays[name] = np.array(values, dtype=dtype)
     kind, state = random_source_state(value.get("meta"), arrays, where)
     return _built(state, kind == "RandomState")
 
@@ -238,6 +253,7 @@ BIT_GENERATORS = ("PCG64", "PCG64DXSM", "MT19937", "Philox", "SFC64")
 # largest value each may take: MT19937 reads key[pos] without checking pos. Every other
 # int is a 128-bit word at most (PCG64's state and increment).
 _RANDOM_INTS = {"pos": 624, "has_gauss": 1, "has_uint32": 1, "uinteger": 2**32 - 1, "buffer_pos": 4}
+_DEPTH = 3  # the nesting of the deepest state (a Generator's bit generator's, with arrays)
 
 
 def check_random_state(state: Any, where: str, *, legacy: bool = False) -> None:
@@ -290,7 +306,7 @@ def _check_layout(value, reference, where, field):
         if not (isinstance(value, str) and value == reference):
             raise BrokenInvariant(f"{where} must be {reference!r}")
     elif isinstance(reference, float):
-        if not (type(value) in (int, float) and math.isfinite(value)):
+        if not (type(value) in (int, float) and is_finite(value)):
             raise BrokenInvariant(f"{where} must be a finite number; it is {value!r:.40}")
     else:  # an int
         high = _RANDOM_INTS.get(field, 2**128 - 1)
@@ -323,16 +339,18 @@ def random_source_state(
     if kind not in ("RandomState", "Generator") or "state" not in rng:
         raise BrokenInvariant(f"{where} is not a RandomState or a Generator")
 
-    def resolved(value):
+    def resolved(value, depth):
         if isinstance(value, dict):
+            if depth > _DEPTH:  # deeper than any source's state: refused before recursion fails
+                raise BrokenInvariant(f"{where} is nested deeper than a random source's state")
             if set(value) == {"$array"}:
                 name = value["$array"]
                 if not isinstance(name, str) or name not in arrays:
                     raise BrokenInvariant(f"{where} names an array {name!r:.60} it lacks")
                 return arrays[name]
-            return {k: resolved(v) for k, v in value.items()}
+            return {k: resolved(v, depth + 1) for k, v in value.items()}
         return value
 
-    state = resolved(rng["state"])
+    state = resolved(rng["state"], 0)
     check_random_state(state, where, legacy=kind == "RandomState")
     return kind, state

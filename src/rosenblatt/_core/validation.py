@@ -24,6 +24,21 @@ if TYPE_CHECKING:  # pragma: no cover
     from .typing import MatrixLike
 
 
+def is_finite(value: Any) -> bool:
+    """``math.isfinite`` for a number from anywhere (a file, JSON, a caller): an int past a
+    float's range is no finite float, where ``math.isfinite`` raises ``OverflowError``.
+
+    Examples
+    --------
+    >>> is_finite(0.5), is_finite(float("nan")), is_finite(10**400), is_finite(2**53)
+    (True, False, False, True)
+    """
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 @dataclass(frozen=True)
 class Interval:
     """A numeric range; ``closed`` is one of "both", "left", "right", "neither"."""
@@ -38,7 +53,7 @@ class Interval:
             return False
         if self.kind is numbers.Integral and not isinstance(value, numbers.Integral):
             return False
-        if not math.isfinite(value):  # NaN passes every comparison below; inf is no setting
+        if not is_finite(value):  # NaN passes every comparison below; inf is no setting
             return False
         if self.low is not None:
             if value < self.low or (value == self.low and self.closed in ("right", "neither")):
@@ -270,7 +285,7 @@ def check_class_weight(class_weight: dict, owner: str) -> None:
         if (
             isinstance(weight, (bool, np.bool_))
             or not isinstance(weight, numbers.Real)
-            or not (math.isfinite(weight) and float(weight) >= 0)
+            or not (is_finite(weight) and float(weight) >= 0)
         ):
             raise ValueError(
                 f"The class_weight of {owner} for class {label!r} is {weight!r}; class "

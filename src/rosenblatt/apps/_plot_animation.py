@@ -18,6 +18,7 @@ from ._plot_figures import (
     new_figure,
     pixel_figure_size,
     scatter,
+    shade_regions,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -71,9 +72,9 @@ def _patterns(numbers, most=3):
     return f"patterns {shown}"
 
 
-def _step_title(tr, step):
+def _step_title(tr, step, separable=True):
     """Two lines: which step and pattern(s) moved the line, and the weights after it (the
-    weights once, on the second line)."""
+    weights once, on the second line); on data no line separates, a third says so."""
     if step > 0:
         responsible = tr.pattern[(tr.step == step) & tr.updated]
         step_name = "epoch" if tr.mode == "batch" else "step"
@@ -81,7 +82,18 @@ def _step_title(tr, step):
     else:
         header = "start: no line yet"
     weights = ", ".join(f"{v + 0.0:.3g}" for v in tr.weights[step])  # + 0.0: never -0
-    return f"{header}\nw = ({weights})"
+    note = "" if separable else "\nnot linearly separable: no convergence"
+    return f"{header}\nw = ({weights}){note}"
+
+
+def _separable(X, y) -> bool:
+    """Whether a line separates the two classes (True when the LP cannot tell)."""
+    from ..theory import SolverError, is_linearly_separable
+
+    try:
+        return bool(is_linearly_separable(X, y))
+    except (SolverError, ValueError):
+        return True
 
 
 def _step_legend(ax):
@@ -111,14 +123,17 @@ def plot_training_step(
     ax: Axes | None = None,
     *,
     feature_names: Sequence[str] | None = None,
+    separable: bool | None = None,
 ) -> Axes:
     """Draw the separating line of a training trace after ``step`` (one animation frame).
 
-    The line after the step (solid) and before it (dashed, faded), the positive
-    half-plane shaded, and a blue arrow to each pattern that caused the change
-    (every misclassified pattern of the epoch in batch mode). The title says
-    which step and pattern it was and gives the weights; it is drawn large
-    enough to read at the animation's size.
+    The line after the step (solid) and before it (dashed, faded), each half-plane
+    shaded in the colour of the class it predicts (:mod:`rosenblatt.apps.palette`,
+    as the points and the playground), and a black arrow to each pattern that caused
+    the change (every misclassified pattern of the epoch in batch mode). The title
+    says which step and pattern it was and gives the weights, and on data that are
+    not linearly separable that the line never settles; it is drawn large enough to
+    read at the animation's size.
 
     Parameters
     ----------
@@ -133,6 +148,9 @@ def plot_training_step(
         Draw here (it is cleared first); a new figure of the animation's size when None.
     feature_names : sequence of 2 str, default=None
         The axis labels; ``x1`` and ``x2`` when None.
+    separable : bool or None, default=None
+        Whether a line separates ``X`` and ``y`` (None: decided here, by the LP of
+        :func:`rosenblatt.theory.is_linearly_separable`).
 
     Returns
     -------
@@ -165,9 +183,8 @@ def plot_training_step(
     if points is not None:
         ax.plot(*points, color="black", linewidth=2)
         xx, yy = np.meshgrid(np.linspace(low[0], high[0], 60), np.linspace(low[1], high[1], 60))
-        ax.contourf(
-            xx, yy, w[0] * xx + w[1] * yy + b, levels=[0, np.inf], colors=["tab:orange"], alpha=0.12
-        )
+        # each side in its class's colour: w . x + b > 0 predicts t = +1, else -1
+        shade_regions(ax, xx, yy, (w[0] * xx + w[1] * yy + b > 0).astype(int), 2)
     scatter(ax, X, y, tr.classes)
     for i in tr.pattern[(tr.step == step) & tr.updated]:  # none at the start (steps are 1-based)
         ax.annotate(
@@ -175,10 +192,12 @@ def plot_training_step(
             xy=X[i],
             xytext=(-28, 22),
             textcoords="offset points",
-            arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 2},
+            arrowprops={"arrowstyle": "->", "color": "black", "lw": 2},
         )
+    if separable is None:
+        separable = _separable(X, y)
     # large enough to read in the GIF; from the axes' left edge, where it has the most room
-    ax.set_title(_step_title(tr, step), fontsize="large", loc="left")
+    ax.set_title(_step_title(tr, step, separable), fontsize="large", loc="left")
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
     ax.set_xlabel(xlabel)
@@ -292,8 +311,9 @@ def animate_training(
     fig, ax = new_figure(*figsize)
     fig.set_dpi(dpi)  # frames are drawn at the figure's own size: no per-frame cropping
     frames = []
+    separable = _separable(X, y)  # once, for every frame's title
     for step in _frames(tr, max_frames):
-        plot_training_step(tr, X, y, step, ax=ax, feature_names=feature_names)
+        plot_training_step(tr, X, y, step, ax=ax, feature_names=feature_names, separable=separable)
         frames.append(_frame_image(fig))
         # the first frame's layout for all: titles differ by a pixel, the axes must not
         fig.set_layout_engine("none")

@@ -18,8 +18,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .._core.typing import MatrixLike
 
-_MARKERS = "os^vD<>ph*"
-
 #: the design size (inches) of the still figures and of the animation's frames
 STILL_SIZE = (6.0, 4.5)
 ANIMATION_SIZE = (6.5, 4.5)
@@ -208,26 +206,50 @@ def legend_below(ax: Axes, ncols: int = 2) -> Legend:
     if (
         ncols > 1
         and renderer is not None
-        and legend.get_window_extent(renderer).width > fig.bbox.width
+        and legend.get_window_extent(renderer).width
+        > min(fig.bbox.width, 1.15 * ax.get_window_extent(renderer).width)
     ):
-        return legend_below(ax, ncols=1)  # a small figure: one entry per row, all of it shown
+        # a small figure, or axes beside others: one entry per row, all of it shown
+        return legend_below(ax, ncols=1)
     return legend
 
 
 def scatter(ax: Axes, X: np.ndarray, y: np.ndarray, classes: np.ndarray) -> None:
-    import matplotlib as mpl
+    """Each class's points in its colour and marker (:mod:`rosenblatt.apps.palette`),
+    named in the legend with its target and how it is drawn."""
+    from .palette import class_label, class_style
 
-    colors = mpl.colormaps["tab10"]
     for k, label in enumerate(classes):
         mask = y == label
+        style = class_style(k)
         ax.scatter(
             X[mask, 0],
             X[mask, 1],
             s=45,
-            marker=_MARKERS[k % len(_MARKERS)],
-            color=colors(k % 10),
+            marker=style.marker,
+            color=style.color,
             edgecolor="black",
             linewidth=0.6,
             zorder=Z_POINTS,
-            label=f"class {label}",
+            label=class_label(label, k, len(classes)),
         )
+
+
+def shade_regions(ax: Axes, xx: np.ndarray, yy: np.ndarray, predicted: np.ndarray, n: int) -> None:
+    """Shade each class's decision region in its colour (``predicted``: class indices on
+    the grid ``xx``, ``yy``; ``n`` classes)."""
+    from matplotlib.colors import ListedColormap
+
+    from .palette import REGION_ALPHA, class_style
+
+    colors = ListedColormap([class_style(k).color for k in range(n)])
+    ax.contourf(
+        xx,
+        yy,
+        predicted,
+        levels=np.arange(n + 1) - 0.5,
+        cmap=colors,
+        vmin=-0.5,
+        vmax=n - 0.5,
+        alpha=REGION_ALPHA,
+    )

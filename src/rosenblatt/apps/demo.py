@@ -224,8 +224,10 @@ def demo_figures(directory: str | os.PathLike[str]) -> list[ReportFigure]:
             ReportFigure(
                 f"Modified OR: training in {mode} mode (the lecture notes' worked example)",
                 path(name),
-                "Successive changes of the separating straight line (threshold input -1, eta = 1); "
-                "the blue arrow points at the pattern responsible for the change"
+                "Successive changes of the separating straight line (threshold input -1, eta = 1), "
+                "each side shaded in the colour of the class it predicts (class +1 blue "
+                "circles, class -1 orange squares, as in every figure and the playground); "
+                "the black arrow points at the pattern responsible for the change"
                 + (" (every misclassified pattern of the epoch)." if mode == "batch" else "."),
             )
         )

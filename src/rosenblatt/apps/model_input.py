@@ -9,6 +9,7 @@ numpy values as plain JSON ones. Neither typer nor rich: the service
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -193,6 +194,7 @@ def read_model_input(
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
     body: bytes | None = None,
+    strict_features: bool = False,
 ) -> Iterator[Data]:
     """Read a data file for a trained model, a block of ``chunk_size`` lines at a time.
 
@@ -204,7 +206,9 @@ def read_model_input(
     (in any order; a missing or unexpected column is an error naming it); any
     other by position. svmlight files are read with the model's feature count
     and, unless ``zero_based`` says otherwise, numbered like the training file
-    was; a file that does not fit is refused with what to pass. Without
+    was; a file that does not fit is refused with what to pass. A feature index beyond
+    the model's features is dropped (its weight would be 0), and a note on standard
+    error counts the rows that held one, unless ``strict_features`` refuses it. Without
     ``label_column``, a CSV's label column is the one the model was trained with.
     The format is :func:`input_format`'s. CSV only: ``id_columns`` are read as text
     into each block's ``aside`` and ``ignore`` columns are dropped (neither may be
@@ -257,6 +261,7 @@ def read_model_input(
     trained_base = metadata.get("zero_based")
     as_trained = zero_based is None and trained_base is not None
     base = trained_base if as_trained else zero_based
+    extra = "error" if strict_features else "ignore"
     try:
         if base is None:  # "auto" needs the whole file: a first pass decides
             if os.fspath(path) == STDIN:
@@ -272,9 +277,15 @@ def read_model_input(
                     "JSON rows"
                 )
             base = scan(
-                path, format=kind, labelled=None, n_features=n_features, zero_based="auto"
+                path,
+                format=kind,
+                labelled=None,
+                n_features=n_features,
+                zero_based="auto",
+                extra_features=extra,
             ).zero_based
-        yield from Stream(
+        rows = 0  # rows that held features beyond the model's
+        for data in Stream(
             path,
             chunk_size,
             format=kind,
@@ -282,7 +293,16 @@ def read_model_input(
             zero_based=base,
             head=head,
             source=body,
-        )
+            extra_features=extra,
+        ):
+            rows += data.schema.extra_rows if data.schema is not None else 0
+            yield data
+        if rows and body is None:
+            print(
+                f"note: {rows} row{'s' if rows != 1 else ''} held features beyond the model's "
+                f"{n_features} (ignored: their weights are 0); --strict-features refuses them",
+                file=sys.stderr,
+            )
     except DataFileError as error:
         raise _not_like_training(error, metadata, n_features, as_trained) from None
 
@@ -306,7 +326,8 @@ def _not_like_training(error, metadata, n_features, as_trained):
     else:
         fix = (
             f"the model has {n_features} features; give data with those features, or "
-            "retrain on data that has them all"
+            "retrain on data that has them all, or leave out --strict-features to ignore "
+            "the others"
         )
         if as_trained and not metadata.get("zero_based"):
             fix += (

@@ -45,6 +45,7 @@ from ._plot_figures import (
     pixel_figure_size,
     save_figure,
     scatter,
+    shade_regions,
 )
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -81,6 +82,52 @@ def _name(model) -> str:
     return type(steps[-1][1] if steps else model).__name__
 
 
+def _final(model):
+    """A pipeline's last step, or the model itself."""
+    steps = getattr(model, "steps", None)
+    return steps[-1][1] if steps else model
+
+
+def _boundary_label(model) -> str:
+    """The legend's name of the boundary drawn: which weights or which prediction."""
+    from ..estimators.linear import AveragedPerceptron, Perceptron, VotedPerceptron
+
+    final = _final(model)
+    what = ""
+    if isinstance(final, AveragedPerceptron):
+        what = " (averaged weights)"
+    elif isinstance(final, VotedPerceptron):
+        what = " (the vote of every weight vector)"
+    elif isinstance(final, Perceptron):
+        what = " (last weights)"
+    elif getattr(final, "prediction", None) in ("last", "averaged", "voted"):
+        what = f" ({final.prediction} prediction)"
+    return f"{_name(model)} boundary{what}"
+
+
+def _inseparable_note(model, X, y, classes) -> str | None:
+    """What the title says when no line separates the data (None when one does, or when
+    the LP cannot tell): that, and for a linear learner that it did not converge."""
+    from ..theory import SolverError, is_linearly_separable
+
+    try:
+        if len(classes) == 2:
+            if is_linearly_separable(X, y):
+                return None
+            which = ""
+        else:
+            apart = [label for label in classes if not is_linearly_separable(X, y == label)]
+            if not apart:
+                return None
+            which = f" (class {', '.join(str(c) for c in apart[:3])} against the rest)"
+    except (SolverError, ValueError):
+        return None
+    final = _final(model)
+    if getattr(final, "converged_", True) is False:  # a perceptron that ran out of epochs
+        return f"not linearly separable{which}: no convergence in {final.n_iter_} epochs"
+    return f"not linearly separable{which}: no line separates the classes"
+
+
 def _is_linear(model) -> bool:
     """The decision function is ``X @ coef_.T + intercept_`` (not a vote or a kernel)."""
     from ..estimators.linear import VotedPerceptron
@@ -105,16 +152,24 @@ def plot_decision_boundary(
 ) -> Axes:
     """Draw 2-D data, the model's decision regions and boundary, and the margin.
 
-    For a two-class model the boundary is the zero level of
-    ``decision_function``. With ``margin=True`` and a linear model (a
-    perceptron's last or averaged weights, a baseline) two dotted lines run
-    through the closest point of each class, parallel to the boundary, and the
-    legend gives the model's geometric margin on the data; when the data are
+    Each class is drawn, points and region, in its colour and marker of
+    :mod:`rosenblatt.apps.palette` (the playground's), and the legend says which.
+    For a two-class model the boundary is the zero level of ``decision_function``,
+    named in the legend by what the model predicts with (the last or the averaged
+    weights, the vote); a boundary outside the drawn area is not drawn, and the
+    legend says so instead of naming a line that is not there. With
+    ``margin=True`` and a linear model (a perceptron's last or averaged weights, a
+    baseline) two dotted lines run through the closest point of each class,
+    parallel to the boundary, and the legend gives the model's geometric margin on
+    the data (the distance from its line to the closest point); when the data are
     linearly separable, the maximum-margin hyperplane of
-    :func:`rosenblatt.theory.max_margin` is drawn too, with its margin band.
-    The model's boundary is drawn over the maximum-margin line (a wide, pale
-    green band), so both stay visible where they coincide, as on the modified
-    OR problem. The legend sits under the axes.
+    :func:`rosenblatt.theory.max_margin` is drawn too, with its margin band and its
+    geometric margin. The model's boundary is drawn over the maximum-margin line (a
+    wide, pale green band), so both stay visible where they coincide, as on the
+    modified OR problem. Data that are not linearly separable (the LP of
+    :func:`rosenblatt.theory.is_linearly_separable`) get a second title line that
+    says so, and for a perceptron that it did not converge. The legend sits under
+    the axes.
 
     Parameters
     ----------
@@ -139,8 +194,20 @@ def plot_decision_boundary(
     >>> from rosenblatt import Perceptron
     >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
     >>> ax = plot_decision_boundary(Perceptron(shuffle=False).fit(X, y), X, y)
-    >>> ax.get_legend() is not None
-    True
+    >>> [text.get_text() for text in ax.get_legend().get_texts()][:1]
+    ['Perceptron boundary (last weights)']
+
+    XOR, which no line separates:
+
+    >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, -1]
+    >>> model = Perceptron(shuffle=False, max_iter=5, tol=None)
+    >>> import warnings
+    >>> with warnings.catch_warnings():
+    ...     warnings.simplefilter("ignore")
+    ...     ax = plot_decision_boundary(model.fit(X, y), X, y)
+    >>> print(ax.get_title())
+    Perceptron: decision boundary
+    not linearly separable: no convergence in 5 epochs
     """
     X = dense_2d(X)
     y = np.asarray(y)
@@ -155,23 +222,26 @@ def plot_decision_boundary(
     grid = np.column_stack([xx.ravel(), yy.ravel()])
     classes = np.asarray(getattr(model, "classes_", np.unique(y)))
     predicted = np.searchsorted(classes, model.predict(grid)).reshape(xx.shape)
-    ax.contourf(
-        xx,
-        yy,
-        predicted,
-        levels=np.arange(len(classes) + 1) - 0.5,
-        cmap="tab10",
-        vmin=0,
-        vmax=9.5,
-        alpha=0.18,
-    )
+    shade_regions(ax, xx, yy, predicted, len(classes))
     if len(classes) == 2:
         scores = np.asarray(model.decision_function(grid)).reshape(xx.shape)
-        boundary = ax.contour(
-            xx, yy, scores, levels=[0.0], colors="black", linewidths=2, zorder=Z_BOUNDARY
-        )
-        boundary.set_gid("decision boundary")  # tests and SVG readers find it by this id
-        ax.plot([], [], color="black", linewidth=2, label=f"{_name(model)} boundary")
+        if scores.min() < 0.0 < scores.max():  # its zero level crosses the drawn area
+            boundary = ax.contour(
+                xx, yy, scores, levels=[0.0], colors="black", linewidths=2, zorder=Z_BOUNDARY
+            )
+            boundary.set_gid("decision boundary")  # tests and SVG readers find it by this id
+            ax.plot([], [], color="black", linewidth=2, label=_boundary_label(model))
+        else:  # one class everywhere: say so rather than name a line that is not drawn
+            from .palette import REGION_ALPHA, class_style
+
+            k = int(scores.max() > 0.0)
+            ax.fill_between(
+                [],
+                [],
+                color=class_style(k).color,
+                alpha=REGION_ALPHA,
+                label=f"{_name(model)}: class {classes[k]} everywhere (no boundary in view)",
+            )
         if margin:
             _draw_margins(ax, model, X, y, classes, xx, yy, grid)
     else:
@@ -183,7 +253,9 @@ def plot_decision_boundary(
     ax.set_ylim(low[1], high[1])
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
-    ax.set_title(title or f"{_name(model)}: decision boundary")
+    heading = title or f"{_name(model)}: decision boundary"
+    note = _inseparable_note(model, X, y, classes)
+    ax.set_title(heading if note is None else f"{heading}\n{note}")
     legend_below(ax, ncols=2)
     return ax
 
@@ -218,7 +290,7 @@ def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
                 [],
                 color="black",
                 linestyle="dotted",
-                label=f"through the closest points (margin {gamma:.3g})",
+                label=f"through the closest points (its geometric margin {gamma:.3g})",
             )
     try:
         best = max_margin(X, y)
@@ -243,7 +315,7 @@ def _draw_margins(ax, model, X, y, classes, xx, yy, grid):
         color="tab:green",
         linewidth=6,
         alpha=0.55,
-        label=f"maximum margin (γ = {best.margin:.3g})",
+        label=f"maximum-margin line (geometric margin {best.margin:.3g})",
     )
     support = X[best.support]
     ax.scatter(

@@ -130,8 +130,9 @@ def read_csv(
     Raises
     ------
     DataFileError
-        Naming the file and line: ragged rows, a field that is not a number,
-        a missing (empty, NaN) or infinite value, an empty label.
+        Naming the file and line (of the first bad row): ragged rows, a field that is
+        not a number, a missing (empty, NaN) or infinite value, an empty label, a field
+        of more than 131,072 characters (``CSV_FIELD_LIMIT``).
 
     Examples
     --------
@@ -208,7 +209,8 @@ def read_text(path: str | os.PathLike[str], *, labelled: bool | None = True) -> 
     ----------
     path : str or path-like
     labelled : bool or None, default=True
-        None: labelled when the first non-blank line holds a tab.
+        None: labelled when the first non-blank line holds a tab (then every line needs
+        one); unlabelled when it holds none (then a line with a tab is an error).
 
     Returns
     -------

@@ -330,9 +330,9 @@ class RunState:
             need(
                 mistakes.shape == weight.shape == (0 if active is None else active.size,)
                 and type(presented_weight) is float
-                and np.all(np.isfinite(weight))
-                and np.isfinite(presented_weight),
-                "partial epoch must count each unit, in finite weights",
+                and np.all(np.isfinite(weight) & (weight >= 0))
+                and 0 <= presented_weight < np.inf,
+                "partial epoch must count each unit, in finite weights >= 0",
             )
             run.partial = EpochCount(
                 mistakes, count(partial.get("presented"), "presented"), weight, presented_weight

@@ -92,9 +92,11 @@ class DualState:
     Parameters
     ----------
     coef, coef_acc : ndarray of shape (n_problems, n_samples)
-        The coefficients, and ``sum t * delta`` over the updates (``t`` the
-        presentations before each), so ``coef - coef_acc / n_seen`` is their
-        average over every presentation (CIML Algorithm 7).
+        The coefficients, and ``sum c * delta`` over the updates (``c`` the notes'
+        example counter, 1-based: the presentations before each, plus one), so
+        ``coef - coef_acc / (n_seen + 1)`` is the average of the coefficients
+        ``alpha_0 .. alpha_T``, the initial (zero) ones and those after every
+        presentation (CIML Algorithm 7).
     sv : ndarray of int64, shape (n_problems, n_samples)
         ``sv[p, :n_sv[p]]``: problem ``p``'s support vectors in the order they
         joined, which is the order its scores are summed in.
@@ -127,7 +129,9 @@ class DualState:
     (array([2, 3, 4, 1]), array([3]), array([[0., 0., 0., 1.]]))
     """
 
-    VERSION = 1
+    #: 2: ``coef_acc`` counts from 1, as Algorithm 7's ``c``; version 1 counted from 0
+    #: (an average over ``alpha_1 .. alpha_T``) and is not read
+    VERSION = 2
 
     def __init__(self, coef, coef_acc, sv, n_sv, n_seen, updates=None, index=None, budget=None):
         self.coef, self.coef_acc, self.sv, self.n_sv, self.n_seen = (
@@ -350,11 +354,12 @@ class DualState:
         return updated[np.argsort(self.index[updated], kind="stable")]
 
     def coefficients(self, averaged: bool = False) -> np.ndarray:
-        """The last coefficients, or their average over every presentation."""
+        """The last coefficients, or the average of ``alpha_0 .. alpha_T`` (CIML
+        Algorithm 7's ``w - u / c``, ``c = T + 1``)."""
         if not averaged:
             return self.coef
-        presented = np.maximum(self.n_seen, 1).astype(np.float64)
-        return self.coef - self.coef_acc / presented[:, np.newaxis]
+        c = (self.n_seen + 1).astype(np.float64)  # Algorithm 7's counter: T + 1
+        return self.coef - self.coef_acc / c[:, np.newaxis]
 
     def fitted(self, averaged: bool, s2: float) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         """What a kernel perceptron trained on this state shows: ``(slots, attributes)``,
@@ -423,6 +428,12 @@ class DualState:
     def from_state(cls, meta: dict[str, Any], arrays: Mapping[str, Any]) -> DualState:
         """Rebuild a state from :meth:`to_state`'s output; ``ValueError`` naming the
         part that does not fit (wrong shape, kind or range)."""
+        if meta.get("kind") == "dual" and meta.get("version") == 1:
+            raise ValueError(
+                "a kernel perceptron's training state of version 1, whose averaging sums "
+                "count from 0; this rosenblatt's count from 1, as CIML Algorithm 7 does "
+                "(version 2): train the model again"
+            )
         if meta.get("kind") != "dual" or meta.get("version") != cls.VERSION:
             raise ValueError(f"not a dual training state of version {cls.VERSION}")
         try:

@@ -48,7 +48,12 @@ def largest_magnitude(X: Any) -> float:
 
 
 def refuse_overflow(
-    what: str, *, eta: float | None = None, X: Any = None, kernel: bool = False
+    what: str,
+    *,
+    eta: float | None = None,
+    X: Any = None,
+    kernel: bool = False,
+    C: float | None = None,
 ) -> NoReturn:
     """Raise the overflow error: ``what`` went beyond the float range.
 
@@ -62,6 +67,8 @@ def refuse_overflow(
         The features, whose largest magnitude the fix names.
     kernel : bool
         The scores are a kernel expansion: the fix names the kernel's parameters too.
+    C : float or None
+        The bound of passive-aggressive steps (which have no learning rate), named in the fix.
 
     Examples
     --------
@@ -73,6 +80,8 @@ inf or NaN, beyond the float range, where no mistake test is true. Lower the lea
 eta (now 1e+308), or put the features on a smaller scale (e.g. with StandardScaler).
     """
     fixes = [f"Lower the learning rate eta (now {eta:g})" if eta is not None else ""]
+    if C is not None:
+        fixes.append(f"lower the step bound C (now {C:g}) or the sample and class weights")
     scale = "put the features on a smaller scale (e.g. with StandardScaler)"
     if X is not None:
         scale += f"; the largest |x| is {largest_magnitude(X):g}"

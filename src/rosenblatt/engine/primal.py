@@ -28,6 +28,7 @@ from .kernels.bundles import (
     MULTINOMIAL,
     ONE_VS_REST,
     SINGLE,
+    STEPS,
     Record,
     Rows,
     Rule,
@@ -79,12 +80,26 @@ class PrimalRule:
         per mistake.
     threads : int
         Threads training one-vs-rest neurons side by side.
+    step : {"perceptron", "pa", "pa1", "pa2"}
+        Rosenblatt's step (a mistake moves the weights by ``eta``), or the
+        passive-aggressive family's (Crammer et al. 2006): a margin error ``y a < 1``
+        moves them by ``tau = loss / ||x||^2`` (PA), at most ``C`` (PA-I), or ``loss /
+        (||x||^2 + 1 / (2 C))`` (PA-II), ``x`` the augmented pattern.
+    C : float
+        The passive-aggressive steps' aggressiveness bound.
     """
 
     eta: float = 1.0
     bias_input: float = 1.0
     batch: bool = False
     threads: int = 1
+    step: str = "perceptron"
+    C: float = 1.0
+
+    def fix(self) -> dict[str, float]:
+        """What an overflow's message names to change: the learning rate, or the bound of a
+        passive-aggressive step (which has none)."""
+        return {"eta": self.eta} if self.step == "perceptron" else {"C": self.C}
 
 
 class Batch:
@@ -226,7 +241,10 @@ class PrimalState:
         always starts from ``random_state``).
     """
 
-    VERSION = 1
+    #: 2: ``U`` sums each update times the notes' counter ``c`` (1-based, CIML Algorithm
+    #: 7); version 1 summed it times the presentations before it (0-based) and averaged
+    #: ``w_1 .. w_T``. A version-1 state without averaging is the same and still reads.
+    VERSION = 2
 
     def __init__(self, W, w0, U, U0, counts, *, multinomial=False, votes=None):
         self.W, self.w0, self.U, self.U0, self.counts = W, w0, U, U0, counts
@@ -312,26 +330,57 @@ class PrimalState:
             self.votes = VoteRecord(self.n_rows, self.multinomial)
 
     # ------------------------------------------------------------------ read-off
-    def weights(self, averaged: bool = False) -> tuple[np.ndarray, np.ndarray]:
-        """``(W, w0)``: the last weights, or their average over every presentation.
+    def weights(
+        self, averaged: bool = False, initial: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``(W, w0)``: the last weights, or the average of ``w_0 .. w_T`` (with
+        ``initial=False``, of ``w_1 .. w_T``: scikit-learn's averaged SGD's).
 
-        The average is ``W - U / T`` (CIML Algorithm 7) with ``T`` the
-        presentations each row has seen.
+        The average is CIML Algorithm 7's return value ``w - u / c``: ``U`` holds
+        every update times the notes' example counter ``c`` at that presentation
+        (1-based), and after ``T`` presentations ``c = T + 1``. It is the mean of the
+        ``T + 1`` weight vectors ``w_0`` (the initial one) .. ``w_T``; from zero weights,
+        ``T / (T + 1)`` times the mean of ``w_1 .. w_T``, so the same predictions.
+
+        Examples
+        --------
+        The notes' modified OR problem after two epochs (``T = 8``, ``c = 9``):
+
+        >>> from rosenblatt import AveragedPerceptron
+        >>> X, y = [[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1]
+        >>> state = AveragedPerceptron(shuffle=False, max_iter=2).fit(X, y).training_state_
+        >>> W, w0 = state.weights(averaged=True)
+        >>> (W * 9).tolist(), (w0 * 9).tolist(), state.counts.tolist()
+        ([[9.0, 7.0]], [5.0], [8])
+
+        A state starts from zero weights, so the mean of ``w_1 .. w_T`` is ``(c W - U) / T``:
+
+        >>> W, w0 = state.weights(averaged=True, initial=False)
+        >>> (W * 8).tolist(), (w0 * 8).tolist()
+        ([[9.0, 7.0]], [5.0])
         """
         if not averaged:
             return self.W, self.w0
-        presented = np.maximum(self.counts, 1).astype(np.float64)
+        c = (self.counts + 1).astype(np.float64)  # Algorithm 7's counter: T + 1
         if self.multinomial:
-            presented = np.repeat(presented, self.n_rows)
-        W = self.W - self.U / presented[:, None]
-        w0 = self.w0 - self.U0 / presented
+            c = np.repeat(c, self.n_rows)
+        if initial:
+            W = self.W - self.U / c[:, None]
+            w0 = self.w0 - self.U0 / c
+        else:  # without w_0 = 0: (sum of w_0 .. w_T) / T, T presentations at least one
+            T = np.maximum(c - 1.0, 1.0)
+            W = (c[:, None] * self.W - self.U) / T[:, None]
+            w0 = (c * self.w0 - self.U0) / T
         return W.astype(self.dtype), w0
 
-    def public_weights(self, averaged: bool, bias_input: float) -> tuple[np.ndarray, np.ndarray]:
+    def public_weights(
+        self, averaged: bool, bias_input: float, initial: bool = True
+    ) -> tuple[np.ndarray, np.ndarray]:
         """``(coef_, intercept_)`` of an estimator trained on this state: the last or
-        averaged weights, the intercept ``w0 * bias_input``, and for a multinomial
-        model of two classes the one binary row ``class 1 - class 0``."""
-        W, w0 = self.weights(averaged=averaged)
+        averaged weights (``initial``: see :meth:`weights`), the intercept ``w0 *
+        bias_input``, and for a multinomial model of two classes the one binary row
+        ``class 1 - class 0``."""
+        W, w0 = self.weights(averaged=averaged, initial=initial)
         intercept = (w0 * bias_input + 0.0).astype(W.dtype)  # + 0.0: a zero prints 0., not -0.
         if self.multinomial and self.n_rows == 2:
             W = W[1:] - W[:1]  # the binary decision function of the two class vectors
@@ -489,7 +538,14 @@ class PrimalState:
         primal_epoch = compiled_kernel("primal.primal_epoch")
 
         targets = Targets(batch.target, positive, batch.sample_weight)
-        scalars = Rule(float(rule.eta), float(rule.bias_input), bool(rule.batch), self.averaged)
+        scalars = Rule(
+            float(rule.eta),
+            float(rule.bias_input),
+            bool(rule.batch),
+            self.averaged,
+            STEPS[rule.step],
+            float(rule.C),
+        )
         n_rows = weights.W.shape[0]
         scratch = Scratch(
             np.zeros((n_rows, self.n_features if rule.batch else 0), dtype=self.dtype),
@@ -514,7 +570,7 @@ class PrimalState:
             layout,
         )
         if tally.overflow[0]:
-            refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", eta=rule.eta, X=batch.X)
+            refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", X=batch.X, **rule.fix())
         presented_weight = float(tally.presented_weight[0])
         if not shared:
             for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):
@@ -583,7 +639,7 @@ class PrimalState:
 
     @classmethod
     def _from_state(cls, meta, arrays, copy):
-        if meta.get("kind") != "primal" or meta.get("version") != cls.VERSION:
+        if meta.get("kind") != "primal" or meta.get("version") not in (1, cls.VERSION):
             raise ValueError(
                 f"not a primal training state of version {cls.VERSION}: "
                 f"{meta.get('kind')!r} version {meta.get('version')!r}"
@@ -592,6 +648,12 @@ class PrimalState:
             np.array(arrays[name]) if copy else np.asarray(arrays[name])
             for name in ("W", "w0", "U", "U0", "counts")
         )
+        if meta["version"] == 1 and U.ndim == 2 and U.shape[1]:
+            raise ValueError(
+                "an averaged perceptron's training state of version 1, which averaged the "
+                "weights w_1 .. w_T; this rosenblatt averages w_0 .. w_T as CIML Algorithm 7 "
+                "does (version 2): train the model again"
+            )
         multinomial = bool(meta["multinomial"])
         if W.ndim != 2 or W.dtype not in (np.float32, np.float64):
             raise ValueError(f"W must be a 2-D float array; got {W.dtype} of shape {W.shape}")
@@ -643,13 +705,14 @@ class PrimalState:
 
         The weights mix linearly, ``W = sum_i mu_i W_i``. For the averaged
         perceptron the averaged weights mix the same way, ``A = sum_i mu_i A_i``
-        with ``A_i = W_i - U_i / T_i``, and the count mixes too, ``T = round(sum_i
-        mu_i T_i)``; so ``U = T sum_i mu_i U_i / T_i``. Mixing ``U`` directly would
-        make ``A`` a different, size-dependent mix.
+        with ``A_i = W_i - U_i / c_i`` (Algorithm 7's counter ``c_i = T_i + 1``), and
+        the count mixes too, ``T = round(sum_i mu_i T_i)``; so ``U = c sum_i mu_i U_i /
+        c_i`` with ``c = T + 1``. Mixing ``U`` directly would make ``A`` a different,
+        size-dependent mix.
 
         Examples
         --------
-        >>> a = PrimalState(np.array([[2.0]]), np.array([0.0]), np.array([[2.0]]),
+        >>> a = PrimalState(np.array([[2.0]]), np.array([0.0]), np.array([[3.0]]),
         ...                 np.array([0.0]), np.array([2]))
         >>> b = PrimalState(np.array([[4.0]]), np.array([1.0]), np.array([[0.0]]),
         ...                 np.array([0.0]), np.array([4]))
@@ -670,14 +733,15 @@ class PrimalState:
         w0 = mix(s.w0 for s in states).astype(first.dtype)
         U, U0, counts = first.U.copy(), first.U0.copy(), first.counts.copy()
         if first.averaged:
-            seen = [np.maximum(s.counts.astype(np.float64), 1.0) for s in states]
-            total = np.maximum(np.rint(mix(seen)), 1.0)
-            per_row = [np.repeat(t, first.n_rows) if first.multinomial else t for t in seen]
-            total_rows = np.repeat(total, first.n_rows) if first.multinomial else total
-            # U / T of the mix = mix of the U_i / T_i: the averages mix like the weights
-            U = (
-                total_rows[:, None] * mix(s.U / t[:, None] for s, t in zip(states, per_row))
-            ).astype(first.dtype)
-            U0 = (total_rows * mix(s.U0 / t for s, t in zip(states, per_row))).astype(first.dtype)
+            seen = [s.counts.astype(np.float64) for s in states]
+            total = np.rint(mix(seen))
+            # Algorithm 7's counters c = T + 1, per row
+            c_of = [np.repeat(t + 1, first.n_rows) if first.multinomial else t + 1 for t in seen]
+            c = np.repeat(total + 1, first.n_rows) if first.multinomial else total + 1
+            # U / c of the mix = mix of the U_i / c_i: the averages mix like the weights
+            U = (c[:, None] * mix(s.U / t[:, None] for s, t in zip(states, c_of))).astype(
+                first.dtype
+            )
+            U0 = (c * mix(s.U0 / t for s, t in zip(states, c_of))).astype(first.dtype)
             counts = total.astype(np.int64)
         return cls(W, w0, U, U0, counts, multinomial=first.multinomial)

@@ -120,7 +120,7 @@ class PrimalProblem:
 
     def finished(self) -> None:
         """Once a run, not every epoch: a weight no later score read may have overflowed."""
-        self.state.check_finite(eta=self.rule.eta)
+        self.state.check_finite(**self.rule.fix())
 
     def epoch(self, active: np.ndarray) -> EpochCount:
         state, rule = self.state, self.rule

@@ -481,11 +481,12 @@ class VoteRecord:
         """Voter ``k``'s weights ``(W, w0)`` after each of ``presented`` presentations.
 
         The last weights then (the cumulative sums of the updates, as online training
-        adds them), or with ``averaged`` their mean over those presentations as the
-        averaged perceptron computes it: ``W - U / T`` with ``U`` the updates weighted
-        by the presentations before them (:meth:`PrimalState.weights`; CIML
-        Algorithm 7). One-vs-rest or binary voters; float64, shape
-        ``(len(presented), n_features)`` and ``(len(presented),)``.
+        adds them), or with ``averaged`` the mean of ``w_0 .. w_T`` after ``T``
+        presentations as the averaged perceptron computes it, CIML Algorithm 7's ``w -
+        u / c``: ``u`` the updates weighted by the notes' counter ``c`` at each (its
+        1-based presentation), ``c = T + 1`` (:meth:`PrimalState.weights`). One-vs-rest
+        or binary voters; float64, shape ``(len(presented), n_features)`` and
+        ``(len(presented),)``.
         """
         if self.multinomial:
             raise ValueError("the weights step by step are those of a binary voter")
@@ -495,12 +496,12 @@ class VoteRecord:
         W, w0 = self._sums(k, n_features, voter.column("coef"))
         W, w0 = W[vector], w0[vector]
         if averaged:
-            # the compiled epoch's U += (coef * now) x, U0 += coef * now * bias_input
-            step = voter.column("coef") * voter.column("time")
+            # the compiled epoch's U += (coef * c) x, U0 += coef * c * bias_input, c = now + 1
+            step = voter.column("coef") * (voter.column("time") + 1)
             U, U0 = self._sums(k, n_features, step)
-            seen = np.maximum(presented, 1).astype(np.float64)
-            W = W - U[vector] / seen[:, None]
-            w0 = w0 - U0[vector] / seen
+            c = (presented + 1).astype(np.float64)
+            W = W - U[vector] / c[:, None]
+            w0 = w0 - U0[vector] / c
         return W, w0
 
     def tally(self, k: int, X: Any, point: ArrayLike, presented: ArrayLike) -> np.ndarray:

@@ -71,6 +71,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
 
     _averaged = False
     _voted = False
+    _average_initial = True  # the average includes the initial weights (CIML Algorithm 7)
 
     _parameter_constraints = {
         "eta": [Interval(numbers.Real, 0, None, closed="neither")],
@@ -167,7 +168,13 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         threads = (
             1 if self._multinomial else thread_count(self.n_jobs, self.training_state_.n_units)
         )
-        return PrimalRule(float(self.eta), bias_input, self._batch, threads)
+        step, eta, C = self._step()
+        return PrimalRule(float(eta), bias_input, self._batch, threads, step, float(C))
+
+    def _step(self) -> tuple[str, float, float]:
+        """The update's step (``PrimalRule.step``), its learning rate and its bound ``C``:
+        Rosenblatt's, by ``eta``."""
+        return "perceptron", self.eta, 1.0
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -570,7 +577,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
     # ------------------------------------------------------------------ fitted weights
     def _set_public_weights(self):
         self.coef_, self.intercept_ = self.training_state_.public_weights(
-            self._averaged, self._rule().bias_input
+            self._averaged, self._rule().bias_input, self._average_initial
         )
 
     def decision_function(self, X: MatrixLike) -> np.ndarray:

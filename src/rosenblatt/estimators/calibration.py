@@ -28,7 +28,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clo
 from sklearn.calibration import CalibratedClassifierCV
 from sklearn.utils.validation import check_is_fitted
 
-from .._core.config import CALIBRATION_METHODS, MAX_CALIBRATION_BINS, ONLINE_CALIBRATION
+from .._core.config import (
+    CALIBRATION_METHODS,
+    DISPLAY_PARAMETERS,
+    MAX_CALIBRATION_BINS,
+    ONLINE_CALIBRATION,
+)
 from .._core.validation import (
     InstanceOf,
     Interval,
@@ -312,9 +317,9 @@ class OnlineCalibratedClassifier(
         """A fresh estimator and fresh maps for ``classes``."""
         self.classes_ = classes
         self.estimator_ = clone(self.estimator)
-        quiet = {"on_epoch": None, "verbose": 0}  # fit's epochs report, not each step's
+        # fit's epochs report, not each step's
         params = self.estimator_.get_params(deep=False)
-        self.estimator_.set_params(**{k: v for k, v in quiet.items() if k in params})
+        self.estimator_.set_params(**{k: v for k, v in DISPLAY_PARAMETERS.items() if k in params})
         n_maps = 1 if classes.shape[0] == 2 else classes.shape[0]
         self.platt_ = np.tile(np.array(START, dtype=np.float64), (n_maps, 1))
         self.newton_ = np.tile(float(self.rho) * np.eye(2), (n_maps, 1, 1))

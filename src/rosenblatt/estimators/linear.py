@@ -199,18 +199,22 @@ class Perceptron(BaseLinearPerceptron):
 class AveragedPerceptron(BaseLinearPerceptron):
     __doc__ = f"""The averaged perceptron (Freund & Schapire; CIML Algorithm 7).
 
-    Trains like the online :class:`Perceptron` and predicts with the average of
-    the weight vector after every example presentation,
-    ``(1 / T) * sum_t w_t`` over all ``max_iter`` epochs, kept without
-    bookkeeping on correct predictions: each update ``delta`` made after ``t``
-    presentations also adds ``t * delta`` to an accumulator ``U``, and the
-    average is ``w - U / T``. A run that converges stops early; the epochs it
-    skips would present the patterns to the final vector without a change, and
-    ``T`` counts them. So after convergence the average depends on ``max_iter``
-    (the notes' OR example: ``max_iter=2`` gives coef (1.125, 0.875), 1000 gives
-    (1.00025, 0.99975)); for the average over the epochs actually run, fit again
-    with ``max_iter`` set to the first fit's ``n_iter_``. A run stopped by ``tol``
-    (data that are not separable) counts only the epochs it ran.
+    Trains like the online :class:`Perceptron` and predicts with CIML Algorithm 7's
+    return value ``w - u / c``: the notes' example counter ``c`` starts at 1 and
+    counts every presentation (across epochs, ``partial_fit`` calls and warm
+    starts), each update ``delta`` also adds ``c * delta`` to the cached weights
+    ``u``, and after ``T`` presentations ``c = T + 1``. That is the average of the
+    ``T + 1`` weight vectors ``w_0`` (the initial, zero one) .. ``w_T`` over all
+    ``max_iter`` epochs, ``(1 / (T + 1)) * sum_t w_t``, kept without bookkeeping on
+    correct predictions. From zero weights it is ``T / (T + 1)`` times the average
+    of ``w_1 .. w_T``: the same direction and the same predictions. A run that
+    converges stops early; the epochs it skips would present the patterns to the
+    final vector without a change, and ``c`` counts them. So after convergence the
+    average depends on ``max_iter`` (the notes' OR example: ``max_iter=2`` gives
+    coef (1, 7/9), intercept 5/9, 1000 gives (1, 3999/4001), 3997/4001); for the
+    average over the epochs actually run, fit again with ``max_iter`` set to the
+    first fit's ``n_iter_``. A run stopped by ``tol`` (data that are not separable)
+    counts only the epochs it ran.
 
     A 0/1 indicator matrix ``y`` (multilabel) trains one averaged neuron per label
     in one pass over the data, each the one a binary fit on its column gives.
@@ -228,16 +232,16 @@ class AveragedPerceptron(BaseLinearPerceptron):
     >>> X = np.array([[-1, -1], [1, -1], [-1, 1], [1, 1]])
     >>> y = np.array([-1, 1, 1, 1])
     >>> clf = AveragedPerceptron(shuffle=False, max_iter=2).fit(X, y)
-    >>> clf.coef_, clf.intercept_
-    (array([[1.125, 0.875]]), array([0.625]))
+    >>> clf.coef_ * 9, clf.intercept_ * 9  # the notes' (1, 0.778) and 0.556: (9, 7) / 9, 5 / 9
+    (array([[9., 7.]]), array([5.]))
 
     Training stops after the first error-free epoch (here the second), and the
     final vector counts for every presentation of the epochs up to ``max_iter``,
     as running them would give (Freund & Schapire run all of them):
 
     >>> clf = AveragedPerceptron(shuffle=False, max_iter=100).fit(X, y)
-    >>> clf.n_iter_, clf.coef_, clf.intercept_
-    (2, array([[1.0025, 0.9975]]), array([0.9925]))
+    >>> clf.n_iter_, clf.coef_ * 401, clf.intercept_ * 401
+    (2, array([[401., 399.]]), array([397.]))
     """
 
     _averaged = True

@@ -19,9 +19,10 @@ The model is stored from its parameters and its fitted state, never from its
   "properties"}`` names a class of :data:`REGISTRY` and holds its constructor
   parameters (``get_params(deep=False)``; the steps of a Pipeline are estimator
   nodes in turn) and its fitted state: the public fitted attributes its record
-  (:mod:`.records`) says a file holds (names that end in ``_`` and do not start with
-  ``_``, as scikit-learn defines them) and, for the few classes that keep one behind a
-  private attribute, the fitted properties of :data:`FITTED_PROPERTIES`. For the
+  (:mod:`rosenblatt.persistence.records`) says a file holds (names that end in ``_``
+  and do not start with ``_``, as scikit-learn defines them) and, for the few classes
+  that keep one behind a private attribute, the fitted properties of
+  :data:`FITTED_PROPERTIES`. For the
   engine's learners that is their training state and the facts no state holds (the
   classes, the input, the epochs run): their public weights (``coef_``, ``intercept_``,
   ``dual_coef_``, ...) are rebuilt from the checked state on load, as ``fit`` reads them

@@ -14,6 +14,8 @@ loads as a model: the weights learnt so far.
 >>> from rosenblatt.persistence.checkpoint import differences
 >>> differences({"epochs": 5, "seed": 0}, {"epochs": 7, "seed": 0})
 ['epochs=5 there, 7 here']
+>>> differences({"scaling": True, "eta": 1}, {"scaling": 1.0, "eta": 1.0})
+['scaling=True there, 1.0 here']
 """
 
 from __future__ import annotations
@@ -24,13 +26,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .container import describe_params
+from .container import model_params
 from .errors import fail
 
 __all__ = ["Checkpoint", "differences", "input_fingerprint", "read_checkpoint", "write_checkpoint"]
 
 KIND = "rosenblatt-stream-checkpoint"
-VERSION = 1
+# 2: the options hold the model's parameters only, named estimator__NAME (1 held every one,
+# a callback's repr among them, and the fit's random_state hid the estimator's)
+VERSION = 2
 _EDGE_BYTES = 1 << 20  # the input's first and last MiB are hashed (with its size)
 
 
@@ -72,19 +76,47 @@ def input_fingerprint(path: str | os.PathLike[str], n_samples: int | None = None
 
 
 def options_of(estimator: Any, options: Mapping[str, Any]) -> dict[str, Any]:
-    """The options a run is held to: the fit's and the estimator's (as a manifest
-    describes its parameters)."""
-    return {**options, "estimator": type(estimator).__name__, **describe_params(estimator)}
+    """The options a run is held to: the fit's, and the estimator's class and the
+    parameters that define its model (:func:`~rosenblatt.persistence.container.model_params`,
+    named as the fit's ``estimator`` parameter: ``estimator__eta``), not those that only
+    change what the run shows (a callback, ``verbose``).
+
+    Examples
+    --------
+    >>> from rosenblatt import Perceptron
+    >>> options = options_of(Perceptron(eta=0.5, verbose=1), {"epochs": 5})
+    >>> options["epochs"], options["estimator"], options["estimator__eta"]
+    (5, 'Perceptron', 0.5)
+    >>> "estimator__verbose" in options or "estimator__on_epoch" in options
+    False
+    """
+    params = {f"estimator__{name}": value for name, value in model_params(estimator).items()}
+    return {**options, "estimator": type(estimator).__name__, **params}
 
 
-def differences(there: Mapping[str, Any], here: Mapping[str, Any]) -> list[str]:
-    """``name=a there, b here`` for every option that differs (in ``here``'s order)."""
+def differences(
+    there: Mapping[str, Any], here: Mapping[str, Any], sides: tuple[str, str] = ("there", "here")
+) -> list[str]:
+    """``name=a there, b here`` for every option that differs (in ``here``'s order);
+    ``sides`` names the two otherwise."""
     names = list(here) + [name for name in there if name not in here]
     return [
-        f"{name}={there.get(name)!r} there, {here.get(name)!r} here"
+        f"{name}={there.get(name)!r:.200} {sides[0]}, {here.get(name)!r:.200} {sides[1]}"
         for name in names
-        if there.get(name) != here.get(name)
+        if not _same(there.get(name), here.get(name))
     ]
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal JSON values, a boolean never equal to a number (as Python has ``True == 1``):
+    ``intercept_scaling=True`` is not the ``1.0`` it equals."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return a is b
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[key], b[key]) for key in a)
+    return bool(a == b)
 
 
 def write_checkpoint(

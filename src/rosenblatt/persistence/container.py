@@ -43,6 +43,7 @@ from typing import Any
 
 import numpy as np
 
+from .._core.config import DISPLAY_PARAMETERS
 from .._core.files import write_atomically
 from .._core.sparse import MAX_INDEX
 from ..exceptions import ModelFileError
@@ -93,15 +94,54 @@ def describe_params(estimator: Any) -> dict:
     }
 
 
-def described(value: Any) -> Any:
-    """A value as a manifest (or a checkpoint's record) shows it: plain JSON values as they
-    are, anything else by its repr, without memory addresses (the same model gives the
-    same bytes) and cut at 200 characters.
+def model_params(estimator: Any) -> dict[str, Any]:
+    """The parameters that define ``estimator``'s model, described (:func:`described`) and
+    named as ``get_params(deep=True)`` names them, without the display parameters
+    (:data:`rosenblatt._core.config.DISPLAY_PARAMETERS`) at any depth; an estimator
+    among them by its class name (its own parameters follow it). What a checkpoint holds a
+    resumed run to: a progress bar or ``verbose`` lines do not change the model.
 
     Examples
     --------
+    >>> from rosenblatt import Perceptron, calibrated
+    >>> online = calibrated(Perceptron(eta=0.5, on_epoch=print, verbose=1), method="online")
+    >>> params = model_params(online)
+    >>> params["estimator"], params["estimator__eta"], "estimator__verbose" in params
+    ('Perceptron', 0.5, False)
+    """
+    return {
+        name: type(value).__name__ if _is_estimator(value) else described(value)
+        for name, value in estimator.get_params(deep=True).items()
+        if not is_display_parameter(name)
+    }
+
+
+def is_display_parameter(name: str) -> bool:
+    """Whether the parameter ``name`` (as ``get_params(deep=True)`` names it, a nested
+    estimator's ``estimator__verbose`` too) only changes what training shows
+    (``rosenblatt._core.config.DISPLAY_PARAMETERS``).
+
+    Examples
+    --------
+    >>> is_display_parameter("estimator__on_epoch"), is_display_parameter("eta")
+    (True, False)
+    """
+    return name.rpartition("__")[2] in DISPLAY_PARAMETERS
+
+
+def described(value: Any) -> Any:
+    """A value as a manifest (or a checkpoint's record) shows it: plain JSON values as they
+    are, anything else by its repr, without memory addresses (the same model gives the
+    same bytes) and cut at 200 characters; an estimator in it without its training
+    callbacks (the same model gives the same bytes however its training was shown).
+
+    Examples
+    --------
+    >>> from rosenblatt import Perceptron
     >>> described(0.5), described(object())
     (0.5, '<object object>')
+    >>> described(Perceptron(eta=0.5, on_epoch=print))
+    'Perceptron(eta=0.5)'
     """
     if (
         value is None
@@ -109,7 +149,32 @@ def described(value: Any) -> Any:
         or (isinstance(value, float) and math.isfinite(value))
     ):
         return value
-    return _ADDRESS.sub("", repr(value))[:200]
+    return _ADDRESS.sub("", repr(_without_callbacks(value)))[:200]
+
+
+def _is_estimator(value: Any) -> bool:
+    return hasattr(value, "get_params") and not isinstance(value, type)
+
+
+def _without_callbacks(value: Any) -> Any:
+    """``value`` itself, or where an estimator in it (it, a parameter of it, an item of a
+    list or tuple of them: a Pipeline's steps) has a training callback, the same made
+    anew from its parameters without the callbacks: for its repr."""
+    if isinstance(value, (list, tuple)):
+        items = [_without_callbacks(item) for item in value]
+        if all(new is old for new, old in zip(items, value)):
+            return value
+        return items if isinstance(value, list) else tuple(items)
+    if not _is_estimator(value):
+        return value
+    params = value.get_params(deep=False)
+    kept = {
+        name: None if name in CALLBACK_PARAMETERS else _without_callbacks(given)
+        for name, given in params.items()
+    }
+    if all(kept[name] is params[name] for name in params):
+        return value
+    return type(value)(**kept)
 
 
 def _versions() -> dict:

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection
-from importlib import import_module
 from typing import Any
 
 import numpy as np
 
+from .._core.lazy import import_module
 from .records import RECORDS, record_of
 from .rules import SAFE_TOKEN_PATTERNS, UNSAFE_WHY, unsafe_parameter  # noqa: F401 (re-exported)
 

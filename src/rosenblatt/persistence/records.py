@@ -32,6 +32,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from .._core.lazy import import_module
 from . import rules
 from . import sklearn_derived as private
 from .invariants import estimators as learners
@@ -43,6 +44,7 @@ __all__ = [
     "ROLES",
     "Record",
     "by_cli",
+    "cli_parameters",
     "keys_with",
     "parameters_of",
     "record_of",
@@ -111,21 +113,22 @@ class Record:
         The fitted attributes a file never holds: rebuilt on load from those it holds (the
         public weights of the engine's state), by the check.
     check : callable(Checker) -> dict or None
-        The invariants of its fitted state (:mod:`.invariants`); returns the ``derived``
+        The invariants of its fitted state (``persistence.invariants``); returns the ``derived``
         attributes, rebuilt from the checked values.
     rules : mapping or None
-        The parameter values a file may give it (:mod:`.rules`), where those need checks.
+        The parameter values a file may give it (``persistence.rules``), where those need checks.
     properties : tuple of str
         Fitted properties kept behind a private attribute, saved beside the attributes.
     private : callable(estimator) or None
         What to derive of scikit-learn's private attributes once built
-        (:mod:`.sklearn_derived`).
+        (``persistence.sklearn_derived``).
     saving : callable(estimator, where) or None
         Refuses, when saving, fitted state the format cannot see.
     width : callable(Plain, fitted) or None
         The features it gives, where that is not the count it takes.
-    cli : str or None
-        Its ``--algorithm`` name on the command line.
+    cli : str, mapping or None
+        Its ``--algorithm`` name on the command line, or names with the parameters each
+        sets (``{"pa1": {"variant": "pa1"}, ...}``).
     scoring : {"linear", "voted", "dual", "calibrated", "online-calibrated", "tf-df"} or None
         How it turns rows into scores (or features): the numpy predictor and the ONNX
         graph of each kind are built from this one description (``linear``: ``X @ coef_.T
@@ -147,7 +150,7 @@ class Record:
     private: Callable[[Any], None] | None = None
     saving: Callable[[Any, str], None] | None = None
     width: Callable[[Any, Any], Any] | None = None
-    cli: str | None = None
+    cli: str | Mapping[str, Mapping[str, Any]] | None = None
     scoring: str | None = None
     state: str | None = None
     fitted_names: frozenset[str] = field(init=False)
@@ -173,9 +176,7 @@ class Record:
         return module, name
 
     def load(self) -> type:
-        """The class itself (importing its module)."""
-        from importlib import import_module
-
+        """The class itself (importing its module: first imports one thread at a time)."""
         module, name = self.module_and_name()
         return getattr(import_module(module), name)
 
@@ -227,6 +228,19 @@ RECORDS: tuple[Record, ...] = (
         check=lambda c: learners.check_linear_perceptron(c, averaged=False, voted=True),
         cli="voted",
         scoring="voted",
+        state="primal",
+    ),
+    _ours(
+        "rosenblatt.PassiveAggressive",
+        "estimators.passive_aggressive",
+        (*_LEARNER, "online"),
+        _LINEAR,
+        _LINEAR_DERIVED,
+        check=lambda c: learners.check_linear_perceptron(
+            c, averaged=c.param("average"), voted=False, initial=False, parameter="average"
+        ),
+        cli={name: {"variant": name} for name in ("pa", "pa1", "pa2")},
+        scoring="linear",
         state="primal",
     ),
     _ours(
@@ -488,7 +502,23 @@ def scored_as(*kinds: str) -> tuple[Record, ...]:
 
 def by_cli() -> dict[str, Record]:
     """The learners of the command line by their ``--algorithm`` name."""
-    return {r.cli: r for r in RECORDS if r.cli is not None}
+    return {name: r for r in RECORDS if r.cli is not None for name in _cli_names(r)}
+
+
+def cli_parameters(name: str) -> dict[str, Any]:
+    """The parameters the ``--algorithm`` name ``name`` sets (``pa1``: ``variant="pa1"``).
+
+    Examples
+    --------
+    >>> cli_parameters("pa2"), cli_parameters("perceptron")
+    ({'variant': 'pa2'}, {})
+    """
+    cli = by_cli()[name].cli
+    return {} if isinstance(cli, str) else dict(cli[name])  # type: ignore[index]
+
+
+def _cli_names(record: Record) -> tuple[str, ...]:
+    return (record.cli,) if isinstance(record.cli, str) else tuple(record.cli or ())
 
 
 def _where(record: Record) -> str:

@@ -8,6 +8,7 @@ model file (:mod:`~rosenblatt.persistence.checkpoint`), lives where model files 
 
 from __future__ import annotations
 
+import copy
 import numbers
 import os
 from collections.abc import Callable, Mapping
@@ -20,21 +21,23 @@ from .._core.config import (
     DEFAULT_CHUNK_SIZE,
     DEFAULT_HASH_FEATURES,
     DEFAULT_STREAM_EPOCHS,
+    DISPLAY_PARAMETERS,
 )
 from .._core.files import check_writable, remove_leftovers
-from .._core.validation import NONE, BrokenInvariant, Interval, check_args
+from .._core.validation import NONE, BrokenInvariant, Interval, check_args, hold
 from ..data._stream_index import is_text, parse_progress
 from ..data.streaming import StreamEpochs, hashing_vectorizer, index_file
 from ..engine.driver import RunState
 from ..exceptions import ModelFileError
 from .checkpoint import (
+    Checkpoint,
     differences,
     input_fingerprint,
     options_of,
     read_checkpoint,
     write_checkpoint,
 )
-from .container import described
+from .container import described, is_display_parameter, model_params
 from .errors import fail
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -88,7 +91,9 @@ def fit_stream(
     Parameters
     ----------
     estimator : Perceptron, AveragedPerceptron, VotedPerceptron, or one calibrated online
-        Trained from scratch unless ``warm_start=True`` and already fitted.
+        Left as it is: a copy of it is trained (from scratch unless ``warm_start=True``
+        and already fitted) and returned, so that fits over one estimator, in threads
+        too, never meet.
         ``calibrated(estimator, method="online")`` learns its probabilities on the
         same pass (the options that order the chunks are its estimator's).
     path : str or path-like
@@ -147,16 +152,28 @@ def fit_stream(
         Go on from this checkpoint (and keep checkpointing to it unless ``checkpoint``
         names another file): the result is the model an uninterrupted run gives, to
         the byte. The file, the options and the estimator's parameters must be those
-        the checkpoint was written with (else a ``ValueError`` names what differs);
-        the estimator given supplies them, the one returned is the checkpoint's,
-        trained on. A finished run's checkpoint gives its model back untrained.
+        the checkpoint was written with (else a ``ValueError`` names what differs),
+        except those that only change what the run shows (``on_epoch``, ``verbose``:
+        :data:`rosenblatt._core.config.DISPLAY_PARAMETERS`), which the estimator
+        given sets; the one returned is the checkpoint's, trained on. A finished run's
+        checkpoint gives its model back untrained. A checkpoint that does not hold
+        together is refused with a ``ModelFileError`` naming what does not.
 
     Returns
     -------
     estimator or sklearn.pipeline.Pipeline
-        The fitted estimator (with ``resume``, the checkpoint's), with ``n_iter_``
-        and ``mistakes_per_epoch_`` counting epochs over the whole file; for text, a
-        pipeline of the vectorizer and the estimator.
+        The fitted copy of the estimator (with ``resume``, the checkpoint's model), with
+        ``n_iter_`` and ``mistakes_per_epoch_`` counting epochs over the whole file; for
+        text, a pipeline of the vectorizer and the estimator.
+
+    Raises
+    ------
+    rosenblatt.exceptions.ModelFileError
+        With ``resume``: the file is no checkpoint, or one that is damaged (a field of
+        its record, or its model, that does not fit the rest or the input).
+    ValueError
+        With ``resume``: a checkpoint of another input or other options, naming what
+        differs.
 
     Examples
     --------
@@ -220,12 +237,13 @@ def fit_stream(
         vectorizer = hashing_vectorizer(n_features or DEFAULT_HASH_FEATURES, dtype)
     try:
         plan.read_with(index)
-        resumed = plan.resumed
-        if resumed is not None and resumed.finished:
-            model = resumed.model
-        else:
+        model = _model_to_train(estimator, plan.resumed)
+        if plan.resumed is not None:
+            known = index.classes if classes is None else np.asarray(classes)
+            plan.check_model(model, known, None if vectorizer else index.n_features)
+        if plan.resumed is None or not plan.resumed.finished:
             model = _fit_index(
-                estimator if resumed is None else resumed.model,
+                model,
                 path,
                 index,
                 epochs,
@@ -330,9 +348,15 @@ class CheckpointPlan:
             plan.check_same("options", resumed.options, options)
             if not resumed.finished:
                 try:
-                    plan.run = RunState.from_state(resumed.run)
+                    run = RunState.from_state(resumed.run)
+                    # a checkpoint is written after a batch: its run has started, its order
+                    # source drawn (fit_batches keeps it in the run), its epoch counted so far
+                    hold(run.started, "the run must have started (its active units)")
+                    hold(run.rng is not None, "the run's rng must be a random source")
+                    hold(run.partial is not None, "the run's partial epoch must be counted")
                 except BrokenInvariant as exc:
                     raise plan.damaged(exc) from None
+                plan.run = run
             before_scan = input_fingerprint(path)  # a wrong file is refused before the scan
             plan.check_same("input", {k: resumed.input.get(k) for k in before_scan}, before_scan)
         return plan
@@ -356,6 +380,37 @@ class CheckpointPlan:
         }
         if self.resumed is not None:
             self.check_same("input", self.resumed.input, self.input)
+
+    def check_model(self, model: Any, classes: np.ndarray, n_features: int | None) -> None:
+        """Refuse a resumed checkpoint whose model does not fit its input (other classes,
+        or, ``n_features`` given, another number of features) or its own options: online
+        calibration's fitted estimator is its estimator's quiet clone (no option holds it)."""
+        fitted = getattr(model, "estimator_", None)
+        if fitted is not None:
+            shown = {
+                name: described(value)
+                for name, value in fitted.get_params(deep=True).items()
+                if is_display_parameter(name)
+            }
+            quiet = {name: DISPLAY_PARAMETERS[name.rpartition("__")[2]] for name in shown}
+            made = differences(
+                {**model_params(fitted), **shown},
+                {**model_params(model.estimator), **quiet},
+                ("in estimator_", "in the clone"),
+            )
+            if made:
+                raise self.damaged(
+                    f"its model's estimator_ is not its estimator's quiet clone ({'; '.join(made)})"
+                )
+        if not np.array_equal(model.classes_, classes):
+            raise self.damaged(
+                f"its model's classes {model.classes_.tolist()!r:.100} are not the input's "
+                f"{classes.tolist()!r:.100}"
+            )
+        if n_features is not None and model.n_features_in_ != n_features:
+            raise self.damaged(
+                f"its model has {model.n_features_in_} features, its input {n_features}"
+            )
 
     def check_same(self, what: str, there: Mapping[str, Any], here: Mapping[str, Any]) -> None:
         """Refuse a checkpoint of another input or other options, naming what differs."""
@@ -443,6 +498,7 @@ def _fit_index(
         )
     if plan.path is not None and run is None:
         run = RunState()
+    # the model is fit_stream's own (_model_to_train): the fit's callback is set on it alone
     own_callback = learner.get_params().get("on_epoch")
     learner.set_params(on_epoch=on_epoch)
     try:
@@ -475,6 +531,20 @@ def _check_resumable(estimator: Any, path: str | os.PathLike[str]) -> None:
             f"checkpoints resume Perceptron, AveragedPerceptron and VotedPerceptron (and "
             f"their online calibration), not {type(estimator).__name__}"
         )
+
+
+def _model_to_train(estimator: Any, resumed: Checkpoint | None) -> Any:
+    """What :func:`fit_stream` trains and returns, never the caller's object (whose
+    parameters and fitted state stay as they are, so that fits over it never meet): a copy
+    of it (its fitted state too, for ``warm_start``), its callbacks the caller's own, not
+    copies; resumed, the checkpoint's model, showing what the caller's estimator asks for
+    (its display parameters: they are no part of the model, nor of the options)."""
+    params = estimator.get_params(deep=True)
+    display = {name: value for name, value in params.items() if is_display_parameter(name)}
+    if resumed is not None:
+        return resumed.model.set_params(**display)
+    callbacks = {id(value): value for name, value in display.items() if callable(value)}
+    return copy.deepcopy(estimator, callbacks)  # the memo keeps the callbacks uncopied
 
 
 def _callback(estimator: Any) -> Any:

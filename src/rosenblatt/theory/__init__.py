@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = [
     "FORMULAS",
     "LOSSES",
+    "MARGINS",
     "SURROGATES",
     "LeastSquaresResult",
     "MaxMarginResult",
@@ -102,6 +103,32 @@ __all__ = [
     "squared",
     "zero_one",
 ]
+
+
+#: The three margins of a separable data set, in the notes' words: key -> (name, what it
+#: is, the bound it enters). ``rosenblatt inspect``, the plots and the playground name
+#: every margin they show with these. On the notes' modified OR problem they are
+#: ``1/sqrt(2)``, ``1/sqrt(3)`` (``R = sqrt(3)``) and ``1/3``.
+MARGINS = {
+    "geometric": (
+        "the separator's geometric margin",
+        "margin(D) = max over separators w . x + b of the distance from the line to the "
+        "nearest pattern (max_margin)",
+        None,
+    ),
+    "augmented": (
+        "the augmented margin γ",
+        "the margin of the best unit vector w* through the origin on the augmented "
+        "patterns (x, 1), whose radius is R: Block and Novikoff's γ (mistake_bounds(...).margin)",
+        "(R/γ)²",
+    ),
+    "unit_norm": (
+        "the normalized margin γ/R",
+        "γ of the augmented patterns scaled to norm at most 1, (x, 1)/R: the γ of the theorem "
+        "for ||x|| <= 1 (mistake_bounds(...).unit_norm_margin)",
+        "1/(γ/R)²",
+    ),
+}
 
 
 # ---------------------------------------------------------------------- maximum margin
@@ -254,10 +281,21 @@ class MistakeBounds:
         the squared norms of all the patterns rather than the largest one.
     unit_norm : float
         ``1 / gamma^2`` of the patterns scaled to norm at most 1, ``x / R``: the
-        theorem as stated for ``||x|| <= 1``. Their margin is ``gamma / R`` and the
-        perceptron makes the same updates on them (its weights just scale by
-        ``1 / R``), so this equals ``(R / gamma)^2``, the ``novikoff`` bound: the same
-        theorem, written for patterns in the unit ball.
+        theorem as stated for ``||x|| <= 1``. Their margin is ``gamma / R``
+        (``unit_norm_margin``) and the perceptron makes the same updates on them (its
+        weights just scale by ``1 / R``), so this equals ``(R / gamma)^2``, the
+        ``novikoff`` bound: the same theorem, written for patterns in the unit ball.
+    unit_norm_margin : float
+        ``gamma / R``, the margin of the scaled patterns ``x / R`` (norm at most 1),
+        whose ``1 / gamma^2`` is ``unit_norm``: 1/3 on the notes' OR problem, where
+        ``gamma = 1 / sqrt(3)`` and ``R = sqrt(3)``.
+
+    Three margins describe one data set, and only the last two enter a bound:
+    the geometric margin of the best affine separator ``w . x + b``
+    (:func:`max_margin`, the distance from its line to the closest point: ``1 /
+    sqrt(2)`` on OR), ``margin`` of the augmented patterns (the unit vector
+    through the origin of ``(x, s)``, Block and Novikoff's ``gamma``: ``1 /
+    sqrt(3)``) and ``unit_norm_margin`` (the same after scaling to norm 1: ``1 / 3``).
     """
 
     radius: float
@@ -266,6 +304,7 @@ class MistakeBounds:
     novikoff: float
     notes: float
     unit_norm: float
+    unit_norm_margin: float
 
 
 def mistake_bounds(
@@ -310,6 +349,8 @@ def mistake_bounds(
     >>> bounds = mistake_bounds([[-1, -1], [1, -1], [-1, 1], [1, 1]], [-1, 1, 1, 1])
     >>> bounds.novikoff, bounds.beta, bounds.notes, bounds.unit_norm
     (9.0, 12.0, 36.0, 9.0)
+    >>> round(bounds.margin, 4), round(bounds.radius, 4), round(bounds.unit_norm_margin, 4)
+    (0.5774, 1.7321, 0.3333)
     """
     return _novikoff(X, y, fit_intercept, intercept_scaling, "mistake_bounds")
 
@@ -371,4 +412,5 @@ def _novikoff(X, y, fit_intercept=True, intercept_scaling=1.0, owner="mistake_bo
         },
         novikoff=novikoff,
         unit_norm=novikoff,  # 1 / (gamma / R)^2 is (R / gamma)^2: see MistakeBounds
+        unit_norm_margin=float(closest / np.sqrt(w2 * R2)),  # gamma / R, free of the scale
     )

@@ -80,10 +80,10 @@ class Trace:
         The labels; ``classes[1]`` has target ``t = +1``.
     averaged : ndarray of shape (n_rows + 1, n_features + 1), or None
         Online mode: the averaged perceptron's augmented weights after each of 0 ..
-        n_rows presentations, the mean of the weights after every presentation so
-        far; the last row is :class:`rosenblatt.AveragedPerceptron`'s, which also
-        counts the epochs a converged run skips (up to ``max_iter``). None in batch
-        mode.
+        n_rows presentations: CIML Algorithm 7's ``w - u / c``, the mean of the rows
+        ``weights[0]`` (the initial zeros) .. ``weights[c]`` after ``c`` presentations;
+        the last row is :class:`rosenblatt.AveragedPerceptron`'s, which also counts
+        the epochs a converged run skips (up to ``max_iter``). None in batch mode.
     record : VoteRecord or None
         The engine's record of the run's updates
         (:class:`rosenblatt.engine.votes.VoteRecord`, one voter): the update log,

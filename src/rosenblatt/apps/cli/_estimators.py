@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..._core.validation import validate_params
 from ...engine.overflow import check_squares
-from ...persistence.records import by_cli, parameters_of
+from ...persistence.records import by_cli, cli_parameters, parameters_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from ...data.readers import Data
@@ -21,28 +21,13 @@ ALGORITHMS = tuple(by_cli())
 ITERATIVE = tuple(name for name, r in by_cli().items() if "max_iter" in parameters_of(r.key))
 ONLINE = tuple(name for name, r in by_cli().items() if r.state == "primal")
 
-# the options of `train` beyond the common ones (eta, seed, max-iter): each applies to the
-# algorithms whose class takes the parameter of that name
-_OPTIONS = (
-    "class_weight",
-    "intercept_scaling",
-    "shuffle",
-    "multi_class",
-    "n_jobs",
-    "early_stopping",
-    "tol",
-    "kernel",
-    "gamma",
-    "degree",
-    "prediction",
-    "budget",
-    "budget_policy",
-    "max_projection_error",
-    "plus",
-)
+# the parameters every learner's command line sets by its own options (--eta, --seed,
+# --max-iter) or never (a callback); each other parameter of a learner is an option of `train`
+# for the algorithms whose class takes it (--kernel for kernel and projectron, ...)
+_COMMON = frozenset({"eta", "random_state", "max_iter", "on_epoch", "verbose", "warm_start"})
 OPTION_USERS = {
     name: tuple(cli for cli, r in by_cli().items() if name in parameters_of(r.key))
-    for name in _OPTIONS
+    for name in sorted(set().union(*(parameters_of(r.key) for r in by_cli().values())) - _COMMON)
 }
 
 
@@ -108,6 +93,7 @@ def make_estimator(
         params[name] = _option_value(name, value, algorithm)
     record = by_cli()[algorithm]
     takes = parameters_of(record.key)
+    params.update(cli_parameters(algorithm))  # pa1: variant="pa1"
     common = {"eta": eta, "random_state": seed, "on_epoch": on_epoch, "max_iter": epochs}
     params.update({k: v for k, v in common.items() if k in takes and v is not None})
     estimator = record.load()(**params)

@@ -30,6 +30,7 @@ from ._common import check_chunk_size
 from ._estimators import ALGORITHMS
 
 __all__ = [
+    "Aggressiveness",
     "Algorithm",
     "Algorithms",
     "BiasInput",
@@ -77,6 +78,10 @@ __all__ = [
     "OutputDir",
     "Plus",
     "Port",
+    "Compare",
+    "Exercises",
+    "LessonData",
+    "Out",
     "Prediction",
     "Preset",
     "Proba",
@@ -90,6 +95,7 @@ __all__ = [
     "ShuffleOrder",
     "Size",
     "Stream",
+    "StrictFeatures",
     "Tol",
     "ZeroBased",
     "more_help",
@@ -201,6 +207,15 @@ ChunkSize = Annotated[
         "--chunk-size",
         callback=check_chunk_size,
         help="Lines of DATA read at a time: memory holds one such block.",
+    ),
+]
+StrictFeatures = Annotated[
+    bool,
+    typer.Option(
+        "--strict-features",
+        help="svmlight: refuse a feature index beyond the model's features (by default such "
+        "features are ignored, as their weights are 0, and a note on standard error counts "
+        "the rows that held one).",
     ),
 ]
 
@@ -364,6 +379,12 @@ Plus = Annotated[
     bool,
     typer.Option("--plus", help="projectron: Projectron++, also learning from margin errors."),
 ]
+Aggressiveness = Annotated[
+    float | None,
+    typer.Option(
+        "--C", help="pa1, pa2: the bound C of the passive-aggressive steps (default 1.0)."
+    ),
+]
 
 # ---------------------------------------------------------------------------- predict's own
 Scores = Annotated[
@@ -452,7 +473,40 @@ Export = Annotated[
         help="Write a static copy of a preset's runs to DIR instead of serving.",
     ),
 ]
-Preset = Annotated[str, typer.Option("--preset", help="Preset of --export.")]
+Preset = Annotated[
+    str,
+    typer.Option(
+        "--preset", help="A playground preset: or, and, xor, blobs, moons or tiny-margin."
+    ),
+]
+
+# ---------------------------------------------------------------------------- lesson's
+Out = Annotated[
+    str,
+    typer.Option("--out", metavar="LESSON.ipynb", help="The Jupyter notebook to write."),
+]
+LessonData = Annotated[
+    str | None,
+    typer.Option(
+        "--data",
+        metavar="CSV",
+        help="Your points instead of a preset: two features and a label per row (or the "
+        "notes' table a/a x_1 x_2 x_0 t), read as the playground's upload reads them.",
+    ),
+]
+Compare = Annotated[
+    str | None,
+    typer.Option(
+        "--compare",
+        metavar="A,B",
+        help="Learners beside the perceptron: perceptron, averaged, voted, kernel, "
+        "budgeted-kernel.",
+    ),
+]
+Exercises = Annotated[
+    bool,
+    typer.Option("--exercises", help="Add exercise cells whose answers the library checks."),
+]
 
 # ---------------------------------------------------------------------------- serve's
 Log = Annotated[

@@ -40,6 +40,8 @@ OPTIONS = {
 #: Python's spellings in the library's messages and the command line's, in the order they
 #: are tried (a longer spelling before a shorter one it contains).
 _PHRASES: list[tuple[str, Any]] = [
+    # a checkpoint's options name the estimator's parameters as fit_stream's: the CLI's options
+    (r"\bestimator__(?:estimator__)*(?=\w+=)", ""),
     (r"\bmax_iter=(\d+)", r"--max-iter=\1"),
     (r"\bepochs=(\d+)", r"--max-iter=\1"),  # fit_stream's epochs: train --stream --max-iter
     (r"\bmax_iter\b", "--max-iter"),
@@ -87,6 +89,8 @@ def in_option_words(text: str) -> str:
     'line 1 read as a header: pass --no-header to read it as data'
     >>> in_option_words("the last of max_iter=5 epochs; raise max_iter")
     'the last of --max-iter=5 epochs; raise --max-iter'
+    >>> in_option_words("another options (estimator__estimator__random_state=0 there, 7 here)")
+    'another options (--seed=0 there, 7 here)'
     """
     for pattern, words in _COMPILED:
         text = pattern.sub(words, text)

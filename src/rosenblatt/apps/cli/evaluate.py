@@ -38,6 +38,7 @@ from ._options import (
     Json,
     LabelColumn,
     Model,
+    StrictFeatures,
     ZeroBased,
     more_help,
 )
@@ -202,6 +203,7 @@ def evaluate(
     chunk_size: int | None = None,
     ignore: Sequence[str] | None = None,
     id_columns: Sequence[str | int] | None = None,
+    strict_features: bool = False,
 ) -> EvaluationResult:
     """Predict the samples of a labelled data file and score the predictions.
 
@@ -232,6 +234,9 @@ def evaluate(
     id_columns : sequence of str or int, default=None
         CSV: columns (header names or 0-based indices) that identify each sample; the
         model does not use them.
+    strict_features : bool, default=False
+        svmlight: refuse a feature index beyond the model's features (by default such
+        features are ignored, as their weights are 0, and a note counts the rows).
 
     Returns
     -------
@@ -252,6 +257,7 @@ def evaluate(
         format=format,
         ignore=ignore,
         id_columns=id_columns,
+        strict_features=strict_features,
     )
     for data in blocks:
         if data.y is None:
@@ -310,6 +316,7 @@ def command(
     chunk_size: ChunkSize = DEFAULT_CHUNK_SIZE,
     ignore: IgnoreForModel = None,
     id_column: IdColumn = None,
+    strict_features: StrictFeatures = False,
 ) -> None:
     """Score a saved model on labelled DATA: accuracy, precision, recall, F1, confusion matrix.
 
@@ -331,6 +338,7 @@ def _run(
     chunk_size: int,
     ignore: str | None,
     id_column: list[str] | None,
+    strict_features: bool,
 ) -> None:
     """What ``rosenblatt evaluate`` does with its options: score the model, then print the
     scores (tables, or ``as_json``) and warn of labels it never saw."""
@@ -345,6 +353,7 @@ def _run(
             chunk_size=chunk_size,
             ignore=names_option(ignore),
             id_columns=id_columns_of(id_column),
+            strict_features=strict_features,
         )
     warning = result.unseen_warning()
     if warning is not None:

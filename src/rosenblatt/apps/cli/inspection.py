@@ -32,6 +32,8 @@ class Problem:
     notes_bound: float | None = None  # beta / gamma^2, the lecture notes' proof
     unit_norm_bound: float | None = None  # 1 / gamma^2 of (x, 1) / R: mistake_bound again
     no_bounds: str = ""  # why there are no mistake bounds (inseparable, or a solver's failure)
+    # gamma / R: the margin of the patterns (x, 1) / R, whose 1 / (gamma / R)^2 is the bound
+    unit_norm_margin: float | None = None
 
 
 @dataclass
@@ -73,6 +75,7 @@ def _problem(name, X, y, theory):
         problem.augmented_beta = bounds.beta
         problem.mistake_bound = bounds.novikoff
         problem.notes_bound, problem.unit_norm_bound = bounds.notes, bounds.unit_norm
+        problem.unit_norm_margin = bounds.unit_norm_margin
     except (NotSeparableError, theory.SolverError, ValueError) as exc:
         problem.note = problem.no_bounds = f"margin not computed: {exc}"
     return problem
@@ -89,9 +92,13 @@ def inspect_data(
     """Count samples, features and classes; decide separability; give margin, radius, bound.
 
     For two classes, one problem; for more, one problem per class against the
-    rest (what a one-vs-rest perceptron learns). The margin is the largest
-    geometric margin of a separating hyperplane with intercept
-    (:func:`rosenblatt.theory.max_margin`); the mistake bound is Block and
+    rest (what a one-vs-rest perceptron learns). Each problem carries the three
+    margins of :data:`rosenblatt.theory.MARGINS`: ``margin``, the separator's
+    geometric margin (the largest distance from a hyperplane with intercept to the
+    nearest pattern, :func:`rosenblatt.theory.max_margin`), ``augmented_margin``
+    (Block and Novikoff's ``gamma`` of the patterns ``(x, 1)``) and
+    ``unit_norm_margin`` (``gamma / R``, of the patterns scaled to norm 1); the
+    mistake bound is Block and
     Novikoff's ``(R / gamma)^2`` for :class:`rosenblatt.Perceptron`'s
     augmented patterns ``(x, 1)`` (:func:`rosenblatt.theory.mistake_bound`),
     beside the notes' proof's ``beta / gamma^2`` and the unit-norm ``1 / gamma^2``
@@ -161,21 +168,45 @@ def _table(title, caption, columns, rows):
 
 def _separability_table(problems):
     return _table(
-        "Linear separability (with intercept)",
-        "The max margin (plain) is of the patterns x themselves.",
-        ("problem", "separable", "max margin (plain)", "note"),
-        [(p.name, "yes" if p.separable else "no", _number(p.margin), p.note) for p in problems],
+        "Linear separability",
+        "with an intercept (the LP)",
+        ("problem", "separable", "note"),
+        [(p.name, "yes" if p.separable else "no", p.note) for p in problems],
+    )
+
+
+#: the margins table's columns, named after :data:`rosenblatt.theory.MARGINS`
+MARGIN_COLUMNS = (
+    "separator's geometric margin",
+    "augmented margin γ of (x, 1)",
+    "normalized margin γ/R",
+)
+
+
+def _margins_table(problems):
+    """The three margins of each separable problem, each named."""
+    return _table(
+        "Three margins (the notes' words)",
+        "geometric: margin(D) of the best separator w·x + b, the distance from its line to "
+        "the nearest pattern; γ: of the best unit vector through the origin on the patterns "
+        "(x, 1), Block-Novikoff's, with R = max |(x, 1)|; γ/R: γ of the patterns scaled to "
+        "|x| ≤ 1, the theorem's for ||x|| ≤ 1. Only γ and γ/R enter a bound.",
+        ("problem", *MARGIN_COLUMNS),
+        [
+            (p.name, *map(_number, (p.margin, p.augmented_margin, p.unit_norm_margin)))
+            for p in problems
+        ],
     )
 
 
 def _bounds_table(problems):
-    """The three mistake bounds of the separable problems, with their R, γ and β."""
+    """The three mistake bounds of the separable problems, each beside the margin it uses."""
     return _table(
         "Mistake bounds of the perceptron, on its patterns (x, 1)",
         "From zero weights the online perceptron makes at most (R/γ)² ≤ β/γ² updates "
-        "(Block-Novikoff; the notes' proof); 1/γ² is the theorem for the patterns scaled "
-        "to |x| ≤ 1: the same number.",
-        ("problem", "R", "γ", "β = Σ|x|²", "(R/γ)²", "β/γ²", "1/γ² at |x| ≤ 1"),
+        "(Block-Novikoff; the notes' proof); 1/(γ/R)² is the theorem for the patterns scaled "
+        "to |x| ≤ 1, whose margin is γ/R: the same number as (R/γ)².",
+        ("problem", "R", "γ", "(R/γ)²", "β = Σ|x|²", "β/γ²", "γ/R", "1/(γ/R)²"),
         [
             (
                 p.name,
@@ -184,9 +215,10 @@ def _bounds_table(problems):
                     (
                         p.augmented_radius,
                         p.augmented_margin,
-                        p.augmented_beta,
                         p.mistake_bound,
+                        p.augmented_beta,
                         p.notes_bound,
+                        p.unit_norm_margin,
                         p.unit_norm_bound,
                     ),
                 ),
@@ -209,7 +241,26 @@ def command(
     header: Header = None,
     data_format: Format = None,
 ) -> None:
-    """Samples, features, classes, linear separability, max margin, radius, mistake bounds."""
+    """Samples, features, classes, linear separability, the three margins, radius, mistake
+    bounds.
+
+    Three margins describe a separable data set, and only the last two enter a
+    mistake bound. On the notes' modified OR problem (the corners of the square,
+    class -1 only at (-1, -1)):
+
+      margin              the notes' words                OR      bound
+      separator's         margin(D): the best w.x + b,    0.7071  none
+      geometric margin    its line's distance to the
+                          nearest pattern
+      augmented margin γ  the best unit w* through 0 on   0.5774  (R/γ)² = 9
+      (Block-Novikoff)    the patterns (x, 1); their
+                          radius R = 1.7321
+      normalized margin   γ of the patterns scaled to     0.3333  1/(γ/R)² = 9
+      γ/R (|x| ≤ 1)       norm 1, (x, 1)/R
+
+    The first is what a picture of the data shows (1/√2); the bias input adds a
+    coordinate, which shrinks it to γ = 1/√3; scaling to the unit ball divides
+    that by R = √3. The notes' proof's β/γ² (β = Σ|x|²) is in the bounds table."""
     _run(**locals())
 
 
@@ -247,6 +298,7 @@ def _run(
     console.print(_separability_table(result.problems))
     separable = [p for p in result.problems if p.mistake_bound is not None]
     if separable:
+        console.print(_margins_table(separable))
         console.print(_bounds_table(separable))
     for problem in result.problems:  # a missing table says why
         if problem.no_bounds:

@@ -40,6 +40,7 @@ _BiasInput = Annotated[float, more_help(BiasInput, f"1 or -1. {_FOR_EXPORT}")]
 _Shuffle = Annotated[bool, more_help(Shuffle, _FOR_EXPORT)]
 _Seed = Annotated[int, more_help(Seed, _FOR_EXPORT)]
 _FeatureMap = Annotated[bool, more_help(FeatureMap, _FOR_EXPORT)]
+_Preset = Annotated[str, more_help(Preset, _FOR_EXPORT)]
 
 
 def command(
@@ -47,7 +48,7 @@ def command(
     port: Port = 8765,
     no_browser: NoBrowser = False,
     export: Export = None,
-    preset: Preset = "or",
+    preset: _Preset = "or",
     eta: _Eta = 1.0,
     bias_input: _BiasInput = -1.0,
     shuffle: _Shuffle = False,

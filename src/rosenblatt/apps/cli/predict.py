@@ -35,6 +35,7 @@ from ._options import (
     Output,
     Proba,
     Scores,
+    StrictFeatures,
     ZeroBased,
     more_help,
 )
@@ -68,6 +69,7 @@ def predict_blocks(
     chunk_size: int | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    strict_features: bool = False,
 ) -> Iterator[PredictResult]:
     """Predict the samples of ``data_path`` a block at a time, as they are read.
 
@@ -102,6 +104,7 @@ def predict_blocks(
         format=format,
         id_columns=id_columns,
         ignore=ignore,
+        strict_features=strict_features,
     ):
         result = PredictResult(
             labels=jsonable(model.predict(data.X)),
@@ -131,6 +134,7 @@ def predict(
     chunk_size: int | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    strict_features: bool = False,
 ) -> PredictResult:
     """Predict the label of every sample in ``data_path`` (its labels, if any, are ignored).
 
@@ -165,6 +169,9 @@ def predict(
         returned as text in ``ids`` (a list per sample); the model does not use them.
     ignore : sequence of str, default=None
         CSV: columns, by header name, that the model does not use and that are dropped.
+    strict_features : bool, default=False
+        svmlight: refuse a feature index beyond the model's features (by default such
+        features are ignored, as their weights are 0, and a note counts the rows).
 
     Returns
     -------
@@ -182,6 +189,7 @@ def predict(
         chunk_size=chunk_size,
         id_columns=id_columns,
         ignore=ignore,
+        strict_features=strict_features,
     )
     result = PredictResult(
         labels=[],
@@ -231,8 +239,9 @@ def _csv_record(cells: list[str]) -> str:
     import io
 
     out = io.StringIO()
-    csv.writer(out, lineterminator="").writerow(cells)
-    return out.getvalue()
+    # csv quotes a field that holds a character of the line terminator: both line breaks
+    csv.writer(out, lineterminator="\r\n").writerow(cells)
+    return out.getvalue()[:-2]
 
 
 def _column_names(result: PredictResult, ids: Sequence[str] = ()) -> list[str]:
@@ -299,6 +308,7 @@ def command(
     header: Header = None,
     data_format: FormatForModel = None,
     chunk_size: _ChunkSize = DEFAULT_CHUNK_SIZE,
+    strict_features: StrictFeatures = False,
 ) -> None:
     """Predict a label for every sample of DATA, one per line, as DATA is read.
 
@@ -324,6 +334,7 @@ def _run(
     header: bool | None,
     data_format: str | None,
     chunk_size: int,
+    strict_features: bool,
 ) -> None:
     """What ``rosenblatt predict`` does with its options: write the predictions as DATA is
     read, to standard output or, once complete, to ``output``."""
@@ -340,6 +351,7 @@ def _run(
         chunk_size=chunk_size,
         id_columns=ids,
         ignore=names_option(ignore),
+        strict_features=strict_features,
     )
     to_file = bool(output) and output != "-"
     # a spinner unless the labels go to the terminal, where it would mix with them

@@ -26,6 +26,7 @@ from ..._core.config import (
     ONLINE_CALIBRATION,
 )
 from ..._core.files import check_writable
+from ..._core.validation import check_classes
 from ._common import (
     auto,
     err_console,
@@ -45,6 +46,7 @@ from ._estimators import (
     text_features,
 )
 from ._options import (
+    Aggressiveness,
     Algorithm,
     Budget,
     BudgetPolicy,
@@ -226,6 +228,10 @@ def train(
     )
     from ...estimators.calibration import calibrated
 
+    # the labels first, as the learner checks them: a file of one class is refused before
+    # anything is fitted (a scaler on a row of millions of fields holds copies of it first)
+    if data.y is not None:
+        check_classes(data.y, type(estimator).__name__)
     online = calibrate == ONLINE_CALIBRATION  # the estimator's: after the scaler or the text
     model = model_for(data, calibrated(estimator, "online") if online else estimator, scale=scale)
     if calibrate is not None and not online:
@@ -386,6 +392,7 @@ def command(
     budget_policy: BudgetPolicy = None,
     max_projection_error: MaxProjectionError = None,
     plus: Plus = False,
+    C: Aggressiveness = None,  # noqa: N803 (the option names the notes' and scikit-learn's C)
     scale: _Scale = True,
     calibrate: Calibrate = None,
     checkpoint: Checkpoint = None,

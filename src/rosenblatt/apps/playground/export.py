@@ -14,6 +14,7 @@ import os
 from dataclasses import asdict, replace
 
 from ..._core.files import check_writable, write_atomically
+from ..palette import palette_json
 from .presets import PRESETS, preset, presets
 from .runs import ALGORITHMS, MAX_EPOCHS, MAX_PRESENTATIONS, Settings, run
 from .server import static_files
@@ -69,7 +70,7 @@ def export(
     for algorithm in ALGORITHMS:
         each = replace(base, algorithm=algorithm, epochs=epochs)
         runs.append({"request": _request(name, X, y, each), "response": run(X, y, each)})
-    data = {"presets": presets(), "preset": name, "runs": runs}
+    data = {"presets": presets(), "palette": palette_json(), "preset": name, "runs": runs}
     files = static_files()
     # the packaged page holds MARKER once: tests/test_playground_api.py checks the asset
     page = files.pop("index.html").decode()

@@ -48,10 +48,12 @@ __all__ = [
     "MAX_PANELS",
     "MAX_POINTS",
     "MAX_PRESENTATIONS",
+    "PAGE_EPOCHS",
     "SETTING_CONSTRAINTS",
     "PlaygroundError",
     "Settings",
     "limits",
+    "page_epochs",
     "parse_request",
     "run_size",
     "run",
@@ -63,6 +65,9 @@ MAX_POINTS = 2_000
 #: points x epochs: the page gets every presentation, so this bounds the reply's size
 MAX_PRESENTATIONS = 20_000
 MAX_EPOCHS = 1_000
+#: the epochs the page asks for, at most (it asks for fewer where the caps need it:
+#: :func:`page_epochs`)
+PAGE_EPOCHS = 100
 #: a kernel run's reply holds every coefficient after every presentation (the support set
 #: under a budget changes in ways no update log rebuilds): points x presentations at most
 MAX_KERNEL_CELLS = 4_000_000
@@ -98,7 +103,28 @@ def limits() -> dict:
         "max_degree": MAX_DEGREE,
         "max_seed": MAX_SEED,
         "max_panels": MAX_PANELS,
+        "page_epochs": PAGE_EPOCHS,
     }
+
+
+def page_epochs(n_points: int, settings: Settings) -> int:
+    """The epochs the page asks for a run of ``n_points`` points (the page computes the
+    same from :func:`limits`): :data:`PAGE_EPOCHS`, fewer where the presentations or the
+    kernel runs' coefficients would pass their caps, at least one.
+
+    Examples
+    --------
+    >>> page_epochs(4, Settings()), page_epochs(2000, Settings())
+    (100, 10)
+    >>> page_epochs(300, Settings(algorithm="kernel", compare=("kernel",)))
+    22
+    """
+    most = min(PAGE_EPOCHS, MAX_EPOCHS)
+    n = max(1, n_points)
+    kernels = _kernel_runs(settings)
+    if kernels:  # a kernel reply holds every coefficient after every presentation, per run
+        most = min(most, MAX_KERNEL_CELLS // (n * n * kernels))
+    return max(1, min(most, MAX_PRESENTATIONS // n))
 
 
 class PlaygroundError(ValueError):
@@ -320,12 +346,20 @@ def _grids(cursors, values_at) -> dict:
 
 # ---------------------------------------------------------------------- theory
 def _theory(Z, y, bias, plane: bool) -> dict:
-    """Separability (LP), the max margin, ``R``, ``gamma`` and ``(R/gamma)^2``."""
+    """Separability (LP), the three margins of :data:`rosenblatt.theory.MARGINS` (the
+    separator's geometric ``margin``, the augmented ``gamma``, the ``normalized`` gamma/R),
+    ``R`` and ``(R/gamma)^2``."""
     from ...exceptions import NumericOverflowError, SolverError
-    from ...theory import is_linearly_separable, max_margin, mistake_bound, radius
+    from ...theory import is_linearly_separable, max_margin, mistake_bounds, radius
 
     separable = bool(is_linearly_separable(Z, y))
-    out: dict[str, Any] = {"separable": separable, "margin": None, "gamma": None, "bound": None}
+    out: dict[str, Any] = {
+        "separable": separable,
+        "margin": None,
+        "gamma": None,
+        "normalized": None,
+        "bound": None,
+    }
     # R and gamma as the bound needs them: of the patterns augmented with the bias input
     augmented = np.column_stack([Z, np.full(Z.shape[0], abs(bias))])
     out["R"] = radius(augmented)
@@ -334,8 +368,10 @@ def _theory(Z, y, bias, plane: bool) -> dict:
         best = max_margin(Z, y)
         out["margin"] = float(best.margin)
         try:  # the bound's QP on (x, bias) can fail where the points are far from 1 in size
-            out["bound"] = float(mistake_bound(Z, y, intercept_scaling=abs(bias)))
-            out["gamma"] = float(out["R"] / math.sqrt(out["bound"]))
+            bounds = mistake_bounds(Z, y, intercept_scaling=abs(bias))
+            out["bound"] = float(bounds.novikoff)
+            out["gamma"] = float(bounds.margin)
+            out["normalized"] = float(bounds.unit_norm_margin)
         except (SolverError, NumericOverflowError) as error:
             out["bound_error"] = str(error)  # the run is still shown, without its bound
         if plane:
@@ -448,16 +484,9 @@ def _primal(X, Z, y, s: Settings) -> dict:
         # the epochs a converged run skips as presentations of its last vector (the
         # engine's credit, as the trace reports it)
         counted = tr.counted
-        starts, ends, votes = _voters(tr.record, n_rows, counted)
         cursors = np.arange(n_rows + 1)
-        current, count = tr.record.in_force(0, np.r_[cursors[:-1], counted])
         out["voted"] = {
-            "voters": [
-                {"w": _plain(weights[a]), "start": int(a), "end": int(b), "votes": int(v)}
-                for a, b, v in zip(starts, ends, votes)
-            ],
-            # per cursor: the voter in force and its votes so far (the page draws these)
-            "current": np.column_stack([current, count]).tolist(),
+            **_voted(tr, weights, n_rows, counted),
             # per row: the vote on its pattern of the weights after the presentations before it
             "tally": tr.record.tally(0, Z, tr.pattern, cursors[:-1]).tolist(),
         }
@@ -561,15 +590,34 @@ def _linear_panel(name: str, tr, Z, s: Settings) -> dict:
         weights = np.column_stack([W, w0])
     else:  # the last weights; for the voted perceptron the vector in force, voting
         weights = tr.weights
-    panel = {
+    panel: dict[str, Any] = {
         "weights": _plain(weights),
         "grids": None,
         "support": None,
         "budget": None,
+        "voted": None,
     }
     if name == "voted":  # the vote over the presentations so far
         panel["grids"] = _vote_grids(tr, _features(_grid_points(), s), np.arange(1, n_rows + 1))
+        panel["voted"] = _voted(tr, weights, n_rows, n_rows)
     return panel
+
+
+def _voted(tr, weights, n_rows, counted) -> dict:
+    """Every weight vector the run passed through (``voters``: its weights ``w``, the
+    cursors it was in force for, ``start`` to ``end - 1``, and its ``votes`` at the end) and,
+    per cursor, the one in force and its votes so far (``current``): what the page draws
+    the vote from, ``sign(sum_k c_k sign(w_k . x))``, at its own resolution."""
+    starts, ends, votes = _voters(tr.record, n_rows, counted)
+    cursors = np.arange(n_rows + 1)
+    current, count = tr.record.in_force(0, np.r_[cursors[:-1], counted])
+    return {
+        "voters": [
+            {"w": _plain(weights[a]), "start": int(a), "end": int(b), "votes": int(v)}
+            for a, b, v in zip(starts, ends, votes)
+        ],
+        "current": np.column_stack([current, count]).tolist(),
+    }
 
 
 def _kernel_panel(X, Z, y, s: Settings, budget: int) -> dict:
@@ -590,6 +638,7 @@ def _kernel_panel(X, Z, y, s: Settings, budget: int) -> dict:
         "grids": out["grids"],
         "support": out["kernel"]["support"],
         "budget": out["kernel"]["budget"],
+        "voted": None,
     }
 
 
@@ -657,7 +706,7 @@ def run(X: np.ndarray, y: np.ndarray, settings: Settings) -> dict:
 
     >>> out = run(X, y, Settings(bias=-1.0, compare=("averaged",)))
     >>> out["panels"][0]["weights"][8], out["panels"][0]["mistakes"][8]
-    ([1.125, 0.875, -0.625], 3)
+    ([1.0, 0.777778, -0.555556], 3)
     """
     Z = _features(X, settings)
     plane = not settings.feature_map

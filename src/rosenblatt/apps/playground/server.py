@@ -5,6 +5,11 @@ Routes:
 - ``GET /``: the page; ``GET /static/<file>``: its script and style sheet;
 - ``GET /api/presets``: the preset point sets, the plot's view box and the
   limits of a run (``limits``: :func:`.runs.limits`), which the page checks;
+- ``POST /api/points``: ``{"name": file name, "text": its content}``, a student's CSV
+  file (:func:`.uploads.read_points`), answered with ``{"points", "labels", "note"}``;
+  a refused file gets HTTP 400 and one line naming the row;
+- ``POST /api/lesson``: a run request with ``cursor`` and ``exercises``, answered with
+  the lesson notebook (:func:`.lesson.lesson_notebook`) as a download;
 - ``POST /api/run``: a JSON run request (see :func:`.runs.parse_request`),
   answered with every step of the run (:func:`.runs.run`). A request the
   playground refuses gets HTTP 400 and ``{"error": message}``: JSON it does not read
@@ -34,6 +39,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
+from dataclasses import asdict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -41,6 +47,7 @@ from importlib import resources
 from ..._core.json_input import loads
 from ...exceptions import SolverError
 from .._failure import failure as _failure
+from ..palette import palette_json
 from .presets import presets
 from .runs import PlaygroundError, limits, parse_request, run, run_size
 
@@ -194,7 +201,9 @@ class _Handler(BaseHTTPRequestHandler):
         if path in ("/", "/index.html"):
             path = "/static/index.html"
         if path == "/api/presets":  # with the run limits: the page checks the server's own
-            return self._json(HTTPStatus.OK, {**presets(), "limits": limits()})
+            return self._json(
+                HTTPStatus.OK, {**presets(), "limits": limits(), "palette": palette_json()}
+            )
         name = path.removeprefix("/static/")
         if path.startswith("/static/") and name in self.files:  # only the page's own files
             suffix = name[name.rfind(".") :]
@@ -202,7 +211,8 @@ class _Handler(BaseHTTPRequestHandler):
         return self._error(HTTPStatus.NOT_FOUND, f"no page at {path}")
 
     def _post(self):
-        if self.path.split("?", 1)[0] != "/api/run":
+        path = self.path.split("?", 1)[0]
+        if path not in ("/api/run", "/api/points", "/api/lesson"):
             return self._error(HTTPStatus.NOT_FOUND, f"no endpoint at {self.path}")
         try:
             length = int(self.headers.get("Content-Length", "0"))
@@ -214,7 +224,12 @@ class _Handler(BaseHTTPRequestHandler):
                 f"the request body must hold 1 to {MAX_BODY_BYTES} bytes; got {length}.",
             )
         try:
-            request = parse_request(loads(self.rfile.read(length)))
+            payload = loads(self.rfile.read(length))
+            if path == "/api/points":
+                return self._points(payload)
+            request = parse_request(payload)
+            if path == "/api/lesson":
+                return self._lesson(payload, request)
         except ValueError as exc:  # PlaygroundError, JSONInputError
             message = str(exc) if isinstance(exc, PlaygroundError) else f"bad request: {exc}"
             return self._error(HTTPStatus.BAD_REQUEST, message)
@@ -232,6 +247,35 @@ class _Handler(BaseHTTPRequestHandler):
             except (ValueError, SolverError) as exc:  # the engine's or the theory's refusal
                 return self._error(HTTPStatus.BAD_REQUEST, f"bad request: {exc}")
         return self._json(HTTPStatus.OK, reply)
+
+    def _points(self, payload):
+        """A student's file: its points and labels, or the one line that refuses it."""
+        from .uploads import read_points
+
+        if not isinstance(payload, dict) or not isinstance(payload.get("text"), str):
+            raise PlaygroundError('send {"name": the file\'s name, "text": its content}.')
+        name = payload.get("name")
+        uploaded = read_points(payload["text"], name if isinstance(name, str) else "upload.csv")
+        return self._json(HTTPStatus.OK, asdict(uploaded))
+
+    def _lesson(self, payload, request):
+        """The page's state as a notebook, sent as a file to save."""
+        import nbformat
+
+        from .lesson import lesson_notebook
+
+        X, y, settings = request
+        cursor = payload.get("cursor")
+        if cursor is not None and (
+            not isinstance(cursor, int) or isinstance(cursor, bool) or cursor < 0
+        ):
+            raise PlaygroundError(f"cursor must be a count of presentations; got {cursor!r}.")
+        notebook = lesson_notebook(
+            X, y, settings, cursor=cursor, exercises=bool(payload.get("exercises", False))
+        )
+        body = nbformat.writes(notebook).encode("utf-8")
+        disposition = ("Content-Disposition", 'attachment; filename="lesson.ipynb"')
+        self._send(HTTPStatus.OK, body, "application/x-ipynb+json", [disposition])
 
 
 def make_server(

@@ -20,10 +20,12 @@ Each format has two halves:
 
 :func:`read` is a scan into memory; :func:`iter_chunks` is a scan with chunks and
 then a read per chunk, from the cache or parsed from the text; :class:`Stream`
-(prediction) reads a file or standard input once, each block of lines as a file
-of its own (:mod:`._stream`); so a file reads the same every way, and fails the
-same way: a :class:`~rosenblatt.exceptions.DataFileError`
-reading ``"<path>, line N: <what is wrong>; <what to do>"``.
+(prediction) reads a file or standard input once, each block of lines as the rest
+of the same file (:mod:`._stream`); so a file reads the same every way, and fails
+the same way: a :class:`~rosenblatt.exceptions.DataFileError`
+reading ``"<path>, line N: <what is wrong>; <what to do>"``. Every check of a row
+looks at it and at the rows before it, so the error is the first bad row's in file
+order, whatever kind of badness and whatever the block size.
 
 Large files are parsed by compiled parsers (``engine/kernels/textparse.py``:
 svmlight lines, and CSV lines without quotes), small ones by the Python readers,
@@ -94,6 +96,7 @@ _OPTION_CONSTRAINTS = {
     "chunk_size": [CHUNK_SIZE, NONE],
     "zero_based": [Options((True, False, "auto"))],
     "header": [Options((True, False, "auto"))],
+    "extra_features": [Options(("error", "ignore"))],
 }
 
 
@@ -106,6 +109,7 @@ def check_options(
     label_column: str | int | None,
     names: Sequence[str] | None,
     owner: str = "the reader",
+    extra_features: str = "error",
 ) -> None:
     """Refuse reader options of the wrong type or value, or that ``kind`` does not take.
 
@@ -115,7 +119,7 @@ def check_options(
         The file's format.
     name : str
         The file's name, as shown to users.
-    chunk_size, zero_based, header, label_column, names
+    chunk_size, zero_based, header, label_column, names, extra_features
         The options of :func:`read` and :func:`scan`.
     owner : str, default="the reader"
         The function the options were given to, as errors name it.
@@ -135,7 +139,12 @@ def check_options(
     rosenblatt._core.validation.ParameterError: The 'chunk_size' argument of scan must be an \
 int in the range [1, inf) (finite) or an instance of None; got 0.
     """
-    values = {"chunk_size": chunk_size, "zero_based": zero_based, "header": header}
+    values = {
+        "chunk_size": chunk_size,
+        "zero_based": zero_based,
+        "header": header,
+        "extra_features": extra_features,
+    }
     check_args(owner, _OPTION_CONSTRAINTS, values)
     if label_column is not None and kind != "csv":
         raise DataFileError(
@@ -146,6 +155,11 @@ int in the range [1, inf) (finite) or an instance of None; got 0.
         raise DataFileError(f"{name}: header only applies to .csv files")
     if zero_based != "auto" and kind != "svmlight":
         raise DataFileError(f"{name}: zero_based only applies to svmlight files")
+    if extra_features != "error" and kind != "svmlight":
+        raise DataFileError(
+            f"{name}: extra_features only applies to svmlight files (a CSV file's columns "
+            "are the model's, or set aside by name)"
+        )
     if names is not None and kind == "svmlight":
         raise DataFileError(
             f"{name}: svmlight labels are numbers; names only apply to .csv and .tsv files"
@@ -217,6 +231,7 @@ def scan(
     progress: Callable[[int, int], Any] | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    extra_features: str = "error",
 ) -> Schema:
     """Read a data file once and fix its schema and, given ``chunk_size``, its chunks.
 
@@ -240,10 +255,12 @@ def scan(
     labelled : bool or None, default=True
         Whether the file has labels; None decides (for prediction): CSV by its
         number of columns against ``n_features``, svmlight by whether lines start
-        with ``index:value``, text by whether the first line holds a tab.
+        with ``index:value``, text by whether the first line holds a tab (then every
+        line needs one; without, no line may hold one).
     n_features : int, default=None
         CSV: the number of feature columns expected. svmlight: the number of
-        columns of ``X``; an index beyond it is an error. Default: the file's.
+        columns of ``X``; an index beyond it is an error (see ``extra_features``).
+        Default: the file's.
     zero_based : bool or "auto", default="auto"
         svmlight: whether feature indices start at 0. "auto": zero-based when an
         index 0 occurs anywhere in the file, else one-based (with a note).
@@ -270,6 +287,10 @@ def scan(
         features (``Schema.aside``, left out of ``feature_names``); names imply a header.
     ignore : sequence of str, default=None
         CSV: columns, by header name, that are neither features nor label.
+    extra_features : {"error", "ignore"}, default="error"
+        svmlight with ``n_features`` (a model's): whether an index beyond it is an
+        error, or its entry is left out (a feature the model has no weight for, so
+        weight 0); ``schema.extra_rows`` counts the rows that held one.
 
     Returns
     -------
@@ -289,7 +310,15 @@ def scan(
     name = check_file(path)
     kind = format_of(name, format)
     check_options(
-        kind, shown_name(name), chunk_size, zero_based, header, label_column, names, "scan"
+        kind,
+        shown_name(name),
+        chunk_size,
+        zero_based,
+        header,
+        label_column,
+        names,
+        "scan",
+        extra_features,
     )
     check_aside(kind, shown_name(name), id_columns, ignore)
     if name == STDIN and (chunk_size is not None or cache not in (None, False)):
@@ -306,6 +335,7 @@ def scan(
         names=None if names is None else list(names),
         encoding=encoding,
         **_aside_options(id_columns, ignore),
+        extra_features=extra_features,
     )
     if cache is None or cache is False or cache is True:
         return _scan_file(name, kind, chunk_size, cache, progress, options)
@@ -329,6 +359,12 @@ def _folder_lock(folder: str | os.PathLike[str]) -> threading.Lock:
     """The lock of a kept cache's folder: threads scanning into it at once would interleave
     its files (the later ones finding the earlier's half written)."""
     return _FOLDER_LOCKS.setdefault(os.path.realpath(folder), threading.Lock())  # atomic
+
+
+if hasattr(os, "register_at_fork"):  # POSIX: Windows has no fork
+    # a fork copies the locks as they are, held by threads the child does not have: its own
+    # scans into those folders would wait for ever
+    os.register_at_fork(after_in_child=_FOLDER_LOCKS.clear)
 
 
 def _scan_file(
@@ -449,6 +485,7 @@ def read(
     encoding: str = "UTF-8",
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    extra_features: str = "error",
 ) -> Data:
     """Read a whole data file: a :func:`scan` and a :func:`parse` of all its records.
 
@@ -470,7 +507,17 @@ def read(
     """
     name = check_file(path)
     kind = format_of(name, format)
-    check_options(kind, shown_name(name), None, zero_based, header, label_column, names, "read")
+    check_options(
+        kind,
+        shown_name(name),
+        None,
+        zero_based,
+        header,
+        label_column,
+        names,
+        "read",
+        extra_features,
+    )
     check_aside(kind, shown_name(name), id_columns, ignore)
     options = dict(
         labelled=labelled,
@@ -481,6 +528,7 @@ def read(
         names=names,
         encoding=encoding,
         **_aside_options(id_columns, ignore),
+        extra_features=extra_features,
     )
     return parse_bytes(name, kind, read_bytes(name), options)
 

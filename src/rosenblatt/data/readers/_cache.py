@@ -97,7 +97,7 @@ class CacheWriter(NullStore):
         self.nnz = 0
         self.text_bytes = 0
         self.skip = 0
-        self.first_row = None
+        self.first_label = None
         if kind == "svmlight":
             self.handles["indptr"].write(np.zeros(1, np.int64).tobytes())
 
@@ -131,20 +131,16 @@ class CacheWriter(NullStore):
             self.handles["text"].write(blob)
             self.text_bytes += len(blob)
 
-    def set_first(self, row: Any, label: Any) -> None:
-        self.first_row = (np.asarray(row, dtype=np.float64), label)
+    def set_first(self, label: Any) -> None:
+        self.first_label = label
 
     def skip_first(self) -> None:
         self.skip = 1
 
     def finish(self, schema: Schema, keys: Sequence[Any]) -> None:
-        if self.first_row is not None:  # the placeholder of a CSV's first record: data after all
-            row, label = self.first_row
-            self.handles["X"].seek(0)
-            self._write("X", row)
-            if self.labelled:
-                self.handles["labels"].seek(0)
-                self._write("labels", np.array([label]))
+        if self.first_label is not None:  # a CSV's first record, data after all: its label
+            self.handles["labels"].seek(0)
+            self._write("labels", np.array([self.first_label]))
         for handle in self.handles.values():
             handle.close()
         values = label_values(schema, keys)
@@ -348,6 +344,8 @@ def _schema_to_json(schema):
         "label_kind": schema.label_kind,
         "label_map": [[_text_key(k), v] for k, v in schema.label_map.items()],
         "encoding": schema.encoding,
+        "extra_features": schema.extra_features,
+        "extra_rows": schema.extra_rows,
     }
 
 

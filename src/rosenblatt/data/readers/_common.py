@@ -13,7 +13,7 @@ import re
 import tempfile
 import threading
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -108,6 +108,46 @@ def near_names(name: str, header: Sequence[str], most: int = 3) -> str:
     close = sorted(close, key=lambda c: (-score[c], order[c]))[:most]
     shown = ", ".join(repr(lowered[c]) for c in close)
     return f"the header's nearest name{'s' if len(close) > 1 else ''}: {shown}"
+
+
+class Problems:
+    """What a scan found wrong, each error at its line: :meth:`raise_first` raises the first
+    in file order (on one line, the lowest ``rank``: what of a row is checked first), so a
+    file fails with its first bad row's error whatever the blocks it is read in.
+
+    Examples
+    --------
+    >>> problems = Problems()
+    >>> problems.add(fail("d.csv", 5, "ragged"), 3)
+    >>> problems.attempt(1, int, "x") is None  # an error that is no DataFileError passes on
+    Traceback (most recent call last):
+    ...
+    ValueError: invalid literal for int() with base 10: 'x'
+    >>> problems.add(fail("d.csv", 2, "a bad label"), 2)
+    >>> problems.raise_first()
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: d.csv, line 2: a bad label
+    """
+
+    def __init__(self) -> None:
+        self.found: list[tuple[int, int, DataFileError]] = []
+
+    def add(self, error: DataFileError | None, rank: int) -> None:
+        if error is not None:
+            self.found.append((error.line or 0, rank, error))
+
+    def attempt(self, rank: int, check: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``check(*args, **kwargs)``, or None when it raised a DataFileError (added)."""
+        try:
+            return check(*args, **kwargs)
+        except DataFileError as error:
+            self.add(error, rank)
+            return None
+
+    def raise_first(self) -> None:
+        if self.found:
+            raise min(self.found, key=lambda item: item[:2])[2]
 
 
 def show(value: Any, limit: int = 60) -> str:
@@ -383,7 +423,9 @@ def remove_file(name: str) -> None:
         pass
 
 
-def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, int, bytes]]:
+def pieces(
+    handle: Any, block_bytes: int | None = None, line: int = 1
+) -> Iterator[tuple[int, int, bytes]]:
     """Split a binary stream into blocks of whole lines.
 
     Parameters
@@ -391,6 +433,10 @@ def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, i
     handle : binary file
     block_bytes : int, default=None
         Bytes read at a time (default: ``_config.SCAN_BLOCK_BYTES``).
+    line : int, default=1
+        The number of the stream's first line: a block of a file's lines read as a file
+        of its own (:class:`~rosenblatt.data.readers.Stream`) numbers them as the file
+        does. A byte order mark is skipped only at the start of a file (line 1).
 
     Yields
     ------
@@ -408,9 +454,9 @@ def pieces(handle: Any, block_bytes: int | None = None) -> Iterator[tuple[int, i
     [(0, 1, b'a\\r\\n'), (3, 2, b'b\\r'), (5, 3, b'c')]
     """
     block_bytes = block_bytes or SCAN_BLOCK_BYTES
-    offset, line, carry = 0, 1, b""
+    offset, carry = 0, b""
     head = handle.read(len(BOM))
-    if head == BOM:
+    if head == BOM and line == 1:
         offset, head = len(BOM), b""
     while True:
         block = handle.read(block_bytes)
@@ -498,28 +544,54 @@ TEXT_CONTROL = b"\x00"
 _CONTROL_NAMES = {0: "a NUL byte", 11: "a vertical tab", 12: "a form feed"}
 
 
-def refuse_control_bytes(path: str, raw: bytes, first_line: int, forbidden: bytes) -> None:
-    """Raise :func:`fail` naming the line of the first forbidden control byte of a block.
+def bad_bytes(
+    path: str, raw: bytes, first_line: int, forbidden: bytes, encoding: str | None = None
+) -> tuple[int, DataFileError | None]:
+    """The first bytes of a block of whole lines that no line may hold: ``(cut, error)``.
+
+    ``error`` names the line of the first forbidden control byte or (given ``encoding``)
+    the first byte that is not valid in it, whichever comes first, and ``cut`` is where
+    that line starts in ``raw``: the lines before it can be read, so that a scan reports
+    a problem on an earlier line first (the first bad row of the file, whatever the
+    blocks it is read in). ``(len(raw), None)`` when every byte is good.
 
     Examples
     --------
-    >>> refuse_control_bytes("d.svm", b"1 1:2\\n0 2:1\\x0c3:1\\n", 7, NUMERIC_CONTROL)
-    Traceback (most recent call last):
-    ...
-    rosenblatt.exceptions.DataFileError: d.svm, line 8: a form feed inside a line; separate values
-    with spaces, tabs or commas only
+    >>> cut, error = bad_bytes("d.svm", b"1 1:2\\n0 2:1\\x0c3:1\\n", 7, NUMERIC_CONTROL)
+    >>> cut, error.line, error.what
+    (6, 8, 'a form feed inside a line')
     """
     found = [p for p in (raw.find(bytes([b])) for b in forbidden) if p >= 0]
-    if not found:
-        return
-    position = min(found)
+    position = min(found) if found else len(raw)
+    head = raw if position == len(raw) else raw[:position]  # (a whole block: no copy)
+    invalid = None
+    if encoding is not None and not head.isascii():  # ASCII is valid in every encoding read
+        try:
+            head.decode(encoding)
+        except UnicodeDecodeError as exc:
+            position, invalid = exc.start, exc.reason
+        except LookupError:
+            raise ValueError(f"unknown text encoding {encoding!r}") from None
+    if position == len(raw):
+        return position, None
+    line = line_of(raw, position, first_line)
+    cut = max(raw.rfind(b"\n", 0, position), raw.rfind(b"\r", 0, position)) + 1
+    if invalid is not None:
+        error = fail(
+            path,
+            line,
+            f"not valid {encoding} ({invalid})",
+            f"save the file as {encoding}",
+            code="encoding",
+        )
+        return cut, error
     name = _CONTROL_NAMES[raw[position]]
     fix = (
         "the file may be binary or UTF-16: save it as UTF-8 text"
         if raw[position] == 0
         else "separate values with spaces, tabs or commas only"
     )
-    raise fail(path, line_of(raw, position, first_line), f"{name} inside a line", fix, "control")
+    return cut, fail(path, line, f"{name} inside a line", fix, "control")
 
 
 def decode(path: str, raw: bytes, first_line: int, encoding: str) -> str:

@@ -1,15 +1,20 @@
 """CSV: numeric features and a label column, one sample per record, an optional header.
 
 Records follow RFC 4180 (:mod:`csv`): a quoted field may hold commas, doubled
-quotes and line breaks; surrounding whitespace is stripped; blank lines are
-skipped; every record has as many fields as the first. A feature cell is what
-``float()`` reads of it, surrounding whitespace stripped.
+quotes and line breaks (a quote opens a field only at its start: elsewhere it is a
+character); surrounding whitespace is stripped; blank lines are skipped; every
+record has as many fields as the first. A feature cell is what ``float()`` reads
+of it, surrounding whitespace stripped. A field holds at most
+:data:`~rosenblatt._core.config.CSV_FIELD_LIMIT` characters (131,072, Python's csv
+module's limit), quoted or not; a longer one is an error naming its line and column
+(most often a quoted field whose closing quote is missing).
 
 ``header="auto"`` takes the first record as a header only when it cannot be data
 and looks like names:
 
 - it cannot be data when a feature cell is not a finite number, or when its label
-  is text while every other label is a number (``1,2,label`` over numeric labels);
+  is text while the next record's label is a number (``1,2,label`` over numeric
+  labels);
 - it looks like names when no cell is empty and none is a number with a fraction
   (names may be whole numbers: ``0,1,2,label``);
 - a first record that cannot be data and does not look like names (``1.5,,0``,
@@ -18,12 +23,17 @@ and looks like names:
 A label column named by its header name implies a header.
 
 Blocks of lines without quotes are parsed by the compiled parser of
-:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them);
-blocks with quotes, small files and lines the compiled parser leaves to Python
-go through :mod:`csv`, with the same result. Errors come in the order of the
-checks: a record with the wrong number of fields or broken quotes stops the
-scan; then the header, the columns and the labels are decided for the whole
-file; then the first feature cell that is not a finite number is reported.
+:mod:`rosenblatt.engine.kernels.textparse` (numbers exactly as ``float()`` reads them;
+a line of millions of fields without a Python object per field); blocks with
+quotes, small files and lines the compiled parser leaves to Python go through
+:mod:`csv`, with the same result.
+
+Every check of a record looks at it and at the records before it (the first
+record's at the one after it), so the error is the first bad row's in file order,
+whatever the blocks the file is read in: the scan stops at a record it cannot read
+(broken quotes, a field too long, the wrong number of fields, a bad byte); then the
+header is decided, and the first of the records before it with a bad feature cell
+or label (its cells before its label) is said, else the record the scan stopped at.
 """
 
 from __future__ import annotations
@@ -31,27 +41,31 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ..._core.config import CSV_FIELD_LIMIT as LIMIT
 from ..._core.kernel_constants import FULL
 from ...engine.kernels.loader import compiled_kernel
 from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
+    Problems,
     Sizes,
+    bad_bytes,
     compiled,
     decode,
     fail,
     label_ids,
+    line_of,
     line_starts,
     near_names,
     normalize,
     pieces,
-    refuse_control_bytes,
     text_lines,
 )
 from ._schema import Chunker
@@ -101,7 +115,7 @@ def cell_problem(cell: str) -> tuple[str, str | None] | None:
 def _column(header, j):
     """How an error names column ``j`` (0-based) of a file: by its name when the file has a
     ``header``, else by its 1-based position; the one rule, whatever block the error is in."""
-    return repr(header[j]) if header else str(j + 1)
+    return repr(header[j]) if header and j < len(header) else str(j + 1)
 
 
 def _is_int(text) -> bool:
@@ -133,16 +147,98 @@ class _Feed:
         return self.lines[self.next - 1] + "\n"
 
 
-def csv_records(
-    path: str, lines: Sequence[str], first_line: int, final: bool
-) -> tuple[list[tuple[int, list[str]]], int | None]:
-    """The non-blank records of ``lines``, parsed by :mod:`csv`, with the line each starts on.
+# ---------------------------------------------------------------------- the field size limit
+class LongField:
+    """A record with a field of more than :data:`LIMIT` characters, at ``line`` and 0-based
+    ``column``: an error whose column is named once the file's header is known."""
 
-    Returns ``(records, cut)``: ``records`` lists ``(k, cells)`` (``k`` the index of
-    the record's first line) and ``cut`` is the index of a last record that a
-    quoted field carries beyond ``lines`` (None if there is none; an error when
-    ``final``).
+    code = "field"
+
+    def __init__(self, path: str, line: int, column: int):
+        self.path, self.line, self.column = path, line, column
+
+    def error(self, header: Sequence[str] | None = None) -> DataFileError:
+        return fail(
+            self.path,
+            self.line,
+            f"a field of more than {LIMIT:,} characters, the most a CSV field may hold",
+            "check the quotes (a quoted field whose closing quote is missing runs on to the "
+            "next quote), or shorten the field",
+            code=self.code,
+            column=_column(header, self.column),
+        )
+
+
+# one field as csv reads it (lines joined by "\n"): spaces skipped, then a quoted part
+# (doubled quotes inside) and what follows its closing quote, or plain characters
+_FIELD = re.compile(r' *(?:"([^"]*(?:""[^"]*)*)("?)([^,\n]*)|([^,\n]*))')
+
+
+def _long_column(text: str) -> int | None:
+    """The 0-based column of the first field of the record that ``text`` starts with that
+    holds more than :data:`LIMIT` characters as :mod:`csv` stores them, or None.
+
+    Examples
+    --------
+    >>> _long_column('1,"a""' + "x" * LIMIT + '",2'), _long_column('1,"' + "x" * LIMIT + '"')
+    (1, None)
     """
+    pos, j = 0, 0
+    while True:
+        match = _FIELD.match(text, pos)
+        assert match is not None  # every alternative matches the empty string
+        plain, inside, after = match.group(4), match.group(1), match.group(3)
+        size = len(plain) if plain is not None else len(inside) - inside.count('""') + len(after)
+        if size > LIMIT:
+            return j
+        pos = match.end()
+        if pos >= len(text) or text[pos] != ",":
+            return None
+        pos, j = pos + 1, j + 1
+
+
+#: bytes of a block scanned at a time for a field too long (:func:`_plain_long_field`)
+_WINDOW = 1 << 20
+
+
+def _plain_long_field(block: bytes, line0: int, encoding: str) -> tuple[int, int, int] | None:
+    """The first field of more than :data:`LIMIT` characters of a block of lines without
+    quotes: ``(line, 0-based column, offset of the line's start)``, or None.
+
+    A window of the block at a time, so that a line of millions of fields takes no memory
+    per field.
+
+    Examples
+    --------
+    >>> _plain_long_field(b"1,2\\n3, " + b"4" * LIMIT + b"\\n5," + b"6" * (LIMIT + 1), 7, "UTF-8")
+    (9, 1, 131080)
+    """
+    buf = np.frombuffer(block, dtype=np.uint8)
+    start = 0  # where the current field starts
+    for a in range(0, buf.shape[0] + 1, _WINDOW):
+        window = buf[a : a + _WINDOW]
+        ends = np.flatnonzero((window == 44) | (window == 10) | (window == 13)) + a
+        if a + _WINDOW >= buf.shape[0]:  # the block's last field ends with the block
+            ends = np.append(ends, buf.shape[0])
+        if not ends.shape[0]:
+            continue
+        starts = np.empty_like(ends)
+        starts[0], starts[1:] = start, ends[:-1] + 1
+        start = int(ends[-1]) + 1
+        for k in np.flatnonzero(ends - starts > LIMIT):  # bytes: chars may be fewer
+            a_k, b_k = int(starts[k]), int(ends[k])
+            if len(block[a_k:b_k].decode(encoding).lstrip(" ")) > LIMIT:
+                first = max(block.rfind(b"\n", 0, a_k), block.rfind(b"\r", 0, a_k)) + 1
+                return line_of(block, a_k, line0), block.count(b",", first, a_k), first
+    return None
+
+
+def records_with_error(
+    path: str, lines: Sequence[str], first_line: int, final: bool
+) -> tuple[list[tuple[int, list[str]]], int | None, Any]:
+    """:func:`csv_records`, with the error of a bad record returned (a
+    :class:`~rosenblatt.exceptions.DataFileError`, or a :class:`LongField`) after the
+    records before it."""
     feed = _Feed(lines)
     reader = csv.reader(feed, _Dialect)
     records: list[tuple[int, list[str]]] = []
@@ -151,63 +247,254 @@ def csv_records(
         try:
             cells = next(reader)
         except StopIteration:
-            return records, None
+            return records, None, None
         except csv.Error as exc:
-            raise fail(
+            column = _long_column("\n".join(lines[start:]))
+            if column is not None:
+                return records, None, LongField(path, first_line + start, column)
+            error = fail(
                 path,
                 first_line + start,
                 f"{exc}",
                 "check the quotes and the characters of this record",
                 code="csv",
-            ) from None
+            )
+            return records, None, error
         if feed.ran_out:
             if not final:
-                return records, start
-            raise fail(
+                return records, start, None
+            error = fail(
                 path,
                 first_line + start,
                 "a quoted field starts on this line and is not closed",
                 'a quoted field ends with " (a " inside it is written "")',
                 code="csv",
             )
+            return records, None, error
+        if cells and max(map(len, cells)) > LIMIT:  # csv's own limit may have been raised
+            column = next(j for j, cell in enumerate(cells) if len(cell) > LIMIT)
+            return records, None, LongField(path, first_line + start, column)
         if not _blank(cells):
             records.append((start, cells))
 
 
-class _Scan:
-    """The state of a CSV scan (see :func:`scan`)."""
+def csv_records(
+    path: str, lines: Sequence[str], first_line: int, final: bool
+) -> tuple[list[tuple[int, list[str]]], int | None]:
+    """The non-blank records of ``lines``, parsed by :mod:`csv`, with the line each starts on.
 
-    def __init__(self, schema, chunks, store, labelled, n_features, header, label_column, aside):
+    Returns ``(records, cut)``: ``records`` lists ``(k, cells)`` (``k`` the index of
+    the record's first line) and ``cut`` is the index of a last record that a
+    quoted field carries beyond ``lines`` (None if there is none; an error when
+    ``final``). A record that cannot be read raises its error.
+    """
+    records, cut, error = records_with_error(path, lines, first_line, final)
+    if isinstance(error, LongField):
+        raise error.error()
+    if error is not None:
+        raise error
+    return records, cut
+
+
+def open_quote(data: bytes, start: int, stop: int) -> int:
+    """Where a quoted field still open at ``stop`` starts in ``data`` read from ``start`` (a
+    record's or a field's start), or -1: the rule of :mod:`csv` (with this module's dialect),
+    a quote opens a field only at the field's start (spaces skipped), elsewhere it is a
+    character; inside, a doubled quote is a quote.
+
+    Examples
+    --------
+    >>> data = b'1,ab"c,2\\n3,"x\\ny",4\\n'
+    >>> open_quote(data, 0, 9), open_quote(data, 0, 14), open_quote(data, 0, len(data))
+    (-1, 11, -1)
+    """
+    pos = start
+    while True:
+        q = data.find(b'"', pos, stop)
+        if q < 0:
+            return -1
+        k = q - 1
+        while k >= start and data[k] == 32:
+            k -= 1
+        if k >= start and data[k] not in (44, 10, 13):  # inside a field: a character
+            pos = q + 1
+            continue
+        close = closing_quote(data, q)
+        if close < 0 or close > stop:
+            return q
+        after = _FIELD_END.search(data, close)  # the field goes on, unquoted
+        pos = len(data) if after is None else after.start()
+
+
+_FIELD_END = re.compile(rb"[,\r\n]")
+
+
+def closing_quote(data: bytes, q: int) -> int:
+    """The position after the quote that closes the quoted field opened at ``q``, or -1
+    when ``data`` ends before it (a last quote of ``data`` counts as closing)."""
+    p = q + 1
+    while True:
+        c = data.find(b'"', p)
+        if c < 0:
+            return -1
+        if c + 1 < len(data) and data[c + 1] == 34:  # "" inside: a quote
+            p = c + 2
+            continue
+        return c + 1
+
+
+# ---------------------------------------------------------------------- the first record
+class _Features:
+    """The feature columns of records of ``width`` fields: all but a few ``others`` (the
+    label, the columns set aside), in order; without a list of millions of them."""
+
+    def __init__(self, width: int, others: Iterable[int | None]):
+        self.width = width
+        self.others = sorted({o for o in others if o is not None})
+
+    def __len__(self) -> int:
+        return self.width - len(self.others)
+
+    def __getitem__(self, k: int) -> int:
+        j = k
+        for other in self.others:
+            if other > j:
+                break
+            j += 1
+        return j
+
+    def __iter__(self) -> Iterator[int]:
+        skip = set(self.others)
+        return (j for j in range(self.width) if j not in skip)
+
+
+class _First:
+    """The first record of a CSV file, which the end of its scan reads as a header or as data.
+
+    Given as its cells (records :mod:`csv` read), or as the bytes of a line without quotes
+    (``raw``: ``(block, start, stop)``), which the compiled parser reads without a Python
+    object per field (a line of millions of fields), and are split into cells only when
+    they are needed as text (a header's names, columns set aside).
+    """
+
+    def __init__(self, line, offset, cells=None, raw=None, encoding="UTF-8"):
+        self.line, self.offset, self.encoding = line, offset, encoding
+        self._cells = None if cells is None else [c.strip() for c in cells]
+        self.raw = raw
+        if cells is not None:
+            self.width = len(self._cells)
+        else:
+            block, a, b = raw
+            self.width = block.count(b",", a, b) + 1
+        self.label = None  # the label's text, once read
+        self.texts: dict[int, str] = {}  # feature cells (by feature) float() read, or could not
+
+    def cells(self) -> list[str]:
+        if self._cells is None:
+            block, a, b = self.raw
+            self._cells = [c.strip() for c in block[a:b].decode(self.encoding).split(",")]
+        return self._cells
+
+    def read(self, label, features, sizes) -> np.ndarray:
+        """The feature values, a row of shape (1, features): NaN where a cell is not a
+        finite number (its text in ``texts``); ``label`` gets the label's text."""
+        if self.raw is not None:
+            block, a, b = self.raw
+            buf = np.frombuffer(block, dtype=np.uint8, count=b - a, offset=a)
+            at = -1 if label is None else label
+            n, flagged, n_deferred, _, X, spans, deferred = _csv_block(
+                buf, self.width, at, len(features), sizes
+            )
+            if n == 1 and flagged < 0:
+                for _, f, s, e, _ in deferred[:n_deferred]:
+                    self._cell(X, int(f), bytes(buf[s:e]).decode(self.encoding).strip())
+                if label is not None:
+                    self.label = bytes(buf[spans[0, 0] : spans[1, 0]]).decode(self.encoding)
+                return X[:1]
+        cells = self.cells()
+        X = np.empty((1, len(features)))
+        for k, j in enumerate(features):
+            self._cell(X, k, cells[j])
+        self.label = None if label is None else cells[label]
+        return X
+
+    def _cell(self, X, k, text):
+        value = _number(text)
+        if value is None or not math.isfinite(value):
+            self.texts[k], value = text, np.nan
+        X[0, k] = value
+
+    def problem(self, features) -> tuple[int, str, str | None] | None:
+        """``(column, what, fix)`` of the first feature cell that is not a finite number."""
+        for k in sorted(self.texts):
+            problem = cell_problem(self.texts[k])
+            if problem:
+                return (features[k], *problem)
+        return None
+
+
+class _Scan:
+    """The state of a CSV scan (see :func:`scan`).
+
+    The scan stops at the first record it cannot read (:meth:`stop`); what the records
+    before it decide (the header, the labels, their cells) is checked at the end
+    (:meth:`finish`), and the error of the first bad row in file order is raised.
+    """
+
+    def __init__(
+        self,
+        schema,
+        chunks,
+        store,
+        labelled,
+        n_features,
+        header,
+        label_column,
+        aside=((), (), ()),
+        labels=None,
+        final=True,
+    ):
         self.schema, self.path, self.store = schema, schema.path, store
         self.labelled, self.n_features = labelled, n_features
         self.header, self.label_column = header, label_column
         # columns that are no features, kept as text: ``(indices, id_columns, ignore)``, the
         # latter two to find in the first record (the indices: a Stream found them already)
         self.aside, self.id_columns, self.ignore = (list(given) for given in aside)
-        self.features = []  # the file's column of each feature
+        self.features = _Features(0, ())  # the file's column of each feature
         self.by_name = isinstance(label_column, str) and not _is_int(label_column)
-        self.first = None  # (cells, line) of the first record
+        self.started = False  # whether the columns are known
+        self.first = None  # the first record (a _First), when these lines hold it
+        self.first_line = 0  # the line of the file's first record
         self.width = self.label = None
-        self.labels = Labels()  # labels of the records after the first
+        # labels of the records after the first (a stream's: of the blocks before, too)
+        self.labels = Labels() if labels is None else labels
+        self.next_label = None  # the label of the record after the first
+        self.final = final  # False: more lines may follow (a stream's first block)
+        self.stopped: Any = None  # the error of the first record that cannot be read
         self.bad = None  # (line, column, cell) of the first feature cell that is not a number
         self.as_data = chunks  # chunks if the first record is data ...
         self.after_header = Chunker(chunks.chunk_size)  # ... and if it is a header
         self.use_compiled = compiled(schema.size) and not any(aside)  # Python keeps text
         self.sizes = Sizes()
-        self.limit = csv.field_size_limit()
 
     @property
     def n_columns(self):
         """Feature columns."""
         return len(self.features)
 
-    def start(self, cells, line, offset):
+    def stop(self, error):
+        """The scan ends at a record that cannot be read: ``error`` (the first one counts)."""
+        if self.stopped is None:
+            self.stopped = error
+
+    def start(self, first):
         """The first record fixes the columns and the label's place."""
-        cells = [c.strip() for c in cells]
-        self.first, self.width = (cells, line), len(cells)
+        self.first, self.started = first, True
+        self.width, self.first_line = first.width, first.line
+        line = first.line
         if self.id_columns or self.ignore:
             self.aside = aside_columns(
-                self.path, cells, self.id_columns, self.ignore, self.header, line
+                self.path, first.cells(), self.id_columns, self.ignore, self.header, line
             )
             if self.ignore or not all(map(_is_int, self.id_columns)):
                 self.header = True  # names imply a header
@@ -216,6 +503,7 @@ class _Scan:
             width = self.width - len(set(self.aside))
             self.labelled = _labelled(self.path, line, width, self.n_features)
         if self.by_name:
+            cells = first.cells()
             if self.header is False:
                 raise fail(
                     self.path,
@@ -237,27 +525,29 @@ class _Scan:
             self.label = cells.index(self.label_column)
         elif self.labelled:
             self.label = _position(self.path, line, self.label_column, self.width)
-        others = {self.label, *self.aside}
-        self.features = [j for j in range(self.width) if j not in others]
-        # a placeholder row: the scan fills it in if the record is data, or skips it
-        starts, lines = np.array([offset], np.int64), np.array([line], np.int64)
+        self.features = _Features(self.width, [self.label, *self.aside])
+        # the first row: the scan keeps it if the record is data, or skips it
+        X = first.read(self.label, self.features, self.sizes)
+        starts, lines = np.array([first.offset], np.int64), np.array([line], np.int64)
         self.as_data.add(starts, lines)
-        self.store.add(
-            Rows(
-                1,
-                starts,
-                lines,
-                np.full(1, -1, np.int32) if self.labelled else None,
-                X=np.zeros((1, self.n_columns)),
-                aside=[[cells[j] for j in self.aside]] if self.aside else None,
-            )
-        )
+        aside = [[first.cells()[j] for j in self.aside]] if self.aside else None
+        labels = np.full(1, -1, np.int32) if self.labelled else None
+        self.store.add(Rows(1, starts, lines, labels, X=X, aside=aside))
+
+    def resume(self, line, width):
+        """Lines after the first record of their file (a stream's later block): its header,
+        if any, is known, and so are the columns (the first record is on ``line``, with
+        ``width`` fields)."""
+        self.started, self.header = True, False
+        self.width, self.first_line = width, line
+        self.label = None if not self.labelled else int(self.label_column)
+        self.features = _Features(width, [self.label, *self.aside])
 
     def ragged(self, line, n):
         return fail(
             self.path,
             line,
-            f"{n} fields, but line {self.first[1]} has {self.width}",
+            f"{n} fields, but line {self.first_line} has {self.width}",
             "every row needs the same columns",
             code="ragged",
         )
@@ -269,17 +559,26 @@ class _Scan:
     def add_rows(self, rows, keys, key_lines, ids):
         """A block's records: labels to ids, to the store and the chunks."""
         if self.labelled:
+            if self.next_label is None and rows.n:
+                self.next_label = keys[int(ids[0])]
             rows.labels = self.labels.add(keys, key_lines)[ids] if rows.n else ids
         self.store.add(rows)
         self.as_data.add(rows.starts, rows.lines)
         self.after_header.add(rows.starts, rows.lines)
 
     def add_cells(self, offset, line0, block, records):
-        """Records split into cells (``(k, cells)``, ``k`` its first line's index), in Python."""
+        """Records split into cells (``(k, cells)``, ``k`` its first line's index), in Python;
+        the scan stops at a record of another width than the first."""
+        width = self.width
+        ragged = next((r for r, (_, cells) in enumerate(records) if len(cells) != width), None)
+        if ragged is not None:
+            k, cells = records[ragged]
+            self.stop(self.ragged(line0 + k, len(cells)))
+            records = records[:ragged]
         if not records:
             return
         starts = line_starts(offset, block)
-        n, width, label = len(records), self.width, self.label
+        n, label = len(records), self.label
         X = np.empty((n, self.n_columns))
         lines = np.empty(n, dtype=np.int64)
         at = np.empty(n, dtype=np.int64)
@@ -287,8 +586,6 @@ class _Scan:
         aside = [] if self.aside else None
         for r, (k, cells) in enumerate(records):
             line = line0 + k
-            if len(cells) != width:
-                raise self.ragged(line, len(cells))
             lines[r], at[r] = line, starts[k]
             if self.labelled:
                 key = cells[label].strip()
@@ -310,19 +607,67 @@ class _Scan:
                 X[r, f] = value
         self.add_rows(Rows(n, at, lines, X=X, aside=aside), list(keys), key_lines, ids)
 
+    def add_lines(self, offset, line0, block):
+        """A block of lines without quotes: a record per line, the first one aside."""
+        if not self.started:
+            rest = self._first_plain(offset, line0, block)
+            if rest is None or self.stopped is not None:
+                return
+            offset, line0, block = rest
+        if block:
+            self.add_plain(offset, line0, block)
+
+    def _first_plain(self, offset, line0, block):
+        """Start at the first non-blank line of a block without quotes; ``(offset, line,
+        block)`` of the lines after it, or None when the block holds no record."""
+        pos, line = 0, line0
+        while pos < len(block):
+            match = _LINE_BREAK.search(block, pos)
+            stop, following = (match.start(), match.end()) if match else (len(block),) * 2
+            lead = _ASCII_BLANKS.match(block, pos).end()
+            if lead < stop and (block[lead] < 128 or self._text(block[pos:stop]).strip()):
+                break
+            pos, line = following, line + 1
+        else:
+            return None
+        if stop - pos > LIMIT:
+            found = _plain_long_field(block[pos:stop], line, self.schema.encoding)
+            if found is not None:
+                self.stop(LongField(self.path, line, found[1]))
+                return None
+        if self.use_compiled:
+            raw = (block, pos, stop)
+            first = _First(line, offset + pos, raw=raw, encoding=self.schema.encoding)
+        else:
+            text = block[pos:stop].decode(self.schema.encoding)
+            first = _First(line, offset + pos, cells=text.split(","))
+        self.start(first)
+        return offset + following, line + 1, block[following:]
+
+    def _text(self, raw):
+        return raw.decode(self.schema.encoding)
+
     def add_plain(self, offset, line0, block):
         """A block of lines without quotes (and past the first record): a record per line."""
-        if self.use_compiled:
-            if not block.isascii():  # an invalid byte is an error at its line
-                decode(self.path, block, line0, self.schema.encoding)
-            if self._add_compiled(offset, line0, block):
-                return
-        lines = text_lines(decode(self.path, block, line0, self.schema.encoding))
-        if lines and max(map(len, lines)) >= self.limit:  # csv may refuse a field this long
-            records, _ = csv_records(self.path, lines, line0, final=True)
-        else:
-            records = [(k, text.split(",")) for k, text in enumerate(lines) if text.strip()]
+        if self.use_compiled and self._add_compiled(offset, line0, block):
+            return
+        if len(block) > LIMIT and self._stop_at_long_field(offset, line0, block):
+            return
+        lines = text_lines(block.decode(self.schema.encoding))
+        records = [(k, text.split(",")) for k, text in enumerate(lines) if text.strip()]
         self.add_cells(offset, line0, block, records)
+
+    def _stop_at_long_field(self, offset, line0, block):
+        """Whether a field of the block is too long: if so, the records before it are read
+        and the scan stops there."""
+        found = _plain_long_field(block, line0, self.schema.encoding)
+        if found is None:
+            return False
+        line, column, cut = found
+        if cut:
+            self.add_plain(offset, line0, block[:cut])
+        self.stop(LongField(self.path, line, column))
+        return True
 
     def _add_compiled(self, offset, line0, block):
         """The block by the compiled parser; False when Python must read it."""
@@ -330,8 +675,10 @@ class _Scan:
         label = -1 if self.label is None else self.label
         parsed = _csv_block(buf, self.width, label, self.n_columns, self.sizes)
         n, flagged, n_deferred, longest, X, spans, deferred = parsed
-        if flagged >= 0 or longest >= self.limit:
+        if flagged >= 0:
             return False
+        if longest > LIMIT and self._stop_at_long_field(offset, line0, block):
+            return True
         encoding = self.schema.encoding
         for r, f, a, b, k in deferred[:n_deferred]:
             cell = block[a:b].decode(encoding)
@@ -351,96 +698,159 @@ class _Scan:
         self.add_rows(rows, keys, key_lines, ids)
         return True
 
+    def add_quoted(self, offset, line0, block, carry, final):
+        """A block of lines with quotes, after the lines of a record carried on from the
+        block before (``carry``); the carry of this one (a record a quoted field carries
+        beyond it), or None."""
+        lines = text_lines(block.decode(self.schema.encoding))
+        if carry is not None:
+            offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
+        records, cut, error = records_with_error(self.path, lines, line0, final)
+        carry = None
+        if cut is not None:
+            at = int(line_starts(offset, block)[cut]) - offset
+            carry = (offset + at, line0 + cut, block[at:], lines[cut:])
+            block = block[:at]
+        if records and not self.started:
+            k, cells = records.pop(0)
+            start = int(line_starts(offset, block)[k])
+            self.start(_First(line0 + k, start, cells=cells))
+        if records:
+            self.add_cells(offset, line0, block, records)
+        if error is not None:
+            self.stop(error)
+        return carry
+
     def finish(self, schema, names):
-        """Decide the header, check the columns, decide the labels; the chunks to use."""
-        if self.first is None:
+        """Decide the header, check the columns, decide the labels; the chunks to use.
+
+        Raises the error of the first bad row in file order: the first record's (as a
+        header or as data), then whichever comes first of a row's columns, cells and
+        label and the record the scan stopped at.
+        """
+        stopped = self.stopped
+        if not self.started:
+            if isinstance(stopped, LongField):
+                stopped = stopped.error(schema.header)
+            if stopped is not None:
+                raise stopped
             raise fail(self.path, None, f"no data rows ({EXPECTED})", code="empty")
-        cells, line = self.first
-        header = self.header
-        if header == "auto":
-            header = self.header_auto(cells, line)
-        elif not header:  # data by request: say so before the labels' verdict
-            self.check_first(cells, line)
-        labels = self.labels
+        chunks = self.as_data
+        header = False
+        if self.first is not None:
+            header = self.header
+            if header == "auto":
+                header = self.header_auto()
+            elif not header:  # data by request: say so before the labels' verdict
+                self.check_first()
+            if header:
+                chunks, schema.header = self.after_header, self.first.cells()
+        if isinstance(stopped, LongField):  # the header, if any, names its column
+            stopped = stopped.error(schema.header)
+        if not chunks.count:  # a header alone, or blank lines after a file's first record
+            if stopped is not None:
+                raise stopped
+            what = "a header row but no data rows" if header else f"no data rows ({EXPECTED})"
+            raise fail(self.path, None, what, code="empty")
         if header:
-            chunks, schema.header = self.after_header, cells
-            if not chunks.count:
-                raise fail(self.path, None, "a header row but no data rows", code="empty")
             self.store.skip_first()
-        else:
-            chunks = self.as_data
-            label = labels.add([cells[self.label]], [line])[0] if self.labelled else None
-            self.store.set_first([float(cells[j]) for j in self.features], label)
+        elif self.first is not None:
+            first = self.first
+            label = self.labels.add([first.label], [first.line])[0] if self.labelled else None
+            self.store.set_first(label)
+        problems = Problems()  # ranks: what of a row comes first
         n_features = self.n_columns
-        if self.n_features is not None and n_features != self.n_features:
-            first_data = line if not header else int(chunks.first_lines[0])
-            raise fail(
-                self.path,
-                first_data,
-                f"{n_features} feature columns, but the model expects {self.n_features}",
-                code="columns",
-            )
+        if self.n_features is not None and n_features != self.n_features and chunks.count:
+            first_data = int(chunks.first_lines[0])
+            what = f"{n_features} feature columns, but the model expects {self.n_features}"
+            problems.add(fail(self.path, first_data, what, code="columns"), 0)
         schema.labelled = bool(self.labelled)
         schema.n_columns, schema.n_features = self.width, n_features
         schema.label_index = self.label if self.labelled else None
         schema.aside = sorted(set(self.aside)) or None
         if self.labelled:
-            schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-                self.path, labels.first_lines, names=names
+            labels_are = problems.attempt(
+                2, _labels.decide, self.path, self.labels.first_lines, names=names
             )
+            if labels_are is not None:
+                schema.label_kind, schema.label_map, schema.classes = labels_are
         if self.bad is not None:
             line, j, cell = self.bad
-            raise fail(
-                self.path, line, *cell_problem(cell), "cell", column=_column(schema.header, j)
-            )
-        return chunks, labels.keys
+            column = _column(schema.header, j)
+            problems.add(fail(self.path, line, *cell_problem(cell), "cell", column=column), 1)
+        problems.add(stopped, 3)
+        problems.raise_first()
+        schema.follow = dict(
+            header=False,
+            header_names=schema.header,
+            label_column=schema.label_index,
+            labelled=schema.labelled,
+            resume=(self.first_line, self.width),
+            labels=self.labels,
+        )
+        return chunks, self.labels.keys
 
-    def check_first(self, cells, line):
+    def check_first(self):
         """Refuse a first record given as data that holds something other than numbers."""
-        for j in self.features:
-            problem = cell_problem(cells[j])
-            if problem:
-                what, fix = problem
-                fix = (f"{fix}; " if fix else "") + _if_a_header(line)
-                column = _column(self.schema.header, j)
-                raise fail(self.path, line, what, fix, "header", column=column)
+        problem = self.first.problem(self.features)
+        if problem:
+            j, what, fix = problem
+            line = self.first.line
+            fix = (f"{fix}; " if fix else "") + _if_a_header(line)
+            raise fail(self.path, line, what, fix, "header", column=_column(None, j))
 
-    def header_auto(self, cells, line):
+    def _text_label(self):
+        """Whether the first record's label is text (None: it is, and the next record's
+        label, not read yet, decides whether that makes the record a header)."""
+        label = self.first.label
+        if not (self.labelled and label and _number(label) is None):
+            return False
+        if self.next_label is None:
+            return None
+        return _number(self.next_label) is not None
+
+    def header_auto(self):
         """Whether the first record is a header (``header="auto"``, see the module)."""
-        problem = next(
-            ((j, *cell_problem(cells[j])) for j in self.features if cell_problem(cells[j])),
-            None,
-        )
-        label = cells[self.label] if self.labelled else None
-        others = self.labels.ids
-        text_label = (
-            bool(label)
-            and _number(label) is None
-            and bool(others)
-            and all(_number(other) is not None for other in others)
-        )
+        first = self.first
+        problem = first.problem(self.features)
+        text_label = self._text_label()
+        if problem is None and text_label is None and not self.final and self.stopped is None:
+            raise fail(
+                self.path,
+                first.line,
+                "the first record's label is text: the next record's label tells whether it "
+                "is a header",
+                code="undecided",
+            )
         if problem is None and not text_label:
             return False
+        cells = first.cells()
+        label = first.label
         if all(c and not _fraction(c) for c in cells):
             # a note only where the guess could be wrong: a plain header of names cannot be data
             if any(_number(c) is not None for c in cells):
                 why = (
-                    f"its label {label!r} is text, where every other label is a number"
+                    f"its label {label!r} is text, where the next row's label is a number"
                     if problem is None
                     else "it holds names, not numbers"
                 )
                 self.schema.notes.append(
-                    f"line {line} read as a header ({_names(cells)}): {why}; pass "
+                    f"line {first.line} read as a header ({_names(cells)}): {why}; pass "
                     "header=False to read it as data"
                 )
             return True
         j, what, fix = problem or (
             self.label,
-            f"the label {label!r} is text, where every other label is a number",
+            f"the label {label!r} is text, where the next row's label is a number",
             None,
         )
-        fix = _if_a_header(line) + (f"; if not, {fix}" if fix else "")
-        raise fail(self.path, line, what, fix, "header", column=_column(None, j))
+        fix = _if_a_header(first.line) + (f"; if not, {fix}" if fix else "")
+        raise fail(self.path, first.line, what, fix, "header", column=_column(None, j))
+
+
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+# what str.strip() removes of ASCII, line breaks aside
+_ASCII_BLANKS = re.compile(rb"[ \t\x0b\x0c\x1c-\x1f]*")
 
 
 def _fraction(cell) -> bool:
@@ -609,69 +1019,54 @@ def scan(
     aside: Sequence[int] = (),
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    labels: Labels | None = None,
+    resume: tuple[int, int] | None = None,
+    final: bool = True,
+    first_line: int = 1,
     **_: Any,
 ) -> tuple[int, Chunker, list[Any]]:
     """Read the whole file once: header, columns, records, labels, chunk boundaries.
 
     ``header_names``: the header of the file these lines come from, when they are a
     block after it (:class:`~rosenblatt.data.readers.Stream`), so that an error names
-    a column as it would in the whole file. ``aside``: columns (0-based indices) that
-    are no features; their cells are kept as text (the store's ``aside`` rows).
-    ``id_columns`` and ``ignore``: such columns by name or index, found in the first
-    record (:func:`aside_columns`).
+    a column as it would in the whole file; ``resume``: ``(line, width)`` of that
+    file's first record (the block's records are all data, of that width), and
+    ``labels``: the labels of the blocks before (:class:`._store.Labels`, added to).
+    ``aside``: columns (0-based indices) that are no features; their cells are kept as
+    text (the store's ``aside`` rows). ``id_columns`` and ``ignore``: such columns by
+    name or index, found in the first record (:func:`aside_columns`). ``final=False``:
+    more lines may follow, so a first record that only the next record's label can tell
+    a header from data is an error with the code ``"undecided"``. ``first_line``: the
+    number of the first line (a stream's block is numbered as in its file).
     """
     path = schema.path
     if header_names is not None:
         schema.header = list(header_names)
     given = (aside, id_columns or (), ignore or ())
-    state = _Scan(schema, chunks, store, labelled, n_features, header, label_column, given)
+    state = _Scan(
+        schema, chunks, store, labelled, n_features, header, label_column, given, labels, final
+    )
+    if resume is not None:
+        state.resume(*resume)
     carry = None  # (offset, line, block, lines) of a record that a quoted field carries on
-    cut: int | None  # where a block is cut: a byte offset, or csv_records' record index
     end = 0
-    for offset, line0, block in pieces(handle):
+    for offset, line0, block in pieces(handle, line=first_line):
         end = offset + len(block)
-        refuse_control_bytes(path, block, line0, NUMERIC_CONTROL)
+        cut, problem = bad_bytes(path, block, line0, NUMERIC_CONTROL, schema.encoding)
+        block = block[:cut]  # the lines before a bad byte are read before it is said
         if carry is None and _plain(block):
-            if state.first is None:  # the first record, in Python
-                lines = text_lines(decode(path, block, line0, schema.encoding))
-                k = next((k for k, text in enumerate(lines) if text.strip()), None)
-                if k is None:
-                    continue
-                if len(lines[k]) >= state.limit:
-                    cells = csv_records(path, lines[k : k + 1], line0 + k, final=True)[0][0][1]
-                else:
-                    cells = lines[k].split(",")
-                starts = line_starts(offset, block)
-                state.start(cells, line0 + k, int(starts[k]))
-                if k + 1 == len(lines):
-                    continue
-                cut = int(starts[k + 1]) - offset
-                offset, line0, block = offset + cut, line0 + k + 1, block[cut:]
-            state.add_plain(offset, line0, block)
-            continue
-        lines = text_lines(decode(path, block, line0, schema.encoding))
-        if carry is not None:
-            offset, line0, block, lines = (carry[0], carry[1], carry[2] + block, carry[3] + lines)
-        records, cut = csv_records(path, lines, line0, final=False)
-        carry = None
-        if cut is not None:
-            at = int(line_starts(offset, block)[cut]) - offset
-            carry = (offset + at, line0 + cut, block[at:], lines[cut:])
-            block = block[:at]
-        _add_records(state, offset, line0, block, records)
+            state.add_lines(offset, line0, block)
+        else:
+            carry = state.add_quoted(offset, line0, block, carry, final=False)
+        if problem is not None:
+            state.stop(problem)
+        if state.stopped is not None:
+            carry = None
+            break
     if carry is not None:
-        offset, line0, block, lines = carry
-        records = csv_records(path, lines, line0, final=True)[0]
-        _add_records(state, offset, line0, block, records)
+        state.add_quoted(carry[0], carry[1], b"", carry, final=True)
     chunks, keys = state.finish(schema, names)
     return end, chunks, keys
-
-
-def _add_records(state, offset, line0, block, records):
-    if records and state.first is None:
-        k, cells = records.pop(0)
-        state.start(cells, line0 + k, int(line_starts(offset, block)[k]))
-    state.add_cells(offset, line0, block, records)
 
 
 def parse(
@@ -696,8 +1091,8 @@ def _parse_compiled(schema, raw):
     buf = np.frombuffer(raw, dtype=np.uint8)
     width, label = schema.n_columns, schema.label_index
     parsed = _csv_block(buf, width, -1 if label is None else label, schema.n_features, Sizes())
-    n, flagged, n_deferred, longest, X, spans, deferred = parsed
-    if flagged >= 0 or longest >= csv.field_size_limit():
+    n, flagged, n_deferred, _, X, spans, deferred = parsed
+    if flagged >= 0:  # (the scan held every field to the size limit)
         return None
     for r, f, a, b, _ in deferred[:n_deferred]:
         value = _number(raw[a:b].decode(schema.encoding).strip())

@@ -1,17 +1,19 @@
 """Class labels, the same rules for every format, in memory and streamed.
 
 A scan collects the distinct label strings of a file (each with the first line it
-is on) and :func:`decide` turns them into classes once, for the whole file:
+is on) and :func:`decide` turns them into classes, for the whole file (or for the
+lines read so far, when a stream reads it a block at a time):
 
 - numbers that are equal are one class (``1``, ``1.0`` and ``+1``), kept as int64;
 - a number that is not whole (``0.5``), not finite (``nan``, ``inf``) or not below
   2**53 in magnitude is an error: a classifier needs class labels;
-- text labels stay strings; a file mixing numbers and text is an error naming a
-  line of each;
+- text labels stay strings; the first label makes the file's labels numbers or
+  text, and a label of the other kind is an error naming the first label's line;
 - with ``names`` (a fixed list of labels) each label must be one of them and is
   read as its position in the list.
 
-Every error names the first line that shows the problem.
+The labels are checked in file order, each against those before it, so every
+error names the first row with a bad label, whatever comes after it.
 """
 
 from __future__ import annotations
@@ -44,7 +46,14 @@ def decide(
     numbers_only: bool = False,
     names: Sequence[str] | None = None,
 ) -> tuple[str, dict[Any, Any], np.ndarray]:
-    """Classes from the distinct labels of a file.
+    """Classes from the distinct labels of a file (or of its lines read so far).
+
+    The labels are checked in the order of their first lines, each against the ones
+    before it, so the error is that of the first row with a bad label, and a file read
+    a block at a time (the labels of the blocks before given too) fails as the whole
+    file does: an empty label; with ``names``, a label not in them; a label of the
+    other kind than the first label (text among numbers, or a number among text); a
+    number that is no class label (see the module).
 
     Parameters
     ----------
@@ -74,51 +83,67 @@ def decide(
     Traceback (most recent call last):
     ...
     rosenblatt.exceptions.DataFileError: d.csv, line 2: the labels look continuous: ...
+    >>> decide("d.tsv", {"ham": 1, "2": 5})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: d.tsv, line 5: the label '2' is a number, but line 1 \
+has the text 'ham'; ...
     """
     if not first_lines:
         return INT, {}, np.empty(0, dtype=np.int64)
-    empty = [line for label, line in first_lines.items() if not label]
-    if empty:
-        raise fail(path, min(empty), "empty label", "give every sample a label", code="label")
-    if names is not None:
-        return _named(path, first_lines, names)
-    values = {label: _number(label) for label in first_lines}
-    texts = [label for label, value in values.items() if value is None]
-    if texts:
-        text = min(texts, key=first_lines.__getitem__)
-        if numbers_only:
+    in_order = sorted(first_lines, key=first_lines.__getitem__)
+    position = None if names is None else {name: k for k, name in enumerate(names)}
+    values: dict[Any, Any] = {}
+    first = None  # the first label: its kind is the file's
+    for k, label in enumerate(in_order):
+        line = first_lines[label]
+        if not label:
+            raise fail(path, line, "empty label", "give every sample a label", code="label")
+        if position is not None:
+            if label not in position:
+                raise fail(
+                    path,
+                    line,
+                    f"unknown label {show(label)}",
+                    f"expected one of {', '.join(map(str, names or ()))}",
+                    code="label",
+                )
+            values[label] = position[label]
+            continue
+        value = values[label] = _number(label)
+        if value is None and numbers_only:
             raise fail(
                 path,
-                first_lines[text],
-                f"the label {show(text)} is not a number",
+                line,
+                f"the label {show(label)} is not a number",
                 "svmlight labels are numbers (use a .csv or .tsv file for text labels)",
                 code="label",
             )
-        if len(texts) < len(values):
-            numbers = [label for label in values if values[label] is not None]
-            number = min(numbers, key=first_lines.__getitem__)
-            raise fail(
-                path,
-                first_lines[text],
-                f"the label {show(text)} is text, but line {first_lines[number]} has "
-                f"the number {show(number)}",
-                "labels must be all numbers or all text",
-                code="label",
-            )
+        if first is None:
+            first = label
+        elif (value is None) != (values[first] is None):
+            raise fail(path, line, _mixed(label, first, first_lines[first]), _MIXED, code="label")
+        if value is not None:
+            what = _numeric_problem(label, value, in_order[: k + 1])
+            if what:
+                raise fail(path, line, what, code="label")
+    if position is not None:
+        return NAMES, values, np.arange(len(position), dtype=np.int64)
+    if values[first] is None:
         mapping = {label: label for label in values}
         return TEXT, mapping, np.array(sorted(mapping), dtype=str)
-    problems = []
-    # messages do not depend on reading order
-    in_order = sorted(values, key=first_lines.__getitem__)
-    for label, value in values.items():
-        what = _numeric_problem(label, value, in_order)
-        if what:
-            problems.append((first_lines[label], what))
-    if problems:
-        line, what = min(problems)
-        raise fail(path, line, what, code="label")
     mapping = {label: int(value) for label, value in values.items()}
     return INT, mapping, np.array(sorted(set(mapping.values())), dtype=np.int64)
+
+
+_MIXED = "labels must be all numbers or all text"
+
+
+def _mixed(label, first, line):
+    """What is wrong with ``label``, of the other kind than ``first`` (on ``line``)."""
+    if _number(label) is None:
+        return f"the label {show(label)} is text, but line {line} has the number {show(first)}"
+    return f"the label {show(label)} is a number, but line {line} has the text {show(first)}"
 
 
 def _numeric_problem(label, value, labels):
@@ -135,22 +160,6 @@ def _numeric_problem(label, value, labels):
     if label_too_large(value):
         return label_too_large_message(show(label))
     return None
-
-
-def _named(path, first_lines, names):
-    position = {name: k for k, name in enumerate(names)}
-    unknown = [label for label in first_lines if label not in position]
-    if unknown:
-        label = min(unknown, key=first_lines.get)
-        raise fail(
-            path,
-            first_lines[label],
-            f"unknown label {show(label)}",
-            f"expected one of {', '.join(map(str, names))}",
-            code="label",
-        )
-    mapping = {label: position[label] for label in first_lines}
-    return NAMES, mapping, np.arange(len(names), dtype=np.int64)
 
 
 def convert(

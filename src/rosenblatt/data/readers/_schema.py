@@ -56,6 +56,17 @@ class Schema:
     source : str
         The file chunks are read from: ``path``, or the decompressed copy of a ``.gz`` file.
     encoding : str
+    extra_features : {"error", "ignore"}
+        svmlight with ``n_features``: whether an index beyond it is an error, or its
+        entry is left out.
+    extra_rows : int
+        With ``extra_features="ignore"``: the rows that held an index beyond ``n_features``.
+    labelled_by : int or None
+        Text read with ``labelled=None``: the line whose tab (or none) decided ``labelled``.
+    follow : dict
+        The options that read the lines after the ones scanned as the rest of the same
+        file (what they decided: a CSV header and columns, whether there are labels, the
+        labels met so far): a stream reads each block of its input so.
     cache : rosenblatt.data.readers._cache.Cache or None
         The binary cache of the parsed records, when the scan wrote one: chunks
         are then read from it, not from the text.
@@ -84,6 +95,10 @@ class Schema:
     label_map: dict = field(default_factory=dict, repr=False)
     source: str = ""
     encoding: str = "UTF-8"
+    extra_features: str = "error"
+    extra_rows: int = 0
+    labelled_by: int | None = None
+    follow: dict = field(default_factory=dict, repr=False)
     cache: Cache | None = field(default=None, repr=False)
     cleanups: list = field(default_factory=list, repr=False)
 

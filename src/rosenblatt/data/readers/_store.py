@@ -11,8 +11,8 @@ hands each block's records, as :class:`Rows`, to a store:
 Labels travel as ids: the scan numbers each distinct label string in order of
 first appearance (:class:`Labels`), and once the scan has decided what the labels
 mean, :func:`label_values` gives the value of every id. Row ``k`` of a store is
-the ``k``-th record of the file; a CSV store starts with a placeholder for the
-first record, which the scan either fills in (data) or skips (a header).
+the ``k``-th record of the file; a CSV store starts with the first record, whose
+label id the scan fills in if it is data, or which it skips (a header).
 """
 
 from __future__ import annotations
@@ -122,12 +122,26 @@ def sparse(
     base: int,
     n_features: int | None,
     dtype: DTypeLike,
+    drop_beyond: bool = False,
 ) -> Any:
-    """A CSR matrix from a store's arrays: indices shifted to zero-based, ``dtype`` values."""
+    """A CSR matrix from a store's arrays: indices shifted to zero-based, ``dtype`` values;
+    ``drop_beyond``: the entries of indices beyond ``n_features`` are left out.
+
+    Examples
+    --------
+    >>> X = sparse(np.array([0, 2, 3]), np.array([1, 5, 2]), np.array([0.5, 9.0, 1.0]), 1, 3,
+    ...            np.float64, drop_beyond=True)
+    >>> X.toarray().tolist()
+    [[0.5, 0.0, 0.0], [0.0, 1.0, 0.0]]
+    """
     import scipy.sparse as sp  # not for CSV and text (``rosenblatt predict`` stays light)
 
     if base:  # the arrays are the caller's own
         indices = np.subtract(indices, base, out=indices)
+    if drop_beyond and n_features is not None and indices.size and indices.max() >= n_features:
+        keep = indices < n_features
+        indptr = np.concatenate(([0], np.cumsum(keep)))[indptr]
+        indices, values = indices[keep], values[keep]
     if values.dtype != dtype:
         with np.errstate(over="ignore"):  # a value beyond float32: the caller says where
             values = values.astype(dtype)
@@ -148,7 +162,8 @@ def assemble(
     """``(X, y)`` of rows read back from a store: ``payload`` is what :meth:`rows` gave."""
     if schema.format == "svmlight":
         indptr, indices, data = payload
-        X = sparse(indptr, indices, data, 0 if schema.zero_based else 1, schema.n_features, dtype)
+        base, ignore = 0 if schema.zero_based else 1, schema.extra_features == "ignore"
+        X = sparse(indptr, indices, data, base, schema.n_features, dtype, ignore)
     elif schema.format == "csv":
         X = payload if payload.dtype == dtype else payload.astype(dtype)
     else:
@@ -168,8 +183,9 @@ class NullStore:
     def add(self, rows: Any) -> None:
         self.count += rows.n
 
-    def set_first(self, row: Any, label: Any) -> None:
-        pass
+    def set_first(self, label: Any) -> None:
+        """The first record of a CSV file is data: its row (the first one added) holds its
+        values, and ``label`` is its label's id (None without labels)."""
 
     def skip_first(self) -> None:
         pass
@@ -192,8 +208,8 @@ class MemoryStore(NullStore):
         super().add(rows)
         self.parts.append(rows)
 
-    def set_first(self, row: Any, label: Any) -> None:
-        self.first = (row, label)
+    def set_first(self, label: Any) -> None:
+        self.first = label
 
     def skip_first(self) -> None:
         self.skip = 1
@@ -211,12 +227,8 @@ class MemoryStore(NullStore):
     def result(self) -> tuple[Any, np.ndarray | None]:
         """``(X, y)`` of the whole file (float64)."""
         schema, parts = self.schema, self.parts
-        if self.first is not None:
-            row, label = self.first
-            head = parts[0]
-            head.X[0] = row
-            if head.labels is not None:
-                head.labels[0] = label
+        if self.first is not None and parts[0].labels is not None:
+            parts[0].labels[0] = self.first
         ids = None
         if self.values is not None:
             ids = np.concatenate([p.labels for p in parts])[self.skip :]
@@ -230,7 +242,12 @@ class MemoryStore(NullStore):
             data = np.concatenate([p.values for p in parts])
             payload = (indptr, indices, data)
         elif schema.format == "csv":
-            payload = np.concatenate([p.X for p in parts])[self.skip :]
+            X = parts[0].X
+            # one part: no copy (a line of millions of fields), unless its rows are a slice of
+            # much more room (the compiled parser's guess), which a copy gives back
+            if len(parts) > 1 or (X.base is not None and X.base.nbytes > 2 * X.nbytes):
+                X = np.concatenate([p.X for p in parts])
+            payload = X[self.skip :]
         else:
             payload = [document for p in parts for document in p.documents]
         self.parts = []

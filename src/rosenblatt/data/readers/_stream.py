@@ -32,13 +32,14 @@ from ..._core.config import SCAN_BLOCK_BYTES
 from ..._core.validation import CHUNK_SIZE, check_args
 from ...exceptions import DataFileError
 from ._common import (
+    BOM,
     GZIP_MAGIC,
+    NUMERIC_CONTROL,
     SNIFF_LINES,
     STDIN,
+    bad_bytes,
     check_file,
     count_lines,
-    decode,
-    fail,
     format_by_content,
     format_of,
     gzip_error,
@@ -80,23 +81,53 @@ class _Input:
 
     def read(self) -> bytes:
         try:
-            if self.head:
-                block, self.head = self.head, b""
-            elif self.fd is not None:
-                block = os.read(self.fd, SCAN_BLOCK_BYTES)  # what is there, up to a block
-            else:
-                block = self.handle.read(SCAN_BLOCK_BYTES)
-            if self.kept is not None:
-                self.kept += block
-            if self.first and block:
-                self.first = False
-                if block[:2] == GZIP_MAGIC:
-                    self.inflate = zlib.decompressobj(wbits=31)
-            if self.inflate is not None:
-                block = self.inflate.decompress(block) if block else self.inflate.flush()
+            while True:
+                block = self._raw()
+                if self.inflate is None:
+                    return block
+                if not block:  # the end: a gzip stream cut short is refused as read() does
+                    if not self.inflate.eof:
+                        raise EOFError("compressed data ended before the end-of-stream marker")
+                    return b""
+                block = self._inflated(block)
+                if block:  # else the bytes so far give no output yet: read on
+                    return block
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
             raise gzip_error(shown_name(self.name), exc) from None
+
+    def _raw(self) -> bytes:
+        """The next bytes as they come (gzipped standard input told by its first two)."""
+        block = self._next()
+        if self.first and block:
+            self.first = False
+            while len(block) < len(GZIP_MAGIC) and GZIP_MAGIC.startswith(block):
+                more = self._next()  # one byte so far: the next tells
+                if not more:
+                    break
+                block += more
+            if block[:2] == GZIP_MAGIC:
+                self.inflate = zlib.decompressobj(wbits=31)
         return block
+
+    def _next(self) -> bytes:
+        if self.head:
+            block, self.head = self.head, b""
+        elif self.fd is not None:
+            block = os.read(self.fd, SCAN_BLOCK_BYTES)  # what is there, up to a block
+        else:
+            block = self.handle.read(SCAN_BLOCK_BYTES)
+        if self.kept is not None:
+            self.kept += block
+        return block
+
+    def _inflated(self, block: bytes) -> bytes:
+        """``block`` decompressed, across the members of a gzip file (as gzip reads them)."""
+        out = self.inflate.decompress(block)
+        while self.inflate.eof and self.inflate.unused_data:
+            rest = self.inflate.unused_data
+            self.inflate = zlib.decompressobj(wbits=31)
+            out += self.inflate.decompress(rest)
+        return out
 
     def waiting(self) -> bool:
         """Whether more input can be read at once (a file: always; a pipe: if it holds bytes)."""
@@ -173,12 +204,15 @@ def _ends(data, start):
 def _blocks(source, chunk_size, quoted):
     """Blocks of whole lines: ``chunk_size`` lines each, fewer where the input pauses.
 
-    ``quoted`` (CSV): a block never ends inside a quoted field (an odd number of
-    quotes so far), which may hold line breaks.
+    ``quoted`` (CSV): a block never ends inside a quoted field, which may hold line
+    breaks (:func:`._csv.open_quote`: where :mod:`csv` sees one, a quote inside an unquoted
+    field being a character), unless the field runs past the most a field may hold: the
+    block's read then says so.
     """
     pending = bytearray()  # read and not handed over: whole lines, then a partial line
     ends = np.zeros(0, dtype=np.int64)  # where each whole line of ``pending`` ends
     ended = False
+    skip = len(BOM)  # the input's start, where a byte order mark is no field's
     while not ended:
         block = source.read()
         ended = not block
@@ -194,16 +228,37 @@ def _blocks(source, chunk_size, quoted):
                 k = ends.shape[0] - 1  # the input pauses: what came so far
             else:
                 break
-            cut = len(pending) if k is None else int(ends[k])
             if quoted:  # never inside a quoted field: on to the line its closing quote is on
-                while pending.count(b'"', 0, cut) % 2 and k is not None:
-                    k = k + 1 if k + 1 < ends.shape[0] else None
-                    cut = len(pending) if k is None else int(ends[k])
-                if k is None and not ended:
+                start = skip if pending.startswith(BOM) else 0
+                k = _whole_records(pending, ends, k, ended, start)
+                if k == -1:
                     break  # its closing quote has not come yet
+            cut = len(pending) if k is None else int(ends[k])
+            skip = 0
             yield bytes(pending[:cut])
             del pending[:cut]
             ends = ends[k + 1 :] - cut if k is not None else ends[:0]
+
+
+def _whole_records(data, ends, k, ended, start=0):
+    """The first line (its index in ``ends``, at or after ``k``) that ends outside every
+    quoted field of ``data`` (its first record starting at ``start``); None: all of
+    ``data`` (``k`` None, or the input ended inside a quoted field); -1: a quoted field
+    runs on beyond what was read."""
+    from ._csv import LIMIT, closing_quote, open_quote
+
+    while True:
+        stop = len(data) if k is None else int(ends[k])
+        q = open_quote(data, start, stop)
+        if q < 0:
+            return k
+        if ends.shape[0] and int(ends[-1]) - q - 1 > 4 * (LIMIT + 1):
+            return ends.shape[0] - 1  # more characters than a field may hold: said so
+        close = closing_quote(data, q)
+        k = None if close < 0 else int(np.searchsorted(ends, close, side="right"))
+        if k is None or k >= ends.shape[0]:
+            return None if ended else -1
+        start = q
 
 
 class Stream:
@@ -244,6 +299,13 @@ class Stream:
     source : bytes, default=None
         The input itself, at hand (a request's body): read instead of a file, ``path``
         only naming it in messages (``format`` must then be given).
+    extra_features : {"error", "ignore"}, default="error"
+        svmlight: whether an index beyond ``n_features`` is an error, or its entry is
+        left out (each block's ``schema.extra_rows`` counts the rows that held one).
+
+    Every block is read as the rest of the same file (its lines numbered as in the
+    input, with what the lines before it decided), so the input reads, and fails, the
+    same whatever ``chunk_size``: the error is that of its first bad row.
 
     Examples
     --------
@@ -277,6 +339,7 @@ class Stream:
         id_columns=None,
         ignore=None,
         head=b"",
+        extra_features="error",
         source=None,
     ):
         from . import check_options
@@ -289,7 +352,17 @@ class Stream:
         self.kind = format_of(self.name, format)
         self.source = source
         base = "auto" if zero_based is None else zero_based
-        check_options(self.kind, self.path, None, base, header, label_column, None, "Stream")
+        check_options(
+            self.kind,
+            self.path,
+            None,
+            base,
+            header,
+            label_column,
+            None,
+            "Stream",
+            extra_features,
+        )
         if self.kind == "svmlight" and zero_based not in (True, False):
             raise ValueError("a stream of svmlight lines needs zero_based True or False")
         self.chunk_size, self.encoding = int(chunk_size), encoding
@@ -307,11 +380,13 @@ class Stream:
             header=header,
             label_column=label_column,
             encoding=encoding,
+            extra_features=extra_features,
         )
         self.labelled = None
         self.notes, self.feature_names = [], None
         self._named = False  # whether the header was matched to ``columns`` by name
         self._order = None  # the file's column of each of X's, when not in that order
+        self._first_at = 1  # the line of the input's first record
 
     def __iter__(self):
         source = _Input(self.name, self.head, source=self.source)
@@ -328,65 +403,77 @@ class Stream:
         for raw in _blocks(source, self.chunk_size, self.kind == "csv"):
             first, line = line, line + count_lines(raw)
             if not fixed:
-                if held:  # a header alone, read again with the lines after it
+                if held:  # what could not be read alone, read again with the lines after it
                     raw, first, held = held + raw, held_at, b""
                 if self.kind == "csv" and (self.columns or self.id_columns or self.ignore):
-                    cells = _first_record(self.path, raw, self.encoding)
-                    self._aside(cells)
-                    self._by_name(cells)
+                    cells, self._first_at = _first_record(self.path, raw, self.encoding, first)
+                    self._aside(cells, self._first_at)
+                    self._by_name(cells, self._first_at)
             try:
-                data = parse_bytes(self.name, self.kind, raw, self.options, at_hand=at_hand)
+                data = parse_bytes(
+                    self.name,
+                    self.kind,
+                    raw,
+                    dict(self.options, first_line=first, final=fixed),
+                    at_hand=at_hand,
+                )
             except DataFileError as error:
-                if getattr(error, "code", None) != "empty":
-                    raise _shifted(error, first) from None
-                if not fixed:  # no record yet: read these lines again with the next block
+                code = getattr(error, "code", None)
+                if code not in ("empty", "undecided"):
+                    raise
+                if not fixed:  # no record yet, or a first record the next one decides
                     held, held_at = raw, first
                 continue  # blank lines (or comments)
-            if not fixed:
-                fixed = True
-                self._fix(data.schema)
-            if self._order is not None:
-                data.X = data.X[:, self._order]
-            if data.aside is not None:  # the identifiers come first, the ignored after
-                data.aside = [cells[: len(self.id_columns)] for cells in data.aside]
-                data.aside_names = self.id_names
-            yield data
-        if not fixed:  # no record at all: the format's own words
-            parse_bytes(self.name, self.kind, held, self.options, at_hand=at_hand)
+            yield self._deliver(data, fixed)
+            fixed = True
+        if not fixed:  # the input ended: what was held is all of it (or none: the error)
+            data = parse_bytes(
+                self.name, self.kind, held, dict(self.options, first_line=held_at), at_hand=at_hand
+            )
+            yield self._deliver(data, fixed)
+
+    def _deliver(self, data, fixed):
+        """A block's data, in the columns asked for; the first fixes how the next are read."""
+        if not fixed:
+            self._fix(data.schema)
+        if self._order is not None:
+            data.X = data.X[:, self._order]
+        if data.aside is not None:  # the identifiers come first, the ignored after
+            data.aside = [cells[: len(self.id_columns)] for cells in data.aside]
+            data.aside_names = self.id_names
+        return data
 
     def _fix(self, schema):
         """What the first block decided holds for the blocks after it."""
         if self.columns is not None and schema.header is not None and not self._named:
             names = schema.header  # a header, none of whose names is a model's column
-            raise DataFileError(_mismatch(self.path, self.columns, names, [], self.columns))
+            raise DataFileError(
+                _mismatch(self.path, self.columns, names, [], self.columns, self._first_at)
+            )
         self.labelled, self.notes = schema.labelled, list(schema.notes)
         if self.id_columns and schema.header is not None:
             ids = self.options.get("aside", [])[: len(self.id_columns)]
             self.id_names = [schema.header[j] for j in ids]
         self.feature_names = list(self.columns) if self._named else schema.feature_names
-        options = self.options
-        options["labelled"] = schema.labelled
-        if self.kind == "csv":  # the header, if any, was the first block's
-            options["header"] = False
-            options["header_names"] = schema.header  # errors name columns as in the file
-            options["label_column"] = schema.label_index
+        self.options.update(schema.follow)  # the next blocks are read as the rest of the file
 
-    def _aside(self, cells):
+    def _aside(self, cells, line):
         """CSV with ``id_columns`` or ``ignore``: the columns they name in the first record
-        (``cells``; None: no record yet) are set aside; names imply a header."""
+        (``cells``, on ``line``; None: no record yet) are set aside; names imply a header."""
         if not (self.id_columns or self.ignore) or cells is None:
             return
         from ._csv import aside_columns
 
         header = self.options["header"]
         self.options["aside"] = aside_columns(
-            self.path, cells, self.id_columns, self.ignore, header
+            self.path, cells, self.id_columns, self.ignore, header, line
         )
         if self.ignore or not all(map(_is_int, self.id_columns)):
             self.options["header"] = True
 
-    def _by_name(self, cells):
-        """CSV with ``columns``: a first record that names columns fixes them by name."""
+    def _by_name(self, cells, line):
+        """CSV with ``columns``: a first record (``cells``, on ``line``) that names columns
+        fixes them by name."""
         if self.columns is None or self.options["header"] is False:
             return
         known = set(self.columns) | {self.label_name}
@@ -396,7 +483,7 @@ class Stream:
         used = [cells[j] for j in aside if cells[j] in self.columns]
         if used:
             raise DataFileError(
-                f"{self.path}, line 1: the model uses column {used[0]!r}, which "
+                f"{self.path}, line {line}: the model uses column {used[0]!r}, which "
                 f"{_given(self, used[0], cells)} sets aside; identifiers and ignored "
                 "columns must be columns the model does not use"
             )
@@ -406,7 +493,7 @@ class Stream:
         extra = [c for c in features if c not in self.columns]
         twice = sorted({c for c in features if features.count(c) > 1})
         if missing or extra or twice:
-            raise DataFileError(_mismatch(self.path, missing, extra, twice, self.columns))
+            raise DataFileError(_mismatch(self.path, missing, extra, twice, self.columns, line))
         self._named = True
         order = [features.index(c) for c in self.columns]
         self._order = None if order == list(range(len(order))) else np.array(order)
@@ -465,16 +552,22 @@ def _given(stream, column, cells=None):
     return f"id_columns={column!r}"
 
 
-def _first_record(path, raw, encoding):
-    """The cells of the first non-blank record of a CSV block (None if it cannot be read)."""
-    from ._csv import csv_records
+def _first_record(path, raw, encoding, first_line=1):
+    """``(cells, line)`` of the first non-blank record of a CSV block starting at
+    ``first_line`` (a byte order mark at the input's start skipped, as the readers skip
+    it), or ``(None, first_line)`` when the lines before a bad byte or a record that
+    cannot be read hold none: the read of the block then says what is wrong."""
+    from ._csv import records_with_error
 
-    try:
-        lines = text_lines(decode(path, raw, 1, encoding))
-        records, _ = csv_records(path, lines, 1, final=False)
-    except DataFileError:
-        return None  # the read of the block says what is wrong
-    return [c.strip() for c in records[0][1]] if records else None
+    if first_line == 1 and raw.startswith(BOM):
+        raw = raw[len(BOM) :]
+    cut, _ = bad_bytes(path, raw, first_line, NUMERIC_CONTROL, encoding)
+    lines = text_lines(raw[:cut].decode(encoding))
+    records = records_with_error(path, lines, first_line, final=False)[0]
+    if not records:
+        return None, first_line
+    k, cells = records[0]
+    return [c.strip() for c in cells], first_line + k
 
 
 def _number(cell) -> bool:
@@ -493,7 +586,7 @@ def _is_int(text) -> bool:
     return True
 
 
-def _mismatch(path, missing, extra, twice, columns):
+def _mismatch(path, missing, extra, twice, columns, line=1):
     """The one-line error of a header whose names are not the model's columns."""
     said = []
     if missing:
@@ -509,16 +602,6 @@ def _mismatch(path, missing, extra, twice, columns):
     if extra and not missing:  # columns beside the model's: they may be set aside
         fix = f"drop the columns the model does not use with ignore={extra!r}, or {fix}"
     return (
-        f"{path}, line 1: the header does not match the model's columns: {'; '.join(said)}; " + fix
+        f"{path}, line {line}: the header does not match the model's columns: "
+        f"{'; '.join(said)}; {fix}"
     )
-
-
-def _shifted(error, first):
-    """A block's error, its line counted from the start of the input."""
-    line = getattr(error, "line", None)
-    if not line or first == 1:
-        return error
-    fix = error.fix
-    if error.code == "header" and fix:  # only the first block may start with a header
-        fix = fix.split("if line", 1)[0].rstrip("; ") or None
-    return fail(error.path, line + first - 1, error.what, fix, error.code, column=error.column)

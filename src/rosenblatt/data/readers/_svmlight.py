@@ -28,15 +28,18 @@ import numpy as np
 from ..._core.config import SVMLIGHT_MAX_FEATURES
 from ..._core.kernel_constants import FULL
 from ...engine.kernels.loader import compiled_kernel
+from ...exceptions import DataFileError
 from . import _labels
 from ._common import (
     NUMERIC_CONTROL,
+    Problems,
     Sizes,
+    bad_bytes,
     compiled,
     fail,
     label_ids,
+    line_starts,
     pieces,
-    refuse_control_bytes,
     show,
 )
 from ._store import Labels, NullStore, Rows, sparse
@@ -385,20 +388,34 @@ def max_features() -> int:
         raise ValueError(f"{MAX_FEATURES_ENV} must be a whole number; got {text!r}") from None
 
 
-def _check_feature_count(path, n_features, highest):
-    """A huge index would make a weight vector of gigabytes: refuse it, naming its line."""
+def _check_feature_count(path, many, base, highest):
+    """A huge index would make a weight vector of gigabytes: the error of the first row
+    with an index beyond the limit (``many[base]``: its line and last index), or None."""
+    if many[base] is None:
+        return None
     limit = max_features()
-    if n_features > limit:
-        index, line = highest
-        raise fail(
-            path,
-            line,
-            f"feature index {index} makes {n_features:,} features, more than the {limit:,} "
-            f"read without asking (the weights alone would take {8 * n_features / 2**30:.1f} GiB)",
-            "number the features with smaller indices, or raise the limit: "
-            + f"n_features={n_features}",
-            "index-many",
-        )
+    line, index = many[base]
+    n_features = index + 1 - base
+    total = highest[0] + 1 - base
+    return fail(
+        path,
+        line,
+        f"feature index {index} makes {n_features:,} features, more than the {limit:,} "
+        f"read without asking (the weights alone would take {8 * n_features / 2**30:.1f} GiB)",
+        "number the features with smaller indices, or raise the limit: " + f"n_features={total}",
+        "index-many",
+    )
+
+
+def _read_until_bad(raw, offset, line0, labelled, path, use_compiled, sizes):
+    """``(block, error)``: the lines of ``raw`` before the first one that cannot be read
+    (:func:`read_block`), and that line's error (None: every line reads)."""
+    try:
+        return read_block(raw, offset, line0, labelled, path, use_compiled, sizes), None
+    except DataFileError as error:
+        k = error.line - line0
+        cut = int(line_starts(0, raw)[k])
+        return read_block(raw[:cut], offset, line0, labelled, path, use_compiled, sizes), error
 
 
 # ---------------------------------------------------------------------- scan and parse
@@ -411,75 +428,107 @@ def scan(
     labelled: bool | None = True,
     n_features: int | None = None,
     zero_based: bool | str = "auto",
+    extra_features: str = "error",
+    labels: Labels | None = None,
+    first_line: int = 1,
     **_: Any,
 ) -> tuple[int, Chunker, list[Any]]:
-    """Read the whole file once: records, labels, index range and base, chunk boundaries."""
+    """Read the whole file once: records, labels, index range and base, chunk boundaries.
+
+    The scan stops at the first line that cannot be read; the checks of the lines before
+    it that need the whole file (its index base, its labels) come at the end, and the
+    error of the first bad line is raised. ``extra_features="ignore"``: indices beyond
+    ``n_features`` are dropped, and ``schema.extra_rows`` counts the rows that held one.
+    ``labels``: the labels of a stream's blocks before this one (added to);
+    ``first_line``: the number of the first line.
+    """
     path = schema.path
     use_compiled = compiled(schema.size)
     sizes = Sizes()
-    registry = Labels()
+    registry = Labels() if labels is None else labels
     lowest: tuple[int, int] | None = None  # (index, line)
     highest: tuple[int, int] | None = None
     zero = None  # first line with index 0
-    # first (line, content) with an index below each base, and beyond n_features
+    # for each base: the first (line, content) with an index below it, and beyond n_features;
+    # the first (line, index) beyond the features read without asking; rows beyond n_features
     below: dict[int, tuple[int, Any] | None] = {0: None, 1: None}
     over: dict[int, tuple[int, Any] | None] = {0: None, 1: None}
+    many: dict[int, tuple[int, int] | None] = {0: None, 1: None}
+    extra = {0: 0, 1: 0}
+    limit = max_features() if n_features is None else 0  # (given: no limit)
+    ignore = extra_features == "ignore" and n_features is not None
     said = None  # what a scikit-learn header comment says of the base
+    stopped = None
     end = 0
-    for offset, line0, raw in pieces(handle):
+    for offset, line0, raw in pieces(handle, line=first_line):
         end = offset + len(raw)
-        refuse_control_bytes(path, raw, line0, NUMERIC_CONTROL)
+        cut, stopped = bad_bytes(path, raw, line0, NUMERIC_CONTROL)
+        raw = raw[:cut]  # the lines before a bad byte are read before it is said
         if said is None:
             match = _SKLEARN_ZERO.search(raw)
             said = match.group(1).decode() if match else ""
         if labelled is None:
             labelled = _detect_labelled(raw)
-            if labelled is None:
-                continue  # no sample in this block
-        block = read_block(raw, offset, line0, labelled, path, use_compiled, sizes)
-        if not block.n:
-            continue
-        first, last = block.first, block.last
-        low, high = int(first.argmin()), int(last.argmax())
-        if first[low] != NO_FIRST and (lowest is None or first[low] < lowest[0]):
-            lowest = (int(first[low]), int(block.lines[low]))
-        if last[high] != NO_LAST and (highest is None or last[high] > highest[0]):
-            highest = (int(last[high]), int(block.lines[high]))
-        if zero is None and lowest is not None and lowest[0] <= 0:
-            r = _first_row(first == 0)
-            zero = None if r is None else int(block.lines[r])
-        for base in (0, 1):
-            if below[base] is None and lowest is not None and lowest[0] < base:
-                r = _first_row(first < base)
-                below[base] = (int(block.lines[r]), _content_of(block, r))
-            if over[base] is None and n_features is not None:
-                r = _first_row(last >= n_features + base)
-                if r is not None:
-                    over[base] = (int(block.lines[r]), _content_of(block, r))
-        if labelled:
-            block.labels = registry.add(block.label_keys, block.label_lines)[block.label_ids]
-        block.raw = block.first = block.last = None  # a memory store keeps the block
-        store.add(block)
-        chunks.add(block.starts, block.lines)
-    if not chunks.count:
-        raise fail(path, None, f"no samples ({EXPECTED})", code="empty")
+        block = None
+        if labelled is not None:
+            block, error = _read_until_bad(raw, offset, line0, labelled, path, use_compiled, sizes)
+            stopped = error or stopped
+        if block is not None and block.n:
+            first, last = block.first, block.last
+            low, high = int(first.argmin()), int(last.argmax())
+            if first[low] != NO_FIRST and (lowest is None or first[low] < lowest[0]):
+                lowest = (int(first[low]), int(block.lines[low]))
+            if last[high] != NO_LAST and (highest is None or last[high] > highest[0]):
+                highest = (int(last[high]), int(block.lines[high]))
+            if zero is None and lowest is not None and lowest[0] <= 0:
+                r = _first_row(first == 0)
+                zero = None if r is None else int(block.lines[r])
+            for base in (0, 1):
+                if below[base] is None and lowest is not None and lowest[0] < base:
+                    r = _first_row(first < base)
+                    below[base] = (int(block.lines[r]), _content_of(block, r))
+                if n_features is not None:
+                    beyond = last >= n_features + base
+                    extra[base] += int(np.count_nonzero(beyond))
+                    if over[base] is None and not ignore:
+                        r = _first_row(beyond)
+                        if r is not None:
+                            over[base] = (int(block.lines[r]), _content_of(block, r))
+                elif many[base] is None:
+                    r = _first_row(last >= limit + base)
+                    if r is not None:
+                        many[base] = (int(block.lines[r]), int(last[r]))
+            if labelled:
+                block.labels = registry.add(block.label_keys, block.label_lines)[block.label_ids]
+            block.raw = block.first = block.last = None  # a memory store keeps the block
+            store.add(block)
+            chunks.add(block.starts, block.lines)
+        if stopped is not None:
+            break
     if zero_based == "auto":
         zero_based = zero is not None
         schema.notes.append(_base_note(zero, lowest, said))
     base = 0 if zero_based else 1
-    found = [where for where in (below[base], over[base]) if where is not None]
-    if found:
-        line, content = min(found)
-        problem = _line_problem(content, labelled, base, n_features, label=False)
-        raise fail(path, line, *problem)
+    problems = Problems()  # ranks: what of a line comes first
+    problems.add(stopped, 3)
+    for where in (below[base], over[base]):
+        if where is not None:
+            line, content = where
+            problem = _line_problem(content, labelled, base, n_features, label=False)
+            problems.add(fail(path, line, *problem), 1)
+    if n_features is None:
+        problems.add(_check_feature_count(path, many, base, highest), 2)
+    decided = problems.attempt(0, _labels.decide, path, registry.first_lines, numbers_only=True)
+    problems.raise_first()
+    schema.label_kind, schema.label_map, schema.classes = decided
+    if not chunks.count:
+        raise fail(path, None, f"no samples ({EXPECTED})", code="empty")
     if n_features is None:
         n_features = max(highest[0] + 1 - base if highest else 0, 1)
-        _check_feature_count(path, n_features, highest)
     schema.labelled = bool(labelled)
     schema.zero_based, schema.n_features = bool(zero_based), int(n_features)
-    schema.label_kind, schema.label_map, schema.classes = _labels.decide(
-        path, registry.first_lines, numbers_only=True
-    )
+    schema.extra_features, schema.extra_rows = extra_features, extra[base] if ignore else 0
+    schema.follow = dict(labelled=schema.labelled, labels=registry)
     return end, chunks, registry.keys
 
 
@@ -503,11 +552,15 @@ def parse(
     base, n_features = (0 if schema.zero_based else 1), schema.n_features
     assert n_features is not None  # set by the scan
     block = read_block(raw, 0, first_line, labelled, path)
-    r = _first_row((block.first < base) | (block.last >= n_features + base))
+    ignore = schema.extra_features == "ignore"
+    bad = block.first < base
+    if not ignore:
+        bad |= block.last >= n_features + base
+    r = _first_row(bad)
     if r is not None:
         content = _content_of(block, r)
         raise fail(path, int(block.lines[r]), *_line_problem(content, labelled, base, n_features))
-    X = sparse(block.indptr, block.indices, block.values, base, n_features, dtype)
+    X = sparse(block.indptr, block.indices, block.values, base, n_features, dtype, ignore)
     if dtype != np.float64 and not np.all(np.isfinite(X.data)):
         r = int(np.searchsorted(block.indptr, np.flatnonzero(~np.isfinite(X.data))[0], "right"))
         content = _content_of(block, r - 1)

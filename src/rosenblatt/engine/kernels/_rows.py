@@ -22,7 +22,14 @@ from ..._core.kernel_constants import EXTENT_AHEAD, MAX_PREFETCH_LINES, SPARSE_P
 from ._prefetch import prefetch
 from ._simd import lane_axpy, lane_dot, lane_gather_dot
 
-__all__ = ["EXTENT_AHEAD", "prefetch_extent", "prefetch_row", "row_axpy", "row_dot"]
+__all__ = [
+    "EXTENT_AHEAD",
+    "prefetch_extent",
+    "prefetch_row",
+    "row_axpy",
+    "row_dot",
+    "row_sqnorm",
+]
 
 # SPARSE_PREFETCH_ENTRIES: a fixed count compiles to straight-line code, while a
 # loop to the row's end left a branch the CPU mispredicted on nearly every row
@@ -40,6 +47,11 @@ def row_dot(X, csr, i, w):
 
 def row_axpy(coef, X, csr, i, w):
     """In place ``w += coef * x_i``."""
+
+
+def row_sqnorm(X, csr, i):
+    """``||x_i||^2`` in float64, summed feature after feature (a zero adds nothing, so dense
+    and CSR rows give the same bits, and scikit-learn's ``sqnorm`` gives them too)."""
 
 
 def prefetch_row(X, csr, i):
@@ -94,6 +106,30 @@ def _row_axpy(coef, X, csr, i, w):
         lane_axpy(w.dtype.type(coef), X[i], w)
 
     return dense_axpy
+
+
+@overload(row_sqnorm, inline="always")
+def _row_sqnorm(X, csr, i):
+    if not _is_dense(csr):
+
+        def sparse_sqnorm(X, csr, i):
+            total = 0.0
+            for p in range(csr[2][i], csr[2][i + 1]):
+                value = float(csr[0][p])
+                total += value * value
+            return total
+
+        return sparse_sqnorm
+
+    def dense_sqnorm(X, csr, i):
+        row = X[i]
+        total = 0.0
+        for j in range(row.shape[0]):
+            value = float(row[j])
+            total += value * value
+        return total
+
+    return dense_sqnorm
 
 
 @overload(prefetch_row, inline="always")

@@ -14,7 +14,7 @@ Schedule = namedtuple("Schedule", "order stream lookahead")
 Weights = namedtuple("Weights", "W w0 U U0 counts")
 Record = namedtuple("Record", "n_rec sample coef time true pred activation")
 Scratch = namedtuple("Scratch", "delta delta0 scores wrong_row step")
-Rule = namedtuple("Rule", "eta bias_input batch average")
+Rule = namedtuple("Rule", "eta bias_input batch average step C")
 Tally = namedtuple("Tally", "mistakes mistake_weight presented_weight overflow")
 
 # The layouts, each of its own numba type, so that the compiler picks a layout's
@@ -26,6 +26,12 @@ Tally = namedtuple("Tally", "mistakes mistake_weight presented_weight overflow")
 Single = namedtuple("Single", "")
 OneVsRest = namedtuple("OneVsRest", "")
 SINGLE, ONE_VS_REST, MULTINOMIAL = Single(), OneVsRest(), None
+
+# The step of the primal rule, by the code the loop knows it by: Rosenblatt's (a mistake,
+# y a <= 0, moves the weights by eta), or the passive-aggressive family's (Crammer et al.
+# 2006: a margin error, y a < 1, moves them just enough for the hinge loss, within C)
+PERCEPTRON, PA, PA1, PA2 = 0, 1, 2, 3
+STEPS = {"perceptron": PERCEPTRON, "pa": PA, "pa1": PA1, "pa2": PA2}
 
 # the kernel functions of rosenblatt.engine.kernels.gram, by the code the loops know them by
 LINEAR, POLY, RBF, SIGMOID = 0, 1, 2, 3

@@ -28,12 +28,14 @@ Conventions
 - The epoch counts, per problem, its prediction mistakes, their summed sample
   weight and the summed weight of the presentations (the ``Updates`` bundle): the
   stop rule watches the weighted mistake fraction, by the weight the update uses.
-- ``n_seen[p]`` counts presentations. ``coef_acc[p, i] += t * delta`` with ``t``
-  the count before the presentation, so ``coef - coef_acc / n_seen`` is the
-  average of the dual coefficients after every presentation (the averaged
-  perceptron, CIML Algorithm 7). Each update is also written to the ``Updates``
-  bundle (sample, ``delta = eta * sw * y``, ``t``): the voted perceptron rebuilds
-  every intermediate hypothesis and its survival count from them.
+- ``n_seen[p]`` counts presentations. ``coef_acc[p, i] += c * delta`` with ``c``
+  the count before the presentation plus one (the notes' example counter, which
+  CIML Algorithm 7 starts at 1), so ``coef - coef_acc / (n_seen + 1)`` is the
+  average of the dual coefficients ``alpha_0 .. alpha_T``, the initial ones and
+  those after every presentation (the averaged perceptron). Each update is also
+  written to the ``Updates`` bundle (sample, ``delta = eta * sw * y``, ``t``): the
+  voted perceptron rebuilds every intermediate hypothesis and its survival count
+  from them.
 """
 
 import math
@@ -68,7 +70,7 @@ def _keep_coefficients(updates, p, pos, coef):
 def _change(state, p, j, delta):
     """``alpha_j y_j += delta`` for sample ``j`` of problem ``p``, its accumulator with it."""
     state.coef[p, j] += delta
-    state.coef_acc[p, j] += state.n_seen[p] * delta
+    state.coef_acc[p, j] += (state.n_seen[p] + 1) * delta  # Algorithm 7's c, from 1
 
 
 @njit(cache=True, inline="always")

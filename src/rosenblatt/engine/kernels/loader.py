@@ -93,11 +93,22 @@ def cpu_identity() -> str:
             text = handle.read(1 << 16)
     except OSError:
         pass
+    return _identity(text)
+
+
+def _identity(cpuinfo: str) -> str:
+    """:func:`cpu_identity` of the text of ``/proc/cpuinfo`` (empty where there is none).
+
+    The model is the one ``cpuinfo`` names; only a system whose ``cpuinfo`` names none asks
+    ``platform.processor()``, which runs ``uname -p`` in a subprocess: the first kernel call
+    checks the library holding ``_LOCK``, and every other thread's first call waits for it.
+    """
     lines = {}
-    for line in text.split("\n\n")[0].splitlines():
+    for line in cpuinfo.split("\n\n")[0].splitlines():
         name, _, value = line.partition(":")
         lines[name.strip()] = value.strip()
-    wanted = [platform.machine(), lines.get("model name", platform.processor())]
+    model = lines["model name"] if "model name" in lines else platform.processor()
+    wanted = [platform.machine(), model]
     wanted.append(" ".join(sorted(lines.get("flags", lines.get("Features", "")).split())))
     return hashlib.sha256("\n".join(wanted).encode()).hexdigest()
 
@@ -134,6 +145,18 @@ class _Library:
 
 _LOCK = threading.Lock()
 _LOADED: list[_Library] = []
+
+
+def _free_lock_in_child() -> None:
+    """A fork copies ``_LOCK`` as it is: held, when another thread was loading the library at
+    that moment, by a thread the child does not have; its first kernel call would wait for
+    ever. The child gets a free lock (``_LOADED`` holds a whole library or none: one append)."""
+    global _LOCK
+    _LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):  # POSIX: Windows has no fork
+    os.register_at_fork(after_in_child=_free_lock_in_child)
 
 
 def _mode() -> str:

@@ -30,8 +30,9 @@ name and two arrays of the same type cannot be swapped by position:
     counts them; ``true``/``pred`` hold the classes of a multinomial update;
     a non-empty ``activation`` (a trace) gets ``y (w . x + w0 s)`` of every
     presentation, in order. Empty arrays when unused.
-``Rule(eta, bias_input, batch, average)``
-    The scalars of the update.
+``Rule(eta, bias_input, batch, average, step, C)``
+    The scalars of the update; ``step`` the rule's code (``bundles.STEPS``: Rosenblatt's,
+    or the passive-aggressive family's, whose aggressiveness bound is ``C``).
 ``Tally(mistakes, mistake_weight, presented_weight, overflow)``
     What the epoch counts, zeroed by the caller: the mistakes of each state row
     (one in all for the multinomial model), the summed sample weight of the
@@ -52,11 +53,13 @@ Rosenblatt's rule (the lecture notes' update condition and batch mode): a patter
 with target ``y`` triggers an update when ``y * (w . x + w0 * bias_input) <= 0``,
 which adds ``eta * sample_weight * y`` times the augmented pattern to the weights
 (online) or to the epoch's sum, applied at its end (batch). Averaging also adds
-``t * delta`` to ``U``, ``t`` the presentations before this one, so ``W - U /
-counts`` is the average of the weights after every presentation (CIML Algorithm
-7). The multinomial model (one vector per class) errs when another class scores at
-least as high as the true one; the true class then gets ``+eta * sample_weight *
-x`` and the strongest rival (lowest index on ties) ``-eta * sample_weight * x``.
+``c * delta`` to ``U``, ``c`` the notes' example counter (the presentations
+before this one, plus one: CIML Algorithm 7 starts it at 1), so ``W - U / (counts
++ 1)`` is Algorithm 7's return value, the average of the weights ``w_0 .. w_T``
+(the initial ones and those after every presentation). The multinomial model (one
+vector per class) errs when another class scores at least as high as the true one;
+the true class then gets ``+eta * sample_weight * x`` and the strongest rival (lowest
+index on ties) ``-eta * sample_weight * x``.
 
 ``layout`` is a compile-time constant: ``SINGLE`` (one neuron, every binary
 problem: its rows are taken once per epoch rather than per pattern, which is
@@ -77,10 +80,13 @@ import math
 from numba import njit
 from numba.extending import overload
 
-from ._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_axpy, row_dot
+from ._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_axpy, row_dot, row_sqnorm
 from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with the loop)
     MULTINOMIAL,
     ONE_VS_REST,
+    PA1,
+    PA2,
+    PERCEPTRON,
     SINGLE,
     OneVsRest,
     Record,
@@ -158,6 +164,23 @@ def _sign_impl(target, label, positive, s):
     return lambda target, label, positive, s: 1.0 if target[label, positive[s]] != 0 else -1.0
 
 
+# ---------------------------------------------------------------------- the step
+@njit(cache=True, inline="always")
+def _pa_step(kind, loss, sq, C):
+    """The passive-aggressive step ``tau`` for a hinge loss ``loss`` on a pattern of squared
+    norm ``sq`` (Crammer et al. 2006): PA ``loss / sq``, PA-I that but at most ``C``, PA-II
+    ``loss / (sq + 1 / (2 C))``; no step on a pattern of norm 0 (PA, PA-I: it has no
+    direction to move along)."""
+    if kind == PA2:
+        return loss / (sq + 0.5 / C)
+    if sq <= 0.0:
+        return 0.0
+    tau = loss / sq
+    if kind == PA1 and tau > C:
+        return C
+    return tau
+
+
 # ---------------------------------------------------------------------- the record
 @njit(cache=True, inline="always")
 def _keep(record, s, n_samples, i, coef, now):
@@ -192,6 +215,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
     order, stream, lookahead = schedule.order, schedule.stream, schedule.lookahead
     W_all, w0, U_all, U0, counts = weights.W, weights.w0, weights.U, weights.U0, weights.counts
     eta, bias_input, batch, average = rule.eta, rule.bias_input, rule.batch, rule.average
+    step_kind, C = rule.step, rule.C
     tracing = False
     if record is not None:
         tracing = record.activation.shape[0] > 0
@@ -229,6 +253,7 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
         # reference counting on every pattern (epochs 2-3x slower), and one applying
         # the update cost float32 epochs 20-30 %. The layout not compiled is folded away.
         n_wrong = 0
+        sq = -1.0  # the pattern's squared norm, once a passive-aggressive step needs it
         if layout is None:  # multinomial
             for c in range(n_rows):
                 scores[c] = row_dot(X, csr, i, W_all[c]) + w0[c] * bias_input
@@ -239,9 +264,17 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
             for c in range(n_rows):
                 if c != true and (rival < 0 or scores[c] > scores[rival]):
                     rival = c
-            if scores[rival] >= scores[true]:
-                wrong_row[0], step[0] = true, eta * sample_weight[i]
-                wrong_row[1], step[1] = rival, -eta * sample_weight[i]
+            if step_kind == PERCEPTRON:
+                wrong = scores[rival] >= scores[true]
+            else:  # a margin error: the true class ahead by less than 1
+                wrong = scores[true] - scores[rival] < 1.0
+            if wrong:
+                tau = eta
+                if step_kind != PERCEPTRON:  # ||Phi(x, true) - Phi(x, rival)||^2 = 2 ||x||^2
+                    sq = 2.0 * (row_sqnorm(X, csr, i) + bias_input * bias_input)
+                    tau = _pa_step(step_kind, 1.0 - (scores[true] - scores[rival]), sq, C)
+                wrong_row[0], step[0] = true, tau * sample_weight[i]
+                wrong_row[1], step[1] = rival, -tau * sample_weight[i]
                 n_wrong = 2
                 mistakes[0] += 1
                 mistake_weight[0] += sample_weight[i]
@@ -258,8 +291,17 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
                         record.activation[presented] = a
                 if not math.isfinite(a):  # no test of a NaN or inf is true: counted, refused
                     tally.overflow[0] += 1
-                if a <= 0.0:
-                    wrong_row[n_wrong], step[n_wrong] = s, eta * sample_weight[i] * y
+                if step_kind == PERCEPTRON:
+                    wrong = a <= 0.0
+                else:  # a margin error: a hinge loss 1 - a above 0
+                    wrong = a < 1.0
+                if wrong:
+                    coef = eta * sample_weight[i] * y
+                    if step_kind != PERCEPTRON:
+                        if sq < 0.0:  # the augmented pattern's, once for every row
+                            sq = row_sqnorm(X, csr, i) + bias_input * bias_input
+                        coef = _pa_step(step_kind, 1.0 - a, sq, C) * sample_weight[i] * y
+                    wrong_row[n_wrong], step[n_wrong] = s, coef
                     n_wrong += 1
                     mistakes[s] += 1
                     mistake_weight[s] += sample_weight[i]
@@ -274,9 +316,9 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
             else:
                 row_axpy(coef, X, csr, i, _row(W, s))
                 w0[s] += coef * bias_input
-                if average:
-                    row_axpy(coef * now, X, csr, i, _row(U, s))
-                    U0[s] += coef * now * bias_input
+                if average:  # Algorithm 7's u += y c x, beta += y c, with c = now + 1
+                    row_axpy(coef * (now + 1), X, csr, i, _row(U, s))
+                    U0[s] += coef * (now + 1) * bias_input
             if record is not None:
                 if layout_counts_each:
                     _keep(record, s, n_samples, i, coef, now)

@@ -72,6 +72,7 @@ KERNELS: tuple[Kernel, ...] = (
 INLINED_HELPERS: dict[str, str] = {
     "_rows._combine": "inlined into primal_epoch and linear_scores (row_dot)",
     "primal._keep": "inlined into primal_epoch (the record)",
+    "primal._pa_step": "inlined into primal_epoch (the passive-aggressive step)",
     "dual._record": "inlined into dual_epoch (the record)",
     "dual._change": "inlined into dual_epoch (a coefficient and its accumulator)",
     "dual._keep_coefficients": "called only from dual_epoch (a trace's coefficients)",

@@ -4,7 +4,6 @@ error (:class:`BrokenInvariant`), and the vocabulary the declarations are writte
 
 from __future__ import annotations
 
-import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import numpy as np
 
 from ..._core.sparse import MAX_INDEX
-from ..._core.validation import BrokenInvariant
+from ..._core.validation import BrokenInvariant, is_finite
 from .roles import parts, plays
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -180,7 +179,7 @@ class Checker:
         if (
             not isinstance(value, (int, float, np.integer, np.floating))
             or isinstance(value, (bool, np.bool_))
-            or not math.isfinite(value)
+            or not is_finite(value)
             or (nonzero and value == 0)
         ):
             kind = "a finite non-zero number" if nonzero else "a finite number"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
+from typing import Any
 
 import numpy as np
 
 from ..._core.sparse import is_sparse
-from ..._core.validation import BrokenInvariant
+from ..._core.validation import BrokenInvariant, is_finite
 from .checker import Checker, final_step, rows_for
 from .roles import with_role
 from .transformers import output_width
@@ -38,10 +38,16 @@ def _epoch_record(c):
     c.boolean("converged_")
 
 
-def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> dict:
+def check_linear_perceptron(
+    c: Checker, *, averaged: Any, voted: bool, initial: bool = True, parameter: str = ""
+) -> dict:
     """A linear perceptron's state, of the kind and shape its parameters and classes say;
     returns its public weights (``coef_``, ``intercept_``, and the voted one's
-    ``n_vectors_``), read off the state as ``fit`` reads them."""
+    ``n_vectors_``), read off the state as ``fit`` reads them (``initial``: the average
+    includes the initial weights, see ``PrimalState.weights``). ``averaged`` is the class's
+    kind, or the value of its ``parameter`` that says it (then checked to be a bool)."""
+    if parameter and not isinstance(averaged, bool):
+        c.fail(parameter, "must be True or False")
     required = ("classes_", "n_features_in_", "intercept_scaling_", "training_state_")
     if not c.fitted(*required, *_EPOCH_RECORD):
         return {}
@@ -70,7 +76,7 @@ def check_linear_perceptron(c: Checker, *, averaged: bool, voted: bool) -> dict:
         c.fail("fit_intercept", "must be True or False")
     _epoch_record(c)
     bias_input = constant_input(fit_intercept, scaling)
-    coef, intercept = state.public_weights(averaged, bias_input)
+    coef, intercept = state.public_weights(averaged, bias_input, initial)
     derived = {"coef_": coef, "intercept_": intercept}
     if voted:
         if state.votes.bias_input != bias_input:
@@ -112,7 +118,7 @@ def check_kernel_perceptron(c: Checker) -> dict:
         c.fail("prediction", "or fit_intercept is not one of the values the class takes")
     _budget_matches(c, estimator, state)
     scaling = c.param("intercept_scaling")
-    if fit_intercept and (not isinstance(scaling, (int, float)) or not math.isfinite(scaling)):
+    if fit_intercept and (not isinstance(scaling, (int, float)) or not is_finite(scaling)):
         c.fail("intercept_scaling", "must be a finite number")
     s2 = constant_input(fit_intercept, scaling) ** 2
     slots, derived = state.fitted(prediction == "averaged", s2)
@@ -158,7 +164,7 @@ def _kernel_parameters(c):
         c.fail("kernel", "must name a kernel: a model file holds no functions")
     gamma = c.values["gamma_"]
     if "gamma" in KERNEL_PARAMS[kernel]:
-        if not isinstance(gamma, (float, np.floating)) or not math.isfinite(gamma):
+        if not isinstance(gamma, (float, np.floating)) or not is_finite(gamma):
             c.fail("gamma_", f"must be the finite float gamma of the {kernel} kernel")
     elif gamma is not None:
         c.fail("gamma_", f"must be None: the {kernel} kernel has no gamma")
@@ -247,7 +253,7 @@ def _calibration_map(c, name, mapping, method):
             value = mapping[part]
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 c.fail(f"{name}[{part!r}]", "must be a number")
-            if not math.isfinite(value):
+            if not is_finite(value):
                 c.fail(f"{name}[{part!r}]", "must be finite")
         return
     if method == "isotonic" and isinstance(mapping, dict) and set(mapping) == {"x", "y"}:
@@ -261,7 +267,7 @@ def _calibration_map(c, name, mapping, method):
 
 
 def _number(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and is_finite(value)
 
 
 def check_online_calibrated(c: Checker) -> None:

@@ -3,7 +3,6 @@ may hold."""
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -12,7 +11,7 @@ import numpy as np
 
 from ..._core.random_states import random_source_state
 from ..._core.sparse import MAX_INDEX
-from ..._core.validation import BrokenInvariant
+from ..._core.validation import BrokenInvariant, is_finite
 
 
 # ---------------------------------------------------------------------- training states
@@ -29,7 +28,7 @@ def _is_count(value) -> bool:
 _VOTE_META = {  # a PrimalState's vote record (VoteRecord.to_state)
     "multinomial": (lambda v: type(v) is bool, "True or False", True),
     "bias_input": (
-        lambda v: type(v) in (int, float) and math.isfinite(v),
+        lambda v: type(v) in (int, float) and is_finite(v),
         "a finite number",
         True,
     ),
@@ -59,7 +58,7 @@ _BUDGET_META = {  # a DualState's budget (BudgetState.to_state)
     ),
     "size": (lambda v: _is_count(v) or (type(v) is int and v == 2**62), "a count", True),
     "threshold": (
-        lambda v: type(v) is float and math.isfinite(v) and v >= 0,
+        lambda v: type(v) is float and is_finite(v) and v >= 0,
         "a finite float >= 0",
         True,
     ),

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._core.validation import is_finite
 from .checker import (
     MAX_INDEX,
     Checker,
@@ -59,7 +60,7 @@ def check_min_max_scaler(c: Checker) -> None:
     if not (
         isinstance(bounds, (tuple, list))
         and len(bounds) == 2
-        and all(type(v) in (int, float) and math.isfinite(v) for v in bounds)
+        and all(type(v) in (int, float) and is_finite(v) for v in bounds)
         and bounds[0] < bounds[1]
     ):
         c.fail("feature_range", "must be two finite numbers (low, high) with low < high")
@@ -292,7 +293,7 @@ def _parts(c, name, with_columns):
     if weights is not None and not (
         isinstance(weights, dict)
         and set(weights) <= set(names)
-        and all(isinstance(w, (int, float)) and math.isfinite(w) for w in weights.values())
+        and all(isinstance(w, (int, float)) and is_finite(w) for w in weights.values())
     ):
         c.fail("transformer_weights", "must be None or a dict of its names to finite numbers")
     return parts

@@ -37,6 +37,14 @@
   var PAD = { left: 44, right: 14, top: 14, bottom: 44 };
   var ARROW_PX = 70; // length of the update arrow in viewBox units
   var MINUS = "\u2212";
+  // one picture language: the class colours of rosenblatt.apps.palette, served with the
+  // presets (these are its values until they come)
+  var PALETTE = {
+    positive: { color: "#0072B2", words: "blue circle" },
+    negative: { color: "#D55E00", words: "orange square" },
+    region_alpha: 0.2,
+  };
+  var VOTE_PIXELS = 300; // the voted regions are drawn at this many pixels a side
 
   var state = {
     view: [-3, 3, -3, 3],
@@ -547,12 +555,37 @@
     return out;
   }
 
+  function rgbOf(color) {
+    return [1, 3, 5].map(function (k) {
+      return parseInt(color.slice(k, k + 2), 16);
+    });
+  }
+
+  /** The served palette into the page's colours (CSS variables) and its legend. */
+  function applyPalette(palette) {
+    if (palette && palette.positive && palette.negative) PALETTE = palette;
+    var root = document.documentElement.style;
+    var alpha = PALETTE.region_alpha;
+    [
+      ["pos", PALETTE.positive.color],
+      ["neg", PALETTE.negative.color],
+    ].forEach(function (pair) {
+      var rgb = rgbOf(pair[1]);
+      root.setProperty("--" + pair[0], pair[1]);
+      root.setProperty("--" + pair[0] + "-light", "rgba(" + rgb.join(", ") + ", " + alpha + ")");
+    });
+    $("legend-pos").textContent = "class +1 (" + PALETTE.positive.words + ")";
+    $("legend-neg").textContent = "class " + MINUS + "1 (" + PALETTE.negative.words + ")";
+  }
+
   function shadeImage(values, S) {
     var canvas = document.createElement("canvas");
     canvas.width = S;
     canvas.height = S;
     var ctx = canvas.getContext("2d");
     var img = ctx.createImageData(S, S);
+    var pos = rgbOf(PALETTE.positive.color);
+    var neg = rgbOf(PALETTE.negative.color);
     for (var j = 0; j < S; j++) {
       for (var i = 0; i < S; i++) {
         var val = values[j * S + i];
@@ -562,27 +595,97 @@
           continue;
         }
         var strength = 0.55 + 0.45 * Math.min(1, Math.abs(val));
-        if (val > 0) {
-          img.data[o] = 0;
-          img.data[o + 1] = 114;
-          img.data[o + 2] = 178;
-        } else {
-          img.data[o] = 230;
-          img.data[o + 1] = 159;
-          img.data[o + 2] = 0;
-        }
-        img.data[o + 3] = Math.round(255 * 0.22 * strength);
+        var rgb = val > 0 ? pos : neg;
+        img.data[o] = rgb[0];
+        img.data[o + 1] = rgb[1];
+        img.data[o + 2] = rgb[2];
+        img.data[o + 3] = Math.round(255 * PALETTE.region_alpha * strength);
       }
     }
     ctx.putImageData(img, 0, 0);
     return canvas.toDataURL("image/png");
   }
 
+  /** Each voter's votes after c presentations: its whole survival count before the one
+   * in force, the one in force's so far (the server's `current`), none after. */
+  function voteCounts(voted, c) {
+    var now = voted.current ? voted.current[c] : null;
+    return (voted.voters || []).map(function (v, k) {
+      if (!now || k > now[0]) return 0;
+      return k === now[0] ? now[1] : v.votes;
+    });
+  }
+
+  /** The vote sum_k c_k sign(w_k . x) on an S x S grid of the view, for drawing only (the
+   * server's voters and counts; the biggest voters first, stopping where the rest cannot
+   * change the sign). Returns sign * (0.5 + 0.5 * margin of the vote), 0 for a tie. */
+  function voteGrid(run, voted, c, S) {
+    var counts = voteCounts(voted, c);
+    var order = counts
+      .map(function (n, k) {
+        return k;
+      })
+      .filter(function (k) {
+        return counts[k] > 0;
+      })
+      .sort(function (a, b) {
+        return counts[b] - counts[a];
+      });
+    var total = 0;
+    var rest = order.map(function (k) {
+      return counts[k];
+    });
+    for (var q = rest.length - 1; q >= 0; q--) {
+      total += rest[q];
+      rest[q] = total;
+    }
+    var ws = order.map(function (k) {
+      return voted.voters[k].w;
+    });
+    var v = state.view;
+    var names = run.features;
+    var b = bias(run);
+    var out = new Float64Array(S * S);
+    var phi = new Array(names.length);
+    for (var j = 0; j < S; j++) {
+      var y = v[2] + (j * (v[3] - v[2])) / (S - 1);
+      for (var i = 0; i < S; i++) {
+        var x = v[0] + (i * (v[1] - v[0])) / (S - 1);
+        for (var f = 0; f < names.length; f++) phi[f] = featureValue(names[f], x, y);
+        var sum = 0;
+        for (var r = 0; r < ws.length; r++) {
+          if (Math.abs(sum) > rest[r]) break; // the remaining votes cannot flip it
+          var w = ws[r];
+          var s = w[names.length] * b;
+          for (f = 0; f < names.length; f++) s += w[f] * phi[f];
+          sum += s > 0 ? counts[order[r]] : -counts[order[r]]; // a zero score votes against
+        }
+        out[j * S + i] = total ? (sum === 0 ? 0 : (sum > 0 ? 1 : -1) * (0.5 + (0.5 * Math.abs(sum)) / total)) : 0;
+      }
+    }
+    return out;
+  }
+
+  /** The voted classifier's regions and boundary after c presentations, in `shade` and
+   * `lines`, cached per cursor (`cache`). */
+  function drawVote(run, voted, c, cache, shade, lines, S) {
+    var key = "vote" + c;
+    var drawn = cache[key];
+    if (!drawn) {
+      var values = voteGrid(run, voted, c, S);
+      drawn = cache[key] = { href: shadeImage(values, S), path: contourPath(values, S) };
+    }
+    var image = drawShadeFromGrid(shade, drawn.href, S);
+    image.setAttribute("class", "shade-image vote-regions");
+    image.setAttribute("data-size", String(S));
+    drawContour(lines, null, S, "boundary vote-boundary", null, drawn.path);
+  }
+
   function drawShadeFromGrid(parent, href, S) {
     var v = state.view;
     var hx = (v[1] - v[0]) / (S - 1) / 2;
     var hy = (v[3] - v[2]) / (S - 1) / 2;
-    el(
+    return el(
       "image",
       {
         href: href,
@@ -644,7 +747,11 @@
       return vals ? drawContour(lines, vals, S, cls, id) : null;
     };
 
-    if (grid) {
+    if (alg === "voted" && run.voted && run.voted.voters && run.features) {
+      // the vote itself, at the page's resolution (the server's voters and their counts)
+      drawVote(run, run.voted, c, run.gridCache, shade, lines, VOTE_PIXELS);
+      if (w) drawWeights(w, "voter-line", "current-line"); // the vector in force
+    } else if (grid) {
       // one picture and one contour per grid, computed once per run
       var cached = run.gridCache[grid.index];
       if (!cached) {
@@ -670,10 +777,7 @@
         drawLine(lines, L[0], L[1], L[2], "boundary", "boundary");
       }
     }
-    if (grid && w) {
-      if (alg === "voted") drawWeights(w, "voter-line", "current-line"); // the current voter
-      else if (averagedGrid) drawWeights(w, "boundary", "boundary"); // the last weights
-    }
+    if (grid && w && averagedGrid && alg !== "voted") drawWeights(w, "boundary", "boundary"); // the last weights
     // averaged: the averaged hypothesis, dashed, beside the last weights
     if (run.averaged && run.averaged[c] && !averagedGrid) {
       drawWeights(run.averaged[c], "averaged-line", "averaged-line");
@@ -794,6 +898,7 @@
       ["margin", "margin"],
       ["radius", "R"],
       ["theory-gamma", "gamma"],
+      ["normalized-margin", "normalized"],
       ["bound", "bound"],
     ].forEach(function (pair) {
       var value = theoryValue(pair[1]);
@@ -875,6 +980,158 @@
     note.textContent = "last " + shown.length + " of " + alive.length + " voters";
   }
 
+  // ------------------------------------------------------------------ the step's formulas
+  var MATHML = "http://www.w3.org/1998/Math/MathML";
+
+  function mnode(name, text, attrs) {
+    var node = document.createElementNS(MATHML, name);
+    if (text !== undefined && text !== null) node.textContent = text;
+    Object.keys(attrs || {}).forEach(function (k) {
+      node.setAttribute(k, attrs[k]);
+    });
+    return node;
+  }
+
+  function mrow(parts) {
+    var row = mnode("mrow");
+    parts.forEach(function (part) {
+      row.appendChild(part);
+    });
+    return row;
+  }
+
+  function mn(v) {
+    return mnode("mn", fmt(v));
+  }
+
+  /** A factor of a product: a negative number in parentheses, as on paper. */
+  function mfactor(v) {
+    return v < 0 ? mrow([mo("("), mn(v), mo(")")]) : mn(v);
+  }
+
+  function mo(op) {
+    return mnode("mo", op);
+  }
+
+  function mi(name) {
+    return mnode("mi", name);
+  }
+
+  /** (v_1, ..., v_n) as MathML: numbers in parentheses. */
+  function mvector(v) {
+    var parts = [mo("(")];
+    v.forEach(function (x, k) {
+      if (k) parts.push(mo(","));
+      parts.push(mn(x));
+    });
+    parts.push(mo(")"));
+    return mrow(parts);
+  }
+
+  /** One line of formulas (a paragraph holding a MathML formula), with its words for a
+   * screen reader. */
+  function mathLine(parts, words, cls) {
+    var line = document.createElement("p");
+    line.className = "math-line";
+    var math = mnode("math", null, { alttext: words, "aria-label": words });
+    if (cls) math.setAttribute("class", cls);
+    math.appendChild(mrow(parts));
+    line.appendChild(math);
+    return line;
+  }
+
+  function spoken(v) {
+    return "(" + v.map(fmt).join(", ") + ")";
+  }
+
+  /** The notes' update at step c (presentation c, row c - 1), its numbers filled in:
+   * a = w . x, the test t a <= 0, w <- w + eta t x. */
+  function renderStepMath() {
+    var box = $("step-math");
+    clear(box);
+    var run = state.run;
+    var c = mainCursor();
+    if (!run || !run.rows || c === 0) {
+      var p = document.createElement("p");
+      p.className = "small";
+      p.textContent = run ? "No step yet: press Step." : "No run.";
+      box.appendChild(p);
+      setData(box, null);
+      return;
+    }
+    var r = c - 1;
+    var idx = run.rows.pattern[r];
+    var labels = (run.request && run.request.labels) || state.labels;
+    var t = labels[idx] > 0 ? 1 : -1;
+    var act = run.rows.activation[r]; // t w . x, the engine's
+    var updated = !!run.rows.updated[r];
+    var numbers = { step: c, pattern: idx + 1, t: t, activation: act, updated: updated };
+    if (!run.primal || !run.rows.tx) {
+      // the dual form: t f(x) = t sum_j alpha_j t_j K(x_j, x) + ...
+      box.appendChild(
+        mathLine(
+          [mi("t"), mi("f"), mo("("), mi("x"), mo(")"), mo("="), mn(act), mo(updated ? "\u2264" : ">"), mn(0)],
+          "t f of x equals " + fmt(act) + (updated ? ", at most 0: a mistake, alpha of pattern " + (idx + 1) + " grows by eta" : ", above 0: no mistake"),
+          "step-test",
+        ),
+      );
+      setData(box, numbers);
+      return;
+    }
+    var x = run.rows.tx[r].map(function (v) {
+      return t * v + 0; // the augmented pattern (x, x0): t x times t
+    });
+    var w = run.weights[r];
+    var a = t * act + 0;
+    var sumParts = [];
+    w.forEach(function (wj, j) {
+      if (j) sumParts.push(mo("+"));
+      sumParts.push(mrow([mfactor(wj), mo("\u00b7"), mfactor(x[j])]));
+    });
+    box.appendChild(
+      mathLine(
+        [mi("a"), mo("="), mi("w"), mo("\u00b7"), mi("x"), mo("=")].concat(sumParts, [mo("="), mn(a)]),
+        "a equals w dot x: " + w.map(function (wj, j) {
+          return fmt(wj) + " times " + fmt(x[j]);
+        }).join(" plus ") + " equals " + fmt(a),
+        "step-activation",
+      ),
+    );
+    box.appendChild(
+      mathLine(
+        [mi("t"), mi("a"), mo("="), mfactor(t), mo("\u00b7"), mfactor(a), mo("="), mn(act), mo(updated ? "\u2264" : ">"), mn(0)],
+        "t times a equals " + fmt(t) + " times " + fmt(a) + " equals " + fmt(act) +
+          (updated ? ", at most 0: a mistake" : ", above 0: no mistake"),
+        "step-test",
+      ),
+    );
+    var eta = run.eta;
+    if (updated) {
+      var delta = run.rows.delta[r];
+      var after = w.map(function (wj, j) {
+        return wj + delta[j];
+      });
+      if (run.algorithm !== "batch") after = run.weights[c];
+      box.appendChild(
+        mathLine(
+          [mi("w"), mo("\u2190"), mi("w"), mo("+"), mi("\u03b7"), mi("t"), mi("x"), mo("="), mvector(w), mo("+"),
+            mfactor(eta), mo("\u00b7"), mfactor(t), mo("\u00b7"), mvector(x), mo("="), mvector(after)],
+          "w becomes w plus eta t x: " + spoken(w) + " plus " + fmt(eta) + " times " + fmt(t) + " times " +
+            spoken(x) + " equals " + spoken(after) + (run.algorithm === "batch" ? ", added at the epoch's end" : ""),
+          "step-update",
+        ),
+      );
+      numbers.after = after;
+    } else {
+      box.appendChild(mathLine([mi("w"), mo("="), mvector(w)], "no mistake: w stays " + spoken(w), "step-update"));
+      numbers.after = w;
+    }
+    numbers.w = w;
+    numbers.x = x;
+    numbers.a = a;
+    setData(box, numbers);
+  }
+
   // ------------------------------------------------------------------ comparison panels
   /** The reply's panel for the k-th learner asked for, or null (a run still on its way). */
   function panelData(k) {
@@ -913,8 +1170,13 @@
       });
       var dl = document.createElement("dl");
       dl.className = "panel-readouts";
+      var wName = {
+        perceptron: "w (the last weights)",
+        averaged: "w\u0304 = mean of w\u2080, \u2026, w after this step (Algorithm 7)",
+        voted: "w\u2096 in force (one voter; the shading is the vote)",
+      }[name] || "w";
       [
-        ["w", "panel-weights"],
+        [wName, "panel-weights"],
         ["mistakes", "panel-mistakes"],
       ].forEach(function (pair) {
         var dt = document.createElement("dt");
@@ -984,11 +1246,22 @@
     var mistakes = data.mistakes[c];
     setData(mOut, mistakes);
     mOut.textContent = String(mistakes);
+    if (data.voted && w) {
+      var counts = voteCounts(data.voted, c);
+      var now = data.voted.current ? data.voted.current[c] : null;
+      var voters = counts.filter(function (n) {
+        return n > 0;
+      }).length;
+      wOut.textContent = fmtVector(w) + (now ? ", c\u2096 = " + now[1] + " (" + voters + " voter(s) so far)" : "");
+    }
 
-    // its boundary: the server's grid (the vote, the kernel expansion), else its weights
+    // its boundary: the vote (voted, at the page's resolution), the server's grid (the
+    // kernel expansion), else its weights
     var grid = gridOf(data.grids, c);
     var cls = data.algorithm === "averaged" ? "averaged-line" : "boundary";
-    if (grid) {
+    if (data.voted && run.features) {
+      drawVote(run, data.voted, c, data.gridCache, layer("shade"), layer("lines"), 200);
+    } else if (grid) {
       var cached = data.gridCache[grid.index];
       if (!cached) {
         cached = data.gridCache[grid.index] = {
@@ -1094,6 +1367,7 @@
     var run = state.run;
     var c = state.cursor;
     stopPlaying();
+    setVerdict(null, ""); // each question starts with a clean verdict
     var idx = run.rows.pattern[c];
     var pts = (run.request && run.request.points) || state.points;
     var labels = (run.request && run.request.labels) || state.labels;
@@ -1349,6 +1623,7 @@
   function renderCursor() {
     drawModel();
     renderReadouts();
+    renderStepMath();
     renderTrace();
     renderStatus();
     renderPanels();
@@ -1456,8 +1731,9 @@
     return panels + (state.settings.algorithm === "kernel" ? 1 : 0);
   }
 
+  /** The epochs to ask for n points: what runs.page_epochs computes from the same limits. */
   function epochsFor(n) {
-    var most = Math.min(PAGE_MAX_EPOCHS, limits.max_epochs);
+    var most = Math.min(limits.page_epochs || PAGE_MAX_EPOCHS, limits.max_epochs);
     var kernels = kernelRuns();
     if (kernels) {
       // a kernel reply holds every coefficient after every presentation, per kernel run
@@ -1656,6 +1932,91 @@
     renderCursor();
     document.body.dataset.runs = String(state.runCount);
     setReady(true);
+  }
+
+  // ------------------------------------------------------------------ students' files, lessons
+  /** A CSV file chosen in #upload: the server reads it as the library reads data files;
+   * its points replace the page's, or its one-line refusal is shown. */
+  function uploadFile(file) {
+    if (!file || state.staticData) return;
+    file.text().then(function (text) {
+      return fetch("api/points", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ name: file.name, text: text }),
+      }).then(function (resp) {
+        return resp.json().then(function (data) {
+          if (!resp.ok || data.error) throw new ApiError(data.error || "The server refused the file (HTTP " + resp.status + ").");
+          return data;
+        });
+      });
+    }).then(
+      function (data) {
+        state.points = data.points.map(function (p) {
+          return [p[0], p[1]];
+        });
+        state.labels = data.labels.slice();
+        markEdited();
+        drawPoints();
+        state.urlNote = data.note || "";
+        setUploadState("loaded", data.note);
+        scheduleRun(0);
+      },
+      function (err) {
+        var text = err instanceof ApiError ? err.message : "Could not read the file (" + (err && err.message) + ").";
+        setUploadState("refused", text);
+        showMessage(text);
+      },
+    );
+  }
+
+  function setUploadState(value, text) {
+    var input = $("upload");
+    input.dataset.state = value;
+    input.dataset.note = text || "";
+    input.value = "";
+  }
+
+  /** The page's state as a notebook (POST api/lesson), saved as lesson.ipynb. */
+  function downloadLesson() {
+    if (state.staticData) return;
+    var problem = problemWithState();
+    if (problem) {
+      showMessage(problem);
+      return;
+    }
+    var body = buildRequest();
+    body.cursor = state.cursor;
+    body.exercises = state.exercise.on;
+    fetch("api/lesson", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify(body),
+    })
+      .then(function (resp) {
+        if (!resp.ok) {
+          return resp.json().then(function (data) {
+            throw new ApiError(data.error || "The server refused the lesson (HTTP " + resp.status + ").");
+          });
+        }
+        return resp.blob();
+      })
+      .then(
+        function (blob) {
+          var link = document.createElement("a");
+          link.href = URL.createObjectURL(blob);
+          link.download = "lesson.ipynb";
+          document.body.appendChild(link);
+          link.click();
+          setTimeout(function () {
+            URL.revokeObjectURL(link.href);
+            link.remove();
+          }, 0);
+        },
+        function (err) {
+          showMessage(err instanceof ApiError ? err.message : "Could not write the lesson (" + (err && err.message) + ").");
+        },
+      );
   }
 
   // ------------------------------------------------------------------ static copies
@@ -2001,6 +2362,10 @@
       updateURL();
       drawModel();
     });
+    $("upload").addEventListener("change", function () {
+      uploadFile($("upload").files && $("upload").files[0]);
+    });
+    $("lesson").addEventListener("click", downloadLesson);
     $("step").addEventListener("click", step);
     $("epoch").addEventListener("click", toEpochEnd);
     $("history").addEventListener("input", function () {
@@ -2210,6 +2575,7 @@
   // ------------------------------------------------------------------ start
   function enterStaticMode(data) {
     state.staticData = data;
+    applyPalette(data.palette);
     state.presets = (data.presets && data.presets.presets) || {};
     state.presetOrder = Object.keys(state.presets);
     if (data.presets && data.presets.view) state.view = data.presets.view;
@@ -2227,7 +2593,7 @@
     $("compare-note").textContent = "panels need the server: run `rosenblatt playground`";
     $("exercise-set").value = "";
     state.exercise.set = "";
-    ["preset", "class-toggle", "clear", "eta", "bias-input", "shuffle", "seed", "feature-map", "kernel", "gamma", "degree", "budget", "budget-policy", "compare", "exercise-set"].forEach(
+    ["preset", "class-toggle", "clear", "upload", "lesson", "eta", "bias-input", "shuffle", "seed", "feature-map", "kernel", "gamma", "degree", "budget", "budget-policy", "compare", "exercise-set"].forEach(
       function (id) {
         $(id).disabled = true;
       },
@@ -2264,6 +2630,7 @@
           state.presetOrder = Object.keys(state.presets);
           limits = data.limits;
           MAX_PANELS = limits.max_panels;
+          applyPalette(data.palette);
           $("degree").max = String(limits.max_degree); // the input's arrows stop at the server's cap
           if (data.view && data.view.length === 4 && data.view.every(isNum)) state.view = data.view;
           populatePresets();
