@@ -622,6 +622,26 @@ def test_dual_state_needs_its_index():
         DualState.from_state(meta, arrays)
 
 
+@pytest.mark.parametrize("change", ["reversed", "duplicated"])
+def test_dual_state_update_record_must_add_up_to_its_coefficients(change):
+    """The voted perceptron's hypotheses are read off the update record: a record whose
+    samples were reordered or repeated (the model-file fuzzer's finds) is refused, not
+    voted with."""
+    X, y = float_data(n=40, seed=3)
+    model = fit_quiet(KernelPerceptron(max_iter=3, prediction="voted", random_state=0), X, y)
+    meta, arrays = model.training_state_.to_state()
+    samples = arrays["update_sample"]
+    assert np.unique(samples).shape[0] > 1  # the change below changes the record
+    DualState.from_state(meta, arrays)  # as saved, it adds up
+    if change == "reversed":
+        arrays["update_sample"] = samples[::-1].copy()
+    else:
+        arrays["update_sample"] = np.r_[samples[:-1], samples[0]]
+    assert not np.array_equal(arrays["update_sample"], samples)
+    with pytest.raises(ValueError, match="does not add up to its coefficients"):
+        DualState.from_state(meta, arrays)
+
+
 # --------------------------------------------------------------------------- warm_start
 @pytest.mark.parametrize("prediction", ["last", "averaged", "voted"])
 @pytest.mark.parametrize("kernel", ["rbf", "precomputed"])

@@ -37,6 +37,7 @@ _EXPORTS = {
     "load": "persistence",
     "read_manifest": "persistence",
     "save": "persistence",
+    "serve": "apps.serve",
     "to_onnx": "persistence.onnx",
     "trace": "theory.trace",
 }
