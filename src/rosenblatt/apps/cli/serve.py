@@ -35,10 +35,10 @@ def command(
 def _run(model: str, host: str, port: int, log: str | None) -> None:
     """What ``rosenblatt serve`` does with its options: load the model, replay its log,
     serve until stopped (without the extra: one line that says how to add it)."""
-    from ..serve import Service, _uvicorn, default_log, served_model
+    from ..serve import Service, default_log, served_model, uvicorn_module
 
     try:
-        _uvicorn()
+        uvicorn_module()
     except ImportError as exc:  # the extra is missing: one line that says how to add it
         report_error(str(exc))
         raise typer.Exit(2) from None

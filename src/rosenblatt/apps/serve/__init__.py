@@ -31,7 +31,8 @@ AUTO = "auto"
 _STARTUP_SECONDS = 60.0
 
 
-def _uvicorn() -> Any:
+def uvicorn_module() -> Any:
+    """The ``uvicorn`` module, or an ``ImportError`` naming the extra that installs it."""
     try:
         import starlette  # noqa: F401 (the app's framework: missing, say so here)
         import uvicorn
@@ -84,7 +85,7 @@ class Service:
     def __init__(self, served: Any, host: str, port: int) -> None:
         from .app import build_app
 
-        uvicorn = _uvicorn()
+        uvicorn = uvicorn_module()
         try:
             self.socket = _listening_socket(host, port)
         except ValueError:
@@ -201,7 +202,7 @@ def serve(
     {'learned': 1, 'version': 1}
     >>> service.stop()
     """
-    _uvicorn()
+    uvicorn_module()
     service = Service(served_model(model, log), host, port)
     if not block:
         return service.start()

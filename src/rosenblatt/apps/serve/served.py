@@ -241,7 +241,7 @@ class ServedModel:
         assert served.journal is not None
         if requests:
             served.journal.resume(logged.valid_bytes)
-            served._save_served(model_bytes(model, metadata=served.metadata), version)
+            served.save_served(model_bytes(model, metadata=served.metadata), version)
         elif len(logged.records) > 1 or logged.torn:
             served.journal.begin(sha, version)  # nothing to learn: a log of one record
         else:
@@ -269,7 +269,7 @@ class ServedModel:
             self._thread = None
         if self._logged_bytes and self.path is not None:
             snapshot = self.snapshot
-            self._save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
+            self.save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
         self.close()
 
     def close(self) -> None:
@@ -419,7 +419,7 @@ class ServedModel:
         after as much more learning."""
         snapshot = self.snapshot
         try:
-            self._save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
+            self.save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
         except OSError as error:
             self._logged_bytes = 0  # the next try after as much more learning
             sys.stderr.write(
@@ -433,7 +433,7 @@ class ServedModel:
         snapshot = self.snapshot
         data = model_bytes(snapshot.model, metadata=self.metadata)
         if self.path is not None and _same(path, self.path):
-            self._save_served(data, snapshot.version)
+            self.save_served(data, snapshot.version)
         else:
             write_atomically(path, data)
         return {
@@ -443,7 +443,7 @@ class ServedModel:
             "bytes": len(data),
         }
 
-    def _save_served(self, data: bytes, version: int) -> None:
+    def save_served(self, data: bytes, version: int) -> None:
         """Replace the served file by ``data`` (the model at ``version``), the log knowing
         it first: a ``saved`` record, the file, then the log afresh from the new file."""
         assert self.path is not None
