@@ -608,3 +608,17 @@ def _ended(history, active, stop, plateau, total_weight, presented_weight) -> bo
     elif plateau is not None and plateau.update(weighted_fraction(total_weight, presented_weight)):
         history.stopped_early = history.plateaued = True
     return history.converged or history.stopped_early
+
+
+def is_convergence_warning(category: type[Warning]) -> bool:
+    """Whether a warning of ``category`` is the ``ConvergenceWarning`` :func:`train` warns
+    with (scikit-learn's), without importing scikit-learn: no warning is one before
+    ``sklearn.exceptions`` is loaded (a fit that converged never loads it).
+
+    Examples
+    --------
+    >>> is_convergence_warning(UserWarning)
+    False
+    """
+    exceptions = sys.modules.get("sklearn.exceptions")
+    return exceptions is not None and issubclass(category, exceptions.ConvergenceWarning)

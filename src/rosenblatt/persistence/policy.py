@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .._core.lazy import import_module
-from .records import RECORDS, record_of
+from .records import RECORDS, key_of_bare, record_of
 from .rules import SAFE_TOKEN_PATTERNS, UNSAFE_WHY, unsafe_parameter  # noqa: F401 (re-exported)
 
 __all__ = [
@@ -122,8 +122,13 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
     """The registry key of exactly ``cls`` (not of a subclass), or None.
 
     Found by class identity, never from ``cls.__module__``: a class may move between
-    modules while the key a model file names it by stays.
+    modules while the key a model file names it by stays. A class's learner without
+    scikit-learn's base classes (:attr:`~rosenblatt.persistence.records.Record.bare`) is
+    saved as the class (its parameters and fitted state are the class's): its key.
     """
+    bare = key_of_bare(cls)
+    if bare is not None:
+        return bare if bare in registry else None
     for key in registry:
         location = _location(key)
         if location is not None and location[1] == cls.__name__ and resolve(key, registry) is cls:
