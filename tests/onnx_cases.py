@@ -35,6 +35,7 @@ from rosenblatt import (
     CentroidClassifier,
     KernelPerceptron,
     LinearProgramClassifier,
+    PassiveAggressive,
     Perceptron,
     Projectron,
     TfDfTransformer,
@@ -129,6 +130,16 @@ CASES = [
         "VotedPerceptron multinomial",
         "digits",
         lambda: VotedPerceptron(max_iter=3, multi_class="multinomial", **_SEED),
+    ),
+    Case(
+        "PassiveAggressive PA-I (scaled)", "spambase", lambda: _scaled(PassiveAggressive(**_SEED))
+    ),
+    Case(
+        "PassiveAggressive PA-II averaged, multinomial",
+        "digits",
+        lambda: PassiveAggressive(
+            variant="pa2", average=True, multi_class="multinomial", max_iter=20, **_SEED
+        ),
     ),
     Case("Perceptron, 3 labels", "digits-labels", lambda: Perceptron(**_SEED)),
     Case(
