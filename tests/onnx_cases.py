@@ -405,6 +405,7 @@ MEMBERS = {
     "Perceptron": lambda: Perceptron(**_SEED),
     "AveragedPerceptron": lambda: AveragedPerceptron(**_SEED),
     "VotedPerceptron": lambda: VotedPerceptron(max_iter=5, **_SEED),
+    "PassiveAggressive": lambda: PassiveAggressive(max_iter=5, **_SEED),
     "KernelPerceptron": lambda: KernelPerceptron(max_iter=5, **_SEED),
     "Projectron": lambda: Projectron(max_iter=3, **_SEED),
     "CentroidClassifier": lambda: CentroidClassifier(),

@@ -60,6 +60,7 @@ def test_the_cases_cover_every_classifier_and_step():
     # every class of the package with a way of scoring (its record's), a learner added too
     scored = [r.key.rpartition(".")[2] for r in RECORDS if r.scoring in ("linear", "voted", "dual")]
     assert "PassiveAggressive" in scored
+    assert set(scored) <= set(onnx_cases.MEMBERS)  # each in every ensemble through skl2onnx
     for what in (
         *scored,
         "multinomial",
