@@ -124,3 +124,53 @@ def test_the_learners_train_and_save_without_importing_scikit_learn():
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == []
+
+
+# what `train` refuses, as it refuses it with the estimator: (file's rows, train's arguments)
+REFUSED = {
+    "one class": ("1,2,x\n3,4,x\n", {}),
+    "eta": ("1,2,x\n3,4,y\n1,1,y\n", {"eta": 0}),
+    "C": ("1,2,x\n3,4,y\n1,1,y\n", {"algorithm": "pa2", "options": {"C": -1.0}}),
+    "early stopping": ("1,2,x\n3,4,y\n1,1,y\n", {"options": {"early_stopping": True}}),
+}
+
+
+@pytest.mark.parametrize("case", list(REFUSED))
+def test_train_refuses_with_the_learner_as_with_the_estimator(tmp_path, case):
+    from rosenblatt.apps.cli.train import train
+
+    rows, arguments = REFUSED[case]
+    path = tmp_path / "data.csv"
+    path.write_text("a,b,label\n" + rows)
+    refused = []
+    for bare in (True, False):
+        with pytest.raises(ValueError) as error:
+            train(path, tmp_path / "m.rbl", scale=False, bare=bare, **arguments)
+        refused.append((type(error.value), str(error.value)))
+    assert refused[0] == refused[1]
+    assert not (tmp_path / "m.rbl").exists()
+    if case == "eta":
+        assert refused[0][1] == (
+            "The 'eta' parameter of Perceptron must be a float in the range (0, inf) (finite); "
+            "got 0."
+        )
+
+
+def test_train_fits_the_learner_only_where_the_model_needs_nothing_of_scikit_learn(tmp_path):
+    from rosenblatt.apps.cli.train import train
+
+    path = tmp_path / "data.csv"
+    path.write_text("a,b,label\n1,2,x\n3,4,y\n1,1,y\n-1,0,x\n")
+    fitted = {
+        name: type(train(path, tmp_path / f"{name}.rbl", bare=True, **arguments).model)
+        for name, arguments in {
+            "alone": {"scale": False},
+            "scaled": {"scale": True},
+            "calibrated": {"scale": False, "calibrate": "online"},
+            "kernel": {"scale": False, "algorithm": "kernel"},
+        }.items()
+    }
+    assert fitted["alone"] is _bare.Perceptron
+    assert fitted["scaled"].__name__ == "Pipeline"
+    assert fitted["calibrated"].__module__ != _bare.__name__
+    assert fitted["kernel"] is rosenblatt.KernelPerceptron
