@@ -161,16 +161,20 @@ def test_train_fits_the_learner_only_where_the_model_needs_nothing_of_scikit_lea
 
     path = tmp_path / "data.csv"
     path.write_text("a,b,label\n1,2,x\n3,4,y\n1,1,y\n-1,0,x\n")
+    text = tmp_path / "messages.tsv"
+    text.write_text("spam\twin cash now\nham\tsee you at noon\nspam\tcash prize\nham\tnoon\n")
     fitted = {
-        name: type(train(path, tmp_path / f"{name}.rbl", bare=True, **arguments).model)
-        for name, arguments in {
-            "alone": {"scale": False},
-            "scaled": {"scale": True},
-            "calibrated": {"scale": False, "calibrate": "online"},
-            "kernel": {"scale": False, "algorithm": "kernel"},
-        }.items()
+        name: type(train(data, tmp_path / f"{name}.rbl", bare=True, **arguments).model)
+        for name, data, arguments in [
+            ("alone", path, {"scale": False}),
+            ("scaled", path, {"scale": True}),
+            ("text", text, {"scale": False}),
+            ("calibrated", path, {"scale": False, "calibrate": "online"}),
+            ("kernel", path, {"scale": False, "algorithm": "kernel"}),
+        ]
     }
     assert fitted["alone"] is _bare.Perceptron
-    assert fitted["scaled"].__name__ == "Pipeline"
+    assert fitted["scaled"].__name__ == fitted["text"].__name__ == "Pipeline"
+    assert type(rosenblatt.load(tmp_path / "text.rbl").steps[-1][1]) is rosenblatt.Perceptron
     assert fitted["calibrated"].__module__ != _bare.__name__
     assert fitted["kernel"] is rosenblatt.KernelPerceptron
