@@ -123,7 +123,7 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
 
     Found by class identity, never from ``cls.__module__``: a class may move between
     modules while the key a model file names it by stays. A class's learner without
-    scikit-learn's base classes (:attr:`~rosenblatt.persistence.records.Record.bare`) is
+    scikit-learn's base classes (``Record.bare`` of :mod:`rosenblatt.persistence.records`) is
     saved as the class (its parameters and fitted state are the class's): its key.
     """
     bare = key_of_bare(cls)

@@ -189,7 +189,7 @@ class Record:
         return getattr(import_module(module), name)
 
     def load_bare(self) -> type:
-        """The class's learner without scikit-learn's base classes (:attr:`bare`; importing
+        """The class's learner without scikit-learn's base classes (``bare``; importing
         its module, which imports no scikit-learn)."""
         if self.bare is None:
             raise ValueError(f"{self.key} has no learner without scikit-learn's base classes")
@@ -509,7 +509,7 @@ def keys_with(role: str, *, without: str | None = None) -> tuple[str, ...]:
 
 def key_of_bare(cls: type) -> str | None:
     """The key of the class whose learner without scikit-learn's base classes is exactly
-    ``cls`` (:attr:`Record.bare`), or None: found by where ``cls`` is defined, so that
+    ``cls`` (``Record.bare``), or None: found by where ``cls`` is defined, so that
     nothing is imported (scikit-learn least of all).
 
     Examples
