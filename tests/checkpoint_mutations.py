@@ -4,7 +4,7 @@ run (``benchmarks/fuzz_checkpoints.py``).
 
 What is checked, and why
 ------------------------
-A checkpoint (:mod:`rosenblatt.persistence.checkpoint`) is a model file whose manifest
+A checkpoint (:mod:`rosenblatt.training.checkpoint`) is a model file whose manifest
 holds the record of a run: what it read, with which options, where its stream and its
 epochs stood, its random sources. Resuming trusts none of it: a damaged checkpoint must
 either resume into a valid model (one that predicts the input, and saves and loads as

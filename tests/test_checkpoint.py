@@ -38,8 +38,8 @@ from rosenblatt import (
 )
 from rosenblatt._core.validation import BrokenInvariant
 from rosenblatt.engine.driver import EpochCount, RunState
-from rosenblatt.persistence.checkpoint import read_checkpoint, write_checkpoint
 from rosenblatt.streaming import fit_stream
+from rosenblatt.training.checkpoint import read_checkpoint, write_checkpoint
 
 pytestmark = pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 
@@ -587,7 +587,7 @@ def test_online_calibration_resumes_from_the_command_line_shown_or_quiet(
     """Issue 42: the progress callback was held to as an option, so a run with its bars
     did not resume quietly (-q), nor a quiet one with its bars; the model file also held
     the callback's repr, so the two did not give the same bytes."""
-    from rosenblatt.persistence import stream_training
+    from rosenblatt.training import checkpoint as checkpoints
 
     command = ["train", calibration_csv, "--stream", "-a", "averaged", "--calibrate", "online"]
     command += ["--chunk-size", "150", "--max-iter", "3"]
@@ -598,7 +598,7 @@ def test_online_calibration_resumes_from_the_command_line_shown_or_quiet(
     assert run_cli(*command, "-m", shown).exit_code == 0
     assert shown.read_bytes() == expected.read_bytes()  # the bars are no part of the model
 
-    checkpoint, written, real = tmp_path / "run.ckpt", [], stream_training.write_checkpoint
+    checkpoint, written, real = tmp_path / "run.ckpt", [], checkpoints.write_checkpoint
 
     def crash_after_the_third(*args, **kwargs):  # a kill in epoch 2, after 2 of its 3 chunks
         real(*args, **kwargs)
@@ -607,7 +607,7 @@ def test_online_calibration_resumes_from_the_command_line_shown_or_quiet(
             raise Crash
 
     with monkeypatch.context() as patch:
-        patch.setattr(stream_training, "write_checkpoint", crash_after_the_third)
+        patch.setattr(checkpoints, "write_checkpoint", crash_after_the_third)
         killed = run_cli(
             *command, "-m", tmp_path / "killed.rbl", "--checkpoint", checkpoint, *every, *quiet
         )

@@ -15,7 +15,7 @@ from pathlib import Path
 import checkpoint_mutations as cm
 import pytest
 
-from rosenblatt.persistence.checkpoint import read_checkpoint
+from rosenblatt.training.checkpoint import read_checkpoint
 
 pytestmark = pytest.mark.filterwarnings("ignore")
 

@@ -94,6 +94,126 @@ def test_fit_batches_equals_partial_fit_per_batch():
     ]
 
 
+# ---------------------------------------------------------------- epochs in batches
+def _odd_counter(seen):
+    """A learner's present-one-batch function: one unit that errs on every odd number."""
+
+    def present(batch, active):
+        seen.append(list(batch))
+        mistakes = sum(n % 2 for n in batch)
+        return EpochCount(np.array([mistakes]), len(batch), np.array([2.0 * mistakes]), 1.5)
+
+    return present
+
+
+def test_batch_epochs_count_each_epoch_and_keep_it_after_every_batch():
+    """The epoch's count is the sum of its batches'; after every batch ``run.partial`` holds
+    the count so far when after_batch is called, and a finished epoch clears it."""
+    from rosenblatt.engine.driver import RunState
+    from rosenblatt.engine.problems import BatchEpochs
+
+    run, seen, at_each_batch, reports = RunState(), [], [], []
+
+    def after_batch():
+        mistakes, presented, weight, presented_weight = run.partial
+        at_each_batch.append((mistakes.tolist(), presented, weight.tolist(), presented_weight))
+
+    problem = BatchEpochs(
+        lambda: [[1, 2], [3, 5, 6]], _odd_counter(seen), run=run, after_batch=after_batch
+    )
+    stop = StopRule(max_epochs=2, warn=False)
+    history = train(problem, stop, owner="odd", on_epoch=reports.append, run=run)
+    assert history.mistakes_per_epoch == [3, 3] and seen == [[1, 2], [3, 5, 6]] * 2
+    assert at_each_batch == [([1], 2, [2.0], 1.5), ([3], 5, [6.0], 3.0)] * 2
+    assert [(r.mistakes, r.presented, r.mistake_weight, r.presented_weight) for r in reports] == [
+        (3, 5, 6.0, 3.0)
+    ] * 2
+    assert run.epochs == 2 and run.partial is None
+
+
+def test_batch_epochs_resume_inside_an_epoch_from_its_count():
+    """An epoch resumed inside (``run.partial`` from a checkpoint, ``batches()`` giving the
+    rest of its batches) counts on from the count kept: the history of an uninterrupted run."""
+    from rosenblatt.engine.driver import RunState
+    from rosenblatt.engine.problems import BatchEpochs
+
+    whole = train(
+        BatchEpochs(lambda: [[1, 2], [3, 5, 6]], _odd_counter([])),
+        StopRule(max_epochs=3, warn=False),
+        owner="odd",
+    )
+    run = RunState.from_state(
+        {
+            "version": 1,
+            "epochs": 1,
+            "mistakes_per_epoch": [3],
+            "active": [True],
+            "trained": [1],
+            "presented": 5,
+            "best": None,
+            "stale": 0,
+            "partial": {
+                "mistakes": [1],
+                "presented": 2,
+                "mistake_weight": [2.0],
+                "presented_weight": 1.5,
+            },
+            "rng": None,
+        }
+    )
+    epochs = iter([[[3, 5, 6]], [[1, 2], [3, 5, 6]]])  # the rest of epoch 2, then epoch 3
+    seen, reports = [], []
+    resumed = train(
+        BatchEpochs(lambda: next(epochs), _odd_counter(seen), run=run),
+        StopRule(max_epochs=3, warn=False),
+        owner="odd",
+        on_epoch=reports.append,
+        run=run,
+    )
+    assert resumed.mistakes_per_epoch == whole.mistakes_per_epoch == [3, 3, 3]
+    assert seen == [[3, 5, 6], [1, 2], [3, 5, 6]]
+    assert [(r.epoch, r.mistake_weight, r.presented_weight) for r in reports] == [
+        (2, 6.0, 3.0),
+        (3, 6.0, 3.0),
+    ]
+
+
+def test_batch_epochs_refuse_a_first_epoch_without_batches_unless_resumed():
+    from rosenblatt.engine.driver import RunState
+    from rosenblatt.engine.problems import NO_BATCH, BatchEpochs
+
+    with pytest.raises(ValueError, match=r"^fit_batches: batches\(\) gave no batch; give at "):
+        train(BatchEpochs(lambda: [], _odd_counter([])), StopRule(max_epochs=2), owner="odd")
+    assert NO_BATCH.startswith("fit_batches: batches() gave no batch")
+    # resumed after the last batch of an epoch: its rest is empty, its count is kept
+    run = RunState(epochs=0, active=np.array([True]), trained=np.array([0]))
+    run.partial = EpochCount(np.array([2]), 4, np.array([4.0]), 3.0)
+    epochs = iter([[], [[2, 4]]])
+    history = train(
+        BatchEpochs(lambda: next(epochs), _odd_counter([]), run=run),
+        StopRule(max_epochs=2, warn=False),
+        owner="odd",
+        run=run,
+    )
+    assert history.mistakes_per_epoch == [2, 0] and history.converged
+
+
+def test_every_learner_refuses_batches_that_give_none():
+    """The linear, kernel and online-calibrated learners' fit_batches say the same."""
+    from rosenblatt import calibrated
+
+    for learner in (
+        Perceptron(),
+        KernelPerceptron(),
+        calibrated(AveragedPerceptron(), method="online"),
+    ):
+        with pytest.raises(ValueError) as caught:
+            learner.fit_batches(lambda: iter(()), classes=[0, 1])
+        assert str(caught.value) == (
+            "fit_batches: batches() gave no batch; give at least one (X, y) per epoch."
+        ), type(learner).__name__
+
+
 # ---------------------------------------------------------------- converged = run to the end
 def test_voted_and_after_convergence_predicts_its_training_data():
     """The issue's case: converged at once, then outvoted by earlier vectors."""

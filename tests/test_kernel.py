@@ -622,6 +622,26 @@ def test_dual_state_needs_its_index():
         DualState.from_state(meta, arrays)
 
 
+@pytest.mark.parametrize("change", ["reversed", "duplicated"])
+def test_dual_state_update_record_must_add_up_to_its_coefficients(change):
+    """The voted perceptron's hypotheses are read off the update record: a record whose
+    samples were reordered or repeated (the model-file fuzzer's finds) is refused, not
+    voted with."""
+    X, y = float_data(n=40, seed=3)
+    model = fit_quiet(KernelPerceptron(max_iter=3, prediction="voted", random_state=0), X, y)
+    meta, arrays = model.training_state_.to_state()
+    samples = arrays["update_sample"]
+    assert np.unique(samples).shape[0] > 1  # the change below changes the record
+    DualState.from_state(meta, arrays)  # as saved, it adds up
+    if change == "reversed":
+        arrays["update_sample"] = samples[::-1].copy()
+    else:
+        arrays["update_sample"] = np.r_[samples[:-1], samples[0]]
+    assert not np.array_equal(arrays["update_sample"], samples)
+    with pytest.raises(ValueError, match="does not add up to its coefficients"):
+        DualState.from_state(meta, arrays)
+
+
 # --------------------------------------------------------------------------- warm_start
 @pytest.mark.parametrize("prediction", ["last", "averaged", "voted"])
 @pytest.mark.parametrize("kernel", ["rbf", "precomputed"])
@@ -734,6 +754,26 @@ def test_fit_batches_runs_under_the_engines_stop_rule():
         KernelPerceptron(kernel="linear", tol=None, random_state=0).fit_batches(
             lambda: [(X, noisy)], classes=np.unique(y), max_iter=2
         )
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_fit_batches_leaves_the_estimators_callback_and_verbose_as_they_are():
+    """Issue 43: each batch is learnt quietly without swapping the estimator's on_epoch and
+    verbose; while batches are read, its parameters are the caller's."""
+    X, y = float_data(n=40, seed=3)
+    reports, seen = [], []
+
+    clf = KernelPerceptron(kernel="rbf", gamma=1.0, tol=None, max_iter=3, random_state=0)
+    clf.set_params(on_epoch=reports.append, verbose=0)
+
+    def batches():
+        for start in (0, 20):
+            seen.append((clf.get_params()["on_epoch"], clf.get_params()["verbose"]))
+            yield X[start : start + 20], y[start : start + 20]
+
+    clf.fit_batches(batches, classes=np.unique(y))
+    assert len(seen) == 2 * clf.n_iter_ and all(s == (reports.append, 0) for s in seen)
+    assert [r.epoch for r in reports] == list(range(1, clf.n_iter_ + 1))
 
 
 # ---------------------------------------------------------------------- progress and the stop rule

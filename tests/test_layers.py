@@ -26,6 +26,7 @@ LAYERS = (
     "theory",
     "estimators",
     "persistence",
+    "training",
     "distributed",
     "apps",
 )

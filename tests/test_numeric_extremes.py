@@ -311,3 +311,25 @@ def test_the_json_reader_keeps_strings_with_brackets_and_refuses_bad_text():
         loads(b'{"x": ')
     with pytest.raises(JSONInputError, match="not UTF-8"):
         loads(b'{"x": "\xff"}')
+
+
+@pytest.mark.parametrize("number", ["1.8e308", "1E+0400", "-2e308", "0.1e310", "9" * 309 + ".5"])
+def test_the_json_reader_refuses_every_float_beyond_the_range_whichever_way_it_is_written(
+    number,
+):
+    with pytest.raises(JSONInputError, match="is beyond the float range"):
+        loads(f'{{"rows": [[{number}]]}}'.encode())
+
+
+def test_the_json_reader_reads_floats_as_python_does_with_or_without_a_huge_one_near():
+    """Bodies without a number near the range's end are read by json's own C parser: the
+    same values as the checked reading, to the bit."""
+    rng = np.random.default_rng(0)
+    values = np.concatenate([rng.normal(size=300), 10.0 ** rng.uniform(-300, 300, size=300)])
+    text = json.dumps(values.tolist())
+    fast = loads(text.encode())
+    checked = loads(f'{{"x": {text}, "pad": "e100"}}'.encode())["x"]  # "e100": checked path
+    assert np.array_equal(fast, values) and np.array_equal(checked, values)
+    assert loads(b"[1e308, 1e-400, 10e99]") == [1e308, 0.0, 1e100]
+    nested = b"[" * MAX_DEPTH + b"]" * MAX_DEPTH  # the bound itself, counted quickly
+    assert loads(nested) is not None and loads(b'["[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["]')

@@ -111,3 +111,34 @@ def test_cli_predict_imports_neither_sklearn_nor_scipy_nor_numba(tmp_path):
     assert run.stdout.strip().splitlines()[-1] == "[]"
     labels = np.array((tmp_path / "out.txt").read_text().split(), dtype=int)
     np.testing.assert_array_equal(labels, load(tmp_path / "m").predict(X3))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("name", sorted(LINEAR))
+def test_a_fitted_model_object_gets_the_same_predictor_as_its_file(name, tmp_path):
+    """live_predictor (what the service predicts with) keeps build_predictor's rule: the
+    models whose file loads as a LinearPredictor get one, with the same answers."""
+    from rosenblatt.persistence.predictor import live_predictor
+
+    y = np.where(Y2 == 1, "spam", "ham")
+    model = LINEAR[name]().fit(X2, y)
+    predictor = live_predictor(model)
+    assert isinstance(predictor, LinearPredictor)
+    np.testing.assert_array_equal(predictor.decision_function(X2), model.decision_function(X2))
+    np.testing.assert_array_equal(predictor.predict(X2), model.predict(X2))
+    save(model, tmp_path / "m.rbm")
+    from_file = load_predictor(tmp_path / "m.rbm")
+    assert (predictor.mean_ is None) == (from_file.mean_ is None)
+    assert (predictor.scale_ is None) == (from_file.scale_ is None)
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_other_model_objects_predict_as_themselves():
+    from rosenblatt.persistence.predictor import live_predictor
+
+    for model in (
+        VotedPerceptron(max_iter=5).fit(X2, Y2),
+        make_pipeline(MaxAbsScaler(), Perceptron(max_iter=5)).fit(X2, Y2),
+        Perceptron(),  # not fitted: the estimator says so in its words
+    ):
+        assert live_predictor(model) is model

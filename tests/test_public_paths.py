@@ -20,7 +20,7 @@ PUBLIC = {
     "rosenblatt.trace": ("Trace", "rosenblatt.theory.trace"),
     "rosenblatt.io": ("read_data", "rosenblatt.data.io"),
     "rosenblatt.readers": ("scan", "rosenblatt.data.readers"),
-    "rosenblatt.streaming": ("fit_stream", "rosenblatt.persistence.stream_training"),
+    "rosenblatt.streaming": ("fit_stream", "rosenblatt.training.stream"),
     "rosenblatt.persistence": ("load", "rosenblatt.persistence"),
     "rosenblatt.datasets": ("load_sms_spam", "rosenblatt.data.datasets._sms"),
     "rosenblatt.playground": ("runs", "rosenblatt.apps.playground"),

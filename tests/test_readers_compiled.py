@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import dump_svmlight_file, load_svmlight_file
 
 from rosenblatt.data.io import read_data
-from rosenblatt.data.readers import _common, _csv, _svmlight, scan
+from rosenblatt.data.readers import _common, _csv_cells, _svmlight, scan
 from rosenblatt.engine.kernels import textparse
 from rosenblatt.exceptions import DataFileError
 from rosenblatt.streaming import iter_chunks
@@ -359,7 +359,7 @@ _DENSE_CSV = st.text("0,,,,\n\n\r \tx\x0c", max_size=120)
 @example("x\n" * 10, 1, 0)  # labels alone: no feature columns
 @example("", 3, -1)
 def test_arrays_of_csv_block_bounds_always_hold_the_block(text, width, label):
-    """What the compiled parser stores never outgrows :func:`_csv.block_bounds` (a record
+    """What the compiled parser stores never outgrows :func:`_csv_cells.block_bounds` (a record
     per ``width - 1`` commas and a line break, every feature cell deferred), so its second
     try never comes back full; and exactly that room holds the block as it is parsed with
     room to spare."""
@@ -368,12 +368,13 @@ def test_arrays_of_csv_block_bounds_always_hold_the_block(text, width, label):
     n_features = width - (label >= 0)
     raw = text.encode()
     buf = np.frombuffer(raw, dtype=np.uint8)
-    records, cells = _csv.block_bounds(len(raw), width, n_features)
-    n, flagged, n_deferred, longest, X, spans, deferred = _csv._parse_block(
+    records, cells = _csv_cells.block_bounds(len(raw), width, n_features)
+    n, flagged, n_deferred, longest, X, spans, deferred = _csv_cells.parse_block(
         buf, width, label, n_features, records, cells
     )
     assert flagged != textparse.FULL and n < records and n_deferred + width <= cells
-    roomy = _csv._parse_block(buf, width, label, n_features, len(raw) + 1, (len(raw) + 2) * width)
+    room = (len(raw) + 1, (len(raw) + 2) * width)
+    roomy = _csv_cells.parse_block(buf, width, label, n_features, *room)
     assert (n, flagged, n_deferred, longest) == roomy[:4]
     assert X[:n].tobytes() == roomy[4][:n].tobytes()
     filled = slice(0 if label >= 0 else 2, 4)  # the label's spans only where there is one

@@ -93,12 +93,8 @@ def test_predict_with_a_linear_model_imports_numpy_only(tmp_path, or_csv):
     assert_none_of((*NEVER, "matplotlib", "numba", "scipy"), modules, "predict")
 
 
-# the optional extra of rosenblatt.to_onnx and `rosenblatt export`
-ONNX = ("onnx", "onnxruntime", "skl2onnx")
-
-
-def test_the_onnx_extra_loads_only_for_an_export(tmp_path, or_csv):
-    """Every public name, and training, without onnx: the extra stays optional."""
+def star_import_modules() -> set[str]:
+    """The modules ``from rosenblatt import *`` loads, in a fresh interpreter."""
     every_name = (
         "from rosenblatt import *; import json, sys; print(json.dumps(sorted(sys.modules)))"
     )
@@ -106,7 +102,16 @@ def test_the_onnx_extra_loads_only_for_an_export(tmp_path, or_csv):
         [sys.executable, "-c", every_name], capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stderr
-    modules = set(json.loads(result.stdout))
+    return set(json.loads(result.stdout))
+
+
+# the optional extra of rosenblatt.to_onnx and `rosenblatt export`
+ONNX = ("onnx", "onnxruntime", "skl2onnx")
+
+
+def test_the_onnx_extra_loads_only_for_an_export(tmp_path, or_csv):
+    """Every public name, and training, without onnx: the extra stays optional."""
+    modules = star_import_modules()
     assert "rosenblatt.persistence.onnx" in modules  # to_onnx, loaded by the star import
     assert_none_of(ONNX, modules, "from rosenblatt import *")
     model = tmp_path / "or.rbl"
@@ -115,3 +120,19 @@ def test_the_onnx_extra_loads_only_for_an_export(tmp_path, or_csv):
     if importlib.util.find_spec("skl2onnx") is not None:  # the export itself loads them
         _, modules = loaded_modules(tmp_path, "export", "--model", model, "--onnx", "or.onnx")
         assert "skl2onnx" in modules and (tmp_path / "or.onnx").stat().st_size > 0
+
+
+# the optional extra of rosenblatt.serve and `rosenblatt serve`
+SERVE = ("uvicorn", "starlette", "httptools")
+
+
+def test_the_serve_extra_loads_only_to_serve(tmp_path, or_csv):
+    """Every public name (rosenblatt.serve among them), and the other commands, without the
+    web server: the extra stays optional, and loads only when a model is served."""
+    modules = star_import_modules()
+    assert "rosenblatt.apps.serve" in modules  # serve, loaded by the star import
+    assert_none_of(SERVE, modules, "from rosenblatt import *")
+    _, modules = loaded_modules(tmp_path, "train", or_csv, "--model", tmp_path / "or.rbl", "-q")
+    assert_none_of(SERVE, modules, "train")
+    _, modules = loaded_modules(tmp_path, "predict", "-m", tmp_path / "or.rbl", or_csv)
+    assert_none_of(SERVE, modules, "predict")

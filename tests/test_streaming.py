@@ -558,12 +558,36 @@ def test_stream_stops_on_the_weighted_mistake_fraction(tmp_path):
     np.testing.assert_array_equal(stopped.coef_, short.coef_)
 
 
+def _alone_and_at_once(fit, names):
+    """``fit(name, on_progress)`` for each name, one after another, then all at once in
+    threads, each waiting after its first trained chunk until every other is there (so
+    that they overlap): ``(alone, at_once)``, each ``{name: what fit returned}``."""
+    import threading
+
+    alone = {name: fit(name, None) for name in names}
+    barrier, at_once, waited = threading.Barrier(len(names)), {}, set()
+
+    def run(name):
+        def meet(report):
+            if report.stage == "train" and name not in waited:
+                barrier.wait(timeout=60)
+                waited.add(name)
+
+        at_once[name] = fit(name, meet)
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in names]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert waited == set(names)  # every run met the others: they ran at once
+    return alone, at_once
+
+
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
 def test_two_fits_over_one_estimator_in_two_threads_are_their_serial_runs(tmp_path):
     """fit_stream trains a copy: the caller's estimator (its parameters, its on_epoch)
     never changes, so two fits over it at once do not meet (issue 42)."""
-    import threading
-
     from rosenblatt import save
 
     X, y = _noisy(n=1200, n_classes=3, seed=5)
@@ -574,35 +598,59 @@ def test_two_fits_over_one_estimator_in_two_threads_are_their_serial_runs(tmp_pa
     before = estimator.get_params()
     runs = {"a": {"chunk_size": 40, "epochs": 3}, "b": {"chunk_size": 70, "epochs": 4}}
 
-    def fit(name, barrier=None):
-        waited = []
-
-        def meet(report):  # after its first chunk, each run waits until the other is there
-            if barrier is not None and report.stage == "train" and not waited:
-                waited.append(barrier.wait(timeout=60))
-
+    def fit(name, on_progress):
         seen = []
-        model = fit_stream(estimator, path, on_epoch=seen.append, on_progress=meet, **runs[name])
+        model = fit_stream(
+            estimator, path, on_epoch=seen.append, on_progress=on_progress, **runs[name]
+        )
         save(model, tmp_path / f"{name}.rbm")
         return (tmp_path / f"{name}.rbm").read_bytes(), [r.epoch for r in seen], model
 
-    serial = {name: fit(name) for name in runs}
+    serial, parallel = _alone_and_at_once(fit, runs)
     assert serial["a"][1] == [1, 2, 3] and serial["b"][1] == [1, 2, 3, 4]
-    barrier, parallel = threading.Barrier(2), {}
-
-    def run(name):
-        parallel[name] = fit(name, barrier)
-
-    threads = [threading.Thread(target=run, args=(name,)) for name in runs]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
     for name in runs:
         assert parallel[name][:2] == serial[name][:2], name
         assert parallel[name][2] is not estimator
     assert estimator.get_params() == before and not hasattr(estimator, "coef_")
     assert own == []  # each fit's own on_epoch was called, for that fit only
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("online_calibration", [False, True])
+def test_two_streams_train_two_clones_at_once_as_each_alone(tmp_path, online_calibration):
+    """Issue 43: two clones of one estimator, streamed in two threads at once (each its
+    own file and checkpoints), give the model and checkpoint bytes each gives alone."""
+    from sklearn.base import clone
+
+    from rosenblatt import calibrated, save
+
+    template = AveragedPerceptron(random_state=0, tol=None)
+    if online_calibration:
+        template = calibrated(template, method="online")
+    paths = {
+        name: _noisy_file(tmp_path, f"{name}.svm", seed)[0] for name, seed in [("a", 1), ("b", 2)]
+    }
+    runs = {"a": {"chunk_size": 40, "epochs": 3}, "b": {"chunk_size": 70, "epochs": 4}}
+
+    def fit(name, on_progress):
+        folder = tmp_path / ("alone" if on_progress is None else "at-once")
+        folder.mkdir(exist_ok=True)
+        checkpoint, saved = folder / f"{name}.ckpt", folder / f"{name}.rbm"
+        model = fit_stream(
+            clone(template),
+            paths[name],
+            on_progress=on_progress,
+            checkpoint=checkpoint,
+            checkpoint_every=40,
+            **runs[name],
+        )
+        save(model, saved)
+        return saved.read_bytes(), checkpoint.read_bytes(), model.n_iter_
+
+    alone, at_once = _alone_and_at_once(fit, runs)
+    assert alone["a"][2] == 3 and alone["b"][2] == 4
+    assert at_once == alone
+    assert alone["a"][0] != alone["b"][0]  # two models, not one
 
 
 @pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")

@@ -33,10 +33,11 @@ _EXPORTS = {
     "Trace": "theory.trace",
     "VotedPerceptron": "estimators.linear",
     "calibrated": "estimators.calibration",
-    "fit_stream": "persistence.stream_training",
+    "fit_stream": "training.stream",
     "load": "persistence",
     "read_manifest": "persistence",
     "save": "persistence",
+    "serve": "apps.serve",
     "to_onnx": "persistence.onnx",
     "trace": "theory.trace",
 }

@@ -149,6 +149,32 @@ TEACHING_BIAS_INPUT = -1.0
 #: The parameters that change what training shows (its callbacks, its per-epoch lines),
 #: never what it learns, each with the value that shows nothing: the one list of them. A
 #: checkpoint holds a resumed run to every other parameter and the run shows what the
-#: caller asks for (``persistence.container.model_params``); online calibration's inner
+#: caller asks for (``training.checkpoint.model_params``); online calibration's inner
 #: estimator trains quietly (its updates are no epochs of the model).
 DISPLAY_PARAMETERS = MappingProxyType({"on_epoch": None, "verbose": 0})
+
+# ---------------------------------------------------------------------- the service
+# `rosenblatt serve` (rosenblatt.apps.serve): the bounds that keep a busy service answering
+#: The largest request body read; a larger one gets 413 (about 40,000 rows of 20 numbers).
+SERVE_MAX_BODY_BYTES = 8 << 20
+#: Requests the service holds at once (reading, waiting for the writer, answering); one
+#: more gets 503 with Retry-After: the answer a client can act on, before memory runs out.
+SERVE_MAX_REQUESTS = 256
+#: Learn (and save) requests waiting for the one writer, and the bytes of their rows; a
+#: request beyond either gets 503 with Retry-After.
+SERVE_LEARN_QUEUE = 128
+SERVE_LEARN_QUEUE_BYTES = 64 << 20
+#: Learn requests the writer applies to one copy of the model and writes to the log with one
+#: fsync (a group commit): each is still learnt on its own, in arrival order.
+SERVE_GROUP_REQUESTS = 64
+#: The recent predictions whose rows the service keeps, so that their labels may come later
+#: (``/learn`` with prediction ids): at most this many rows, and this many bytes of them.
+SERVE_RECENT_ROWS = 100_000
+SERVE_RECENT_BYTES = 64 << 20
+#: The bytes of learning the log holds before the writer saves the served file (and starts
+#: the log afresh): what a restart replays at most, about.
+SERVE_LOG_MAX_BYTES = 64 << 20
+#: What a 503 asks the client to wait (seconds) before it sends the request again.
+SERVE_RETRY_AFTER_SECONDS = 1
+#: The service's port when none is given.
+SERVE_DEFAULT_PORT = 8765

@@ -429,6 +429,26 @@ def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     return classes
 
 
+def check_same_classes(classes: ArrayLike, fitted: np.ndarray, fitted_by: str) -> None:
+    """Refuse ``classes`` given again unless they are the ``fitted`` ones (``fitted_by``
+    says where those came from): training that goes on keeps its classes.
+
+    Examples
+    --------
+    >>> check_same_classes([1, 0], np.array([0, 1]), "the fitted model")
+    >>> check_same_classes([0, 2], np.array([0, 1]), "the fitted model")
+    Traceback (most recent call last):
+    ...
+    ValueError: classes=[0, 2] differs from the classes of the fitted model [0, 1].
+    """
+    given = np.unique(np.asarray(classes))
+    if not np.array_equal(given, fitted):
+        raise ValueError(
+            f"classes={given.tolist()!r} differs from the classes of {fitted_by} "
+            f"{fitted.tolist()!r}."
+        )
+
+
 def is_label_matrix(y: Any) -> bool:
     """Whether ``y`` has the shape of a label matrix: 2-D with several columns (a
     column vector is a 1-D ``y``, as scikit-learn reads it).

@@ -105,7 +105,7 @@ def index_file(
 @dataclass(frozen=True)
 class StreamProgress:
     """What the ``on_progress`` callback of
-    :func:`~rosenblatt.persistence.stream_training.fit_stream` gets.
+    :func:`~rosenblatt.training.stream.fit_stream` gets.
 
     During the scan (``stage="parse"``) after every block of the file; during
     training (``stage="train"``) after every chunk.
@@ -146,7 +146,7 @@ def chunk_orders(
     n_chunks: int, epochs: int, random_state: RandomStateLike, shuffle: bool = True
 ) -> Iterator[np.ndarray]:
     """The chunk order of each epoch, as
-    :func:`~rosenblatt.persistence.stream_training.fit_stream` draws them.
+    :func:`~rosenblatt.training.stream.fit_stream` draws them.
 
     One generator, ``random_source(random_state)`` as an estimator's ``fit`` draws from (an
     int seeds a ``RandomState``; a ``Generator`` or ``RandomState`` is used as it

@@ -49,10 +49,10 @@ progress reports and the chunk orders (``_stream_index``), reading an epoch's
 chunks (``_stream_read``), the epochs of a fit and where it stands
 (``_stream_epochs``) and scoring (``_stream_score``); this module gathers their
 public names. Training on a stream,
-:func:`~rosenblatt.persistence.stream_training.fit_stream` (which the command line's
-``train --stream`` calls), lives with the model files in
-``rosenblatt.persistence.stream_training``, because its checkpoints are model files;
-``rosenblatt.streaming`` gives it with the names here.
+:func:`~rosenblatt.training.stream.fit_stream` (which the command line's
+``train --stream`` calls), is a training workflow, in the layer above the model files its
+checkpoints are (``rosenblatt.training``); ``rosenblatt.streaming`` gives it with the
+names here.
 """
 
 from __future__ import annotations

@@ -9,12 +9,13 @@ step-by-step trace, the command line) gives the same answer:
 - :class:`DualState` (:mod:`.dual`): the same for the kernel perceptron;
 - :func:`train` (:mod:`.driver`): the one way in for training. A problem
   (:class:`PrimalProblem`, :class:`DualProblem`, :mod:`.problems`: what an epoch
-  presents to which state) and a :class:`StopRule` (``max_iter``, ``tol``,
-  ``n_iter_no_change``, early stopping) go in; the state is trained in place and
-  the :class:`History` and the per-epoch reports (the ``on_epoch`` callback,
-  :class:`EpochReport`, from what each epoch counted, :class:`EpochCount`) come out,
-  with the convergence warning and the credit of the presentations a converged
-  run skips;
+  presents to which state; :class:`BatchEpochs`: an epoch that arrives in batches, each
+  presented by the learner's own function, with the one resume of a started epoch) and
+  a :class:`StopRule` (``max_iter``, ``tol``, ``n_iter_no_change``, early stopping) go
+  in; the state is trained in place and the :class:`History` and the per-epoch reports
+  (the ``on_epoch`` callback, :class:`EpochReport`, from what each epoch counted,
+  :class:`EpochCount`) come out, with the convergence warning and the credit of the
+  presentations a converged run skips;
 - :class:`EpochOrders` (:mod:`.orders`): the order of every epoch.
 
 The names are loaded on first use, so importing the package stays cheap.
@@ -23,6 +24,7 @@ The names are loaded on first use, so importing the package stays cheap.
 import importlib
 
 __all__ = [
+    "BatchEpochs",
     "DualState",
     "EpochCount",
     "EpochOrders",
@@ -38,6 +40,7 @@ __all__ = [
 ]
 
 _HOMES = {
+    "BatchEpochs": "problems",
     "DualState": "dual",
     "EpochCount": "driver",
     "EpochOrders": "orders",

@@ -547,6 +547,8 @@ class DualState:
                 not budgeted and np.any(coef[p, updated] == 0.0)
             ):
                 raise ValueError(f"problem {p}: an update on a sample that is not a support vector")
+            if not budgeted:  # a budget's evictions and projections change them unrecorded
+                _check_sums(p, updated, parts["update_delta"][a:b], times, coef, parts["coef_acc"])
 
     @staticmethod
     def _index_from(arrays, n_samples):
@@ -564,6 +566,23 @@ class DualState:
                 f"index must be {n_samples} distinct counts; got {index.dtype} {index.shape}"
             )
         return index.astype(np.int64)
+
+
+def _check_sums(p, samples, deltas, times, coef, coef_acc):
+    """Without a budget, problem ``p``'s update record adds up to its coefficients and
+    their averaging sums exactly: each is the kernel's running sum in the record's order
+    (``coef[i] += delta``, ``coef_acc[i] += (t + 1) delta``), which ``np.bincount`` adds
+    in the same order. The voted perceptron reads its hypotheses off the record, so a
+    record that does not add up would vote for weights the model never had."""
+    n = coef.shape[1]
+    if not (
+        np.array_equal(np.bincount(samples, deltas, n), coef[p])
+        and np.array_equal(np.bincount(samples, (times + 1.0) * deltas, n), coef_acc[p])
+    ):
+        raise ValueError(
+            f"problem {p}: its update record (update_sample, update_delta, update_time) does "
+            "not add up to its coefficients"
+        )
 
 
 def decision_scores(

@@ -1,11 +1,15 @@
 """The training problems :func:`~rosenblatt.engine.driver.train` runs: what one epoch presents.
 
 - :class:`PrimalProblem`: patterns (one in-memory :class:`~rosenblatt.engine.primal.Batch`,
-  or the batches each epoch reads) presented to a
+  or, through :class:`BatchEpochs`, each batch an epoch reads) presented to a
   :class:`~rosenblatt.engine.primal.PrimalState` by a
   :class:`~rosenblatt.engine.primal.PrimalRule`, in an order from the fit's random source;
 - :class:`DualProblem`: the samples of a :class:`~rosenblatt.engine.dual.DualState`,
-  read through a kernel table, presented by the dual rule.
+  read through a kernel table, presented by the dual rule;
+- :class:`BatchEpochs`: epochs that arrive in batches (``fit_batches``, streams), each
+  presented by the learner's "present one batch" function; the one place an epoch's count
+  is kept between batches (``RunState.partial``, what a checkpoint saves) and an epoch
+  resumed inside goes on from it.
 
 A problem holds what a run needs while it lasts (the threads of one-vs-rest neurons, the
 order source that makes the next epoch's order while one trains): ``running`` opens and
@@ -22,14 +26,17 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.sparse import is_sparse
-from .driver import EpochCount, RunState
-from .orders import EpochOrders, epoch_order, resolve_mode
+from .driver import EpochCount, Problem, RunState
+from .orders import EpochOrders, epoch_order, random_source, resolve_mode
 from .primal import Batch, PrimalRule, PrimalState, worker_pool
 
 if TYPE_CHECKING:  # pragma: no cover
     from .dual import DualState
 
-__all__ = ["DualProblem", "EpochLog", "PrimalProblem"]
+__all__ = ["NO_BATCH", "BatchEpochs", "DualProblem", "EpochLog", "PrimalProblem", "order_source"]
+
+#: what training on batches says when the first epoch has none
+NO_BATCH = "fit_batches: batches() gave no batch; give at least one (X, y) per epoch."
 
 
 @dataclass
@@ -51,38 +58,33 @@ class PrimalProblem:
     state : PrimalState
         Trained in place.
     rule : PrimalRule
-    data : Batch or callable() -> iterable of Batch
+    data : Batch or None
         The patterns in memory (one order source serves the whole run: in block mode
-        the next epoch's order is made while one trains), or what reads each epoch's
-        batches (each presented once in a fresh order of its own: ``fit_batches``).
+        the next epoch's order is made while one trains), or None for a problem whose
+        epochs arrive in batches: :class:`BatchEpochs` presents each through
+        :meth:`present` (in a fresh order of its own).
     rng : numpy.random.RandomState or numpy.random.Generator or None
         Where the orders come from (None: only for ``shuffle=False``).
     shuffle : bool or {"full", "block"}
         The ``shuffle`` parameter (see :mod:`rosenblatt.engine.orders`).
     log : EpochLog, default=None
         Where to keep every epoch's order, activations and weights (one batch only).
-    run : RunState, default=None
-        Batches only: where the current epoch's count is kept after every batch (a
-        checkpoint's), and, when it holds one, the count an epoch resumed starts from.
     """
 
     def __init__(
         self,
         state: PrimalState,
         rule: PrimalRule,
-        data: Batch | Callable[[], Iterable[Batch]],
+        data: Batch | None,
         rng: Any,
         shuffle: bool | str,
         *,
         log: EpochLog | None = None,
-        run: RunState | None = None,
     ) -> None:
-        if log is not None and not isinstance(data, Batch):
+        if log is not None and data is None:
             raise ValueError("an epoch log keeps the epochs of one batch in memory")
-        if run is not None and isinstance(data, Batch):
-            raise ValueError("a run is resumed between batches; one batch in memory has none")
         self.state, self.rule, self.data, self.rng, self.shuffle = state, rule, data, rng, shuffle
-        self.log, self.run = log, run
+        self.log = log
         self._workers: Any = None
         self._orders: EpochOrders | None = None
 
@@ -105,7 +107,7 @@ class PrimalProblem:
     def running(self, max_epochs: int) -> Iterator[PrimalProblem]:
         with worker_pool(self.rule.threads) as workers:
             self._workers = workers
-            if not isinstance(self.data, Batch):
+            if self.data is None:
                 yield self
             else:
                 # with every core training, a helper thread making the next epoch's order
@@ -123,36 +125,24 @@ class PrimalProblem:
         self.state.check_finite(**self.rule.fix())
 
     def epoch(self, active: np.ndarray) -> EpochCount:
-        state, rule = self.state, self.rule
-        if isinstance(self.data, Batch):
-            assert self._orders is not None  # set while running
-            schedule = self._orders()
-            if self.log is None:
-                return state.epoch(self.data, rule, schedule, active, self._workers)
-            self.log.orders.append(np.array(schedule[0], copy=True))  # buffers are reused
-            self.log.activations.append(np.empty(self.data.n_samples))
-            count = state.epoch(
-                self.data, rule, schedule, active, self._workers, self.log.activations[-1]
-            )
-            self.log.weights.append((state.W.copy(), state.w0.copy()))
-            return count
-        run = self.run
-        if run is not None and run.partial is not None:  # resumed inside this epoch
-            mistakes, presented, mistake_weight, presented_weight = run.partial
-            mistakes, mistake_weight = mistakes.copy(), mistake_weight.copy()
-        else:
-            mistakes, presented = np.zeros(state.n_units, dtype=np.int64), 0
-            mistake_weight, presented_weight = np.zeros(state.n_units), 0.0
-        for batch in self.data():
-            with self._orders_of(batch, ahead=False) as orders:
-                count = state.epoch(batch, rule, orders(), active, self._workers)
-            mistakes += count.mistakes
-            presented += count.presented
-            mistake_weight += count.mistake_weight
-            presented_weight += count.presented_weight
-            if run is not None:  # before the next batch is asked for: a checkpoint's moment
-                run.partial = EpochCount(mistakes, presented, mistake_weight, presented_weight)
-        return EpochCount(mistakes, presented, mistake_weight, presented_weight)
+        state, rule, data = self.state, self.rule, self.data
+        if data is None:
+            raise ValueError("a problem without data in memory trains through BatchEpochs")
+        assert self._orders is not None  # set while running
+        schedule = self._orders()
+        if self.log is None:
+            return state.epoch(data, rule, schedule, active, self._workers)
+        self.log.orders.append(np.array(schedule[0], copy=True))  # buffers are reused
+        self.log.activations.append(np.empty(data.n_samples))
+        count = state.epoch(data, rule, schedule, active, self._workers, self.log.activations[-1])
+        self.log.weights.append((state.W.copy(), state.w0.copy()))
+        return count
+
+    def present(self, batch: Batch, active: np.ndarray) -> EpochCount:
+        """Present one batch of an epoch that arrives in batches, in a fresh order of its
+        own (:class:`BatchEpochs` calls it, inside :meth:`running`)."""
+        with self._orders_of(batch, ahead=False) as orders:
+            return self.state.epoch(batch, self.rule, orders(), active, self._workers)
 
     def credit(self, epochs_left: np.ndarray, presented: int) -> None:
         self.state.credit(epochs_left, presented)
@@ -223,3 +213,132 @@ class DualProblem:
 
     def credit(self, epochs_left: np.ndarray, presented: int) -> None:
         self.state.credit(epochs_left, presented)
+
+
+class BatchEpochs:
+    """Epochs that arrive in batches, each presented by the learner's own function.
+
+    Every epoch calls ``batches()`` and hands each batch it yields to
+    ``present(batch, active)``, which trains the ``active`` units on it and says what it
+    counted; the epoch counts their sum. This is the one place an epoch's count is kept
+    between batches: with a ``run``, in ``run.partial`` after every batch (the moment
+    ``after_batch()`` is called, when a checkpoint may save the run), and an epoch resumed
+    inside (``run.partial`` read from a checkpoint, ``batches()`` giving the rest of the
+    epoch's batches) counts on from it, so that its count is an uninterrupted epoch's.
+
+    Parameters
+    ----------
+    batches : callable() -> iterable
+        The batches of one epoch, in the order to present them.
+    present : callable(batch, numpy.ndarray) -> EpochCount
+        Trains the active units on one batch.
+    problem : Problem, default=None
+        What the units are and what a run holds (``n_units``, ``unit_stops``,
+        ``running``, ``credit``, ``finished``): the learner's problem whose
+        ``present`` this is (a :class:`PrimalProblem`). None: a model that errs and stops
+        as a whole and has nothing to credit (a learner that trains each batch its own way).
+    run : RunState, default=None
+        Where the current epoch's count is kept after every batch; one that holds a count
+        (``partial``) when the run starts is an epoch resumed inside. The run
+        :func:`~rosenblatt.engine.driver.train` is given (it keeps the epochs).
+    after_batch : callable(), default=None
+        Called after every batch, once its count is kept.
+
+    Examples
+    --------
+    >>> from rosenblatt.engine.driver import StopRule, train
+    >>> def present(batch, active):  # one unit that errs on every odd number
+    ...     mistakes = sum(n % 2 for n in batch)
+    ...     return EpochCount(np.array([mistakes]), len(batch), np.array([1.0 * mistakes]),
+    ...                       float(len(batch)))
+    >>> run = RunState()
+    >>> problem = BatchEpochs(lambda: [[1, 2], [3, 5, 6]], present, run=run)
+    >>> train(problem, StopRule(max_epochs=2, warn=False), owner="odd", run=run).mistakes_per_epoch
+    [3, 3]
+    >>> run.epochs, run.partial is None
+    (2, True)
+    """
+
+    def __init__(
+        self,
+        batches: Callable[[], Iterable[Any]],
+        present: Callable[[Any, np.ndarray], EpochCount],
+        *,
+        problem: Problem | None = None,
+        run: RunState | None = None,
+        after_batch: Callable[[], Any] | None = None,
+    ) -> None:
+        self.batches, self.present, self.problem = batches, present, problem
+        self.run, self.after_batch = run, after_batch
+        self._presented_any, self._epochs_begun = False, 0
+
+    @property
+    def n_units(self) -> int:
+        return 1 if self.problem is None else self.problem.n_units
+
+    @property
+    def unit_stops(self) -> bool:
+        return False if self.problem is None else self.problem.unit_stops
+
+    def running(self, max_epochs: int) -> Any:
+        if self.problem is None:
+            return nullcontext(self)
+        return self.problem.running(max_epochs)
+
+    def finished(self) -> None:
+        finished = getattr(self.problem, "finished", None)
+        if finished is not None:
+            finished()
+
+    def credit(self, epochs_left: np.ndarray, presented: int) -> None:
+        if self.problem is not None:
+            self.problem.credit(epochs_left, presented)
+
+    def epoch(self, active: np.ndarray) -> EpochCount:
+        run = self.run
+        # only the run's first epoch may be one resumed inside (from a checkpoint's count)
+        resumed = self._epochs_begun == 0 and run is not None and run.partial is not None
+        self._epochs_begun += 1
+        if resumed:
+            assert run is not None and run.partial is not None
+            mistakes, presented, mistake_weight, presented_weight = run.partial
+            mistakes, mistake_weight = mistakes.copy(), mistake_weight.copy()
+        else:
+            mistakes, presented = np.zeros(self.n_units, dtype=np.int64), 0
+            mistake_weight, presented_weight = np.zeros(self.n_units), 0.0
+        for batch in self.batches():
+            count = self.present(batch, active)
+            self._presented_any = True
+            mistakes += count.mistakes
+            presented += count.presented
+            mistake_weight += count.mistake_weight
+            presented_weight += count.presented_weight
+            if run is not None:  # before the next batch is asked for: a checkpoint's moment
+                run.partial = EpochCount(mistakes, presented, mistake_weight, presented_weight)
+            if self.after_batch is not None:
+                self.after_batch()
+        if not (self._presented_any or resumed):
+            raise ValueError(NO_BATCH)
+        return EpochCount(mistakes, presented, mistake_weight, presented_weight)
+
+
+def order_source(run: RunState | None, random_state: Any) -> Any:
+    """The order source of a run on batches: a resumed run's own (a checkpoint saved it),
+    else one ``random_state`` starts, kept in ``run`` (where a checkpoint saves it).
+
+    Examples
+    --------
+    >>> run = RunState()
+    >>> rng = order_source(run, 0)
+    >>> run.rng is rng
+    True
+    >>> run.active = np.ones(1, dtype=bool)  # started (resumed): its own source goes on
+    >>> order_source(run, 0) is rng
+    True
+    """
+    if run is not None and run.started:
+        return run.rng
+    rng = random_source(random_state)
+    if run is not None:
+        run.rng = rng
+    return rng

@@ -5,7 +5,8 @@ they average (``_averaged``) or vote (``_voted``). Training goes through
 :mod:`rosenblatt.engine` one way: the state lives in a
 :class:`~rosenblatt.engine.primal.PrimalState` (the fitted attribute
 ``training_state_``), and :func:`~rosenblatt.engine.driver.train` runs a
-:class:`~rosenblatt.engine.problems.PrimalProblem` under a
+:class:`~rosenblatt.engine.problems.PrimalProblem` (presented a batch at a time by a
+:class:`~rosenblatt.engine.problems.BatchEpochs` in ``fit_batches``) under a
 :class:`~rosenblatt.engine.driver.StopRule`. ``fit`` is a reset followed by the
 path of ``partial_fit``, run for up to ``max_iter`` epochs.
 """
@@ -36,6 +37,7 @@ from .._core.validation import (
     check_class_weight,
     check_classes,
     check_not_empty,
+    check_same_classes,
     is_label_matrix,
     validate,
     validate_params,
@@ -50,7 +52,7 @@ from ..engine.primal import (
     scores,
     thread_count,
 )
-from ..engine.problems import PrimalProblem
+from ..engine.problems import NO_BATCH, BatchEpochs, PrimalProblem, order_source
 from ._online import OnlineLearnerMixin
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -308,12 +310,18 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             return _ADVICE_COMBINED.format(limit=limit, kind=kind)
         return _ADVICE.format(limit=limit)
 
-    def _train(self, data, rng, stop, run=None):
+    def _train(self, data, rng, stop, run=None, after_batch=None):
         """Train the state on ``data`` (a Batch, or what reads each epoch's Batches) until
-        ``stop`` (a StopRule) says so; the engine's History. ``run``: see ``fit_batches``."""
-        problem = PrimalProblem(
-            self.training_state_, self._rule(), data, rng, self.shuffle, run=run
+        ``stop`` (a StopRule) says so; the engine's History. ``run``, ``after_batch()``:
+        see ``fit_batches``."""
+        in_memory = isinstance(data, Batch)
+        problem: Any = PrimalProblem(
+            self.training_state_, self._rule(), data if in_memory else None, rng, self.shuffle
         )
+        if not in_memory:  # each batch presented in its own order, the epoch counted whole
+            problem = BatchEpochs(
+                data, problem.present, problem=problem, run=run, after_batch=after_batch
+            )
         return train(
             problem,
             stop,
@@ -493,36 +501,28 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         classes = check_classes(np.asarray(classes), type(self).__name__)
         resuming = run is not None and run.started
         continuing = resuming or (self.warm_start and hasattr(self, "training_state_"))
-        if continuing and not np.array_equal(classes, self.classes_):
-            raise ValueError(
-                f"classes={classes.tolist()!r} differs from the classes of the "
-                f"fitted model {self.classes_.tolist()!r}."
-            )
+        if continuing:
+            check_same_classes(classes, self.classes_, "the fitted model")
         pending = [] if resuming else [self._first_batch(batches, classes, continuing)]
 
         def epoch_batches():
             if pending:  # the first epoch: its first batch is already validated
                 X, y, rest = pending.pop()
                 yield self._batch_of(X, y, allow_balanced=False)
-                if after_batch is not None:
-                    after_batch(publish)
             else:
                 rest = batches()
             for X, y in rest:
                 X, y = self._validate_input(X, y, reset=False)
                 yield self._batch_of(X, y, allow_balanced=False)
-                if after_batch is not None:
-                    after_batch(publish)
 
         def publish():
             assert run is not None  # what a checkpoint saves is the run
             self._publish(run.history())
 
-        rng = run.rng if run is not None and resuming else random_source(self.random_state)
-        if run is not None:
-            run.rng = rng
-        history = self._train(epoch_batches, rng, StopRule.of(self, max_iter, limit=limit), run)
-        self._publish(history)
+        rng = order_source(run, self.random_state)
+        stop = StopRule.of(self, max_iter, limit=limit)
+        each = None if after_batch is None else (lambda: after_batch(publish))
+        self._publish(self._train(epoch_batches, rng, stop, run, each))
         return self
 
     def _first_batch(self, batches, classes, continuing):
@@ -532,9 +532,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         try:
             X, y = next(first_epoch)
         except StopIteration:
-            raise ValueError(
-                "fit_batches: batches() gave no batch; give at least one (X, y) per epoch."
-            ) from None
+            raise ValueError(NO_BATCH) from None
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
             self._start(classes, False, X.shape[1], X.dtype, sp.issparse(X))

@@ -108,9 +108,9 @@ def summation_order(
     return np.asarray(ptr, dtype=np.int64), joined.astype(np.int64)
 
 
-def dual_scores(model: KernelPerceptron, kernel: Kernel, s2: float, X: Any) -> np.ndarray:
-    """A fitted model's scores of validated patterns ``X``, shape (n_samples, n_problems),
-    computed a block of rows at a time so that the kernel values fit in memory.
+def dual_scores(model: Any, kernel: Kernel, s2: float, X: Any) -> np.ndarray:
+    """A fitted kernel perceptron's scores of validated patterns ``X``, shape (n_samples,
+    n_problems), computed a block of rows at a time so that the kernel values fit in memory.
 
     ``kernel`` is the model's kernel function and ``s2`` its squared constant input."""
     n_problems = model.dual_coef_.shape[0]

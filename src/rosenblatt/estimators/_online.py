@@ -23,6 +23,7 @@ import numpy as np
 from .._core.validation import (
     check_classes,
     check_indicator,
+    check_same_classes,
     check_sample_weight,
     class_weighted,
     is_label_matrix,
@@ -166,11 +167,8 @@ class OnlineLearnerMixin:
                     "label the model will see, e.g. classes=np.unique(y_all)."
                 )
             return check_classes(np.asarray(classes), type(self).__name__), False
-        if classes is not None and not np.array_equal(np.unique(classes), self.classes_):
-            raise ValueError(
-                f"classes={np.unique(classes).tolist()!r} differs from the classes of the "
-                f"first partial_fit call {self.classes_.tolist()!r}."
-            )
+        if classes is not None:
+            check_same_classes(classes, self.classes_, "the first partial_fit call")
         return self.classes_, self._multilabel
 
     def _order_source(self, state):

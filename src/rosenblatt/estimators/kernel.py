@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable, Iterable
-from contextlib import nullcontext
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
 
 from .._core.validation import (
     BOOL,
@@ -34,29 +32,28 @@ from .._core.validation import (
     validate_params,
 )
 from ..engine.driver import EpochCount, StopRule, train
-from ..engine.dual import DualState, Kernel
+from ..engine.dual import DualState
 from ..engine.orders import random_source
-from ..engine.primal import constant_input
-from ..engine.problems import DualProblem
+from ..engine.problems import BatchEpochs, DualProblem
 from ._budget import BudgetMixin
+from ._kernel_expansion import KernelExpansionMixin
 from ._kernel_helpers import (
     KERNEL_PARAMS,  # noqa: F401  (the parameters each named kernel takes; _invariants reads it)
     KERNELS,
     advice,
-    dual_scores,
     kernel_can_grow,
     kernel_table,
-    resolve_gamma,
-    same_rows,
-    stacked,
 )
 from ._online import OnlineLearnerMixin
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
+    from ..engine.driver import EpochReport
 
 
-class KernelPerceptron(BudgetMixin, OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
+class KernelPerceptron(
+    KernelExpansionMixin, BudgetMixin, OnlineLearnerMixin, ClassifierMixin, BaseEstimator
+):
     """The kernel perceptron: Rosenblatt's rule run on the dual variables.
 
     The weight vector of a perceptron started at zero is always a combination
@@ -376,33 +373,6 @@ default="rbf"
                 "kernel_params=None."
             )
 
-    def _check_gamma_kept(self):
-        """Training that goes on keeps the kernel its coefficients were learnt with."""
-        if isinstance(self.gamma, numbers.Real) and self.gamma_ is not None:
-            if float(self.gamma) != self.gamma_:
-                raise ValueError(
-                    f"gamma={self.gamma!r} differs from gamma_={self.gamma_!r}, the gamma "
-                    "this model was trained with; continued training (partial_fit, "
-                    "warm_start=True) keeps the kernel of its support vectors. Set gamma "
-                    "back, or fit from scratch with warm_start=False."
-                )
-
-    @property
-    def _s2(self):
-        return constant_input(self.fit_intercept, self.intercept_scaling) ** 2
-
-    @property
-    def _n_problems(self):
-        return self._coding.n_outputs
-
-    def _resolve_gamma(self, X):
-        return resolve_gamma(self.kernel, self.gamma, X)
-
-    def _kernel_function(self):
-        if callable(self.kernel) or self.kernel == "precomputed":
-            return Kernel(self.kernel, params=self.kernel_params)
-        return Kernel(self.kernel, gamma=self.gamma_, coef0=self.coef0, degree=self.degree)
-
     # ------------------------------------------------------------------ input
     def _validate_input(self, X, y, reset):
         X, y = validate(
@@ -425,44 +395,12 @@ default="rbf"
             X = X.astype(self.support_vectors_.dtype, copy=False)  # one dtype per model
         return X, y
 
-    def _targets(self, target):
-        """±1 targets, one row per dual problem (``target``: class indices, or the
-        label matrix, as the coding encodes them)."""
-        return self._coding.signs(target)
-
-    # ------------------------------------------------------------------ state
-    def _grown(self, X):
-        """The state and its samples' patterns when training goes on with new samples
-        ``X``: ``X`` first, then the support vectors learnt so far."""
-        state = self.training_state_.extended(X.shape[0])
-        return state, stacked(X, self.support_vectors_)
-
-    def _continued(self, X):
-        """What a warm-started ``fit`` trains: the previous state on the data it was
-        trained on, else (as ``partial_fit``) the new samples before its support vectors."""
-        if self._trained_on(X):
-            return self.training_state_, X
-        if self.kernel == "precomputed":  # no patterns to compute new kernel values from
-            raise ValueError(
-                "With kernel='precomputed', warm_start=True goes on training on the same "
-                "samples: pass their kernel matrix again, or fit with warm_start=False."
-            )
-        return self._grown(X)
-
-    def _trained_on(self, X):
-        """Whether ``X`` holds the samples of the state, in its order (a fit's data)."""
-        state = self.training_state_
-        n = X.shape[0]
-        if state.n_samples != n or not np.array_equal(state.index, np.arange(n)):
-            return False
-        # the model depends on the support vectors alone: the other rows may differ
-        return self.kernel == "precomputed" or same_rows(X[state.support()], self.support_vectors_)
-
     # ------------------------------------------------------------------ training
-    def _train(self, state, patterns, Y, sample_weight, rng, stop):
+    def _train(self, state, patterns, Y, sample_weight, rng, stop, on_epoch, verbose):
         """Train the dual problems on the first ``Y.shape[1]`` samples of ``state`` (the new
         ones; ``patterns`` holds every sample's pattern, or the kernel matrix) until
-        ``stop`` (a StopRule) says so; the engine's History."""
+        ``stop`` (a StopRule) says so, shown through ``on_epoch`` and ``verbose``; the
+        engine's History."""
         table = kernel_table(self._kernel_function(), state, patterns, Y.shape[1], self.cache_size)
         problem = DualProblem(
             state, table, Y, sample_weight, self.eta, self._s2, rng, bool(self.shuffle)
@@ -472,8 +410,8 @@ default="rbf"
             stop,
             owner=type(self).__name__,
             advice=advice(),
-            on_epoch=self.on_epoch,
-            verbose=self.verbose,
+            on_epoch=on_epoch,
+            verbose=verbose,
             model=self,
         )
 
@@ -512,7 +450,7 @@ default="rbf"
         if not (self.warm_start and hasattr(self, "training_state_")):
             self.__dict__.pop("training_state_", None)  # a fresh fit starts online anew
         history = train(
-            _OnlineBatches(self, batches, classes),
+            BatchEpochs(batches, lambda batch, active: self._learn(batch, classes)),
             StopRule.of(self, max_iter, credit=False, limit=limit),
             owner=type(self).__name__,
             advice=advice(),
@@ -522,6 +460,21 @@ default="rbf"
         )
         self._keep_history(history)
         return self
+
+    def _learn(self, batch: tuple[Any, Any], classes: Any) -> EpochCount:
+        """One batch ``(X, y)`` of ``fit_batches``, learnt as ``partial_fit`` learns it but quietly
+        (the caller's callback and lines hear whole epochs, from the engine); what its
+        epoch counted, for the model as a whole."""
+        kernel_can_grow(self)  # partial_fit's condition: a precomputed kernel cannot grow
+        reports: list[EpochReport] = []
+        self._partial_fit(*batch, classes, None, reports.append, 0)
+        (report,) = reports  # one epoch
+        return EpochCount(
+            np.array([report.mistakes], dtype=np.int64),
+            report.presented,
+            np.array([report.mistake_weight]),
+            report.presented_weight,
+        )
 
     # ------------------------------------------------------------------ fit
     def fit(
@@ -573,6 +526,8 @@ default="rbf"
             sample_weight,
             random_source(self.random_state),
             StopRule.of(self),
+            self.on_epoch,
+            self.verbose,
         )
         self._keep_history(history)
         self._set_fitted(patterns, state)
@@ -645,6 +600,11 @@ default="rbf"
         >>> clf.partial_fit(X, y).support_, clf.mistakes_per_epoch_
         (array([0, 1, 2, 3]), [2, 2, 0])
         """
+        self._partial_fit(X, y, classes, sample_weight, self.on_epoch, self.verbose)
+        return self
+
+    def _partial_fit(self, X, y, classes, sample_weight, on_epoch, verbose):
+        """``partial_fit``, its epoch shown through ``on_epoch`` and ``verbose``."""
         self._check_params()
         first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
@@ -664,75 +624,7 @@ default="rbf"
             state, patterns = self._grown(X)
         rng = self._order_source(state)
         once = StopRule.of(self, 1, warn=False, credit=False)  # one epoch, no more
-        history = self._train(state, patterns, self._targets(target), sample_weight, rng, once)
+        Y = self._targets(target)
+        history = self._train(state, patterns, Y, sample_weight, rng, once, on_epoch, verbose)
         self._keep_history(history, append=True)
         self._set_fitted(patterns, state)
-        return self
-
-    def _set_fitted(self, patterns, state):
-        self.training_state_ = state
-        # slots: the state's samples that are support vectors, in data order
-        slots, attributes = state.fitted(self.prediction == "averaged", self._s2)
-        for name, value in attributes.items():
-            setattr(self, name, value)
-        if self.kernel == "precomputed":
-            self.support_vectors_ = np.empty((0, 0))
-        else:
-            self.support_vectors_ = patterns[slots]
-
-    # ------------------------------------------------------------------ predict
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """Score of each sample; its sign (two classes) or argmax gives the class.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Patterns (float32 or float64), or for ``kernel="precomputed"`` their
-            (n_samples, n_training_samples) kernel values against the training samples.
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
-            ``f(x)``, summed over the support vectors in training's order, or for
-            ``prediction="voted"`` the survival-weighted vote normalised to ``[-1, 1]``;
-            (n_samples, n_labels) for a model fitted on a label matrix.
-        """
-        check_is_fitted(self)
-        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        scores = dual_scores(self, self._kernel_function(), self._s2, X)
-        return scores.ravel() if scores.shape[1] == 1 else scores
-
-
-class _OnlineBatches:
-    """:meth:`KernelPerceptron.fit_batches` as a problem of the engine: an epoch learns
-    every batch as ``partial_fit`` does (each batch grows the state), and counts what
-    its ``partial_fit`` epochs counted; the model stops as a whole."""
-
-    n_units = 1
-    unit_stops = False
-
-    def __init__(self, learner, batches, classes):
-        self.learner, self.batches, self.classes = learner, batches, classes
-
-    def running(self, max_epochs):
-        return nullcontext(self)
-
-    def epoch(self, active):
-        learner, reports = self.learner, []
-        # the caller's callback and lines hear whole epochs, from the engine
-        own, verbose = learner.on_epoch, learner.verbose
-        learner.on_epoch, learner.verbose = reports.append, 0
-        try:
-            for X, y in self.batches():
-                learner.partial_fit(X, y, classes=self.classes)
-        finally:
-            learner.on_epoch, learner.verbose = own, verbose
-        return EpochCount(
-            np.array([sum(r.mistakes for r in reports)], dtype=np.int64),
-            sum(r.presented for r in reports),
-            np.array([sum(r.mistake_weight for r in reports)]),
-            sum(r.presented_weight for r in reports),
-        )
-
-    def credit(self, epochs_left, presented):
-        """Nothing to credit: ``fit_batches`` credits no skipped epoch."""

@@ -102,13 +102,26 @@ __all__ = [
     "load",
     "load_predictor",
     "load_with_manifest",
+    "model_bytes",
     "read_manifest",
     "save",
 ]
 
 
-def _archive_bytes(model, metadata) -> bytes:
-    """The bytes of the model file of ``model``: encoded, checked, archived."""
+def model_bytes(model: object, *, metadata: Mapping[str, Any] | None = None) -> bytes:
+    """The bytes :func:`save` writes for ``model``: encoded, checked, archived.
+
+    For a writer that must know them before the file changes (the service records
+    their SHA-256 in its log first); the same model gives the same bytes.
+
+    Examples
+    --------
+    >>> import hashlib
+    >>> from rosenblatt import Perceptron
+    >>> clf = Perceptron(shuffle=False).fit([[-1, -1], [1, 1]], [0, 1])
+    >>> model_bytes(clf) == model_bytes(clf), model_bytes(clf)[:4]
+    (True, b'PK\\x03\\x04')
+    """
     key, tree, arrays = encode(model)
     return model_file_bytes(model, key, tree, arrays, metadata)
 
@@ -163,7 +176,7 @@ def save(
     >>> load(path).predict(X)
     array([-1,  1,  1,  1])
     """
-    data = _archive_bytes(model, metadata)  # fails before any file is touched
+    data = model_bytes(model, metadata=metadata)  # fails before any file is touched
     write_atomically(path, data)
 
 

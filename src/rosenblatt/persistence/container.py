@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 
-from .._core.config import DISPLAY_PARAMETERS
 from .._core.files import write_atomically
 from .._core.sparse import MAX_INDEX
 from ..exceptions import ModelFileError
@@ -94,41 +93,6 @@ def describe_params(estimator: Any) -> dict:
     }
 
 
-def model_params(estimator: Any) -> dict[str, Any]:
-    """The parameters that define ``estimator``'s model, described (:func:`described`) and
-    named as ``get_params(deep=True)`` names them, without the display parameters
-    (:data:`rosenblatt._core.config.DISPLAY_PARAMETERS`) at any depth; an estimator
-    among them by its class name (its own parameters follow it). What a checkpoint holds a
-    resumed run to: a progress bar or ``verbose`` lines do not change the model.
-
-    Examples
-    --------
-    >>> from rosenblatt import Perceptron, calibrated
-    >>> online = calibrated(Perceptron(eta=0.5, on_epoch=print, verbose=1), method="online")
-    >>> params = model_params(online)
-    >>> params["estimator"], params["estimator__eta"], "estimator__verbose" in params
-    ('Perceptron', 0.5, False)
-    """
-    return {
-        name: type(value).__name__ if _is_estimator(value) else described(value)
-        for name, value in estimator.get_params(deep=True).items()
-        if not is_display_parameter(name)
-    }
-
-
-def is_display_parameter(name: str) -> bool:
-    """Whether the parameter ``name`` (as ``get_params(deep=True)`` names it, a nested
-    estimator's ``estimator__verbose`` too) only changes what training shows
-    (``rosenblatt._core.config.DISPLAY_PARAMETERS``).
-
-    Examples
-    --------
-    >>> is_display_parameter("estimator__on_epoch"), is_display_parameter("eta")
-    (True, False)
-    """
-    return name.rpartition("__")[2] in DISPLAY_PARAMETERS
-
-
 def described(value: Any) -> Any:
     """A value as a manifest (or a checkpoint's record) shows it: plain JSON values as they
     are, anything else by its repr, without memory addresses (the same model gives the
@@ -152,7 +116,8 @@ def described(value: Any) -> Any:
     return _ADDRESS.sub("", repr(_without_callbacks(value)))[:200]
 
 
-def _is_estimator(value: Any) -> bool:
+def is_estimator(value: Any) -> bool:
+    """An estimator object (not a class): what has ``get_params``."""
     return hasattr(value, "get_params") and not isinstance(value, type)
 
 
@@ -165,7 +130,7 @@ def _without_callbacks(value: Any) -> Any:
         if all(new is old for new, old in zip(items, value)):
             return value
         return items if isinstance(value, list) else tuple(items)
-    if not _is_estimator(value):
+    if not is_estimator(value):
         return value
     params = value.get_params(deep=False)
     kept = {

@@ -39,6 +39,17 @@ __all__ = ["LINEAR_CLASSES"]
 LINEAR_CLASSES = tuple(r.key for r in RECORDS if r.scoring == "linear")
 
 
+def _predicts_linearly(final: str, before: list[str], fitted: bool) -> bool:
+    """Whether a LinearPredictor predicts for a model of these class keys: a fitted linear
+    classifier (``final``), alone or after one standardiser (``before``)."""
+    return (
+        final in LINEAR_CLASSES
+        and len(before) <= 1
+        and all(plays(key, "standardizer") for key in before)
+        and fitted  # not fitted: the estimator says so in its words
+    )
+
+
 def build_predictor(model: Plain, reader: Reader) -> Any:
     """A LinearPredictor for a checked linear model (alone or after a StandardScaler),
     else the estimator itself, built by ``reader`` (a
@@ -49,12 +60,7 @@ def build_predictor(model: Plain, reader: Reader) -> Any:
     if plays(model.key, "pipeline"):
         steps = [step for _, step in model.params["steps"]]
     *before, final = steps
-    if (
-        final.key not in LINEAR_CLASSES
-        or len(before) > 1
-        or any(not plays(step.key, "standardizer") for step in before)
-        or not final.fitted  # not fitted: the estimator says so in its words
-    ):
+    if not _predicts_linearly(final.key, [step.key for step in before], bool(final.fitted)):
         return reader.build(model)
     fitted = {**final.fitted, **final.derived}  # the weights, rebuilt from a state
     first = before[0].fitted if before else fitted
@@ -75,4 +81,49 @@ def build_predictor(model: Plain, reader: Reader) -> Any:
         scale,
         final.name,
         multilabel=bool(fitted.get("multilabel_", False)),  # checked against the rows
+    )
+
+
+def live_predictor(model: Any) -> Any:
+    """A LinearPredictor for a fitted model object by :func:`build_predictor`'s rule (a
+    linear classifier, alone or after a StandardScaler), else the model itself.
+
+    The predictor holds the model's own arrays, not copies: it predicts as the model does
+    until the model learns again (the service learns on a copy, never on a model that
+    predicts).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from rosenblatt import Perceptron
+    >>> X = np.array([[-1.0, -1.0], [1.0, -1.0], [-1.0, 1.0], [1.0, 1.0]])
+    >>> clf = Perceptron(shuffle=False).fit(X, [-1, 1, 1, 1])
+    >>> predictor = live_predictor(clf)
+    >>> type(predictor).__name__, predictor.predict(X)
+    ('LinearPredictor', array([-1,  1,  1,  1]))
+    """
+    from ..engine.numpy_decision import LinearPredictor
+    from .policy import key_of
+
+    def key(estimator):
+        return key_of(type(estimator)) or ""
+
+    steps = [model]
+    if plays(key(model), "pipeline"):
+        steps = [step for _, step in model.steps]
+    *before, final = steps
+    if not _predicts_linearly(key(final), [key(s) for s in before], hasattr(final, "coef_")):
+        return model
+    first = before[0] if before else final
+    scaler = before[0] if before else None
+    return LinearPredictor(
+        final.coef_,
+        final.intercept_,
+        final.classes_,
+        first.n_features_in_,
+        getattr(first, "feature_names_in_", None),
+        scaler.mean_ if scaler is not None and scaler.with_mean else None,
+        scaler.scale_ if scaler is not None and scaler.with_std else None,
+        type(final).__name__,
+        multilabel=bool(getattr(final, "multilabel_", False)),
     )

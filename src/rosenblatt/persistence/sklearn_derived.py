@@ -12,6 +12,8 @@ pipeline round-trip tests (``tests/test_persistence_pipelines.py``).
 
 from __future__ import annotations
 
+from typing import Any
+
 from .invariants import column_indices, polynomial_degrees, polynomial_width
 
 __all__ = [
@@ -24,7 +26,8 @@ __all__ = [
 ]
 
 
-def polynomial_degrees_of(model):
+def polynomial_degrees_of(model: Any) -> None:
+    """PolynomialFeatures: its degree bounds and full output count."""
     n = model.n_features_in_
     model._min_degree, model._max_degree = polynomial_degrees(model.degree)
     model._n_out_full = polynomial_width(
@@ -32,7 +35,8 @@ def polynomial_degrees_of(model):
     )
 
 
-def encoder_groups(model):
+def encoder_groups(model: Any) -> None:
+    """OneHotEncoder without infrequent categories or a dropped one: its groups."""
     n = len(model.categories_)
     model._infrequent_enabled = False  # min_frequency and max_categories are None
     model._infrequent_indices = model._default_to_infrequent_mappings = [None] * n
@@ -40,11 +44,13 @@ def encoder_groups(model):
     model._n_features_outs = [len(categories) for categories in model.categories_]
 
 
-def imputer_dtypes(model):
+def imputer_dtypes(model: Any) -> None:
+    """SimpleImputer: the dtypes it fits and fills with, its statistics'."""
     model._fit_dtype = model._fill_dtype = model.statistics_.dtype
 
 
-def column_selection(model):
+def column_selection(model: Any) -> None:
+    """ColumnTransformer: each part's input columns and the remainder."""
     names = getattr(model, "feature_names_in_", None)
     indices = {
         name: column_indices(columns, model.n_features_in_, names)
@@ -57,11 +63,12 @@ def column_selection(model):
     model._remainder = ("remainder", model.remainder, remaining)
 
 
-def pca_solver(model):
+def pca_solver(model: Any) -> None:
+    """PCA: the solver its fit used, as its parameter names it."""
     model._fit_svd_solver = model.svd_solver
 
 
-def refuse_tfidf_without_idf(model, where):
+def refuse_tfidf_without_idf(model: Any, where: str) -> None:
     """Refuse fitted state that lives only in private attributes the format cannot see: a
     fitted ``TfidfVectorizer(use_idf=False)`` keeps its transformer in one."""
     if not model.use_idf and hasattr(model, "vocabulary_"):

@@ -63,6 +63,7 @@ __all__ = [
     "Kernel",
     "Kind",
     "LabelColumn",
+    "Log",
     "Losses",
     "MaxIter",
     "MaxProjectionError",
@@ -505,4 +506,15 @@ Compare = Annotated[
 Exercises = Annotated[
     bool,
     typer.Option("--exercises", help="Add exercise cells whose answers the library checks."),
+]
+
+# ---------------------------------------------------------------------------- serve's
+Log = Annotated[
+    str | None,
+    typer.Option(
+        "--log",
+        metavar="PATH",
+        help="The learning log, written before a request is answered and replayed after a "
+        "crash (default: the model's path with .log added).",
+    ),
 ]

@@ -224,7 +224,8 @@ def train_stream(
 
     from ...data._stream_index import is_text, parse_progress
     from ...data.streaming import index_file, score_stream
-    from ...persistence.stream_training import CheckpointPlan, fit_stream
+    from ...training.checkpoint import CheckpointPlan
+    from ...training.stream import fit_stream
 
     if algorithm not in ONLINE:
         raise ValueError(

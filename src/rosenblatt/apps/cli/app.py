@@ -22,6 +22,7 @@ from . import (
     playground,
     plotting,
     predict,
+    serve,
     tracing,
     train,
     warmup,
@@ -74,6 +75,7 @@ COMMANDS = {
     "lesson": lesson,
     "cross-validate": crossval,
     "export": export,
+    "serve": serve,
 }
 for _name, _module in COMMANDS.items():  # every command's help reads like a Unix tool's
     app.command(_name, cls=PlainHelpCommand)(_module.command)

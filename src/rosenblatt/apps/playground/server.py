@@ -37,17 +37,16 @@ import json
 import os
 import sys
 import threading
-import traceback
 from collections.abc import Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import asdict
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
-from pathlib import Path
 
 from ..._core.json_input import loads
 from ...exceptions import SolverError
+from .._failure import failure as _failure
 from ..palette import palette_json
 from .presets import presets
 from .runs import PlaygroundError, limits, parse_request, run, run_size
@@ -131,13 +130,6 @@ def _log(message: str) -> None:
     """One line on standard error (the terminal that serves), never a traceback."""
     sys.stderr.write(f"rosenblatt playground: {' '.join(message.split())}\n")
     sys.stderr.flush()
-
-
-def _failure(error: BaseException) -> str:
-    """What failed and where, in one line: the exception and its innermost frame."""
-    frames = traceback.extract_tb(error.__traceback__)
-    where = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno})" if frames else ""
-    return f"{type(error).__name__}: {error}{where}"
 
 
 class _Server(ThreadingHTTPServer):

@@ -166,8 +166,10 @@ int in the range [1, inf) (finite) or an instance of None; got 0.
         )
 
 
-def _scan(name, kind, handle, chunk_size, *, encoding, store=None, progress=None, **options):
-    if name == STDIN:  # no file to stat: the bytes read give the size
+def _scan(
+    name, kind, handle, chunk_size, *, encoding, store=None, progress=None, at_hand=False, **options
+):
+    if name == STDIN or at_hand:  # no file to stat: the bytes read give the size
         size, mtime_ns = len(handle.getbuffer()), 0
     else:
         stat = os.stat(name)
@@ -531,11 +533,14 @@ def read(
     return parse_bytes(name, kind, read_bytes(name), options)
 
 
-def parse_bytes(name: str, kind: str, raw: bytes, options: dict[str, Any]) -> Data:
+def parse_bytes(
+    name: str, kind: str, raw: bytes, options: dict[str, Any], *, at_hand: bool = False
+) -> Data:
     """:class:`Data` of ``raw``, read as the whole content of file ``name`` (or a block of
-    its lines, as :class:`Stream` reads it)."""
+    its lines, as :class:`Stream` reads it); ``at_hand``: bytes that no file holds (a
+    request's body), ``name`` only naming them."""
     store = MemoryStore()
-    schema = _scan(name, kind, io.BytesIO(raw), None, store=store, **options)
+    schema = _scan(name, kind, io.BytesIO(raw), None, store=store, at_hand=at_hand, **options)
     aside = store.aside()
     X, y = store.result()
     return Data(

@@ -19,6 +19,7 @@ the results line by line gets each answer before the input ends.
 from __future__ import annotations
 
 import gzip
+import io
 import os
 import re
 import sys
@@ -55,14 +56,19 @@ class _Input:
     """Bytes of a file or of standard input, as they come (``read`` gives b"" at the end).
 
     ``head``: bytes of standard input read before (by :func:`sniff_format`), given
-    first; ``kept`` (when ``keep``): every byte read, as it came.
+    first; ``kept`` (when ``keep``): every byte read, as it came; ``source``: the input's
+    bytes at hand (a request's body), read instead of a file, ``name`` only naming them.
     """
 
-    def __init__(self, name, head=b"", keep=False):
+    def __init__(self, name, head=b"", keep=False, source=None):
         self.name, self.fd, self.inflate = name, None, None
         self.head = head if name == STDIN else b""  # a file is read again from its start
         self.kept = bytearray() if keep else None
-        if name == STDIN:
+        self.own = name != STDIN or source is not None  # a handle this closes (not stdin's)
+        if source is not None:
+            self.handle = io.BytesIO(source)
+            self.first = True  # gzipped bytes are told by their first bytes, as stdin's
+        elif name == STDIN:
             buffer = sys.stdin.buffer
             try:
                 self.fd = buffer.fileno()
@@ -135,7 +141,7 @@ class _Input:
             return True
 
     def close(self):
-        if self.fd is None and self.name != STDIN:
+        if self.fd is None and self.own:
             self.handle.close()
 
 
@@ -199,7 +205,7 @@ def _blocks(source, chunk_size, quoted):
     """Blocks of whole lines: ``chunk_size`` lines each, fewer where the input pauses.
 
     ``quoted`` (CSV): a block never ends inside a quoted field, which may hold line
-    breaks (:func:`._csv.open_quote`: where :mod:`csv` sees one, a quote inside an unquoted
+    breaks (:func:`._csv_cells.open_quote`: where :mod:`csv` sees one, a quote inside an unquoted
     field being a character), unless the field runs past the most a field may hold: the
     block's read then says so.
     """
@@ -239,7 +245,7 @@ def _whole_records(data, ends, k, ended, start=0):
     quoted field of ``data`` (its first record starting at ``start``); None: all of
     ``data`` (``k`` None, or the input ended inside a quoted field); -1: a quoted field
     runs on beyond what was read."""
-    from ._csv import LIMIT, closing_quote, open_quote
+    from ._csv_cells import LIMIT, closing_quote, open_quote
 
     while True:
         stop = len(data) if k is None else int(ends[k])
@@ -290,6 +296,9 @@ class Stream:
     head : bytes, default=b""
         Standard input: bytes already read from it (by :func:`sniff_format`),
         read before the rest.
+    source : bytes, default=None
+        The input itself, at hand (a request's body): read instead of a file, ``path``
+        only naming it in messages (``format`` must then be given).
     extra_features : {"error", "ignore"}, default="error"
         svmlight: whether an index beyond ``n_features`` is an error, or its entry is
         left out (each block's ``schema.extra_rows`` counts the rows that held one).
@@ -306,6 +315,11 @@ class Stream:
     >>> stream = Stream(path, 2, columns=["a", "b"], label_name="y")
     >>> [(d.X.tolist(), d.y.tolist()) for d in stream]
     [([[1.0, 2.0]], ['no']), ([[3.0, 4.0], [5.0, 6.0]], ['yes', 'no'])]
+    >>> body = Stream("request body", 10, format="csv", source=b"1,2,no\\n3,x,yes\\n")
+    >>> list(body)
+    Traceback (most recent call last):
+    ...
+    rosenblatt.exceptions.DataFileError: request body, line 2, column 2: 'x' is not a number
     """
 
     def __init__(
@@ -326,13 +340,17 @@ class Stream:
         ignore=None,
         head=b"",
         extra_features="error",
+        source=None,
     ):
         from . import check_options
 
         check_args("Stream", {"chunk_size": [CHUNK_SIZE]}, {"chunk_size": chunk_size})
-        self.name = check_file(path)
+        if source is not None and format is None:
+            raise ValueError("bytes at hand (source) have no extension to tell their format")
+        self.name = os.fspath(path) if source is not None else check_file(path)
         self.path = shown_name(self.name)
         self.kind = format_of(self.name, format)
+        self.source = source
         base = "auto" if zero_based is None else zero_based
         check_options(
             self.kind,
@@ -371,7 +389,7 @@ class Stream:
         self._first_at = 1  # the line of the input's first record
 
     def __iter__(self):
-        source = _Input(self.name, self.head)
+        source = _Input(self.name, self.head, source=self.source)
         try:
             yield from self._read(source)
         finally:
@@ -381,6 +399,7 @@ class Stream:
         from . import parse_bytes
 
         line, held, held_at, fixed = 1, b"", 1, False
+        at_hand = self.source is not None
         for raw in _blocks(source, self.chunk_size, self.kind == "csv"):
             first, line = line, line + count_lines(raw)
             if not fixed:
@@ -392,7 +411,11 @@ class Stream:
                     self._by_name(cells, self._first_at)
             try:
                 data = parse_bytes(
-                    self.name, self.kind, raw, dict(self.options, first_line=first, final=fixed)
+                    self.name,
+                    self.kind,
+                    raw,
+                    dict(self.options, first_line=first, final=fixed),
+                    at_hand=at_hand,
                 )
             except DataFileError as error:
                 code = getattr(error, "code", None)
@@ -404,7 +427,9 @@ class Stream:
             yield self._deliver(data, fixed)
             fixed = True
         if not fixed:  # the input ended: what was held is all of it (or none: the error)
-            data = parse_bytes(self.name, self.kind, held, dict(self.options, first_line=held_at))
+            data = parse_bytes(
+                self.name, self.kind, held, dict(self.options, first_line=held_at), at_hand=at_hand
+            )
             yield self._deliver(data, fixed)
 
     def _deliver(self, data, fixed):
@@ -437,7 +462,7 @@ class Stream:
         (``cells``, on ``line``; None: no record yet) are set aside; names imply a header."""
         if not (self.id_columns or self.ignore) or cells is None:
             return
-        from ._csv import aside_columns
+        from ._csv_cells import aside_columns
 
         header = self.options["header"]
         self.options["aside"] = aside_columns(
@@ -532,7 +557,7 @@ def _first_record(path, raw, encoding, first_line=1):
     ``first_line`` (a byte order mark at the input's start skipped, as the readers skip
     it), or ``(None, first_line)`` when the lines before a bad byte or a record that
     cannot be read hold none: the read of the block then says what is wrong."""
-    from ._csv import records_with_error
+    from ._csv_cells import records_with_error
 
     if first_line == 1 and raw.startswith(BOM):
         raw = raw[len(BOM) :]

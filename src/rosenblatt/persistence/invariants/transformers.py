@@ -445,7 +445,7 @@ def output_width(model: Plain, inputs: bool = False) -> int | None:
     return values.get("n_features_in_")
 
 
-def hashed_width(model, values):
+def hashed_width(model: Plain, values: dict[str, Any]) -> int | None:
     """The features a vectorizer gives: its vocabulary's, or the hashing one's ``n_features``."""
     if "vocabulary_" in values:
         return len(values["vocabulary_"])
@@ -465,26 +465,31 @@ def _union_width(model, inputs):
 
 # What the transformers that change the number of features give (the others give what
 # they take), from their checked fitted state: each one's record names its function.
-def polynomial_width_of(model, values):
+def polynomial_width_of(model: Plain, values: dict[str, Any]) -> int | None:
+    """PolynomialFeatures: its output count."""
     return values["n_output_features_"]
 
 
-def one_hot_width(model, values):
+def one_hot_width(model: Plain, values: dict[str, Any]) -> int | None:
+    """OneHotEncoder: a column per category."""
     return sum(len(c) for c in values["categories_"])
 
 
-def imputed_width(model, values):
+def imputed_width(model: Plain, values: dict[str, Any]) -> int | None:
+    """SimpleImputer: the columns it keeps."""
     statistics = values["statistics_"]
     if model.params.get("keep_empty_features", False) or statistics.dtype.kind != "f":
         return statistics.shape[0]
     return int(np.count_nonzero(~np.isnan(statistics)))  # columns never seen are dropped
 
 
-def components_width(model, values):
+def components_width(model: Plain, values: dict[str, Any]) -> int | None:
+    """PCA and TruncatedSVD: a feature per component."""
     return values["components_"].shape[0]
 
 
-def column_width(model, values):
+def column_width(model: Plain, values: dict[str, Any]) -> int | None:
+    """ColumnTransformer: the sum of its parts' widths (None where one is unknown)."""
     n, names = values["n_features_in_"], values.get("feature_names_in_")
     widths = [
         _entry_width(transformer, column_indices(columns, n, names))

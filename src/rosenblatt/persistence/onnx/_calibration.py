@@ -12,7 +12,7 @@ forecast of the bin that probability falls in (``floor(p n_bins)``, the last bin
 holding 1), looked up in a table of the bins' forecasts computed as
 ``estimators._online_platt.track`` computes them.
 
-Both then as ``estimators.calibration._normalised``: two classes: the map is the
+Both then as ``estimators._probabilities.normalised``: two classes: the map is the
 second class's and the first gets the rest; more: one-vs-rest maps normalised to
 sum to 1 (all zero: uniform); values rounded just above 1 set to 1.
 """
@@ -103,7 +103,7 @@ def _normalised(g: Graph, columns: list[str]) -> str:
 
 
 def _rounded(g: Graph, proba: str) -> str:
-    """Rounding just above 1, set to 1 (as ``_normalised`` of the estimators)."""
+    """Rounding just above 1, set to 1 (as the estimators' ``normalised``)."""
     above = g.op("Greater", proba, g.const(np.array(1.0), "one"))
     close = g.op("LessOrEqual", proba, g.const(np.array(1.0 + 1e-5), "tolerance"))
     return g.where(g.op("And", above, close), g.const(np.array(1.0), "one"), proba)

@@ -2,43 +2,27 @@
 
 The stream itself (the scan, the binary cache, each epoch's chunks in its order) is
 :mod:`rosenblatt.data.streaming`'s; the training is the estimator's ``fit_batches``,
-the engine's epoch driver. This module joins them, and, because a checkpoint is a
-model file (:mod:`~rosenblatt.persistence.checkpoint`), lives where model files do.
+the engine's epoch driver; the checkpoints are :mod:`~rosenblatt.training.checkpoint`'s
+(model files with the run's record). This module joins them: a training workflow, above
+the model files it writes. It trains a copy of the estimator it is given, never the
+caller's object, so that fits over one estimator (in threads too) never meet.
 """
 
 from __future__ import annotations
 
 import copy
-import numbers
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.config import (
-    DEFAULT_CHECKPOINT_ROWS,
-    DEFAULT_CHUNK_SIZE,
-    DEFAULT_HASH_FEATURES,
-    DEFAULT_STREAM_EPOCHS,
-    DISPLAY_PARAMETERS,
-)
-from .._core.files import check_writable, remove_leftovers
-from .._core.validation import NONE, BrokenInvariant, Interval, check_args, hold
+from .._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from .._core.validation import BrokenInvariant, check_args
 from ..data._stream_index import is_text, parse_progress
 from ..data.streaming import StreamEpochs, hashing_vectorizer, index_file
 from ..engine.driver import RunState
-from ..exceptions import ModelFileError
-from .checkpoint import (
-    Checkpoint,
-    differences,
-    input_fingerprint,
-    options_of,
-    read_checkpoint,
-    write_checkpoint,
-)
-from .container import described, is_display_parameter, model_params
-from .errors import fail
+from .checkpoint import POSITIVE, Checkpoint, CheckpointPlan, is_display_parameter
 
 if TYPE_CHECKING:  # pragma: no cover
     from numpy.typing import DTypeLike
@@ -47,9 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..data.streaming import ChunkIndex, StreamProgress
     from ..engine.driver import EpochReport
 
-__all__ = ["CheckpointPlan", "fit_stream"]
-
-_POSITIVE = Interval(numbers.Integral, 1, None, closed="left")
+__all__ = ["fit_stream"]
 
 
 def fit_stream(
@@ -142,9 +124,9 @@ def fit_stream(
         Write a checkpoint here (atomically) after the chunk that completes every
         ``checkpoint_every`` rows, and once more when training ends: the model so
         far (it loads as a model), where the run stands in the file and in its
-        epochs, and the random states (:mod:`rosenblatt.persistence.checkpoint`).
+        epochs, and the random states (:mod:`rosenblatt.training.checkpoint`).
         A file only: standard input cannot be resumed. A
-        :class:`~rosenblatt.persistence.stream_training.CheckpointPlan` made before
+        :class:`~rosenblatt.training.checkpoint.CheckpointPlan` made before
         the scan also gives ``checkpoint_every`` and ``resume``.
     checkpoint_every : int, default=None
         Rows between checkpoints (default ``DEFAULT_CHECKPOINT_ROWS``, 1,000,000).
@@ -200,7 +182,7 @@ def fit_stream(
             "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
         )
     epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
-    check_args("fit_stream", {"epochs": [_POSITIVE]}, {"epochs": epochs})
+    check_args("fit_stream", {"epochs": [POSITIVE]}, {"epochs": epochs})
     if isinstance(checkpoint, CheckpointPlan):
         plan = checkpoint
     else:
@@ -265,199 +247,6 @@ def fit_stream(
     return model
 
 
-class CheckpointPlan:
-    """The checkpoints of one streamed fit: where, how often, what they hold the run to,
-    and the one it resumes from; made and checked before the file is scanned.
-
-    :func:`fit_stream` makes one from its arguments; a caller that scans the file
-    itself (``rosenblatt train --stream``) makes it first, with :meth:`prepare`, so
-    that a wrong checkpoint fails before the scan, and passes it as ``checkpoint``.
-
-    Attributes
-    ----------
-    path : path-like or None
-        Where checkpoints are written (None: nowhere).
-    every : int
-        Rows between checkpoints.
-    options : dict
-        The fit's options and the estimator's parameters, as the checkpoints keep them.
-    input : dict
-        What identifies the input (after the scan).
-    resumed : Checkpoint or None
-        The checkpoint the fit goes on from.
-    """
-
-    def __init__(self, path, every, options, resumed, resume_path):
-        self.path, self.options, self.resumed = path, options, resumed
-        self.every = DEFAULT_CHECKPOINT_ROWS if every is None else int(every)
-        self._resume_path = resume_path
-        self.input: dict[str, Any] = {}
-        self.run: RunState | None = None  # the resumed run's, checked
-        self._rows_at_last = 0
-
-    @classmethod
-    def prepare(
-        cls,
-        estimator: Any,
-        path: str | os.PathLike[str],
-        *,
-        checkpoint: str | os.PathLike[str] | None,
-        checkpoint_every: int | None,
-        resume: str | os.PathLike[str] | None,
-        epochs: int,
-        random_state: RandomStateLike,
-        classes: ArrayLike | None,
-        n_features: int | None,
-        dtype: DTypeLike,
-        vectorizer: Any,
-    ) -> CheckpointPlan:
-        """Check the arguments, the input and the checkpoint's file; read the one to
-        resume from and hold it to the options (and the input's size and ends)."""
-        check_args(
-            "fit_stream",
-            {"checkpoint_every": [_POSITIVE, NONE]},
-            {"checkpoint_every": checkpoint_every},
-        )
-        checkpoint = resume if checkpoint is None else checkpoint
-        if checkpoint_every is not None and checkpoint is None:
-            raise ValueError(
-                "checkpoint_every says how often to write a checkpoint; give checkpoint"
-            )
-        if checkpoint is not None:
-            _check_resumable(estimator, path)
-            check_writable(checkpoint)
-        resumed = read_checkpoint(resume) if resume is not None else None
-        if resumed is not None:  # what a kill in the middle of writing one left
-            assert checkpoint is not None  # the resumed one, at least
-            remove_leftovers(checkpoint)
-        options = options_of(
-            estimator,
-            {
-                "epochs": epochs,
-                "random_state": described(random_state),
-                "classes": None if classes is None else np.asarray(classes).tolist(),
-                "n_features": n_features,
-                "dtype": np.dtype(dtype).name,
-                "vectorizer": described(vectorizer),
-            },
-        )
-        plan = cls(checkpoint, checkpoint_every, options, resumed, resume)
-        if resumed is not None:
-            # the model it holds is of the estimator's class and parameters, as its record says
-            plan.check_same("options", options_of(resumed.model, {}), options_of(estimator, {}))
-            plan.check_same("options", resumed.options, options)
-            if not resumed.finished:
-                try:
-                    run = RunState.from_state(resumed.run)
-                    # a checkpoint is written after a batch: its run has started, its order
-                    # source drawn (fit_batches keeps it in the run), its epoch counted so far
-                    hold(run.started, "the run must have started (its active units)")
-                    hold(run.rng is not None, "the run's rng must be a random source")
-                    hold(run.partial is not None, "the run's partial epoch must be counted")
-                except BrokenInvariant as exc:
-                    raise plan.damaged(exc) from None
-                plan.run = run
-            before_scan = input_fingerprint(path)  # a wrong file is refused before the scan
-            plan.check_same("input", {k: resumed.input.get(k) for k in before_scan}, before_scan)
-        return plan
-
-    def read_with(self, index: ChunkIndex) -> None:
-        """After the scan: what identifies the input (the scan's findings with the file's
-        fingerprint), held to the resumed checkpoint's."""
-        if self.path is None:
-            return
-        self.input = {
-            **input_fingerprint(index.path, index.n_samples),
-            "format": index.format,
-            "chunk_size": index.chunk_size,
-            "n_chunks": index.n_chunks,
-            "n_features": index.n_features,
-            "zero_based": index.zero_based,
-            "label_index": index.label_index,
-            "header": index.header,
-            "classes": index.classes.tolist(),
-            "aside_columns": index.aside,  # None (not set) in a checkpoint without any
-        }
-        if self.resumed is not None:
-            self.check_same("input", self.resumed.input, self.input)
-
-    def check_model(self, model: Any, classes: np.ndarray, n_features: int | None) -> None:
-        """Refuse a resumed checkpoint whose model does not fit its input (other classes,
-        or, ``n_features`` given, another number of features) or its own options: online
-        calibration's fitted estimator is its estimator's quiet clone (no option holds it)."""
-        fitted = getattr(model, "estimator_", None)
-        if fitted is not None:
-            shown = {
-                name: described(value)
-                for name, value in fitted.get_params(deep=True).items()
-                if is_display_parameter(name)
-            }
-            quiet = {name: DISPLAY_PARAMETERS[name.rpartition("__")[2]] for name in shown}
-            made = differences(
-                {**model_params(fitted), **shown},
-                {**model_params(model.estimator), **quiet},
-                ("in estimator_", "in the clone"),
-            )
-            if made:
-                raise self.damaged(
-                    f"its model's estimator_ is not its estimator's quiet clone ({'; '.join(made)})"
-                )
-        if not np.array_equal(model.classes_, classes):
-            raise self.damaged(
-                f"its model's classes {model.classes_.tolist()!r:.100} are not the input's "
-                f"{classes.tolist()!r:.100}"
-            )
-        if n_features is not None and model.n_features_in_ != n_features:
-            raise self.damaged(
-                f"its model has {model.n_features_in_} features, its input {n_features}"
-            )
-
-    def check_same(self, what: str, there: Mapping[str, Any], here: Mapping[str, Any]) -> None:
-        """Refuse a checkpoint of another input or other options, naming what differs."""
-        different = differences(there, here)
-        if different:
-            todo = (
-                "resume with the file it was written for"
-                if what == "input"
-                else "resume with the options it was written with"
-            )
-            raise ValueError(
-                f"the checkpoint {os.fspath(self._resume_path)!r} was written for another "
-                f"{what} ({'; '.join(different)}): {todo}, or start afresh without resume"
-            )
-
-    def damaged(self, why: object) -> ModelFileError:
-        """The refusal of a resumed checkpoint whose record does not hold together."""
-        return fail(
-            self._resume_path, f"is a checkpoint whose record does not hold: {why}", "start afresh"
-        )
-
-    def after_batch(
-        self, model: Any, stream: StreamEpochs, run: RunState
-    ) -> Callable[[Callable[[], None]], None]:
-        """What ``fit_batches`` calls after every batch: a checkpoint when one is due."""
-
-        def after_batch(publish):
-            if stream.rows_handed_out - self._rows_at_last < self.every:
-                return
-            publish()
-            self.write(model, stream.position(), run.to_state())
-            self._rows_at_last = stream.rows_handed_out
-
-        return after_batch
-
-    def write(
-        self,
-        model: Any,
-        position: Mapping[str, Any] | None = None,
-        run: Mapping[str, Any] | None = None,
-    ) -> None:
-        """Write a checkpoint (``position`` None: the finished run's)."""
-        write_checkpoint(
-            self.path, model, input=self.input, options=self.options, position=position, run=run
-        )
-
-
 def _fit_index(
     model,
     path,
@@ -513,24 +302,6 @@ def _fit_index(
     if run is not None:
         plan.write(model)  # finished: resuming it gives this model back
     return model
-
-
-def _check_resumable(estimator: Any, path: str | os.PathLike[str]) -> None:
-    """Checkpoints need a file to read again and a learner that resumes mid-run."""
-    from ..estimators._base import BaseLinearPerceptron
-    from ..estimators.calibration import OnlineCalibratedClassifier
-
-    if os.fspath(path) == "-" or not os.path.isfile(path):
-        raise ValueError(
-            f"{os.fspath(path)!r} is not a file: standard input (or a pipe) cannot be "
-            "resumed, its rows are gone once read; save it to a file and train on the "
-            "file, or drop checkpoint and resume"
-        )
-    if not isinstance(estimator, (BaseLinearPerceptron, OnlineCalibratedClassifier)):
-        raise TypeError(
-            f"checkpoints resume Perceptron, AveragedPerceptron and VotedPerceptron (and "
-            f"their online calibration), not {type(estimator).__name__}"
-        )
 
 
 def _model_to_train(estimator: Any, resumed: Checkpoint | None) -> Any:
