@@ -234,8 +234,10 @@ def _compile(job: tuple[int, str, Key, Key, str, str]) -> tuple[int, str, float]
         if not variable.is_declaration and not variable.name.startswith("llvm."):
             variable.linkage = "internal"
     # the CPU numba's own codegen optimised for (_use_cpu): the host, or the level's alone
-    if (config.CPU_NAME, config.CPU_FEATURES) != ((None, None) if level == "host" else (level, "")):
-        raise RuntimeError(f"numba optimises for {config.CPU_NAME!r}, not for {level!r}")
+    # (read with getattr: numba sets them from the environment, its stubs do not declare them)
+    optimised_for = (getattr(config, "CPU_NAME", None), getattr(config, "CPU_FEATURES", None))
+    if optimised_for != ((None, None) if level == "host" else (level, "")):
+        raise RuntimeError(f"numba optimises for {optimised_for[0]!r}, not for {level!r}")
     host = level == "host"
     machine = llvm.Target.from_default_triple().create_target_machine(
         cpu=llvm.get_host_cpu_name() if host else level,

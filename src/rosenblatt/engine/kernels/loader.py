@@ -110,7 +110,7 @@ _X86_64_V4 = _X86_64_V3 | {"avx512bw", "avx512cd", "avx512dq", "avx512f", "avx51
 LEVELS: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {
     "x86_64": (("x86-64", frozenset()), ("x86-64-v3", _X86_64_V3), ("x86-64-v4", _X86_64_V4)),
 }
-_BASELINE_ONLY = (("generic", frozenset()),)
+_BASELINE_ONLY: tuple[tuple[str, frozenset[str]], ...] = (("generic", frozenset()),)
 
 
 def portable_levels(machine: str | None = None) -> tuple[tuple[str, frozenset[str]], ...]:
