@@ -194,8 +194,8 @@ def test_clear_errors():
         calibrated(CentroidClassifier(), method="online").fit(X, y)
     with pytest.raises(ValueError, match="method='online' has no folds"):
         calibrated(Perceptron(), method="online", cv=3)
-    with pytest.raises(ValueError, match="classes must be passed on the first call"):
-        calibrated(Perceptron(), method="online").partial_fit(X, y)
+    with pytest.raises(ValueError, match="needs samples of at least two classes"):
+        calibrated(Perceptron(), method="online").partial_fit(X, np.zeros(50))
     with pytest.raises(ValueError, match="multilabel"):
         calibrated(Perceptron(), method="online").fit(X, np.column_stack([y, 1 - y]))
     model = calibrated(Perceptron(), method="online").partial_fit(X, y, classes=[0, 1])
