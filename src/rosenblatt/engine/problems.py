@@ -330,13 +330,15 @@ class BatchEpochs:
         """The run's units once classes joined in the middle of an epoch (the problem's
         state has grown: ``growth`` says how its outputs carry over): each unit goes on
         from its source (still learning or not, its epochs, this epoch's count so far: a
-        grown binary neuron's negation erred where it did), a new one learning from here.
-        The driver reads the grown ``run.active`` and ``run.trained`` after the epoch."""
+        grown binary neuron's negation erred where it did), a new one learning from here
+        (the epochs before count as trained: held at zero, it is owed no presentations
+        for them). The driver reads the grown ``run.active`` and ``run.trained`` after the
+        epoch."""
         run = self.run
         if run is None or run.trained is None:
             raise ValueError("units that join in the middle of a run need its RunState")
         run.active = growth.rows(active, fill=True)
-        run.trained = growth.rows(run.trained)
+        run.trained = growth.rows(run.trained, fill=run.epochs)
         return run.active, growth.rows(mistakes), growth.rows(mistake_weight, signed=False)
 
 

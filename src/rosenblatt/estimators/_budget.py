@@ -32,8 +32,7 @@ class BudgetMixin:
                 f"{type(self).__name__}(budget=...) shares its budget among its "
                 f"{self.training_state_.n_units} dual problems; the labels "
                 f"{np.asarray(new).tolist()!r} would need problems of their own. Give every "
-                "class up front (partial_fit's classes, or add_classes before the budget is "
-                "shared: before the first fit), or train without a budget."
+                "class up front (partial_fit's classes), or train without a budget."
             )
 
     def _check_budget_kept(self) -> None:
