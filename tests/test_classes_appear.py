@@ -339,3 +339,58 @@ def test_units_that_stopped_stay_stopped_when_a_class_joins():
     # presentations: class 3's neuron the last two epochs' (none owed for those before it
     # joined); class 0's two, and the credit of the two it skipped (of four each)
     assert clf.training_state_.counts.tolist() == [3 + 3 + 2 * 4, 14, 14, 4 + 4]
+
+
+# ---------------------------------------------------------------------- model files
+def _stream_of_three():
+    rng = np.random.RandomState(5)
+    X = rng.randn(90, 4)
+    y = np.array(["b", "c", "a"])[np.r_[rng.randint(0, 2, 30), rng.randint(0, 3, 60)]]
+    return X, y, [slice(0, 30), slice(30, 60), slice(60, 90)]
+
+
+GROWN = [
+    pytest.param(lambda: Perceptron(random_state=0), id="perceptron"),
+    pytest.param(
+        lambda: AveragedPerceptron(multi_class="multinomial", random_state=0), id="multinomial"
+    ),
+    pytest.param(lambda: VotedPerceptron(random_state=0), id="voted"),
+    pytest.param(lambda: PassiveAggressive(average=True, random_state=0), id="pa"),
+    pytest.param(lambda: KernelPerceptron(random_state=0), id="kernel"),
+    pytest.param(lambda: Projectron(budget=None, random_state=0), id="projectron"),
+]
+
+
+@pytest.mark.parametrize("make", GROWN)
+def test_a_grown_model_saves_loads_and_grows_on_as_if_never_saved(make, tmp_path):
+    from rosenblatt import load, save
+
+    X, y, calls = _stream_of_three()
+    kept = make().partial_fit(X[calls[0]], y[calls[0]])
+    saved = make().partial_fit(X[calls[0]], y[calls[0]])
+    save(saved, tmp_path / "binary.rbm")
+    loaded = load(tmp_path / "binary.rbm")
+    for model in (kept, loaded):
+        model.partial_fit(X[calls[1]], y[calls[1]])  # "a" joins after the load
+    save(loaded, tmp_path / "grown.rbm")
+    again = load(tmp_path / "grown.rbm")
+    save(again, tmp_path / "again.rbm")
+    assert (tmp_path / "grown.rbm").read_bytes() == (tmp_path / "again.rbm").read_bytes()
+    save(kept, tmp_path / "kept.rbm")
+    assert (tmp_path / "kept.rbm").read_bytes() == (tmp_path / "grown.rbm").read_bytes()
+    assert again.classes_.tolist() == ["a", "b", "c"]
+    np.testing.assert_array_equal(again.decision_function(X), kept.decision_function(X))
+
+
+def test_fixed_classes_are_kept_in_the_model_file(tmp_path):
+    from rosenblatt import calibrated, load, save
+
+    X, y, calls = _stream_of_three()
+    for model in (
+        Perceptron().partial_fit(X[:30], y[:30], classes=["b", "c"]),
+        KernelPerceptron().partial_fit(X[:30], y[:30], classes=["b", "c"]),
+        calibrated(Perceptron(), method="online").partial_fit(X[:30], y[:30], classes=["b", "c"]),
+    ):
+        save(model, tmp_path / "fixed.rbm")
+        with pytest.raises(ValueError, match=r"labels \['a'\] that are not among the classes"):
+            load(tmp_path / "fixed.rbm").partial_fit(X[30:], y[30:])
