@@ -132,7 +132,10 @@ def test_one_vs_rest_classes_that_appear_equal_the_masked_run(stream, learner):
     np.testing.assert_array_equal(state.counts, ref_state[4][present])
     # calls while the model had two classes count its one neuron's mistakes; the masked
     # run's two neurons (one the other's negation) erred twice as often
-    seen = [len(np.unique(np.concatenate([t for _, t in batches[: b + 1]]))) for b in range(len(batches))]
+    seen = [
+        len(np.unique(np.concatenate([t for _, t in batches[: b + 1]])))
+        for b in range(len(batches))
+    ]
     expected = [m // 2 if k == 2 else m for m, k in zip(mistakes, seen)]
     assert clf.mistakes_per_epoch_ == expected
 
@@ -332,7 +335,11 @@ def test_units_that_stopped_stay_stopped_when_a_class_joins():
     with pytest.warns(Warning, match="did not converge"):
         clf.fit_batches(lambda: next(epochs), max_iter=4)
     assert clf.classes_.tolist() == [0, 1, 2, 3]
-    assert [r.mistakes_by_unit.tolist() for r in reports][1:] == [[0, 1, 1], [0, 1, 1, 4], [0, 1, 1, 2]]
+    assert [r.mistakes_by_unit.tolist() for r in reports][1:] == [
+        [0, 1, 1],
+        [0, 1, 1, 4],
+        [0, 1, 1, 2],
+    ]
     # class 0's neuron stopped after the second epoch: D, which it scores +1, taught it nothing
     np.testing.assert_array_equal(clf.coef_[0], [10.0, 0.0])
     assert clf.intercept_[0] == 1.0

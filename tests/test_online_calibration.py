@@ -320,7 +320,9 @@ def test_partial_fit_learns_the_classes_it_meets():
     assert not hasattr(model, "fixed_classes_")
     fixed = calibrated(Perceptron(), method="online").partial_fit(X[:50], y[:50], classes=[0, 1, 2])
     assert fixed.fixed_classes_ is True
-    with pytest.raises(ValueError, match=r"labels \[5\] that are not among the classes \[0, 1, 2\]"):
+    with pytest.raises(
+        ValueError, match=r"labels \[5\] that are not among the classes \[0, 1, 2\]"
+    ):
         fixed.partial_fit(X[:5], np.full(5, 5))
     assert fixed.n_iter_ == 1  # refused: nothing learnt
     streamed = calibrated(Perceptron(random_state=0), method="online").fit_batches(
