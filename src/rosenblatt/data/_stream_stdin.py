@@ -302,6 +302,9 @@ class InputEpochs:
     dtype : numpy dtype
     vectorizer : transformer or None
     on_progress : callable(StreamProgress) or None
+    two_classes : bool, default=False
+        Refuse a first chunk of one class, saying so (a learner that learns the classes it
+        meets starts from a chunk of two).
     """
 
     def __init__(
@@ -313,10 +316,11 @@ class InputEpochs:
         dtype: Any,
         vectorizer: Any,
         on_progress: Any,
+        two_classes: bool = False,
     ) -> None:
         self.chunks, self.epochs, self.random_state = chunks, epochs, random_state
         self.shuffle, self.dtype, self.vectorizer = shuffle, dtype, vectorizer
-        self.on_progress = on_progress
+        self.on_progress, self.two_classes = on_progress, two_classes
         self._later: Any = None
 
     def __enter__(self) -> InputEpochs:
@@ -362,6 +366,13 @@ class InputEpochs:
 
         start = time.perf_counter()
         for X, y in self.chunks:
+            if self.two_classes and self.chunks.n_samples == len(y) and len(set(y.tolist())) < 2:
+                raise ValueError(
+                    f"{STDIN_NAME}: the first chunk (rows 1 to {len(y)}) holds only the class "
+                    f"{y[0].item()!r}; a model that learns the classes it meets starts from a "
+                    "chunk of two classes or more: give a larger chunk_size, or shuffle the "
+                    "rows first (or, from Python, give fit_stream the classes)"
+                )
             yield (X if self.vectorizer is None else self.vectorizer.transform(X)), y
             if self.on_progress is not None:
                 rows = self.chunks.n_samples

@@ -553,10 +553,10 @@ class OnlineCalibratedClassifier(
 
         def epoch_batches():
             for X, y in batches():
+                if first[0] and classes is None:  # the first batch's labels (as given ones)
+                    self._start(check_classes(np.asarray(y), name))
                 X, y = self._validate(X, y, reset=first[0])
-                if first[0] and classes is None:  # the first batch's labels
-                    self._start(check_classes(y, name))
-                elif classes is None:  # the classes it meets
+                if not first[0] and classes is None:  # the classes it meets
                     new = new_classes(self.classes_, y, fixed=False, owner=name)
                     if new.size:
                         self._grow(new)

@@ -422,6 +422,7 @@ def _fit_input(
         reading["dtype"],
         vectorizer,
         on_progress,
+        two_classes=classes is None,
     )
     try:
         with source, _callback_set(learner, on_epoch or _callback(estimator)):

@@ -69,6 +69,8 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\baside_columns=", "the columns --id-column and --ignore set aside: "),  # a checkpoint's
     (r"\btrain_stream\b", "--stream"),
     (r"\bchunk_size=", "--chunk-size="),
+    (r"\ba larger chunk_size\b", "a larger --chunk-size"),
+    (r" \(or, from Python, give fit_stream the classes\)", ""),
     (r"\brandom_state=", "--seed="),
     (r"\bdrop checkpoint and resume\b", "drop --checkpoint and --resume"),
     (r"\bwithout resume\b", "without --resume"),
