@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import reference
+from conftest import PROPERTY
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -24,9 +26,6 @@ from rosenblatt import (
     Projectron,
     VotedPerceptron,
 )
-
-import reference
-from conftest import PROPERTY
 
 #: the class labels of the streams: sorted, so that a class's row is its index here
 LABELS = np.array([3, 7, 11, 20, 42])

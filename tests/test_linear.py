@@ -432,7 +432,8 @@ def test_partial_fit_with_classes_fixes_them():
         clf.partial_fit(OR_X, np.array([2, 1, 1, 1]))
     assert clf.classes_.tolist() == [-1, 1] and clf.n_iter_ == 1
     unfixed = Perceptron().partial_fit(OR_X, OR_Y)
-    np.testing.assert_array_equal(unfixed.coef_, Perceptron().partial_fit(OR_X, OR_Y, classes=[-1, 1]).coef_)
+    given = Perceptron().partial_fit(OR_X, OR_Y, classes=[-1, 1])
+    np.testing.assert_array_equal(unfixed.coef_, given.coef_)
     with pytest.raises(ValueError, match="needs samples of at least two classes"):
         Perceptron().partial_fit(OR_X, np.ones(4))
 

@@ -403,7 +403,7 @@ def label_too_large_message(label: str) -> str:
 
 def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     """Check that ``y`` holds class labels with at least two classes; return them sorted."""
-    classes = _class_labels(distinct_labels(y), estimator_name)
+    classes = class_labels(distinct_labels(y), estimator_name)
     if classes.shape[0] < 2:
         raise ValueError(
             f"{estimator_name} needs samples of at least two classes to learn a decision "
@@ -413,98 +413,7 @@ def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     return classes
 
 
-def unseen_labels(classes: np.ndarray, y: ArrayLike, estimator_name: str) -> np.ndarray:
-    """The labels of ``y`` that are not among ``classes`` (sorted, each once, of the
-    classes' type), checked as class labels of the classes' kind: the classes a model that
-    learns its classes adds when ``y`` comes.
-
-    Examples
-    --------
-    >>> unseen_labels(np.array([0, 2]), [2, 5, 0, 5.0], "Perceptron")
-    array([5])
-    >>> unseen_labels(np.array(["ham", "spam"]), ["ham", "eggs"], "Perceptron")
-    array(['eggs'], dtype='<U4')
-    >>> unseen_labels(np.array([0, 1]), ["ham"], "Perceptron")
-    Traceback (most recent call last):
-    ...
-    ValueError: Perceptron: y holds the label 'ham', text, but the classes [0, 1] are \
-numbers; give labels of the classes' kind.
-    """
-    y = np.asarray(y)
-    unseen = distinct_labels(y[label_indices(classes, y) < 0])
-    if unseen.size == 0:
-        return unseen.astype(classes.dtype)
-    unseen = _class_labels(unseen, estimator_name)
-    kinds = {"i": "numbers", "u": "numbers", "f": "numbers", "b": "booleans"}
-    have, given = (kinds.get(a.dtype.kind, "text") for a in (classes, unseen))
-    if have != given:
-        label = unseen[0].item()
-        raise ValueError(
-            f"{estimator_name}: y holds the label {label!r}, "
-            f"{'text' if given == 'text' else given[:-1]}, but the classes "
-            f"{classes.tolist()!r} are {have}; give labels of the classes' kind."
-        )
-    if classes.dtype.kind in "iub" and unseen.dtype.kind == "f":  # whole numbers (checked)
-        return unseen.astype(classes.dtype)
-    return unseen
-
-
-def new_classes(
-    classes: np.ndarray,
-    y: ArrayLike | None = None,
-    given: ArrayLike | None = None,
-    *,
-    fixed: bool,
-    owner: str,
-) -> np.ndarray:
-    """The classes a fitted model of ``classes`` adds when it goes on learning ``y`` (sorted,
-    of the classes' type; empty: none), or the refusal: the one rule of classes that
-    appear, for every learner that learns online.
-
-    ``given`` (a later call's ``classes``) must hold every one of ``classes`` and may add
-    more; ``y``'s labels must then be among them. Without it, a label of ``y`` not among
-    ``classes`` is added, unless the classes are ``fixed`` (given up front): refused.
-
-    Examples
-    --------
-    >>> new_classes(np.array([0, 1]), [1, 2, 2], fixed=False, owner="Perceptron")
-    array([2])
-    >>> new_classes(np.array([0, 1]), [1], [0, 1, 5], fixed=True, owner="Perceptron")
-    array([5])
-    >>> new_classes(np.array([0, 1]), [1, 2], fixed=True, owner="Perceptron")
-    Traceback (most recent call last):
-    ...
-    ValueError: y contains labels [2] that are not among the classes [0, 1] (classes_), \
-fixed when they were given: add new ones with add_classes, or give them in `classes` with \
-the model's, or fit again.
-    """
-    added = np.empty(0, dtype=classes.dtype)
-    if given is not None:
-        distinct = np.unique(np.asarray(given))
-        added = unseen_labels(classes, distinct, owner)
-        if distinct.size - added.size < classes.size:  # given again: every class, and more
-            check_same_classes(
-                distinct, classes, "the fitted model (classes given again may add some)"
-            )
-    if y is None:
-        return added
-    known = np.sort(np.concatenate([classes, added]))
-    unseen = unseen_labels(known, y, owner)
-    if unseen.size and (given is not None or fixed):
-        raise ValueError(outside_classes(unseen, known))
-    return np.sort(np.concatenate([added, unseen]))
-
-
-def outside_classes(labels: np.ndarray, classes: np.ndarray) -> str:
-    """What is wrong with ``labels`` outside a model's fixed ``classes``, and what to do."""
-    return (
-        f"y contains labels {labels.tolist()!r} that are not among the classes "
-        f"{classes.tolist()!r} (classes_), fixed when they were given: add new ones with "
-        "add_classes, or give them in `classes` with the model's, or fit again."
-    )
-
-
-def _class_labels(classes: np.ndarray, estimator_name: str) -> np.ndarray:
+def class_labels(classes: np.ndarray, estimator_name: str) -> np.ndarray:
     """``classes`` (distinct labels, sorted), refused unless they are class labels."""
     # the kind of target (binary, multiclass, continuous...) shows in its distinct
     # values alone: checking those instead of y saves a second pass over y. Integers,

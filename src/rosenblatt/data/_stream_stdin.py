@@ -48,7 +48,8 @@ class InputChunks:
     Parameters
     ----------
     format : {"csv", "svmlight", "tsv"}
-        The input's format (standard input has no extension to tell it).
+        The input's format (standard input has no extension to tell it: None is refused,
+        saying so).
     chunk_size : int
         Samples per chunk (the last one may hold fewer).
     n_features : int, default=None
@@ -84,7 +85,7 @@ class InputChunks:
 
     def __init__(
         self,
-        format: str,
+        format: str | None,
         chunk_size: int,
         *,
         n_features: int | None = None,
@@ -126,7 +127,7 @@ class InputChunks:
             ignore=ignore,
         )
         self.n_features = n_features if self.kind != "text" else None
-        self.zero_based = zero_based if self.kind == "svmlight" else None
+        self.zero_based = bool(zero_based) if self.kind == "svmlight" else None
         self.folder, self.keep = (None if cache is None else os.fspath(cache)), bool(keep)
         self._writer: CacheWriter | None = None
         self._labels: dict[Any, int] = {}  # each label met, by first appearance: its cache id
@@ -377,6 +378,4 @@ class InputEpochs:
             if self.on_progress is not None:
                 rows = self.chunks.n_samples
                 seconds = time.perf_counter() - start
-                self.on_progress(
-                    StreamProgress("train", 1, self.epochs, rows, None, 0, 0, seconds)
-                )
+                self.on_progress(StreamProgress("train", 1, self.epochs, rows, None, 0, 0, seconds))

@@ -60,8 +60,8 @@ from __future__ import annotations
 from .._core.config import DEFAULT_STREAM_EPOCHS
 from ._stream_epochs import StreamEpochs, hashing_vectorizer
 from ._stream_index import StreamProgress, chunk_orders, index_file
-from ._stream_stdin import InputChunks, InputEpochs
 from ._stream_score import score_stream
+from ._stream_stdin import InputChunks, InputEpochs
 from .readers import Schema as ChunkIndex
 from .readers import iter_chunks, read_chunk
 

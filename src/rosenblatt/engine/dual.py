@@ -231,8 +231,10 @@ class DualState:
         self._kept = [
             []
             if k < 0
-            else [(samples, -deltas + 0.0 if sign < 0 else deltas, times)
-                  for samples, deltas, times in self._kept[k]]
+            else [
+                (samples, -deltas + 0.0 if sign < 0 else deltas, times)
+                for samples, deltas, times in self._kept[k]
+            ]
             for k, sign in zip(growth.source.tolist(), growth.sign.tolist())
         ]
         self.budget.grow_problems(growth)

@@ -38,7 +38,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.validation import check_indicator, label_indices, outside_classes
+from .._core.classes import outside_classes
+from .._core.validation import check_indicator, label_indices
 from .numpy_decision import labels_from_scores
 
 if TYPE_CHECKING:  # pragma: no cover

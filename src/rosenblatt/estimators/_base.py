@@ -201,9 +201,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             X = X.astype(self.training_state_.dtype)
         return X, y
 
-    def _batch_of(
-        self, X, y, sample_weight=None, *, allow_balanced=True, coding=None, growth=None
-    ):
+    def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True, coding=None, growth=None):
         """The engine's :class:`~rosenblatt.engine.primal.Batch` of ``(X, y)``, its labels
         coded by ``coding`` (default: the model's; a grown one, with the ``growth`` the
         batch brings, :meth:`_coding_for`)."""

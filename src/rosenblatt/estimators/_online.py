@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.classes import new_classes, unseen_labels
 from .._core.validation import (
     check_classes,
     check_indicator,
@@ -27,8 +28,6 @@ from .._core.validation import (
     check_sample_weight,
     class_weighted,
     is_label_matrix,
-    new_classes,
-    unseen_labels,
 )
 from ..engine.orders import random_source
 from ..engine.targets import Growth, TargetCoding
@@ -52,6 +51,7 @@ class OnlineLearnerMixin:
     partial_fit: Callable[..., Any]
     classes_: Any
     class_weight: Any
+    training_state_: Any
 
     @property
     def _multinomial(self) -> bool:
@@ -197,10 +197,10 @@ class OnlineLearnerMixin:
     def _check_can_grow(self, new):
         """Refuse classes a model cannot take (a learner's own limits)."""
 
-    def _take_classes(self, coding: TargetCoding, growth: Growth | None) -> None:
+    def _take_classes(self, coding: TargetCoding | None, growth: Growth | None) -> None:
         """The classes of ``coding`` become the model's, its training state grown by
         ``growth`` (:meth:`_coding_for`'s); nothing when ``growth`` is None."""
-        if growth is None:
+        if coding is None or growth is None:
             return
         self.classes_ = coding.classes
         self.training_state_.grow(growth)

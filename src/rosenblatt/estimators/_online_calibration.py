@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._core.classes import new_classes
 from .._core.config import DISPLAY_PARAMETERS, MAX_CALIBRATION_BINS
 from .._core.validation import (
     InstanceOf,
@@ -27,7 +28,6 @@ from .._core.validation import (
     check_same_classes,
     check_sample_weight,
     is_label_matrix,
-    new_classes,
     validate,
     validate_params,
 )
@@ -226,7 +226,7 @@ class OnlineCalibratedClassifier(
         self._record(History(), append=False)
 
     def _grow(self, new) -> None:
-        """Take the classes ``new`` (:func:`~rosenblatt._core.validation.new_classes`): the
+        """Take the classes ``new`` (:func:`~rosenblatt._core.classes.new_classes`): the
         estimator adds their units (``add_classes``, refused before anything changes where
         it cannot), and each new class gets a fresh map; the maps kept keep their classes
         (two classes' one map is the second class's, so the first class's map starts fresh

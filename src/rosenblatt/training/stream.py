@@ -217,7 +217,8 @@ def fit_stream(
         CheckpointPlan.prepare(  # refuses checkpoints of standard input, as of any pipe
             estimator,
             path,
-            checkpoint=checkpoint,
+            # a plan made for standard input holds no checkpoint file (prepare refuses one)
+            checkpoint=checkpoint.path if isinstance(checkpoint, CheckpointPlan) else checkpoint,
             checkpoint_every=checkpoint_every,
             resume=resume,
             epochs=epochs,
