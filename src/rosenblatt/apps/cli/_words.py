@@ -57,7 +57,8 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\bprediction='(\w+)'", r"--prediction \1"),
     (r"\bbudget=(\d+)", r"--budget \1"),
     (r"\braise the limit: n_features=(\d+)", rf"raise the limit: {MAX_FEATURES_ENV}=\1"),
-    (r"\bbeyond n_features=(\d+)", r"beyond --n-features \1"),
+    # train's --n-features; a model's count of features (predict, evaluate) is no option
+    (r"\bbeyond n_features=(\d+)(?!.*\bthe model has\b)", r"beyond --n-features \1"),
     (r"\ba larger n_features\b", "a larger --n-features"),
     (r"format='csv' \(or 'svmlight', 'tsv'\)", "--format csv|svmlight|tsv"),
     (r"\bignore=\[([^\]]*)\]", lambda m: "--ignore " + ",".join(_names(m[1]))),
