@@ -362,6 +362,19 @@ def dual_one_vs_rest(K, labels, classes, orders, method=dual_online, **kwargs):
 # in the same example order, returning new arrays instead of updating in place.
 
 
+def zero_state(rows, d, *, average=False, multinomial=False):
+    """The untrained ``(W, w0, U, U0, counts)`` :func:`primal_epoch` starts from: ``rows``
+    units of ``d`` weights (averaging sums when ``average``), the presentations counted
+    once for a multinomial model, per unit else."""
+    return (
+        np.zeros((rows, d)),
+        np.zeros(rows),
+        np.zeros((rows, d if average else 0)),
+        np.zeros(rows if average else 0),
+        np.zeros(1 if multinomial else rows, dtype=np.int64),
+    )
+
+
 def primal_epoch(
     X,
     target,
@@ -504,13 +517,7 @@ def partial_fits(batches, n_classes, orders, *, multinomial=False, average=False
     """
     d = np.shape(batches[0][0])[1]
     rows = n_classes if multinomial or n_classes > 2 else 1
-    state = (
-        np.zeros((rows, d)),
-        np.zeros(rows),
-        np.zeros((rows, d if average else 0)),
-        np.zeros(rows if average else 0),
-        np.zeros(1 if multinomial else rows, dtype=np.int64),
-    )
+    state = zero_state(rows, d, average=average, multinomial=multinomial)
     seen, mistakes = set(), []
     for (X, target), order in zip(batches, orders):
         seen |= {int(t) for t in target}

@@ -195,30 +195,23 @@ def test_the_command_line_trains_from_a_pipe_as_from_the_file(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if "stdin" in p.name] == []  # the cache: gone
 
 
+def _piped(tmp_path, data, *args):
+    """``rosenblatt train --stream - -m tmp_path/m.rbl -f csv ARGS`` reading ``data``."""
+    return run_cli(
+        "train", "--stream", "-", "-m", tmp_path / "m.rbl", "-f", "csv", *args, input=data
+    )
+
+
 def test_the_summary_of_a_pipe(tmp_path):
     import json
 
     data, _, _ = _csv()
-    once = run_cli(
-        "train", "--stream", "-", "-m", tmp_path / "m.rbl", "-f", "csv", "--json", input=data
-    )
+    once = _piped(tmp_path, data, "--json")
     summary = json.loads(once.stdout)
     assert summary["epochs"] == 1 and summary["n_samples"] == 300
     assert summary["train_accuracy"] is None  # read once: its rows are gone
     assert "standard input was read once, without a cache" in " ".join(once.stderr.split())
-    thrice = run_cli(
-        "train",
-        "--stream",
-        "-",
-        "-m",
-        tmp_path / "m.rbl",
-        "-f",
-        "csv",
-        "--json",
-        "--max-iter",
-        "3",
-        input=data,
-    )
+    thrice = _piped(tmp_path, data, "--json", "--max-iter", "3")
     assert 0.5 < json.loads(thrice.stdout)["train_accuracy"] <= 1.0
     from rosenblatt.persistence import read_manifest
 
@@ -230,19 +223,7 @@ def test_the_summary_of_a_pipe(tmp_path):
 def test_a_cache_folder_keeps_the_rows_of_standard_input(tmp_path):
     data, _, _ = _csv()
     cache = tmp_path / "cache"
-    result = run_cli(
-        "train",
-        "--stream",
-        "-",
-        "-m",
-        tmp_path / "m.rbl",
-        "-f",
-        "csv",
-        "--cache",
-        cache,
-        "-q",
-        input=data,
-    )
+    result = _piped(tmp_path, data, "--cache", cache, "-q")
     assert result.exit_code == 0, result.output
     assert (cache / "manifest.json").is_file() and (cache / "X").stat().st_size == 300 * 4 * 8
 
@@ -255,18 +236,7 @@ def test_a_disk_that_cannot_take_the_cache_is_said(tmp_path, monkeypatch):
 
     monkeypatch.setattr(_cache.CacheWriter, "add", full)
     data, _, _ = _csv()
-    result = run_cli(
-        "train",
-        "--stream",
-        "-",
-        "-m",
-        tmp_path / "m.rbl",
-        "-f",
-        "csv",
-        "--max-iter",
-        "2",
-        input=data,
-    )
+    result = _piped(tmp_path, data, "--max-iter", "2")
     assert_one_line_error(
         result,
         "cannot write the cache of standard input in",

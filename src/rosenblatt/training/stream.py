@@ -213,8 +213,10 @@ def fit_stream(
     if epochs is None:
         epochs = DEFAULT_STDIN_EPOCHS if stdin else DEFAULT_STREAM_EPOCHS
     check_args("fit_stream", {"epochs": [POSITIVE]}, {"epochs": epochs})
-    if stdin:
-        CheckpointPlan.prepare(  # refuses checkpoints of standard input, as of any pipe
+    if isinstance(checkpoint, CheckpointPlan) and not stdin:
+        plan = checkpoint
+    else:  # refuses checkpoints of standard input, as of any pipe
+        plan = CheckpointPlan.prepare(
             estimator,
             path,
             # a plan made for standard input holds no checkpoint file (prepare refuses one)
@@ -228,6 +230,7 @@ def fit_stream(
             dtype=dtype,
             vectorizer=vectorizer,
         )
+    if stdin:
         if not isinstance(index, (InputChunks, type(None))):
             raise TypeError("standard input's chunks are an InputChunks, not a file's index")
         reading = dict(
@@ -251,22 +254,6 @@ def fit_stream(
             format=format,
             on_progress=on_progress,
             reading=reading,
-        )
-    if isinstance(checkpoint, CheckpointPlan):
-        plan = checkpoint
-    else:
-        plan = CheckpointPlan.prepare(
-            estimator,
-            path,
-            checkpoint=checkpoint,
-            checkpoint_every=checkpoint_every,
-            resume=resume,
-            epochs=epochs,
-            random_state=random_state,
-            classes=classes,
-            n_features=n_features,
-            dtype=dtype,
-            vectorizer=vectorizer,
         )
     if cache is True:
         cache = None

@@ -285,34 +285,26 @@ def train_stream(
     )
     index: Any
     temporary = None
+    reading: dict[str, Any] = dict(  # the same rows from standard input as from a file
+        n_features=None if text else n_features,
+        zero_based=zero_based,
+        label_column=label_column,
+        header=header,
+        id_columns=id_columns,
+        ignore=ignore,
+    )
     if stdin:  # read as training goes; a cache for the epochs after the first
         if cache is None and epochs > 1:
             cache = temporary = tempfile.mkdtemp(prefix=STDIN_CACHE_PREFIX)
-        index = InputChunks(
-            format,
-            chunk_size,
-            n_features=None if text else n_features,
-            zero_based=zero_based,
-            label_column=label_column,
-            header=header,
-            id_columns=id_columns,
-            ignore=ignore,
-            cache=cache,
-            keep=True,
-        )
+        index = InputChunks(format, chunk_size, cache=cache, keep=True, **reading)
     else:
         index = index_file(
             path,
             chunk_size,
-            n_features=None if text else n_features,
-            zero_based=zero_based,
-            label_column=label_column,
-            header=header,
             cache=True if cache is None else cache,
             progress=parse_progress(path, epochs, on_progress),
             format=format,
-            id_columns=id_columns,
-            ignore=ignore,
+            **reading,
         )
     try:
         start = time.perf_counter()
