@@ -598,7 +598,7 @@ default="rbf"
         >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
         >>> y = np.array([0, 1, 1, 0])
         >>> clf = KernelPerceptron(gamma=1.0, prediction="last", shuffle=False)
-        >>> clf = clf.partial_fit(X[:2], y[:2], classes=[0, 1]).partial_fit(X[2:], y[2:])
+        >>> clf = clf.partial_fit(X[:2], y[:2]).partial_fit(X[2:], y[2:])
         >>> clf.predict(X), clf.support_, clf.mistakes_per_epoch_
         (array([0, 1, 1, 0]), array([0, 1, 2, 3]), [2, 2])
 
