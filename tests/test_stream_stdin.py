@@ -220,6 +220,22 @@ def test_the_summary_of_a_pipe(tmp_path):
     assert load(tmp_path / "m.rbl").classes_.tolist() == [0, 1, 2]
 
 
+def test_classes_that_appear_on_standard_input_from_the_command_line(tmp_path):
+    """README's example: two classes in the first chunk, two more in the second; the model
+    file holds the four, sorted, and predicts them from a pipe too."""
+    import json
+
+    data = b"x1,x2,label\n2,0,east\n-2,0,west\n0,2,north\n0,-2,south\n"
+    result = _piped(tmp_path, data, "--chunk-size", "2", "--max-iter", "3", "--json")
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["classes"] == ["east", "north", "south", "west"]
+    assert summary["mistakes_per_epoch"] == [6, 2, 0] and summary["train_accuracy"] == 1.0
+    predicted = run_cli("predict", "-m", tmp_path / "m.rbl", "-", input=b"x1,x2\n0,3\n-3,0\n")
+    assert predicted.exit_code == 0, predicted.output
+    assert predicted.stdout == "north\nwest\n"
+
+
 def test_a_cache_folder_keeps_the_rows_of_standard_input(tmp_path):
     data, _, _ = _csv()
     cache = tmp_path / "cache"
