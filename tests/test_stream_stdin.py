@@ -279,7 +279,11 @@ def test_a_disk_that_cannot_take_the_cache_is_said(tmp_path, monkeypatch):
         (
             ["-f", "svmlight", "--one-based", "--n-features", "3"],
             b"1 1:2\n0 4:1\n",
-            ["<stdin>, line 2: feature index 4 is beyond --n-features 3"],
+            [
+                "<stdin>, line 2: feature index 4 is beyond --n-features 3 (read one-based, "
+                "the indices go up to 3); pass a larger --n-features (standard input's is "
+                "given before it is read)"
+            ],
         ),
         ([], b"1,2,0\n", ["standard input has no extension to tell its format"]),
         (

@@ -31,7 +31,7 @@ from .._core.validation import CHUNK_SIZE, check_args
 from ..exceptions import DataFileError
 from .readers import Schema, Stream
 from .readers._cache import CacheWriter
-from .readers._common import STDIN, STDIN_NAME, format_of
+from .readers._common import STDIN, STDIN_NAME, fail, format_of
 from .readers._store import Rows
 
 __all__ = ["InputChunks"]
@@ -152,10 +152,21 @@ class InputChunks:
                 self._writer = None
             raise
 
+    def _blocks(self) -> Iterator[Any]:
+        """The stream's blocks; an index beyond ``n_features`` advised as standard input
+        can be (its count is given before it is read: there is no file's to use)."""
+        try:
+            yield from self.stream
+        except DataFileError as error:
+            if getattr(error, "code", None) != "index-beyond":
+                raise
+            fix = "pass a larger n_features (standard input's is given before it is read)"
+            raise fail(error.path, error.line, error.what, fix, error.code) from None
+
     def _chunks(self) -> Iterator[tuple[Any, np.ndarray]]:
         parts: list[tuple[Any, np.ndarray]] = []
         held = 0
-        for data in self.stream:
+        for data in self._blocks():
             assert data.y is not None  # read labelled
             parts.append((data.X, data.y))
             held += len(data.y)
