@@ -161,7 +161,7 @@ class InputChunks:
             if getattr(error, "code", None) != "index-beyond":
                 raise
             fix = "pass a larger n_features (standard input's is given before it is read)"
-            raise fail(error.path, error.line, error.what, fix, error.code) from None
+            raise fail(STDIN_NAME, error.line, error.what or str(error), fix, error.code) from None
 
     def _chunks(self) -> Iterator[tuple[Any, np.ndarray]]:
         parts: list[tuple[Any, np.ndarray]] = []
