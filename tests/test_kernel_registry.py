@@ -111,13 +111,7 @@ def _primal_case(
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
     patterns = Batch(X, target, sw)
     slots = np.arange(n_rows)
-    state = (
-        np.zeros((n_rows, d)),
-        np.zeros(n_rows),
-        np.zeros((n_rows, d if average else 0)),
-        np.zeros(n_rows if average else 0),
-        np.zeros(1 if multinomial else n_rows, dtype=np.int64),
-    )
+    state = reference.zero_state(n_rows, d, average=average, multinomial=multinomial)
     eta, bias_input = 0.5, 2.0
     kind = MULTINOMIAL if multinomial else SINGLE if n_rows == 1 else ONE_VS_REST
     overflowed = 0

@@ -403,7 +403,18 @@ def label_too_large_message(label: str) -> str:
 
 def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
     """Check that ``y`` holds class labels with at least two classes; return them sorted."""
-    classes = distinct_labels(y)
+    classes = class_labels(distinct_labels(y), estimator_name)
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"{estimator_name} needs samples of at least two classes to learn a decision "
+            f"boundary; the data contains only one class: {classes[:1].tolist()[0]!r}. "
+            "The number of classes has to be greater than one."
+        )
+    return classes
+
+
+def class_labels(classes: np.ndarray, estimator_name: str) -> np.ndarray:
+    """``classes`` (distinct labels, sorted), refused unless they are class labels."""
     # the kind of target (binary, multiclass, continuous...) shows in its distinct
     # values alone: checking those instead of y saves a second pass over y. Integers,
     # booleans, strings and whole finite floats are class labels as they are: only other
@@ -420,12 +431,6 @@ def check_classes(y: ArrayLike, estimator_name: str) -> np.ndarray:
         if label_too_large(largest):
             shown = f"{largest:g}" if isinstance(largest, float) else str(largest)
             raise ValueError(f"{estimator_name}: " + label_too_large_message(shown))
-    if classes.shape[0] < 2:
-        raise ValueError(
-            f"{estimator_name} needs samples of at least two classes to learn a decision "
-            f"boundary; the data contains only one class: {classes[:1].tolist()[0]!r}. "
-            "The number of classes has to be greater than one."
-        )
     return classes
 
 

@@ -548,6 +548,7 @@ def _run_epochs(
     start = time.perf_counter()
     for number in range(run.epochs + 1, max_epochs + 1):
         mistakes, presented, mistake_weight, presented_weight = epoch(active)
+        active, trained = run.active, run.trained  # grown where classes joined in the epoch
         mistakes = np.asarray(mistakes, dtype=np.int64)
         trained[active] += 1
         total = int(mistakes.sum())

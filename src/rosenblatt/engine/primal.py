@@ -39,7 +39,7 @@ from .kernels.bundles import (
     Weights,
 )
 from .overflow import check_finite, check_scores, refuse_overflow
-from .targets import TargetCoding
+from .targets import Growth, TargetCoding, fixed_classes_of
 from .votes import VoteRecord
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -113,9 +113,14 @@ class Batch:
         independent neurons with several labels per sample (multilabel), the 0/1
         label matrix (:meth:`TargetCoding.encode`), kept as int8.
     sample_weight : ndarray of float64
+    growth : Growth, default=None
+        The classes that joined the model with this batch, when it is one of an epoch that
+        arrives in batches (the state has grown; :class:`~.problems.BatchEpochs` grows the
+        run's units the same way before presenting it).
     """
 
-    def __init__(self, X, target, sample_weight):
+    def __init__(self, X, target, sample_weight, growth=None):
+        self.growth = growth
         self.X = X
         self.rows = rows_of(X)
         target = np.asarray(target)
@@ -239,6 +244,9 @@ class PrimalState:
         seed, so that training continued after saving and loading sees the
         orders it would have seen (None until the first ``partial_fit``; ``fit``
         always starts from ``random_state``).
+    fixed_classes : bool
+        Whether the classes were given up front (``partial_fit(classes=...)``), so that
+        a label outside them is refused; else a new label adds a class (:meth:`grow`).
     """
 
     #: 2: ``U`` sums each update times the notes' counter ``c`` (1-based, CIML Algorithm
@@ -251,6 +259,7 @@ class PrimalState:
         self.multinomial = bool(multinomial)
         self.votes = votes
         self.rng = None
+        self.fixed_classes = False
 
     @classmethod
     def allocate(
@@ -321,6 +330,20 @@ class PrimalState:
 
     def copy(self) -> PrimalState:
         return PrimalState.from_state(*self.to_state(), copy=True)
+
+    def grow(self, growth: Growth) -> None:
+        """Take the outputs of classes that joined (:meth:`TargetCoding.grow
+        <rosenblatt.engine.targets.TargetCoding.grow>`), in place: a new class's row starts
+        at zero, its weights, averaging sums and (one-vs-rest) presentation count, as a row
+        held at zero until now; an old row keeps all of it (a grown binary neuron's
+        negation, its own); the multinomial model's one count goes on. The vote record
+        follows (:meth:`VoteRecord.grow <rosenblatt.engine.votes.VoteRecord.grow>`)."""
+        self.W, self.w0 = growth.rows(self.W), growth.rows(self.w0)
+        self.U, self.U0 = growth.rows(self.U), growth.rows(self.U0) if self.averaged else self.U0
+        if not self.multinomial:
+            self.counts = growth.rows(self.counts)
+        if self.votes is not None:
+            self.votes.grow(growth)
 
     def reset(self) -> None:
         """Back to the zero state (same shapes, no updates recorded)."""
@@ -617,6 +640,8 @@ class PrimalState:
             "multinomial": self.multinomial,
             "votes": None,
         }
+        if self.fixed_classes:  # absent: classes that grow (every file from before it)
+            meta["fixed_classes"] = True
         arrays = {"W": self.W, "w0": self.w0, "U": self.U, "U0": self.U0, "counts": self.counts}
         if self.votes is not None:
             meta["votes"], vote_arrays = self.votes.to_state()
@@ -696,6 +721,7 @@ class PrimalState:
         )
         if meta.get("rng") is not None:
             state.rng = rng_from_state(meta["rng"], arrays)
+        state.fixed_classes = fixed_classes_of(meta)
         return state
 
     # ------------------------------------------------------------------ mixing

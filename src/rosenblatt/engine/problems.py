@@ -307,6 +307,11 @@ class BatchEpochs:
             mistakes, presented = np.zeros(self.n_units, dtype=np.int64), 0
             mistake_weight, presented_weight = np.zeros(self.n_units), 0.0
         for batch in self.batches():
+            growth = getattr(batch, "growth", None)
+            if growth is not None and self.unit_stops:  # units of classes new in this batch
+                active, mistakes, mistake_weight = self._grow(
+                    growth, active, mistakes, mistake_weight
+                )
             count = self.present(batch, active)
             self._presented_any = True
             mistakes += count.mistakes
@@ -320,6 +325,21 @@ class BatchEpochs:
         if not (self._presented_any or resumed):
             raise ValueError(NO_BATCH)
         return EpochCount(mistakes, presented, mistake_weight, presented_weight)
+
+    def _grow(self, growth, active, mistakes, mistake_weight):
+        """The run's units once classes joined in the middle of an epoch (the problem's
+        state has grown: ``growth`` says how its outputs carry over): each unit goes on
+        from its source (still learning or not, its epochs, this epoch's count so far: a
+        grown binary neuron's negation erred where it did), a new one learning from here
+        (the epochs before count as trained: held at zero, it is owed no presentations
+        for them). The driver reads the grown ``run.active`` and ``run.trained`` after the
+        epoch."""
+        run = self.run
+        if run is None or run.trained is None:
+            raise ValueError("units that join in the middle of a run need its RunState")
+        run.active = growth.rows(active, fill=True)
+        run.trained = growth.rows(run.trained, fill=run.epochs)
+        return run.active, growth.rows(mistakes), growth.rows(mistake_weight, signed=False)
 
 
 def order_source(run: RunState | None, random_state: Any) -> Any:
