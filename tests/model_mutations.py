@@ -128,6 +128,7 @@ def _builders():
         CentroidClassifier,
         KernelPerceptron,
         LinearProgramClassifier,
+        PassiveAggressive,
         Perceptron,
         TfDfTransformer,
         VotedPerceptron,
@@ -164,6 +165,12 @@ def _builders():
         "voted-csr3": lambda: (VotedPerceptron(max_iter=5, random_state=0), sp.csr_matrix(X3), y3),
         "voted-multinomial": lambda: (
             VotedPerceptron(multi_class="multinomial", max_iter=5, random_state=0),
+            X3,
+            y3,
+        ),
+        "pa2": lambda: (PassiveAggressive(variant="pa2", **fast), X2, y2),
+        "pa-averaged-multinomial3": lambda: (
+            PassiveAggressive(average=True, multi_class="multinomial", **fast),
             X3,
             y3,
         ),

@@ -35,6 +35,7 @@ from rosenblatt import (
     CentroidClassifier,
     KernelPerceptron,
     LinearProgramClassifier,
+    PassiveAggressive,
     Perceptron,
     Projectron,
     TfDfTransformer,
@@ -129,6 +130,16 @@ CASES = [
         "VotedPerceptron multinomial",
         "digits",
         lambda: VotedPerceptron(max_iter=3, multi_class="multinomial", **_SEED),
+    ),
+    Case(
+        "PassiveAggressive PA-I (scaled)", "spambase", lambda: _scaled(PassiveAggressive(**_SEED))
+    ),
+    Case(
+        "PassiveAggressive PA-II averaged, multinomial",
+        "digits",
+        lambda: PassiveAggressive(
+            variant="pa2", average=True, multi_class="multinomial", max_iter=20, **_SEED
+        ),
     ),
     Case("Perceptron, 3 labels", "digits-labels", lambda: Perceptron(**_SEED)),
     Case(
@@ -394,6 +405,7 @@ MEMBERS = {
     "Perceptron": lambda: Perceptron(**_SEED),
     "AveragedPerceptron": lambda: AveragedPerceptron(**_SEED),
     "VotedPerceptron": lambda: VotedPerceptron(max_iter=5, **_SEED),
+    "PassiveAggressive": lambda: PassiveAggressive(max_iter=5, **_SEED),
     "KernelPerceptron": lambda: KernelPerceptron(max_iter=5, **_SEED),
     "Projectron": lambda: Projectron(max_iter=3, **_SEED),
     "CentroidClassifier": lambda: CentroidClassifier(),

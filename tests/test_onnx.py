@@ -54,15 +54,15 @@ def test_onnxruntime_gives_the_models_labels_and_scores(case):
 
 
 def test_the_cases_cover_every_classifier_and_step():
+    from rosenblatt.persistence.records import RECORDS
+
     names = " ".join(case.name for case in onnx_cases.CASES)
+    # every class of the package with a way of scoring (its record's), a learner added too
+    scored = [r.key.rpartition(".")[2] for r in RECORDS if r.scoring in ("linear", "voted", "dual")]
+    assert "PassiveAggressive" in scored
+    assert set(scored) <= set(onnx_cases.MEMBERS)  # each in every ensemble through skl2onnx
     for what in (
-        "Perceptron",
-        "AveragedPerceptron",
-        "VotedPerceptron",
-        "KernelPerceptron",
-        "Projectron",
-        "CentroidClassifier",
-        "LinearProgramClassifier",
+        *scored,
         "multinomial",
         "labels",
         "calibrated",

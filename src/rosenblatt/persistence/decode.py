@@ -32,7 +32,7 @@ import numpy as np
 from .._core.random_states import from_legacy_state, rebuild
 from .._core.sparse import MAX_INDEX, checked_csr
 from .errors import ForeignClass, Incompatible, UnsafeParameter
-from .invariants import Plain, check_model, check_state
+from .invariants import Plain, check_model
 from .policy import (
     ARRAY_KINDS,
     FITTED_PROPERTIES,
@@ -227,7 +227,7 @@ class Reader:
         if not isinstance(meta, dict) or not isinstance(arrays, dict):
             raise ValueError(f"the meta or arrays of a {key} are not JSON objects")
         arrays = {name: self.array(part) for name, part in arrays.items()}
-        check_state(key, meta, arrays)  # the layout from_state reads: kinds, dimensions
+        record_of(key).check(meta, arrays)  # the layout from_state reads: kinds, dimensions
         state = cls.from_state(meta, arrays)
         if type(state) is not cls:
             raise ValueError(f"{key}.from_state did not return a {key}")

@@ -36,7 +36,7 @@ from .._core.lazy import import_module
 from . import rules
 from . import sklearn_derived as private
 from .invariants import estimators as learners
-from .invariants import transformers
+from .invariants import states, transformers
 
 __all__ = [
     "PARAMETERS_FILE",
@@ -114,7 +114,8 @@ class Record:
         public weights of the engine's state), by the check.
     check : callable(Checker) -> dict or None
         The invariants of its fitted state (``persistence.invariants``); returns the ``derived``
-        attributes, rebuilt from the checked values.
+        attributes, rebuilt from the checked values. An engine state's: callable(meta, arrays),
+        the layout its ``from_state`` reads.
     rules : mapping or None
         The parameter values a file may give it (``persistence.rules``), where those need checks.
     properties : tuple of str
@@ -448,11 +449,13 @@ RECORDS: tuple[Record, ...] = (
         "rosenblatt.engine.primal.PrimalState",
         ("rosenblatt.engine.primal", "PrimalState"),
         frozenset({"state"}),
+        check=states.check_primal_state,
     ),
     Record(
         "rosenblatt.engine.dual.DualState",
         ("rosenblatt.engine.dual", "DualState"),
         frozenset({"state"}),
+        check=states.check_dual_state,
     ),
 )
 

@@ -28,7 +28,7 @@ reading a model for prediction imports neither scikit-learn nor numba.
 
 from .checker import Plain, column_indices, is_column_selector
 from .models import check_model
-from .states import check_state
+from .states import check_dual_state, check_primal_state
 from .transformers import (
     MAX_POLYNOMIAL_DEGREE,
     output_width,
@@ -40,7 +40,8 @@ __all__ = [
     "MAX_POLYNOMIAL_DEGREE",
     "Plain",
     "check_model",
-    "check_state",
+    "check_dual_state",
+    "check_primal_state",
     "column_indices",
     "is_column_selector",
     "output_width",

@@ -15,7 +15,7 @@ from ..._core.validation import BrokenInvariant, is_finite
 
 
 # ---------------------------------------------------------------------- training states
-# The training states of the engine a model file may hold (persistence.STATE_REGISTRY),
+# The training states of the engine a model file may hold (their records name their checks),
 # as their to_state() gives them: what their from_state reads before it checks anything,
 # so that it gets what it indexes by. The fields of the meta: {name: (test, in words,
 # required)}; the dimensions of the arrays by name (a pattern); a random source ("rng")
@@ -39,16 +39,14 @@ _ENGINE_META = {
     "version": (_is_count, "an int", True),
     "rng": (lambda v: v is None or isinstance(v, dict), "null or a random source", False),
 }
-_STATE_META = {
-    "rosenblatt.engine.primal.PrimalState": {
-        **_ENGINE_META,
-        "multinomial": (lambda v: type(v) is bool, "True or False", True),
-        "votes": (lambda v: v is None or isinstance(v, dict), "null or a vote record", False),
-    },
-    "rosenblatt.engine.dual.DualState": {
-        **_ENGINE_META,
-        "budget": (lambda v: v is None or isinstance(v, dict), "null or a budget", False),
-    },
+_PRIMAL_META = {
+    **_ENGINE_META,
+    "multinomial": (lambda v: type(v) is bool, "True or False", True),
+    "votes": (lambda v: v is None or isinstance(v, dict), "null or a vote record", False),
+}
+_DUAL_META = {
+    **_ENGINE_META,
+    "budget": (lambda v: v is None or isinstance(v, dict), "null or a budget", False),
 }
 _BUDGET_META = {  # a DualState's budget (BudgetState.to_state)
     "policy": (
@@ -64,24 +62,39 @@ _BUDGET_META = {  # a DualState's budget (BudgetState.to_state)
     ),
     "plus": (lambda v: type(v) is bool, "True or False", True),
 }
-_STATE_ARRAYS = {
-    "rosenblatt.engine.primal.PrimalState": (
-        (r"W|U|votes\.patterns", 2),
-        (r"w0|U0|counts|votes\.\d+\.(coef|time|true|pred|pattern)", 1),
-        (r"votes\.patterns\.(data|indices|indptr|shape)", 1),
-    ),
-    "rosenblatt.engine.dual.DualState": (
-        (r"coef|coef_acc|sv", 2),
-        (r"n_sv|n_seen|update_(sample|delta|time|count)|index|budget_(errors|forget_q)", 1),
-        (r"budget_kinv", 3),
-    ),
-}
+_PRIMAL_ARRAYS = (
+    (r"W|U|votes\.patterns", 2),
+    (r"w0|U0|counts|votes\.\d+\.(coef|time|true|pred|pattern)", 1),
+    (r"votes\.patterns\.(data|indices|indptr|shape)", 1),
+)
+_DUAL_ARRAYS = (
+    (r"coef|coef_acc|sv", 2),
+    (r"n_sv|n_seen|update_(sample|delta|time|count)|index|budget_(errors|forget_q)", 1),
+    (r"budget_kinv", 3),
+)
 
 
-def check_state(key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
-    """Check the ``(meta, arrays)`` of a training state of class ``key`` before its
-    ``from_state`` reads them: the meta's fields of the declared JSON kinds (a vote
-    record's, a random source's too), the arrays of the declared dimensions.
+def check_primal_state(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+    """:func:`check_state` for a ``PrimalState`` (its record's check)."""
+    check_state("PrimalState", _PRIMAL_META, _PRIMAL_ARRAYS, meta, arrays)
+
+
+def check_dual_state(meta: Mapping[str, Any], arrays: Mapping[str, np.ndarray]) -> None:
+    """:func:`check_state` for a ``DualState`` (its record's check)."""
+    check_state("DualState", _DUAL_META, _DUAL_ARRAYS, meta, arrays)
+
+
+def check_state(
+    where: str,
+    fields: Mapping[str, Any],
+    dimensions: tuple[tuple[str, int], ...],
+    meta: Mapping[str, Any],
+    arrays: Mapping[str, np.ndarray],
+) -> None:
+    """Check the ``(meta, arrays)`` of a training state (named ``where``) before its
+    ``from_state`` reads them: the meta's ``fields`` of the declared JSON kinds (a vote
+    record's, a random source's too), the arrays of the declared ``dimensions`` (name
+    patterns and their number of dimensions).
 
     Raises
     ------
@@ -91,19 +104,18 @@ def check_state(key: str, meta: Mapping[str, Any], arrays: Mapping[str, np.ndarr
     Examples
     --------
     >>> meta = {"kind": "primal", "version": 1, "multinomial": False, "votes": 7}
-    >>> check_state("rosenblatt.engine.primal.PrimalState", meta, {})  # doctest: +ELLIPSIS
+    >>> check_primal_state(meta, {})  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     rosenblatt._core.validation.BrokenInvariant: PrimalState meta 'votes' must be...
     """
-    where = key.rpartition(".")[2]
-    _check_fields(meta, _STATE_META[key], f"{where} meta")
+    _check_fields(meta, fields, f"{where} meta")
     if meta.get("votes") is not None:
         _check_fields(meta["votes"], _VOTE_META, f"{where} vote record")
     if meta.get("budget") is not None:
         _check_fields(meta["budget"], _BUDGET_META, f"{where} budget")
     for name, array in arrays.items():
-        for pattern, ndim in _STATE_ARRAYS[key]:
+        for pattern, ndim in dimensions:
             if re.fullmatch(pattern, name) and array.ndim != ndim:
                 raise BrokenInvariant(
                     f"{where} array {name!r} must have {ndim} dimension(s); it has shape "
