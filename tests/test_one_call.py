@@ -215,9 +215,7 @@ def test_partial_fit_and_warm_start_continue_alike(paths):
     ],
     ids=["on_epoch", "verbose", "early_stopping", "n_jobs"],
 )
-def test_a_fit_that_needs_python_between_epochs_runs_them_one_by_one(
-    setting, paths, capsys
-):
+def test_a_fit_that_needs_python_between_epochs_runs_them_one_by_one(setting, paths, capsys):
     X, y = _data(13, n=40, classes=3, separable=False)
     model, _ = _fit(Perceptron(random_state=0, max_iter=6, **setting), X, y)
     assert paths.calls == {"epochs": 0, "epoch": model.n_iter_}

@@ -515,28 +515,14 @@ def train(
     with problem.running(stop.max_epochs):
         at_once = getattr(problem, "epochs", None)
         quiet = on_epoch is None and not verbose and stop.validation_error is None
-        history = None
+        ran = None
         if at_once is not None and quiet and run is None:
-            history = _run_at_once(at_once, problem.n_units, problem.unit_stops, stop)
-        if history is None:
-            history = _run_epochs(
-                problem.epoch,
-                n_units=problem.n_units,
-                unit_stops=problem.unit_stops,
-                stop=stop,
-                on_epoch=on_epoch,
-                verbose=verbose,
-                model=model,
-                run=RunState() if run is None else run,
-            )
-        return _end(
-            history,
-            credit=problem.credit if stop.credit else None,
-            finished=getattr(problem, "finished", None),
-            stop=stop,
-            owner=owner,
-            advice=advice,
-        )
+            ran = _run_at_once(at_once, problem.n_units, problem.unit_stops, stop)
+        if ran is None:
+            run = RunState() if run is None else run
+            ran = _run_epochs(problem, stop, on_epoch, verbose, model, run)
+        credit = problem.credit if stop.credit else None
+        return _end(ran, credit, getattr(problem, "finished", None), stop, owner, advice)
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -599,25 +585,24 @@ def _run_at_once(
 
 
 def _run_epochs(
-    epoch: Callable[[np.ndarray], EpochCount],
-    *,
-    n_units: int,
-    unit_stops: bool,
+    problem: Problem,
     stop: StopRule,
     on_epoch: Callable[[EpochReport], Any] | None,
     verbose: int,
     model: Any,
     run: RunState,
 ) -> _Ran:
-    """Run ``epoch`` until every unit has had an error-free epoch, or ``stop`` ends the run.
+    """Run ``problem``'s epochs one by one until every unit has had an error-free epoch, or
+    ``stop`` ends the run.
 
-    ``epoch(active)`` trains the units where ``active`` is true and returns what it
+    ``problem.epoch(active)`` trains the units where ``active`` is true and returns what it
     counted; :func:`~rosenblatt.engine.kernels.stop_rule.end_epoch` applies the stop rule
-    (``unit_stops``: whether a unit stops training after its first error-free epoch, else
-    the model stops as a whole), and then, with early stopping, the validation error is
-    watched. ``run`` is where the run stands, kept up to date after every epoch; a started
-    one is resumed.
+    (``problem.unit_stops``: whether a unit stops training after its first error-free
+    epoch, else the model stops as a whole), and then, with early stopping, the validation
+    error is watched. ``run`` is where the run stands, kept up to date after every epoch; a
+    started one is resumed.
     """
+    epoch, n_units, unit_stops = problem.epoch, problem.n_units, problem.unit_stops
     max_epochs, unit = stop.max_epochs, stop.unit
     plateau = stop.plateau()
     watched = plateau is not None
@@ -678,7 +663,6 @@ def _run_epochs(
 
 def _end(
     ran: _Ran,
-    *,
     credit: Callable[[np.ndarray, int], Any] | None,
     finished: Callable[[], Any] | None,
     stop: StopRule,

@@ -344,7 +344,7 @@ def compiled_orders(rng: Any, n_samples: int, mode: str) -> CompiledOrders | Non
     if mode != "full":
         return None
     # a RandomState keeps its bit generator under a private name (numpy has no public one)
-    source = rng.bit_generator if isinstance(rng, np.random.Generator) else None
+    source: Any = rng.bit_generator if isinstance(rng, np.random.Generator) else None
     source = getattr(rng, "_bit_generator", source)
     try:
         c = source.ctypes

@@ -20,7 +20,7 @@ the voted perceptron's :class:`~rosenblatt.engine.votes.VoteRecord` the same way
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -198,6 +198,13 @@ def _keep_votes(state, batch, rule, updates):
         state.votes.add(k, batch, samples, *columns)
 
 
+def _refuse_overflow(tally: Tally, batch: Batch, rule: PrimalRule) -> None:
+    """Refuse an epoch that met scores beyond the float range (``tally.overflow`` counts
+    them), naming what to change."""
+    fix: dict[str, Any] = rule.fix()
+    refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", X=batch.X, **fix)
+
+
 def _layout(state, n_slots):
     if state.multinomial:
         return MULTINOMIAL
@@ -245,7 +252,7 @@ def _train_rows(state, batch, rule, schedule, rows, shared, activation=None):
         _layout(state, slots.shape[0]),
     )
     if tally.overflow[0]:
-        refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", X=batch.X, **rule.fix())
+        _refuse_overflow(tally, batch, rule)
     presented_weight = float(tally.presented_weight[0])
     if not shared:
         for own, part in zip(parts, (state.W, state.w0, state.U, state.U0, state.counts)):
@@ -320,5 +327,5 @@ def run_epochs(
             found = _updates(record, record.n_rec[epoch], start, n, rows, rows, state.multinomial)
             _keep_votes(state, batch, rule, found)
     if status == OVERFLOWED:
-        refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", X=batch.X, **rule.fix())
+        _refuse_overflow(tally, batch, rule)
     return Epochs(history[:ran], int(presented), int(status))
