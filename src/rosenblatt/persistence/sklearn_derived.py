@@ -29,7 +29,9 @@ __all__ = [
 def polynomial_degrees_of(model: Any) -> None:
     """PolynomialFeatures: its degree bounds and full output count."""
     n = model.n_features_in_
-    model._min_degree, model._max_degree = polynomial_degrees(model.degree)
+    degrees = polynomial_degrees(model.degree)
+    assert degrees is not None, "the record's invariants refuse such a degree before this runs"
+    model._min_degree, model._max_degree = degrees
     model._n_out_full = polynomial_width(
         n, 0, model._max_degree, model.interaction_only, model.include_bias
     )
