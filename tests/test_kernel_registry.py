@@ -98,6 +98,18 @@ def _patterns(rng, n=30, d=11, sparse=False):
     return (sp.csr_matrix(X) if sparse else X), X
 
 
+def _zero_state(n_rows, d, average, multinomial):
+    """A fresh state's arrays (W, w0, U, U0, counts), the averaging sums empty without
+    averaging."""
+    return (
+        np.zeros((n_rows, d)),
+        np.zeros(n_rows),
+        np.zeros((n_rows, d if average else 0)),
+        np.zeros(n_rows if average else 0),
+        np.zeros(1 if multinomial else n_rows, dtype=np.int64),
+    )
+
+
 def _primal_case(
     kernel, ref, rng, sparse, layout, batch, average, record, scale=1.0, step="perceptron", C=1.0
 ):
@@ -116,13 +128,7 @@ def _primal_case(
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
     patterns = Batch(X, target, sw)
     slots = np.arange(n_rows)
-    state = (
-        np.zeros((n_rows, d)),
-        np.zeros(n_rows),
-        np.zeros((n_rows, d if average else 0)),
-        np.zeros(n_rows if average else 0),
-        np.zeros(1 if multinomial else n_rows, dtype=np.int64),
-    )
+    state = _zero_state(n_rows, d, average, multinomial)
     eta, bias_input = 0.5, 2.0
     kind = MULTINOMIAL if multinomial else SINGLE if n_rows == 1 else ONE_VS_REST
     overflowed = 0
@@ -254,13 +260,7 @@ def _run_case(kernel, ref, seed, layout, sparse, record, shuffle, stop, step="pe
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
     patterns = Batch(X, target, sw)
     average = record  # (the voted perceptron's record, and averaging: both on or both off)
-    state = (
-        np.zeros((n_rows, d)),
-        np.zeros(n_rows),
-        np.zeros((n_rows, d if average else 0)),
-        np.zeros(n_rows if average else 0),
-        np.zeros(1 if multinomial else n_rows, dtype=np.int64),
-    )
+    state = _zero_state(n_rows, d, average, multinomial)
     tol, patience = stop
     epochs, n_units = 8, 1 if multinomial else n_rows
     source = np.random.RandomState(seed)

@@ -177,6 +177,24 @@ def test_balanced_class_weights_and_a_label_matrix(paths):
     _both_paths(lambda: AveragedPerceptron(random_state=1, max_iter=9), X, labels, paths)
 
 
+@pytest.mark.parametrize("learner", ["perceptron", "voted", "voted multinomial"])
+def test_a_run_over_several_calls_is_the_same_run(learner, paths, monkeypatch):
+    """A run longer than one call takes (``RUN_EPOCHS``; the voted perceptron's record,
+    ``RECORD_ENTRIES``) goes on where the last call stopped: the stop rule's plateau, the
+    units still learning and the random source carry over."""
+    from rosenblatt.engine import primal_epochs
+
+    monkeypatch.setattr(primal_epochs, "RUN_EPOCHS", 3)
+    monkeypatch.setattr(primal_epochs, "RECORD_ENTRIES", 100)  # 50 rows x 3 units: 1 epoch
+    X, y = _data(16, n=50, classes=3, separable=False)
+    for params in ({"tol": None, "max_iter": 10}, {"tol": 1e-3, "n_iter_no_change": 4}):
+        paths.calls.update(epochs=0, epoch=0)
+        model, _ = _fit(LEARNERS[learner](**params), X, y)
+        per_call = 1 if "voted" in learner else 3
+        assert paths.calls == {"epochs": -(-model.n_iter_ // per_call), "epoch": 0}
+        _both_paths(lambda params=params: LEARNERS[learner](**params), X, y)
+
+
 def test_the_random_source_ends_where_the_epoch_driver_leaves_it():
     X, y = _data(11, n=30, separable=False)
     sources = [np.random.RandomState(4), np.random.RandomState(4)]

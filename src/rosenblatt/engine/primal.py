@@ -23,8 +23,7 @@ import numpy as np
 
 from .._core.random_states import rng_from_state, rng_to_state
 from .._core.sparse import is_sparse
-from .driver import EpochCount, Epochs
-from .kernels.bundles import Draws, Limits, Progress, Rows
+from .kernels.bundles import Rows
 from .overflow import check_finite, check_scores
 from .primal_epochs import present, run_epochs
 from .targets import TargetCoding
@@ -390,78 +389,10 @@ class PrimalState:
         check_finite({"averaging sums": self.U, "averaging sums of the bias": self.U0}, **context)
 
     # ------------------------------------------------------------------ training
-    def epoch(
-        self,
-        batch: Batch,
-        rule: PrimalRule,
-        schedule: tuple,
-        active: np.ndarray,
-        workers: ThreadPoolExecutor | None = None,
-        activation: np.ndarray | None = None,
-    ) -> EpochCount:
-        """Present ``batch`` once, in ``schedule``'s order, to the ``active`` units
-        (:func:`.primal_epochs.present`).
-
-        Parameters
-        ----------
-        batch : Batch
-        rule : PrimalRule
-        schedule : tuple (order, stream, lookahead)
-            From :class:`~rosenblatt.engine.orders.EpochOrders`.
-        active : ndarray of bool, shape (n_units,)
-        workers : ThreadPoolExecutor or None
-            From :func:`worker_pool`: trains groups of one-vs-rest neurons beside
-            the calling thread, which trains the first group.
-        activation : ndarray of float64 or None
-            For a trace of a single neuron: gets ``y (w . x + w0 s)`` of every
-            presentation, in order.
-
-        Returns
-        -------
-        EpochCount
-            The mistakes of each unit (int64, shape (n_units,)), the patterns
-            presented, each unit's summed weight of its mistakes and the summed
-            weight of the presentations (the sample weights, which hold the class
-            weights: the factors of the update).
-        """
-        return present(self, batch, rule, schedule, active, workers, activation)
-
-    def epochs(
-        self,
-        batch: Batch,
-        rule: PrimalRule,
-        draws: Draws,
-        progress: Progress,
-        limits: Limits,
-        most: int,
-    ) -> Epochs:
-        """Up to ``most`` epochs of ``batch`` in one compiled call, each followed by the stop
-        rule (:func:`.primal_epochs.run_epochs`): what :meth:`epoch` and the epoch driver
-        do epoch after epoch, with the same results.
-
-        Parameters
-        ----------
-        batch : Batch
-        rule : PrimalRule
-            One thread (the one-vs-rest neurons train together).
-        draws : Draws
-            Each epoch's order: ``arange(n)``, shuffled from a random source's bit
-            generator unless ``next_uint32`` is 0 (:func:`.orders.compiled_orders`).
-        progress : Progress
-            Where the run stands (the units still learning, the epochs each trained,
-            the plateau), updated after every epoch.
-        limits : Limits
-            What the stop rule watches.
-        most : int
-            Epochs left to the run.
-
-        Returns
-        -------
-        Epochs
-            The mistakes of each epoch run, the patterns the last presented, and how
-            the run stands.
-        """
-        return run_epochs(self, batch, rule, draws, progress, limits, most)
+    # one epoch, and a run of epochs in one compiled call: the state's methods, written in
+    # their own module (:mod:`.primal_epochs`)
+    epoch = present
+    epochs = run_epochs
 
     # ------------------------------------------------------------------ plain form
     def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

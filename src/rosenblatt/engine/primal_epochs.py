@@ -70,7 +70,32 @@ def present(
     activation: np.ndarray | None = None,
 ) -> EpochCount:
     """Present ``batch`` once, in ``schedule``'s order, to the ``active`` units of ``state``
-    (see :meth:`PrimalState.epoch <rosenblatt.engine.primal.PrimalState.epoch>`)."""
+    (:meth:`PrimalState.epoch <rosenblatt.engine.primal.PrimalState.epoch>`).
+
+    Parameters
+    ----------
+    state : PrimalState
+        Trained in place.
+    batch : Batch
+    rule : PrimalRule
+    schedule : tuple (order, stream, lookahead)
+        From :class:`~rosenblatt.engine.orders.EpochOrders`.
+    active : ndarray of bool, shape (n_units,)
+    workers : ThreadPoolExecutor or None
+        From :func:`~rosenblatt.engine.primal.worker_pool`: trains groups of one-vs-rest
+        neurons beside the calling thread, which trains the first group.
+    activation : ndarray of float64 or None
+        For a trace of a single neuron: gets ``y (w . x + w0 s)`` of every
+        presentation, in order.
+
+    Returns
+    -------
+    EpochCount
+        The mistakes of each unit (int64, shape (n_units,)), the patterns
+        presented, each unit's summed weight of its mistakes and the summed
+        weight of the presentations (the sample weights, which hold the class
+        weights: the factors of the update).
+    """
     schedule = Schedule(*schedule)
     check_batch(state, batch, schedule.order)
     if state.multinomial:
@@ -282,10 +307,36 @@ def run_epochs(
     limits: Limits,
     most: int,
 ) -> Epochs:
-    """Up to ``most`` epochs of ``batch`` in one compiled call (fewer: at most
-    :data:`RUN_EPOCHS`, and for the voted perceptron as many as :data:`RECORD_ENTRIES`
-    updates hold), the orders from ``draws``, the stop rule after each (see
-    :meth:`PrimalState.epochs <rosenblatt.engine.primal.PrimalState.epochs>`).
+    """Up to ``most`` epochs of ``batch`` in one compiled call, each followed by the stop
+    rule (:meth:`PrimalState.epochs <rosenblatt.engine.primal.PrimalState.epochs>`): what
+    :func:`present` and the epoch driver do epoch after epoch, with the same results.
+    Fewer than ``most``: at most :data:`RUN_EPOCHS`, and for the voted perceptron as many
+    as :data:`RECORD_ENTRIES` updates hold.
+
+    Parameters
+    ----------
+    state : PrimalState
+        Trained in place, one epoch after another.
+    batch : Batch
+        In memory, every epoch's patterns.
+    rule : PrimalRule
+        One thread (the one-vs-rest neurons train together).
+    draws : Draws
+        Each epoch's order: ``arange(n)``, shuffled from a random source's bit
+        generator unless ``next_uint32`` is 0 (:func:`.orders.compiled_orders`).
+    progress : Progress
+        Where the run stands (the units still learning, the epochs each trained,
+        the plateau), updated after every epoch.
+    limits : Limits
+        What the stop rule watches.
+    most : int
+        Epochs left to the run.
+
+    Returns
+    -------
+    Epochs
+        The mistakes of each epoch run, the patterns the last presented, and how
+        the run stands.
 
     Raises
     ------

@@ -82,7 +82,7 @@ def summed(values):
     Examples
     --------
     >>> values = np.random.RandomState(0).randn(300) * 1e3
-    >>> summed(values) == np.sum(values)
+    >>> bool(summed(values) == np.sum(values))
     True
     """
     n = values.shape[0]
@@ -143,7 +143,7 @@ def stale_for(plateau, value, tol, patience):
     --------
     >>> from rosenblatt.engine.kernels.bundles import Progress
     >>> plateau = Progress(None, None, np.array([np.inf]), np.array([0]))
-    >>> [stale_for(plateau, v, 0.01, 2) for v in (0.5, 0.3, 0.295, 0.31, 0.2)]
+    >>> [bool(stale_for(plateau, v, 0.01, 2)) for v in (0.5, 0.3, 0.295, 0.31, 0.2)]
     [False, False, False, True, False]
     """
     best = plateau.best[0]
