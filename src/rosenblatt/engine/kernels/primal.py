@@ -81,7 +81,15 @@ from numba import njit, types
 from numba.extending import overload, register_jitable
 
 from . import stop_rule
-from ._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_axpy, row_dot, row_sqnorm
+from ._rows import (
+    EXTENT_AHEAD,
+    prefetch_extent,
+    prefetch_row,
+    row_axpy,
+    row_axpy2,
+    row_dot,
+    row_sqnorm,
+)
 from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with the loop)
     MULTINOMIAL,
     ONE_VS_REST,
@@ -318,12 +326,14 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
             if batch:
                 row_axpy(coef, X, csr, i, _row(delta, s))
                 delta0[s] += coef * bias_input
+            elif average:  # and Algorithm 7's u += y c x, beta += y c, with c = now + 1,
+                # in the same pass over the row (its indices and values read once)
+                row_axpy2(coef, coef * (now + 1), X, csr, i, _row(W, s), _row(U, s))
+                w0[s] += coef * bias_input
+                U0[s] += coef * (now + 1) * bias_input
             else:
                 row_axpy(coef, X, csr, i, _row(W, s))
                 w0[s] += coef * bias_input
-                if average:  # Algorithm 7's u += y c x, beta += y c, with c = now + 1
-                    row_axpy(coef * (now + 1), X, csr, i, _row(U, s))
-                    U0[s] += coef * (now + 1) * bias_input
             if record is not None:
                 if layout_counts_each:
                     _keep(record, s, n_samples, i, coef, now)
