@@ -540,6 +540,76 @@ def partial_fits(batches, n_classes, orders, *, multinomial=False, average=False
     return state, mistakes
 
 
+def primal_epochs(
+    X,
+    target,
+    positive,
+    sample_weight,
+    orders,
+    state,
+    unit_stops=True,
+    tol=None,
+    patience=10,
+    multinomial=False,
+    **rule,
+):
+    """A run of :func:`primal_epoch` epochs, the stop rule after each, as
+    :func:`rosenblatt.engine.kernels.primal.primal_epochs` runs them (with ``orders``, one
+    per epoch it may run).
+
+    Every state row is a unit (the multinomial model: one unit of every row); an epoch
+    trains the rows of the units still learning. After it each unit that trained counts
+    it; a unit stops after its first epoch without a mistake (``unit_stops``) or, for a
+    model that errs as a whole, every unit after the first epoch without any; with
+    ``tol``, the run ends when the weighted mistake fractions (the summed weight of the
+    mistakes over that of the presentations) meet :func:`plateau_stop`. An epoch whose
+    scores were not finite ends the run uncounted.
+
+    Returns a dict: ``state``, ``mistakes`` (per epoch counted), ``presented`` (by the
+    last epoch run), ``status`` ("running", "converged", "plateaued" or "overflowed"),
+    ``active`` and ``trained`` per unit, and ``updates``, each epoch's as
+    :func:`primal_epoch` gives them.
+    """
+    n_rows = np.asarray(state[0]).shape[0]
+    n_units = 1 if multinomial else n_rows
+    active, trained = [True] * n_units, [0] * n_units
+    history, fractions, updates, presented = [], [], [], 0
+    status = "running"
+    for order in orders:
+        slots = list(range(n_rows)) if multinomial else [u for u in range(n_units) if active[u]]
+        run = primal_epoch(
+            X, target, positive, sample_weight, order, state, slots, multinomial=multinomial, **rule
+        )
+        state, mistakes, presented, changes, _, weights, weight, overflow = run
+        if overflow:
+            status = "overflowed"
+            break
+        updates.append(changes)
+        trained = [t + a for t, a in zip(trained, active)]
+        history.append(sum(mistakes))
+        if unit_stops:
+            active = [a and m > 0 for a, m in zip(active, mistakes)]
+        elif sum(mistakes) == 0:
+            active = [False] * n_units
+        if not any(active):
+            status = "converged"
+            break
+        if tol is not None:  # (summed in order: numpy's pairwise sum too, below 8 units)
+            fractions.append(sum(weights) / weight if weight > 0 else 0.0)
+            if plateau_stop(fractions, tol, patience) == len(fractions):
+                status = "plateaued"
+                break
+    return {
+        "state": state,
+        "mistakes": history,
+        "presented": presented,
+        "status": status,
+        "active": active,
+        "trained": trained,
+        "updates": updates,
+    }
+
+
 def linear_scores(X, coef, intercept):
     """``scores[i, k] = x_i . coef_k + intercept_k``, summed as training sums it (:func:`_dot`)."""
     X = np.asarray(X, dtype=float)

@@ -117,6 +117,7 @@ def test_user_paths_run_on_the_library_without_numba(tmp_path):
     calls = report["calls"]
     assert {name for name, (built, _) in calls.items() if built} >= {
         "primal.primal_epoch",
+        "primal.primal_epochs",
         "scores.linear_scores",
         "votes.binary_vote",
         "votes.multinomial_vote",

@@ -271,12 +271,11 @@ def _option_refused(option: str, allowed: list, value: Any) -> str:
 
 def validate_params(estimator: Any) -> None:
     """Check an estimator's parameters against its ``_parameter_constraints``."""
-    check_args(
-        type(estimator).__name__,
-        estimator._parameter_constraints,
-        estimator.get_params(deep=False),
-        kind="parameter",
-    )
+    constraints = estimator._parameter_constraints
+    # read as attributes: ``get_params`` works out the names from ``__init__``'s signature
+    # on every call (45 us, a tenth of a small fit)
+    values = {name: getattr(estimator, name) for name in constraints}
+    check_args(type(estimator).__name__, constraints, values, kind="parameter")
 
 
 def check_class_weight(class_weight: dict, owner: str) -> None:
