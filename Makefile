@@ -32,7 +32,9 @@ $(VENV)/.installed-dev: pyproject.toml $(KERNEL_SOURCES) | $(VENV)/bin/python
 	touch $@ $(VENV)/.installed
 
 # The kernels' library alone, rebuilt in place (what pip install does), for a kernel change;
-# ROSENBLATT_CPU=generic builds it for any CPU of the architecture (what a portable wheel holds)
+# ROSENBLATT_CPU=generic builds it for any CPU of the architecture (what a portable wheel holds:
+# one library per instruction-set level, x86-64, x86-64-v3 and x86-64-v4; the loader takes the
+# best the running CPU has)
 kernels: | $(VENV)/bin/python
 	$(PY) -m rosenblatt.engine.kernels.ahead_of_time
 

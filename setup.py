@@ -11,7 +11,8 @@ install goes on without it, and the build keeps one line saying why beside the p
 caches them. ``pip install --quiet`` hides the build's output, so ``make`` prints that line
 after installing (``rosenblatt.engine.kernels.loader.warn_if_unused``), and ``rosenblatt
 warmup`` names it. ``ROSENBLATT_CPU=generic`` builds for any CPU of the architecture (a
-portable wheel) instead of this one.
+portable wheel) instead of this one: a library per instruction-set level (on x86-64 its
+baseline, x86-64-v3 and x86-64-v4), of which the running CPU loads the best it has.
 """
 
 import subprocess

@@ -10,7 +10,9 @@ epoch over ours (> 1: we are faster). Accuracies are means over the timed fits,
 each with its own shuffling seed, the same seeds on both sides. The floor is one
 pass computing ``w . x`` over all rows in storage order, in the data's type: for
 dense rows vectorised in any order, for CSR rows with the training loops' own dot
-product (the fastest we have); the least an epoch can cost.
+product (the fastest we have); the least an epoch can cost. The shuffled floor is the
+same pass in a shuffled epoch's order (the engine's block order, with the training
+loops' prefetching): what reading the rows in that order costs, before any training.
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.preprocessing import normalize
 
 from rosenblatt import AveragedPerceptron, Perceptron
-from rosenblatt.engine.kernels._rows import row_dot
+from rosenblatt.engine.kernels._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_dot
+from rosenblatt.engine.orders import epoch_order
 
 EPOCHS = 10
 
@@ -90,15 +93,51 @@ def _floor_sparse(data, indices, indptr, w):
     return total
 
 
-def floor_run(X):
+@njit(fastmath=True)  # not cached, as _floor_sparse
+def _floor_shuffled(X, csr, w, order, stream, lookahead):
+    # the floor's w . x (dense: in any order; CSR: row_dot) in an epoch's order, prefetching as
+    # primal_epoch does (the stream of the next block, and for CSR rows the lookahead)
+    n = order.shape[0]
+    total = 0.0
+    for pos in range(n):
+        if lookahead > 0:
+            if pos + lookahead < n:
+                prefetch_row(X, csr, order[pos + lookahead])
+            if pos + 2 * lookahead < n:
+                prefetch_extent(csr, order[pos + 2 * lookahead])
+        if stream.shape[0] > 0:
+            if stream[pos] >= 0:
+                prefetch_row(X, csr, stream[pos])
+            if csr is not None:
+                if pos + EXTENT_AHEAD < n and stream[pos + EXTENT_AHEAD] >= 0:
+                    prefetch_extent(csr, stream[pos + EXTENT_AHEAD])
+        i = order[pos]
+        if csr is not None:
+            total += row_dot(X, csr, i, w)
+        else:
+            acc = w.dtype.type(0)
+            for j in range(X.shape[1]):
+                acc += X[i, j] * w[j]
+            total += acc
+    return total
+
+
+def floor_run(X, shuffled=False):
     """A case for ``round_robin``: one storage-order pass of ``w . x`` over every row
-    (the least an epoch can cost), timed."""
+    (the least an epoch can cost), timed; ``shuffled``: the same pass in the order of a
+    shuffled epoch (block-shuffled, as ours and these sizes take)."""
     w = np.ones(X.shape[1], dtype=X.dtype)
-    run = (
-        (lambda: _floor_sparse(X.data, X.indices, X.indptr, w))
-        if sp.issparse(X)
-        else (lambda: _floor_dense(X, w))
-    )
+    sparse = sp.issparse(X)
+    if shuffled:
+        order, stream, lookahead = epoch_order(
+            np.random.RandomState(0), X.shape[0], "block", sparse=sparse
+        )
+        rows = (np.empty((0, 0), X.dtype), (X.data, X.indices, X.indptr)) if sparse else (X, None)
+        run = lambda: _floor_shuffled(*rows, w, order, stream, lookahead)  # noqa: E731
+    elif sparse:
+        run = lambda: _floor_sparse(X.data, X.indices, X.indptr, w)  # noqa: E731
+    else:
+        run = lambda: _floor_dense(X, w)  # noqa: E731
 
     def timed(seed):
         start = time.perf_counter()
@@ -221,6 +260,7 @@ def main(argv=None):
             X_tr, X_te, y_tr, y_te = train_test_split(X_all, y_all, test_size=0.2, random_state=0)
             data = (X_tr, y_tr, X_te, y_te)
             cases[(name, "floor")] = floor_run(X_tr)
+            cases[(name, "shuffled floor")] = floor_run(X_tr, shuffled=True)
             for label, ours, theirs in pairs(sp.issparse(X_all)):
                 for side, make in (("ours", ours), ("sklearn", theirs)):
                     if make is None:
@@ -242,6 +282,11 @@ def main(argv=None):
                     f"{train_ours:>7.3f}/{train_sk:<7.3f} {test_ours:>7.3f}/{test_sk:<7.3f}"
                 )
             print(f"{name:<15} {'floor (w . x)':<19} {floors[name]:>10.4f}")
+            shuffled = measured[(name, "shuffled floor")][0]
+            print(
+                f"{name:<15} {'shuffled floor':<19} {shuffled:>10.4f} {'':>12} {'':>6} "
+                f"{shuffled / floors[name]:>7.1f}x"
+            )
     for label in ("Perceptron", "AveragedPerceptron"):
         ratio = results[("dense float64", label)] / results[("dense float32", label)]
         print(f"float32 speed-up over float64, {label}: {ratio:.2f}x")

@@ -362,6 +362,19 @@ def dual_one_vs_rest(K, labels, classes, orders, method=dual_online, **kwargs):
 # in the same example order, returning new arrays instead of updating in place.
 
 
+def zero_state(rows, d, *, average=False, multinomial=False):
+    """The untrained ``(W, w0, U, U0, counts)`` :func:`primal_epoch` starts from: ``rows``
+    units of ``d`` weights (averaging sums when ``average``), the presentations counted
+    once for a multinomial model, per unit else."""
+    return (
+        np.zeros((rows, d)),
+        np.zeros(rows),
+        np.zeros((rows, d if average else 0)),
+        np.zeros(rows if average else 0),
+        np.zeros(1 if multinomial else rows, dtype=np.int64),
+    )
+
+
 def primal_epoch(
     X,
     target,
@@ -377,8 +390,14 @@ def primal_epoch(
     multinomial=False,
     step="perceptron",
     C=1.0,
+    present=None,
 ):
     """One epoch of :func:`rosenblatt.engine.kernels.primal.primal_epoch` on dense float64 rows.
+
+    ``present`` (multinomial): the rows (classes) that exist, default all of them; the
+    rival is the strongest of the others among them, none when the true class is alone
+    (no mistake, no update): a class held out of the model can be neither predicted nor
+    updated (the masked run of classes that appear mid-stream, :func:`partial_fits`).
 
     ``step``: Rosenblatt's (an update when ``y a <= 0``, by ``eta``), or the
     passive-aggressive family's (:func:`pa_step`: an update when ``y a < 1``; a multinomial
@@ -417,10 +436,10 @@ def primal_epoch(
             overflow += sum(not math.isfinite(score) for score in scores)
             true = int(target[i])
             rival = None
-            for c in range(n_rows):
+            for c in range(n_rows) if present is None else present:
                 if c != true and (rival is None or scores[c] > scores[rival]):
                     rival = c
-            margin = scores[true] - scores[rival]
+            margin = math.inf if rival is None else scores[true] - scores[rival]
             if (margin <= 0.0) if step == "perceptron" else (margin < 1.0):
                 tau = eta
                 if step != "perceptron":
@@ -481,6 +500,114 @@ def primal_epoch(
         presented_weight,
         overflow,
     )
+
+
+def partial_fits(batches, n_classes, orders, *, multinomial=False, average=False, **rule):
+    """``partial_fit`` calls on ``batches`` (each ``(X, target)``, ``target`` the class
+    index of each sample among ``n_classes`` sorted classes) given every class up front, a
+    class held out (masked) before the call that first holds it: multinomial, its row can be
+    neither the rival nor updated (:func:`primal_epoch`'s ``present``); one-vs-rest (two
+    classes: the one neuron, class 1's), its neuron is not trained, nor are presentations
+    counted for it. What a model whose classes appear mid-stream must equal, bit for bit.
+
+    ``orders``: each call's presentation order; ``rule``: :func:`primal_epoch`'s ``eta``,
+    ``bias_input``, ``batch``, ``step``, ``C``. Returns ``(state, mistakes)``: the final
+    ``(W, w0, U, U0, counts)`` of every class's row and the mistakes of each call (every
+    unit's, summed).
+    """
+    d = np.shape(batches[0][0])[1]
+    rows = n_classes if multinomial or n_classes > 2 else 1
+    state = zero_state(rows, d, average=average, multinomial=multinomial)
+    seen, mistakes = set(), []
+    for (X, target), order in zip(batches, orders):
+        seen |= {int(t) for t in target}
+        present = sorted(seen)
+        units = present if rows > 1 else [0]
+        state, wrong, *_ = primal_epoch(
+            X,
+            target,
+            np.arange(rows) if rows > 1 else np.array([1]),
+            np.ones(len(target)),
+            order,
+            state,
+            units,
+            average=average,
+            multinomial=multinomial,
+            present=present,
+            **rule,
+        )
+        mistakes.append(int(sum(wrong)))
+    return state, mistakes
+
+
+def primal_epochs(
+    X,
+    target,
+    positive,
+    sample_weight,
+    orders,
+    state,
+    unit_stops=True,
+    tol=None,
+    patience=10,
+    multinomial=False,
+    **rule,
+):
+    """A run of :func:`primal_epoch` epochs, the stop rule after each, as
+    :func:`rosenblatt.engine.kernels.primal.primal_epochs` runs them (with ``orders``, one
+    per epoch it may run).
+
+    Every state row is a unit (the multinomial model: one unit of every row); an epoch
+    trains the rows of the units still learning. After it each unit that trained counts
+    it; a unit stops after its first epoch without a mistake (``unit_stops``) or, for a
+    model that errs as a whole, every unit after the first epoch without any; with
+    ``tol``, the run ends when the weighted mistake fractions (the summed weight of the
+    mistakes over that of the presentations) meet :func:`plateau_stop`. An epoch whose
+    scores were not finite ends the run uncounted.
+
+    Returns a dict: ``state``, ``mistakes`` (per epoch counted), ``presented`` (by the
+    last epoch run), ``status`` ("running", "converged", "plateaued" or "overflowed"),
+    ``active`` and ``trained`` per unit, and ``updates``, each epoch's as
+    :func:`primal_epoch` gives them.
+    """
+    n_rows = np.asarray(state[0]).shape[0]
+    n_units = 1 if multinomial else n_rows
+    active, trained = [True] * n_units, [0] * n_units
+    history, fractions, updates, presented = [], [], [], 0
+    status = "running"
+    for order in orders:
+        slots = list(range(n_rows)) if multinomial else [u for u in range(n_units) if active[u]]
+        run = primal_epoch(
+            X, target, positive, sample_weight, order, state, slots, multinomial=multinomial, **rule
+        )
+        state, mistakes, presented, changes, _, weights, weight, overflow = run
+        if overflow:
+            status = "overflowed"
+            break
+        updates.append(changes)
+        trained = [t + a for t, a in zip(trained, active)]
+        history.append(sum(mistakes))
+        if unit_stops:
+            active = [a and m > 0 for a, m in zip(active, mistakes)]
+        elif sum(mistakes) == 0:
+            active = [False] * n_units
+        if not any(active):
+            status = "converged"
+            break
+        if tol is not None:  # (summed in order: numpy's pairwise sum too, below 8 units)
+            fractions.append(sum(weights) / weight if weight > 0 else 0.0)
+            if plateau_stop(fractions, tol, patience) == len(fractions):
+                status = "plateaued"
+                break
+    return {
+        "state": state,
+        "mistakes": history,
+        "presented": presented,
+        "status": status,
+        "active": active,
+        "trained": trained,
+        "updates": updates,
+    }
 
 
 def linear_scores(X, coef, intercept):

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from rosenblatt.engine.kernels import ahead_of_time, bundles, loader
-from rosenblatt.engine.kernels.signatures import key_of, key_of_type, read_signatures
+from rosenblatt.engine.kernels.signatures import flatten, key_of, key_of_type, read_signatures
 
 BUILT = loader.library_status().startswith("built at install")
 
@@ -117,6 +117,7 @@ def test_user_paths_run_on_the_library_without_numba(tmp_path):
     calls = report["calls"]
     assert {name for name, (built, _) in calls.items() if built} >= {
         "primal.primal_epoch",
+        "primal.primal_epochs",
         "scores.linear_scores",
         "votes.binary_vote",
         "votes.multinomial_vote",
@@ -208,7 +209,8 @@ def test_the_loader_takes_a_current_library(tmp_path):
         ({"sources": "0" * 64}, "stale: the kernels changed"),
         ({"cpu": "0" * 64}, "built for another CPU"),
         ({"format": loader.MANIFEST_FORMAT + 1}, "stale: built by another version"),
-        ({"library": "missing.so"}, "could not be loaded"),
+        ({"levels": [["host", "missing.so"]]}, "could not be loaded"),
+        ({"levels": [["x86-64-v9", loader.LIBRARY_NAME]]}, "could not be loaded"),
         ({"entries": [{"kernel": "order.block_order"}]}, "could not be loaded"),
     ],
 )
@@ -282,6 +284,21 @@ def test_the_jit_asked_for_at_install_skips_the_build(tmp_path, monkeypatch):
     assert loader._unused_line(status) is None
 
 
+def _portable(folder, levels=None):
+    """Make a copied host library a portable build's: each level's file a copy of it (the host
+    library runs on this CPU, whichever level the loader takes)."""
+    levels = [name for name, _ in loader.portable_levels()] if levels is None else levels
+    for level in levels:
+        shutil.copy(folder / loader.LIBRARY_NAME, folder / loader.level_library(level))
+    _forge(
+        folder,
+        cpu=loader.generic_identity(),
+        target="generic",
+        levels=[[level, loader.level_library(level)] for level in levels],
+    )
+    return folder
+
+
 @pytest.mark.parametrize(
     "built_for, here, taken",
     [
@@ -294,18 +311,115 @@ def test_the_jit_asked_for_at_install_skips_the_build(tmp_path, monkeypatch):
 def test_a_portable_library_is_taken_by_any_cpu_of_its_architecture(
     tmp_path, monkeypatch, built_for, here, taken
 ):
+    monkeypatch.delenv("ROSENBLATT_CPU_LEVEL", raising=False)
     folder = _copy_library(tmp_path)
-    cpu = {
-        "host": loader.cpu_identity(),
-        "generic": loader.generic_identity(),
-        "generic of another architecture": f"generic {sys.platform} not-{platform.machine()}",
-    }[built_for]
-    _forge(folder, cpu=cpu)
+    if built_for != "host":
+        _portable(folder)
+    if built_for == "generic of another architecture":
+        _forge(folder, cpu=f"generic {sys.platform} not-{platform.machine()}")
     if here == "another CPU":
         monkeypatch.setattr(loader, "cpu_identity", lambda: "0" * 64)
     library = loader._open(folder)
     assert library.status.startswith("built at install" if taken else "built for another CPU")
-    assert ("portable: any" in library.status) == (taken and built_for == "generic")
+    assert ("(portable: " in library.status) == (taken and built_for == "generic")
+
+
+# The flags /proc/cpuinfo lists for the instruction sets of each x86-64 level
+V2 = {"cx16", "lahf_lm", "pni", "popcnt", "sse4_1", "sse4_2", "ssse3"}
+V3 = V2 | {"abm", "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"}
+V4 = V3 | {"avx512bw", "avx512cd", "avx512dq", "avx512f", "avx512vl"}
+ALL = ["x86-64", "x86-64-v3", "x86-64-v4"]
+
+
+@pytest.mark.parametrize(
+    "flags, built, cap, best",
+    [
+        (set(), ALL, None, "x86-64"),  # no /proc/cpuinfo: the baseline
+        ({"sse", "sse2", "fpu"}, ALL, None, "x86-64"),
+        (V2, ALL, None, "x86-64"),  # v2 is not built: the level below
+        (V3, ALL, None, "x86-64-v3"),
+        (V3 | {"avx512f", "avx512cd"}, ALL, None, "x86-64-v3"),  # AVX-512 without BW, DQ, VL
+        (V4 - {"fma"}, ALL, None, "x86-64"),  # one flag of v3 missing: neither v3 nor v4
+        (V4 - {"movbe"}, ALL, None, "x86-64"),
+        (V4, ALL, None, "x86-64-v4"),
+        (V4 | {"avx512_vnni", "amx_tile"}, ALL, None, "x86-64-v4"),
+        (V4, ALL, "x86-64-v3", "x86-64-v3"),  # capped by ROSENBLATT_CPU_LEVEL
+        (V4, ALL, "x86-64", "x86-64"),
+        (V3, ALL, "x86-64-v4", "x86-64-v3"),  # a cap is a ceiling, never a level it lacks
+        (V4, ["x86-64", "x86-64-v4"], None, "x86-64-v4"),
+        (V3, ["x86-64", "x86-64-v4"], None, "x86-64"),
+        (V3, ["x86-64-v4"], None, None),  # nothing this CPU runs
+        (V4, ["x86-64-v5", "host", "generic"], None, None),  # names of no x86-64 level
+    ],
+)
+def test_the_best_level_is_the_highest_built_whose_every_flag_the_cpu_lists(
+    flags, built, cap, best
+):
+    assert loader.best_level(frozenset(flags), built, "x86_64", cap=cap) == best
+
+
+def test_a_level_cap_names_the_levels_when_wrong(monkeypatch):
+    monkeypatch.setenv("ROSENBLATT_CPU_LEVEL", "avx9")
+    names = ", ".join(name for name, _ in loader.portable_levels())
+    with pytest.raises(ValueError, match=f"^ROSENBLATT_CPU_LEVEL='avx9': use {names}$"):
+        loader._open(loader.BUILT)
+    with pytest.raises(ValueError, match="ROSENBLATT_CPU_LEVEL='x86-64-v3': use generic$"):
+        loader.best_level(frozenset(), ["generic"], "aarch64", cap="x86-64-v3")
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the x86-64 levels")
+@pytest.mark.parametrize(
+    "flags, cap, level",
+    [
+        (V4, None, "x86-64-v4"),
+        (V3 | {"avx512f"}, None, "x86-64-v3"),
+        (set(), None, "x86-64"),
+        (V4, "x86-64-v3", "x86-64-v3"),
+        (V4, " X86-64 ", "x86-64"),
+    ],
+)
+def test_a_portable_build_loads_the_best_level_the_cpu_has(
+    tmp_path, monkeypatch, flags, cap, level
+):
+    """The level's library is the one loaded, and ``rosenblatt warmup``'s line (the status)
+    names it among the levels built."""
+    folder = _portable(_copy_library(tmp_path))
+    monkeypatch.setattr(loader, "cpu_identity", lambda: "0" * 64)  # any x86-64 CPU
+    monkeypatch.setattr(loader, "cpu_flags", lambda: frozenset(flags))
+    if cap is None:
+        monkeypatch.delenv("ROSENBLATT_CPU_LEVEL", raising=False)
+    else:
+        monkeypatch.setenv("ROSENBLATT_CPU_LEVEL", cap)
+    library = loader._open(folder)
+    path = folder / f"librosenblatt_kernels.{level}.so"
+    assert library.path == path
+    assert library.status == (
+        f"built at install: {len(read_signatures())} signatures in {path} "
+        f"(portable: {level} of x86-64, x86-64-v3, x86-64-v4)"
+    )
+    assert len(library.entries) == len(read_signatures())
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the x86-64 levels")
+def test_a_level_the_cpu_lacks_is_never_loaded(tmp_path, monkeypatch):
+    folder = _portable(_copy_library(tmp_path), levels=["x86-64-v3", "x86-64-v4"])
+    monkeypatch.delenv("ROSENBLATT_CPU_LEVEL", raising=False)
+    monkeypatch.setattr(loader, "cpu_flags", lambda: frozenset(V2 | {"avx", "avx2"}))
+    library = loader._open(folder)
+    assert library.status == (
+        "built for other CPUs: this one lacks the instruction sets of every level built "
+        "(x86-64-v3, x86-64-v4); run pip install on this machine"
+    )
+    assert library.entries == {} and library.path is None
+
+
+def test_the_cpu_flags_are_those_of_cpuinfo(monkeypatch):
+    monkeypatch.setattr(loader, "_cpuinfo", lambda: _CPUINFO)
+    assert loader.cpu_flags() == {"sse2", "avx", "fma"}
+    monkeypatch.setattr(loader, "_cpuinfo", lambda: "processor\t: 0\nFeatures\t: neon asimd\n")
+    assert loader.cpu_flags() == {"neon", "asimd"}
+    monkeypatch.setattr(loader, "_cpuinfo", lambda: "")
+    assert loader.cpu_flags() == frozenset()
 
 
 _CPUINFO = (
@@ -338,6 +452,71 @@ def test_the_cpu_identity_runs_uname_only_when_cpuinfo_names_no_model(
     expected = "\n".join([platform.machine(), model or "from uname -p", flags])
     assert loader._identity(cpuinfo) == hashlib.sha256(expected.encode()).hexdigest()
     assert asked == ([] if model else ["uname -p"])
+
+
+def _registers(library):
+    """The vector registers (xmm, ymm, zmm) and AVX-512 mask registers (k1..k7) the library's
+    code names, as objdump disassembles it."""
+    text = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", str(library)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    found = {kind for kind in ("xmm", "ymm", "zmm") if f"%{kind}" in text}
+    return found | ({"k"} if any(f"%k{n}" in text for n in range(1, 8)) else set())
+
+
+@pytest.mark.skipif(platform.machine() != "x86_64", reason="the x86-64 levels")
+@pytest.mark.skipif(shutil.which("objdump") is None, reason="no objdump to read the code with")
+def test_a_portable_build_holds_each_level_compiled_for_that_level_alone(tmp_path, monkeypatch):
+    """One signature (dense float64 scores: 8-lane vectors) built for the portable target: a
+    library per level, whose code names the vector registers of that level and none above it
+    (the baseline: SSE2's xmm only; v3: AVX2's ymm, no AVX-512; v4: AVX-512's zmm), and each
+    level this CPU runs computes the very bits numba's JIT does."""
+    try:
+        ahead_of_time.c_compilers()
+    except FileNotFoundError as error:
+        pytest.skip(f"{error}: nothing can be built here")
+    monkeypatch.setenv("ROSENBLATT_CPU", "generic")
+    monkeypatch.delenv("ROSENBLATT_KERNELS", raising=False)
+    dense = ("named", "Rows", (("array", "float64", 2, "C", True), ("none",)))
+    entry = next(
+        e
+        for e in read_signatures()
+        if e["kernel"] == "scores.linear_scores" and e["args"][0] == dense
+    )
+    folder = tmp_path / "built"
+    built = ahead_of_time.build(folder, jobs=1, log=lambda line: None, entries=[entry])
+    manifest = json.loads(built.read_text())
+    assert manifest["cpu"] == loader.generic_identity()
+    assert manifest["levels"] == [[level, loader.level_library(level)] for level in ALL]
+    assert sorted(path.name for path in folder.iterdir()) == sorted(
+        ["manifest.json", *(loader.level_library(level) for level in ALL)]
+    )
+    registers = {level: _registers(folder / loader.level_library(level)) for level in ALL}
+    assert registers["x86-64"] == {"xmm"}
+    assert registers["x86-64-v3"] == {"xmm", "ymm"}
+    assert "zmm" in registers["x86-64-v4"]
+
+    rng = np.random.default_rng(0)
+    X, coef, intercept = rng.standard_normal((7, 21)), rng.standard_normal((3, 21)), rng.random(3)
+    expected = np.zeros((7, 3))
+    scores = loader.compiled_kernel("scores.linear_scores")
+    scores.jit(bundles.Rows(X, None), coef, intercept, expected)
+    runs = [level for level in ALL if loader.best_level(loader.cpu_flags(), [level]) == level]
+    assert runs[0] == "x86-64"
+    for level in runs:
+        monkeypatch.setenv("ROSENBLATT_CPU_LEVEL", level)
+        library = loader._open(folder)
+        assert library.path == folder / loader.level_library(level), library.status
+        (function,) = (entry.function for entry in library.entries.values())
+        out = np.zeros((7, 3))
+        flat: list = []
+        for argument in (bundles.Rows(X, None), coef, intercept, out):
+            flatten(argument, flat)
+        function(*flat)
+        assert out.tobytes() == expected.tobytes(), level
 
 
 def test_the_build_target_is_host_or_generic(monkeypatch):

@@ -11,6 +11,7 @@ here) or the named list of helpers compiled into other kernels.
 from __future__ import annotations
 
 import ast
+import ctypes
 from pathlib import Path
 
 import numpy as np
@@ -26,8 +27,11 @@ from rosenblatt.engine.kernels.bundles import (
     SINGLE,
     STEPS,
     Coefficients,
+    Draws,
     DualRule,
+    Limits,
     Problems,
+    Progress,
     Record,
     Rule,
     Schedule,
@@ -38,6 +42,7 @@ from rosenblatt.engine.kernels.bundles import (
     Updates,
     Weights,
 )
+from rosenblatt.engine.kernels.stop_rule import CONVERGED, PLATEAUED, RUNNING
 from rosenblatt.engine.primal import Batch, readonly, rows_of
 
 KERNELS_DIR = Path(registry.__file__).parent
@@ -111,13 +116,7 @@ def _primal_case(
     sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
     patterns = Batch(X, target, sw)
     slots = np.arange(n_rows)
-    state = (
-        np.zeros((n_rows, d)),
-        np.zeros(n_rows),
-        np.zeros((n_rows, d if average else 0)),
-        np.zeros(n_rows if average else 0),
-        np.zeros(1 if multinomial else n_rows, dtype=np.int64),
-    )
+    state = reference.zero_state(n_rows, d, average=average, multinomial=multinomial)
     eta, bias_input = 0.5, 2.0
     kind = MULTINOMIAL if multinomial else SINGLE if n_rows == 1 else ONE_VS_REST
     overflowed = 0
@@ -228,6 +227,148 @@ def check_primal_epoch(kernel, ref):
                 assert _primal_case(
                     kernel, ref, rng, sparse, layout, False, True, True, scale=1e200
                 )
+
+
+def _run_case(kernel, ref, seed, layout, sparse, record, shuffle, stop, step="perceptron"):
+    """A run of at most 8 epochs in one call against the reference: the state, each epoch's
+    mistakes, how the run ended, the units, the updates, and where the random source
+    ends (it drew each order as numpy's shuffle draws it)."""
+    rng = np.random.RandomState(seed)
+    n_rows = {"single": 1, "ovr": 3, "multinomial": 3, "multilabel": 3}[layout]
+    multinomial = layout == "multinomial"
+    X, dense = _patterns(rng, n=24, d=5, sparse=sparse)
+    n, d = dense.shape
+    # a separable target (the run can converge) or noise (it runs on, or plateaus)
+    target = np.argmax(dense @ rng.randn(d, max(n_rows, 2)), axis=1) if seed % 2 else None
+    if target is None:
+        target = rng.randint(0, max(n_rows, 2), n)
+    positive = np.array([1]) if n_rows == 1 else np.arange(n_rows)
+    if layout == "multilabel":
+        target = (dense[:, :3] + rng.randn(n, 3) * 0.3 > 0).astype(np.int8)
+    sw = rng.choice([0.0, 0.5, 1.0, 2.0], n)
+    patterns = Batch(X, target, sw)
+    average = record  # (the voted perceptron's record, and averaging: both on or both off)
+    state = reference.zero_state(n_rows, d, average=average, multinomial=multinomial)
+    tol, patience = stop
+    epochs, n_units = 8, 1 if multinomial else n_rows
+    source = np.random.RandomState(seed)
+    orders = []
+    for _ in range(epochs):  # what the epoch driver's rng.shuffle gives
+        order = np.arange(n)
+        if shuffle:
+            source.shuffle(order)
+        orders.append(order)
+    rule = {"eta": 0.5, "bias_input": 2.0, "average": average, "step": step, "C": 0.5}
+    want = ref(
+        dense,
+        target,
+        positive,
+        sw,
+        orders,
+        state,
+        unit_stops=not multinomial,
+        tol=tol,
+        patience=patience,
+        multinomial=multinomial,
+        **rule,
+    )
+    bits = np.random.RandomState(seed)
+    bit_generator = bits._bit_generator
+    c = bit_generator.ctypes
+    draws = Draws(
+        np.empty(n, dtype=np.int64),
+        np.empty(0, dtype=np.int64),
+        4,
+        ctypes.cast(c.next_uint32, ctypes.c_void_p).value if shuffle else 0,
+        c.state_address if shuffle else 0,
+    )
+    size = n * n_rows
+    rec = None
+    if record:
+        rec = Record(
+            np.zeros((epochs, n_rows), dtype=np.int64),
+            np.empty(epochs * size, dtype=np.int64),
+            np.empty(epochs * size),
+            np.empty(epochs * size, dtype=np.int64),
+            np.empty(epochs * size if multinomial else 0, dtype=np.int64),
+            np.empty(epochs * size if multinomial else 0, dtype=np.int64),
+            np.empty(0),
+        )
+    progress = Progress(
+        np.ones(n_units, dtype=bool),
+        np.zeros(n_units, dtype=np.int64),
+        np.array([np.inf]),
+        np.zeros(1, dtype=np.int64),
+    )
+    history = np.zeros(epochs, dtype=np.int64)
+    tally = Tally(
+        np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1), np.zeros(1, np.int64)
+    )
+    ran, presented, status = kernel(
+        patterns.rows,
+        Targets(patterns.target, positive, patterns.sample_weight),
+        draws,
+        Weights(*state),
+        rec,
+        Rule(0.5, 2.0, False, average, STEPS[step], 0.5),
+        Scratch(
+            np.zeros((n_rows, 0)),
+            np.zeros(n_rows),
+            np.zeros(n_rows),
+            np.zeros(max(n_rows, 2), dtype=np.int64),
+            np.zeros(max(n_rows, 2)),
+        ),
+        np.zeros(n_rows, dtype=np.int64),
+        tally,
+        MULTINOMIAL if multinomial else SINGLE if n_rows == 1 else ONE_VS_REST,
+        progress,
+        Limits(0.0 if tol is None else tol, patience, not multinomial, tol is not None),
+        history,
+    )
+    codes = {"running": RUNNING, "converged": CONVERGED, "plateaued": PLATEAUED}
+    assert (ran, status) == (len(want["mistakes"]), codes[want["status"]])
+    assert history[:ran].tolist() == want["mistakes"] and presented == want["presented"]
+    for got, expected in zip(state, want["state"]):
+        assert got.shape == expected.shape and np.array_equal(got, expected)
+    assert progress.active.tolist() == want["active"]
+    assert progress.trained.tolist() == want["trained"]
+    if shuffle:  # the source ends where the epochs' shuffles leave it (drawn: `ran` orders)
+        again = np.random.RandomState(seed)
+        for _ in range(ran):
+            again.shuffle(np.arange(n))
+        assert bits.randint(2**30) == again.randint(2**30)
+    if rec is not None:
+        for epoch, changes in enumerate(want["updates"]):
+            got = []
+            for s in range(n_rows):
+                start = epoch * size + s * n
+                for slot in range(start, start + rec.n_rec[epoch, s]):
+                    entry = (s, rec.sample[slot], rec.coef[slot], rec.time[slot])
+                    if multinomial:
+                        entry += (rec.true[slot], rec.pred[slot])
+                    got.append(entry)
+            by_row = sorted(changes, key=lambda update: update[0])
+            assert [tuple(map(float, u)) for u in got] == [tuple(map(float, u)) for u in by_row]
+    return want["status"]
+
+
+def check_primal_epochs(kernel, ref):
+    """Every layout, dense and CSR, with and without the record, shuffled and in storage
+    order, under each stop rule: to a mistake-free epoch (per unit), ``tol`` plateaus,
+    the most epochs; and the passive-aggressive steps."""
+    ends = set()
+    seed = 0
+    for layout in ("single", "ovr", "multinomial", "multilabel"):
+        for sparse in (False, True):
+            for record in (False, True):
+                for shuffle in (True, False):
+                    for stop in ((None, 3), (0.05, 2), (1e-3, 3)):
+                        seed += 1
+                        case = (layout, sparse, record, shuffle, stop)
+                        ends.add(_run_case(kernel, ref, seed, *case))
+        for step in ("pa1", "pa2"):
+            ends.add(_run_case(kernel, ref, 7, layout, False, True, True, (0.01, 2), step))
+    assert ends == {"running", "converged", "plateaued"}
 
 
 def check_linear_scores(kernel, ref):
@@ -541,6 +682,7 @@ def check_dedupe(kernel, ref):
 
 CHECKS = {
     "primal.primal_epoch": check_primal_epoch,
+    "primal.primal_epochs": check_primal_epochs,
     "scores.linear_scores": check_linear_scores,
     "votes.binary_vote": check_binary_vote,
     "votes.multinomial_vote": check_multinomial_vote,

@@ -424,12 +424,18 @@ def test_partial_fit_is_one_epoch_of_fit():
     assert online.mistakes_per_epoch_ == ref["mistakes"]
 
 
-def test_partial_fit_needs_classes_first():
-    with pytest.raises(ValueError, match="classes must be passed on the first call"):
-        Perceptron().partial_fit(OR_X, OR_Y)
+def test_partial_fit_with_classes_fixes_them():
+    """Classes given on the first call fix the set; left out, the first call takes y's
+    labels (tests/test_classes_appear.py follows the classes that appear later)."""
     clf = Perceptron().partial_fit(OR_X, OR_Y, classes=[-1, 1])
-    with pytest.raises(ValueError, match=r"not among the classes .* \(classes_\)"):
+    with pytest.raises(ValueError, match=r"not among the classes \[-1, 1\] \(classes_\), fixed"):
         clf.partial_fit(OR_X, np.array([2, 1, 1, 1]))
+    assert clf.classes_.tolist() == [-1, 1] and clf.n_iter_ == 1
+    unfixed = Perceptron().partial_fit(OR_X, OR_Y)
+    given = Perceptron().partial_fit(OR_X, OR_Y, classes=[-1, 1])
+    np.testing.assert_array_equal(unfixed.coef_, given.coef_)
+    with pytest.raises(ValueError, match="needs samples of at least two classes"):
+        Perceptron().partial_fit(OR_X, np.ones(4))
 
 
 def test_averaged_partial_fit_streams_the_same_average():

@@ -3,7 +3,8 @@
 Lines as ``wc -l`` counts them: docstrings, comments and blank lines included (a module
 that needs 700 lines to say what it does has more than one job; split it by job, as
 ``estimators/calibration.py``, ``estimators/kernel.py`` and ``data/readers/_csv.py``
-were, issue 43).
+were, issue 43, and ``engine/primal.py``, its epochs moved to ``engine/primal_epochs.py``,
+issue 46).
 """
 
 from __future__ import annotations
@@ -16,10 +17,6 @@ LIMIT = 700
 # Modules still over the limit, each with why and what to move out. The list only
 # shrinks: a module leaves it once it is split (the last test fails while it stays).
 OVER_THE_LIMIT = {
-    "rosenblatt/engine/primal.py": (
-        "grew past the limit with the Passive-Aggressive rule (issue 43, merged with this "
-        "test); the state's epoch loop (epoch, _train_rows) is the part to move"
-    ),
     "rosenblatt/data/readers/__init__.py": (
         "grew past the limit with the readers' rules (issue 42, merged with this test); "
         "reading a scanned file chunk by chunk (read_chunk, iter_chunks) is the part to move"

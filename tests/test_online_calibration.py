@@ -194,8 +194,8 @@ def test_clear_errors():
         calibrated(CentroidClassifier(), method="online").fit(X, y)
     with pytest.raises(ValueError, match="method='online' has no folds"):
         calibrated(Perceptron(), method="online", cv=3)
-    with pytest.raises(ValueError, match="classes must be passed on the first call"):
-        calibrated(Perceptron(), method="online").partial_fit(X, y)
+    with pytest.raises(ValueError, match="needs samples of at least two classes"):
+        calibrated(Perceptron(), method="online").partial_fit(X, np.zeros(50))
     with pytest.raises(ValueError, match="multilabel"):
         calibrated(Perceptron(), method="online").fit(X, np.column_stack([y, 1 - y]))
     model = calibrated(Perceptron(), method="online").partial_fit(X, y, classes=[0, 1])
@@ -280,3 +280,52 @@ def test_online_recovers_after_the_balance_shifts(name, method):
     assert online < scores["sigmoid fitted on the first half"].last_log_loss, scores
     assert online < scores["uncalibrated"].last_log_loss, scores
     assert online < scores["isotonic in hindsight"].last_log_loss + MARGIN, scores
+
+
+# ---------------------------------------------------------------------- classes that appear
+def test_a_class_that_appears_gets_a_fresh_map_and_a_unit():
+    """Two classes first: their one map is the second class's. A third class (here first
+    in sorted order) then joins: the estimator adds its unit (``add_classes``) and every
+    class without a map of its own (the new one, the first of the two) gets a fresh map;
+    the second class's map goes on as it was."""
+    X, y = _blobs(300, n_classes=3)
+    labels = np.array([7, 2, 9])[y]  # class index 1 is the label 2, sorted first
+    first = labels[:100] != 2
+    model = calibrated(Perceptron(random_state=0), method="online")
+    model.partial_fit(X[:100][first], labels[:100][first])
+    assert model.classes_.tolist() == [7, 9] and model.platt_.shape == (1, 2)
+    binary = (model.platt_.copy(), model.newton_.copy(), model.bin_sums_.copy())
+    grown = clone(model.estimator).partial_fit(X[:100][first], labels[:100][first])
+    grown.add_classes([2])
+    model._grow(np.array([2]))  # the step partial_fit takes when the label 2 comes
+    assert model.classes_.tolist() == [2, 7, 9]
+    np.testing.assert_array_equal(model.estimator_.coef_, grown.coef_)
+    np.testing.assert_array_equal(model.platt_[2], binary[0][0])
+    np.testing.assert_array_equal(model.newton_[2], binary[1][0])
+    np.testing.assert_array_equal(model.bin_sums_[2], binary[2][0])
+    for k in (0, 1):  # fresh maps
+        np.testing.assert_array_equal(model.platt_[k], START)
+        np.testing.assert_array_equal(model.newton_[k], 100.0 * np.eye(2))
+        assert not model.bin_counts_[k].any()
+
+
+def test_partial_fit_learns_the_classes_it_meets():
+    X, y = _blobs(300, n_classes=3)
+    model = calibrated(AveragedPerceptron(random_state=0), method="online")
+    proba = model.prequential_proba(X[:100][y[:100] < 2], y[:100][y[:100] < 2])
+    assert proba.shape[1] == 2
+    proba = model.prequential_proba(X[100:], y[100:])
+    assert proba.shape == (200, 3) and np.allclose(proba.sum(axis=1), 1.0)
+    assert model.estimator_.classes_.tolist() == [0, 1, 2]
+    assert not hasattr(model, "fixed_classes_")
+    fixed = calibrated(Perceptron(), method="online").partial_fit(X[:50], y[:50], classes=[0, 1, 2])
+    assert fixed.fixed_classes_ is True
+    with pytest.raises(
+        ValueError, match=r"labels \[5\] that are not among the classes \[0, 1, 2\]"
+    ):
+        fixed.partial_fit(X[:5], np.full(5, 5))
+    assert fixed.n_iter_ == 1  # refused: nothing learnt
+    streamed = calibrated(Perceptron(random_state=0), method="online").fit_batches(
+        lambda: [(X[:100][y[:100] < 2], y[:100][y[:100] < 2]), (X[100:], y[100:])], max_iter=2
+    )
+    assert streamed.classes_.tolist() == [0, 1, 2] and streamed.platt_.shape == (3, 2)

@@ -722,3 +722,31 @@ def test_export_errors_are_one_line_and_exit_2(tmp_path):
         assert result.exit_code == 2 and message in result.output, result.output
         assert result.output.count("\n") == 1 and "Traceback" not in result.output
     assert not list(tmp_path.glob("*.onnx"))
+
+
+# ---------------------------------------------------------------------- classes that grew
+GROWN = {
+    "perceptron": lambda: Perceptron(random_state=0),
+    "multinomial": lambda: AveragedPerceptron(multi_class="multinomial", random_state=0),
+    "voted": lambda: rosenblatt.VotedPerceptron(random_state=0),
+    "pa": lambda: rosenblatt.PassiveAggressive(random_state=0),
+    "kernel": lambda: KernelPerceptron(random_state=0),
+    "online-calibrated": lambda: rosenblatt.calibrated(Perceptron(random_state=0), method="online"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GROWN))
+def test_a_model_whose_classes_grew_exports_its_answers(name):
+    """Two classes first, then a third (first in sorted order) and a fourth: the graph
+    answers the grown model's labels and scores (probabilities), as for any model."""
+    rng = np.random.RandomState(1)
+    X = rng.randn(120, 4)
+    y = np.array(["b", "c", "a", "d"])[np.r_[rng.randint(0, 2, 40), rng.randint(0, 4, 80)]]
+    model = GROWN[name]()
+    for part in (slice(0, 40), slice(40, 80), slice(80, 120)):
+        model.partial_fit(X[part], y[part])
+    assert model.classes_.tolist() == ["a", "b", "c", "d"]
+    for dtype in (np.float32, np.float64):
+        parity = onnx_cases.parity(model, X, dtype)
+        assert parity.same_labels == parity.n and parity.same_shape, (name, dtype, parity)
+        assert parity.difference <= TOLERANCE[dtype], (name, dtype, parity)

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from numba import njit
 
-from rosenblatt.engine.kernels._rows import row_axpy, row_dot
+from rosenblatt.engine.kernels._rows import row_axpy, row_axpy2, row_dot
 
 
 @njit
@@ -27,6 +27,11 @@ X_EMPTY = np.empty((0, 0))
 @njit
 def _dense_axpy(coef, X, i, w):
     row_axpy(coef, X, None, i, w)
+
+
+@njit
+def _axpy2(coef, coef2, X, csr, i, w, u):
+    row_axpy2(coef, coef2, X, csr, i, w, u)
 
 
 def _lane_sums_in(dtype, x, w):
@@ -106,3 +111,38 @@ def test_dense_axpy_rounds_each_element_as_the_scalar_loop(dtype, coef, case):
         expected[j] = dtype(expected[j] + dtype(step * x[j]))
     _dense_axpy(coef, x[np.newaxis, :], 0, w)
     np.testing.assert_array_equal(w, expected)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.sampled_from([np.float64, np.float32]),
+    st.floats(-8, 8, allow_nan=False),
+    st.floats(-1e3, 1e3, allow_nan=False),
+    st.integers(1, 41).flatmap(
+        lambda n: st.tuples(
+            *(arrays(np.float64, n, elements=values) for _ in range(3)), arrays(np.bool_, n)
+        )
+    ),
+)
+def test_the_averaged_update_gives_each_array_what_its_own_axpy_gives(dtype, coef, coef2, case):
+    """``row_axpy2`` (the weights and the averaging sums in one pass over the row) rounds every
+    element of each as the scalar loop of ``row_axpy`` does, dense and CSR rows alike (a CSR
+    row adds nothing where it stores nothing)."""
+    x, w, u, keep = case
+    x = np.where(keep, x, 0.0).astype(dtype)
+    w, u = w.astype(dtype), u.astype(dtype)
+    X = x[np.newaxis, :]
+    csr = sp.csr_matrix(X)
+    layouts = (
+        (X, None, range(len(x))),
+        (np.empty((0, 0), dtype), (csr.data, csr.indices, csr.indptr), csr.indices),
+    )
+    for rows, csr_part, columns in layouts:
+        want_w, want_u = w.copy(), u.copy()
+        step, step2 = dtype(coef), dtype(coef2)
+        for j in columns:  # multiply, round, add, round: no fused multiply-add
+            want_w[j] = dtype(want_w[j] + dtype(step * x[j]))
+            want_u[j] = dtype(want_u[j] + dtype(step2 * x[j]))
+        got_w, got_u = w.copy(), u.copy()
+        _axpy2(coef, coef2, rows, csr_part, 0, got_w, got_u)
+        assert got_w.tobytes() == want_w.tobytes() and got_u.tobytes() == want_u.tobytes()

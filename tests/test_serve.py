@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from serving import N_FEATURES, dense_model, get, post
+from serving import N_FEATURES, dense_model, get, post, replayed_bytes
 
 pytest.importorskip("uvicorn", reason="the service needs the [serve] extra (make test has it)")
 
@@ -298,17 +298,13 @@ def test_a_data_format_body_names_the_line_and_column(service):
 def test_a_refused_learn_request_leaves_the_model_as_it_was(service, model_path, tmp_path):
     before = model_bytes(service.served.snapshot.model, metadata={})
     X = rows(2)
-    status, unknown, _ = post(
-        service.url, "/learn", {"rows": X.tolist(), "labels": ["no", "maybe"]}
-    )
+    status, unknown, _ = post(service.url, "/learn", {"rows": X.tolist(), "labels": ["no", None]})
     huge = np.full((1, N_FEATURES), 1e308)
     overflow_status, overflow, _ = post(
         service.url, "/learn", {"rows": (huge).tolist() * 3, "labels": ["yes", "no", "yes"]}
     )
     status_labels, count, _ = post(service.url, "/learn", {"rows": X.tolist(), "labels": ["no"]})
-    assert status == 400 and unknown["error"].startswith(
-        "y contains labels ['maybe'] that are not among the classes ['no', 'yes']"
-    )
+    assert status == 400 and unknown["error"].startswith("labels[1] is null; a label is a JSON")
     assert overflow_status == 400 and overflow["error"].startswith("training overflowed:")
     assert (status_labels, count) == (
         400,
@@ -521,3 +517,84 @@ def test_the_readme_curl_lines_get_the_answers_it_shows(tmp_path, monkeypatch):
                 assert text.startswith(shown.removesuffix("...}")), (line, text)
             else:
                 assert json.loads(text) == json.loads(shown), (line, text)
+
+
+# ---------------------------------------------------------------------- classes that appear
+def test_a_label_never_seen_adds_a_class_that_predictions_show_at_once(tmp_path):
+    """A learn request with a new label grows the model; the next snapshot holds it whole
+    (classes, scores, version); the saved file and a restart from the log are the serial
+    replay's, to the byte."""
+    path = tmp_path / "m.rbl"
+    dense_model(path, metadata={"classes": ["no", "yes"]})
+    X = rows(6)
+    labels = ["no", "maybe", "yes", "maybe", "no", "yes"]
+    before = tmp_path / "before.rbl"
+    before.write_bytes(path.read_bytes())
+    service = rosenblatt.serve(path, port=0, block=False)
+    try:
+        status, learnt, _ = post(service.url, "/learn", {"rows": X.tolist(), "labels": labels})
+        assert (status, learnt) == (200, {"learned": 6, "version": 1})
+        _, answer, _ = post(service.url, "/predict", {"rows": X.tolist()})
+    finally:
+        service.stop()
+    model = load(path)  # saved at the stop
+    assert answer["classes"] == ["maybe", "no", "yes"] == model.classes_.tolist()
+    assert answer["version"] == 1 and np.shape(answer["scores"]) == (6, 3)
+    assert answer["labels"] == model.predict(X).tolist()
+    replayed = replayed_bytes(before, [(X, np.array(labels))], metadata={})
+    assert read_manifest(path)["metadata"]["classes"] == ["maybe", "no", "yes"]
+    assert model_bytes(model, metadata={}) == replayed
+
+
+def test_a_model_whose_classes_were_given_refuses_a_new_label(tmp_path):
+    path = tmp_path / "m.rbl"
+    X = rows(20)
+    model = rosenblatt.Perceptron().partial_fit(
+        X, np.where(X[:, 0] > 0, "yes", "no"), classes=["no", "yes"]
+    )
+    rosenblatt.save(model, path)
+    service = rosenblatt.serve(path, port=0, block=False)
+    try:
+        status, answer, _ = post(
+            service.url, "/learn", {"rows": X[:2].tolist(), "labels": ["no", "maybe"]}
+        )
+    finally:
+        service.stop()
+    assert status == 400 and answer["error"].startswith(
+        "y contains labels ['maybe'] that are not among the classes ['no', 'yes'] (classes_), fixed"
+    )
+
+
+def test_predictions_never_see_a_half_grown_model(service, model_path):
+    """Predictions and learn requests at once, each learn bringing a class: every answer is
+    of one snapshot, its classes, scores and version agreeing."""
+    import threading
+
+    answers, stop = [], threading.Event()
+
+    def predict():
+        while not stop.is_set():
+            answers.append(post(service.url, "/predict", {"rows": rows(3).tolist()})[1])
+
+    readers = [threading.Thread(target=predict) for _ in range(3)]
+    for reader in readers:
+        reader.start()
+    try:
+        for k in range(6):
+            labels = ["no", "yes", f"class {k}"]
+            assert (
+                post(service.url, "/learn", {"rows": rows(3, k).tolist(), "labels": labels})[0]
+                == 200
+            )
+    finally:
+        stop.set()
+        for reader in readers:
+            reader.join()
+    assert len(answers) > 6
+    for answer in answers:
+        n_classes = len(answer["classes"])
+        assert n_classes == 2 + answer["version"]
+        width = 1 if n_classes == 2 else n_classes
+        assert np.shape(answer["scores"]) in ((3,), (3, width)) and (width == 1) == (
+            np.ndim(answer["scores"]) == 1
+        )

@@ -113,6 +113,13 @@ DEFAULT_CHECKPOINT_ROWS = 1_000_000
 #: Epochs of streamed training when none are given (``fit_stream``, ``train --stream``):
 #: each later epoch reads the binary cache, and training stops earlier on convergence.
 DEFAULT_STREAM_EPOCHS = 5
+#: Epochs of streamed training on standard input when none are given: it is read once, so
+#: one pass; more passes write its rows to a cache as they come (as Vowpal Wabbit's ``-c``)
+#: and read that for the epochs after the first.
+DEFAULT_STDIN_EPOCHS = 1
+#: Prefix of the temporary cache folder of standard input's rows (beside the model when
+#: the command line trains on it; removed at the end).
+STDIN_CACHE_PREFIX = ".rosenblatt-stdin-cache-"
 #: Version of the binary cache's layout; a kept cache of another version is rebuilt.
 CACHE_FORMAT_VERSION = 1
 #: Prefix of temporary cache folders (removed with their schema, or at exit).

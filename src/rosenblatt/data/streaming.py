@@ -61,12 +61,15 @@ from .._core.config import DEFAULT_STREAM_EPOCHS
 from ._stream_epochs import StreamEpochs, hashing_vectorizer
 from ._stream_index import StreamProgress, chunk_orders, index_file
 from ._stream_score import score_stream
+from ._stream_stdin import InputChunks, InputEpochs
 from .readers import Schema as ChunkIndex
 from .readers import iter_chunks, read_chunk
 
 __all__ = [
     "DEFAULT_STREAM_EPOCHS",
     "ChunkIndex",
+    "InputChunks",
+    "InputEpochs",
     "StreamEpochs",
     "StreamProgress",
     "chunk_orders",
@@ -79,6 +82,14 @@ __all__ = [
 
 # The public home of the names defined beside this module: the reference documents
 # them here.
-_DEFINED_BESIDE = (StreamEpochs, StreamProgress, chunk_orders, hashing_vectorizer, index_file)
+_DEFINED_BESIDE = (
+    InputChunks,
+    InputEpochs,
+    StreamEpochs,
+    StreamProgress,
+    chunk_orders,
+    hashing_vectorizer,
+    index_file,
+)
 for _public in (*_DEFINED_BESIDE, score_stream):
     _public.__module__ = __name__

@@ -172,6 +172,16 @@ class BudgetState:
         grown[:, :width, :width] = self.kinv
         self.kinv = grown
 
+    def grow_problems(self, growth: Any) -> None:
+        """Follow the dual problems of classes that joined (a
+        :class:`~rosenblatt.engine.targets.Growth`): a new problem starts with nothing
+        carried, an old one (a grown binary problem's negation too, whose mistakes and
+        support set are its source's) keeps what it carried. Only an unbounded size is
+        shared out unchanged among more problems (see the estimators' check)."""
+        self.errors = growth.rows(self.errors)
+        self.forget_q = growth.rows(self.forget_q, signed=False)
+        self.kinv = growth.rows(self.kinv, signed=False)
+
     def copy(self) -> BudgetState:
         """An independent copy (the same policy and what it carries)."""
         return BudgetState(

@@ -24,6 +24,13 @@ scaled by: the sample weight times the weight of the sample's class. The
 compiled rules count both as they train (:class:`EpochCount`). With every
 weight 1 it is the plain fraction of mistakes per presentation.
 
+Where nothing in Python has to run between epochs (no ``on_epoch``, no ``verbose``
+lines, no early stopping, no run kept for a checkpoint), a problem that can
+(:class:`~rosenblatt.engine.problems.PrimalProblem` on data in memory) runs the epochs in
+one compiled call instead, the orders drawn and the stop rule applied in there: the stop
+rule is written once (:mod:`rosenblatt.engine.kernels.stop_rule`), and both paths give
+the same run, to the bit.
+
 After convergence nothing changes any more: a unit that makes no mistake keeps
 its weights, so every later epoch would only present the patterns again. The
 voted and averaged perceptrons count those presentations (Freund and Schapire
@@ -46,9 +53,13 @@ from typing import Any, NamedTuple, Protocol
 
 import numpy as np
 
+from .kernels import stop_rule
+from .kernels.bundles import Limits, Progress
+
 __all__ = [
     "EpochCount",
     "EpochReport",
+    "Epochs",
     "History",
     "Problem",
     "RunState",
@@ -80,16 +91,35 @@ class EpochCount(NamedTuple):
     presented_weight: float
 
 
+class Epochs(NamedTuple):
+    """What a run of epochs in one compiled call did (a problem's ``epochs``).
+
+    Attributes
+    ----------
+    mistakes : ndarray of int64
+        The mistakes of each epoch it ran, over every unit.
+    presented : int
+        Patterns the last of them presented.
+    status : int
+        How the run stands after them (:mod:`rosenblatt.engine.kernels.stop_rule`'s
+        ``RUNNING``, ``CONVERGED`` or ``PLATEAUED``).
+    """
+
+    mistakes: np.ndarray
+    presented: int
+    status: int
+
+
 def weighted_fraction(mistake_weight: float, presented_weight: float) -> float:
     """What the stop rule watches: ``mistake_weight / presented_weight`` (0 when nothing
-    of any weight was presented).
+    of any weight was presented; :func:`rosenblatt.engine.kernels.stop_rule.weighted_fraction`).
 
     Examples
     --------
     >>> weighted_fraction(3.0, 12.0)
     0.25
     """
-    return float(mistake_weight) / presented_weight if presented_weight > 0 else 0.0
+    return float(stop_rule.weighted_fraction(float(mistake_weight), float(presented_weight)))
 
 
 @dataclass(frozen=True)
@@ -153,9 +183,11 @@ class History:
 
 
 class _Plateau:
-    """The one rule for "no longer improving": ``update(value)`` says whether ``value``
-    (lower is better) has failed to beat the best so far by more than ``tol`` for
-    ``patience`` updates in a row (scikit-learn's ``tol`` and ``n_iter_no_change``).
+    """ "No longer improving" (:func:`rosenblatt.engine.kernels.stop_rule.stale_for`, the one
+    rule): ``update(value)`` says whether ``value`` (lower is better) has failed to beat the
+    best so far by more than ``tol`` for ``patience`` updates in a row (scikit-learn's
+    ``tol`` and ``n_iter_no_change``); ``best`` and ``stale`` (one entry each) say where
+    it stands.
 
     Examples
     --------
@@ -166,15 +198,10 @@ class _Plateau:
 
     def __init__(self, tol, patience):
         self.tol, self.patience = float(tol), int(patience)
-        self.best, self.stale = np.inf, 0
+        self.best, self.stale = np.array([np.inf]), np.zeros(1, dtype=np.int64)
 
     def update(self, value: float) -> bool:
-        if value > self.best - self.tol:
-            self.stale += 1
-        else:
-            self.stale = 0
-        self.best = min(self.best, value)
-        return self.stale >= self.patience
+        return bool(stop_rule.stale_for(self, float(value), self.tol, self.patience))
 
 
 @dataclass
@@ -439,7 +466,10 @@ class Problem(Protocol):
         ...
 
     # optional: ``finished()``, called once the run ends (before its warning), checks the
-    # state (the engine's problems refuse weights beyond the float range there)
+    # state (the engine's problems refuse weights beyond the float range there); and
+    # ``epochs(progress, limits, most)``, which runs up to ``most`` epochs in one compiled
+    # call, :func:`~rosenblatt.engine.kernels.stop_rule.end_epoch` after each, and says what
+    # they did (an :class:`Epochs`), or None where its epochs cannot run that way
 
 
 def train(
@@ -454,6 +484,10 @@ def train(
     run: RunState | None = None,
 ) -> History:
     """Train ``problem`` epoch after epoch until ``stop`` says so; what the run did.
+
+    Where nothing has to run in Python between epochs (no ``on_epoch``, no ``verbose``, no
+    ``stop.validation_error``, no ``run``) and the problem can, its epochs run in one
+    compiled call (its ``epochs``); else one by one. Both give the same run.
 
     Parameters
     ----------
@@ -479,20 +513,16 @@ def train(
     History
     """
     with problem.running(stop.max_epochs):
-        return _run_epochs(
-            problem.epoch,
-            n_units=problem.n_units,
-            unit_stops=problem.unit_stops,
-            credit=problem.credit if stop.credit else None,
-            stop=stop,
-            owner=owner,
-            advice=advice,
-            on_epoch=on_epoch,
-            verbose=verbose,
-            model=model,
-            run=RunState() if run is None else run,
-            finished=getattr(problem, "finished", None),
-        )
+        at_once = getattr(problem, "epochs", None)
+        quiet = on_epoch is None and not verbose and stop.validation_error is None
+        ran = None
+        if at_once is not None and quiet and run is None:
+            ran = _run_at_once(at_once, problem.n_units, problem.unit_stops, stop)
+        if ran is None:
+            run = RunState() if run is None else run
+            ran = _run_epochs(problem, stop, on_epoch, verbose, model, run)
+        credit = problem.credit if stop.credit else None
+        return _end(ran, credit, getattr(problem, "finished", None), stop, owner, advice)
 
 
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -508,56 +538,98 @@ def _outside_the_package() -> int:
     return level
 
 
-def _run_epochs(
-    epoch: Callable[[np.ndarray], EpochCount],
-    *,
+@dataclass
+class _Ran:
+    """A run's history, with what its end needs: the epochs each unit trained and the
+    patterns the last epoch presented."""
+
+    history: History
+    trained: np.ndarray
+    presented: int
+
+
+def _limits(stop: StopRule, unit_stops: bool, watch: bool) -> Limits:
+    return Limits(float(stop.tol or 0.0), int(stop.n_iter_no_change), bool(unit_stops), watch)
+
+
+def _run_at_once(
+    epochs: Callable[[Progress, Limits, int], Epochs | None],
     n_units: int,
     unit_stops: bool,
-    credit: Callable[[np.ndarray, int], Any] | None,
     stop: StopRule,
-    owner: str,
-    advice: str,
+) -> _Ran | None:
+    """The run in compiled calls of ``epochs`` (each as many epochs as the problem takes in
+    one), or None when the problem cannot run its epochs that way."""
+    progress = Progress(
+        np.ones(n_units, dtype=bool),
+        np.zeros(n_units, dtype=np.int64),
+        np.array([np.inf]),
+        np.zeros(1, dtype=np.int64),
+    )
+    limits = _limits(stop, unit_stops, watch=stop.tol is not None)
+    history = History()
+    presented = 0
+    while history.n_iter < stop.max_epochs:
+        done = epochs(progress, limits, stop.max_epochs - history.n_iter)
+        if done is None:
+            if history.n_iter:  # a problem decides once, before its first epoch
+                raise RuntimeError("a problem stopped running its epochs in one call mid-run")
+            return None
+        history.mistakes_per_epoch.extend(done.mistakes.tolist())
+        presented = done.presented
+        if done.status != stop_rule.RUNNING:
+            history.converged = done.status == stop_rule.CONVERGED
+            history.stopped_early = history.plateaued = done.status == stop_rule.PLATEAUED
+            break
+    return _Ran(history, progress.trained, presented)
+
+
+def _run_epochs(
+    problem: Problem,
+    stop: StopRule,
     on_epoch: Callable[[EpochReport], Any] | None,
     verbose: int,
     model: Any,
     run: RunState,
-    finished: Callable[[], Any] | None = None,
-) -> History:
-    """Run ``epoch`` until every unit has had an error-free epoch, or ``stop`` ends the run.
+) -> _Ran:
+    """Run ``problem``'s epochs one by one until every unit has had an error-free epoch, or
+    ``stop`` ends the run.
 
-    ``epoch(active)`` trains the units where ``active`` is true and returns what it
-    counted. ``credit(epochs_left, presented)`` gets, per unit, the epochs it did not
-    train that a run to the end would have given it (after its error-free epoch, up to
-    ``max_epochs`` when every unit converged, else up to the last epoch run), and the
-    patterns an epoch presents. ``unit_stops``: whether a unit stops training after its
-    first error-free epoch (else the model stops as a whole). ``run`` is where the run
-    stands, kept up to date after every epoch; a started one is resumed. ``finished()``,
-    if given, checks the state once the run ends, before the warning.
+    ``problem.epoch(active)`` trains the units where ``active`` is true and returns what it
+    counted; :func:`~rosenblatt.engine.kernels.stop_rule.end_epoch` applies the stop rule
+    (``problem.unit_stops``: whether a unit stops training after its first error-free
+    epoch, else the model stops as a whole), and then, with early stopping, the validation
+    error is watched. ``run`` is where the run stands, kept up to date after every epoch; a
+    started one is resumed.
     """
-    max_epochs, limit, unit = stop.max_epochs, stop.limit, stop.unit
+    epoch, n_units, unit_stops = problem.epoch, problem.n_units, problem.unit_stops
+    max_epochs, unit = stop.max_epochs, stop.unit
     plateau = stop.plateau()
+    watched = plateau is not None
     active = np.ones(n_units, dtype=bool) if run.active is None else run.active
     trained = np.zeros(n_units, dtype=np.int64) if run.trained is None else run.trained
     if active.shape != (n_units,):
         raise ValueError(f"the run to resume has {active.size} units; this one {n_units}")
     run.active, run.trained, presented = active, trained, run.presented
-    if plateau is not None:
-        plateau.best = np.inf if run.best is None else run.best
-        plateau.stale = run.stale
+    if plateau is None:  # nothing is watched: a plateau never updated
+        plateau = _Plateau(0.0, stop.n_iter_no_change)
+    else:
+        plateau.best[0] = np.inf if run.best is None else run.best
+        plateau.stale[0] = run.stale
+    progress = Progress(active, trained, plateau.best, plateau.stale)
+    validation_error = stop.validation_error
+    limits = _limits(stop, unit_stops, watch=stop.tol is not None and validation_error is None)
     history = run.history()
     start = time.perf_counter()
     for number in range(run.epochs + 1, max_epochs + 1):
         mistakes, presented, mistake_weight, presented_weight = epoch(active)
+        active, trained = run.active, run.trained  # grown where classes joined in the epoch
         mistakes = np.asarray(mistakes, dtype=np.int64)
-        trained[active] += 1
-        total = int(mistakes.sum())
-        total_weight = float(np.sum(mistake_weight))
+        mistake_weight = np.asarray(mistake_weight, dtype=np.float64)
         presented_weight = float(presented_weight)
+        total = int(mistakes.sum())
         history.mistakes_per_epoch.append(total)
-        if unit_stops:
-            active &= mistakes > 0
-        elif total == 0:
-            active[:] = False
+        status = stop_rule.end_epoch(progress, mistakes, mistake_weight, presented_weight, limits)
         if verbose:
             print(f"-- {unit} {number}: {total} mistake(s)")
         if on_epoch is not None:
@@ -568,46 +640,58 @@ def _run_epochs(
                     total,
                     mistakes.copy(),
                     int(presented),
-                    total_weight,
+                    float(stop_rule.summed(mistake_weight)),
                     presented_weight,
                     time.perf_counter() - start,
                     model,
                 )
             )
-        ended = _ended(history, active, stop, plateau, total_weight, presented_weight)
+        if status == stop_rule.RUNNING and validation_error is not None:
+            if plateau.update(validation_error()):
+                status = stop_rule.PLATEAUED
+        else:
+            history.plateaued = status == stop_rule.PLATEAUED
+        history.converged = status == stop_rule.CONVERGED
+        history.stopped_early = status == stop_rule.PLATEAUED
         run.epochs, run.presented, run.partial = number, presented, None
         run.mistakes_per_epoch = history.mistakes_per_epoch
-        if plateau is not None:
-            run.best, run.stale = float(plateau.best), plateau.stale
-        if ended:
+        if watched:
+            run.best, run.stale = float(plateau.best[0]), int(plateau.stale[0])
+        if status != stop_rule.RUNNING:
             break
+    return _Ran(history, trained, presented)
+
+
+def _end(
+    ran: _Ran,
+    credit: Callable[[np.ndarray, int], Any] | None,
+    finished: Callable[[], Any] | None,
+    stop: StopRule,
+    owner: str,
+    advice: str,
+) -> History:
+    """End a run (however its epochs ran): ``credit(epochs_left, presented)`` gets, per
+    unit, the epochs it did not train that a run to the end would have given it (after its
+    error-free epoch, up to ``max_epochs`` when every unit converged, else up to the last
+    epoch run), and the patterns an epoch presents; ``finished()``, if given, checks the
+    state; then the warning of a run that did not converge."""
+    history, trained, max_epochs = ran.history, ran.trained, stop.max_epochs
     end = max_epochs if history.converged else history.n_iter
     if credit is not None and np.any(trained < end):
-        credit(end - trained, presented)
+        credit(end - trained, ran.presented)
     if finished is not None:
         finished()
     if stop.warn and not (history.converged or history.stopped_early):
         from sklearn.exceptions import ConvergenceWarning  # imported here: `trace` needs none
 
         warnings.warn(
-            f"{owner} did not converge: the last of {limit}={max_epochs} "
-            f"{unit.lower()}s still made {history.mistakes_per_epoch[-1]} mistake(s). {advice}",
+            f"{owner} did not converge: the last of {stop.limit}={max_epochs} "
+            f"{stop.unit.lower()}s still made {history.mistakes_per_epoch[-1]} mistake(s). "
+            f"{advice}",
             ConvergenceWarning,
             stacklevel=_outside_the_package(),
         )
     return history
-
-
-def _ended(history, active, stop, plateau, total_weight, presented_weight) -> bool:
-    """Whether the run ends after this epoch (``history`` says why)."""
-    if not active.any():
-        history.converged = True
-    elif stop.validation_error is not None:
-        if plateau is not None and plateau.update(stop.validation_error()):
-            history.stopped_early = True
-    elif plateau is not None and plateau.update(weighted_fraction(total_weight, presented_weight)):
-        history.stopped_early = history.plateaued = True
-    return history.converged or history.stopped_early
 
 
 def is_convergence_warning(category: type[Warning]) -> bool:

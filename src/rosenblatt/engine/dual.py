@@ -39,6 +39,7 @@ from .kernel_values import (  # noqa: F401 (Kernel, KernelTable, as_float64: re-
 from .kernels.bundles import Coefficients, DualRule, Problems, Updates
 from .overflow import check_finite, check_scores, check_vote_range, refuse_overflow
 from .primal import readonly
+from .targets import fixed_classes_of
 from .votes import survival_counts
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,6 +117,10 @@ class DualState:
         seed, so that training continued after saving and loading sees the
         orders it would have seen (None until the first ``partial_fit``;
         ``fit`` always starts from ``random_state``).
+    fixed_classes : bool
+        Whether the classes were given up front (``partial_fit(classes=...)``), so that
+        a label outside them is refused; else a new label adds a dual problem
+        (:meth:`grow`).
 
     Examples
     --------
@@ -147,8 +152,12 @@ class DualState:
         self.rng = None
         # how the support set is bounded (None: the kernel perceptron keeps every mistake)
         self.budget = budget if budget is not None else BudgetState(None, 2**62, coef.shape[0])
-        shape = coef.shape
-        # one epoch's updates per problem (at most one per sample)
+        self.fixed_classes = False
+        self._scratch()
+
+    def _scratch(self) -> None:
+        """One epoch's updates per problem (at most one per sample), reused every epoch."""
+        shape = self.coef.shape
         self._upd_sample = np.zeros(shape, dtype=np.int64)
         self._upd_delta = np.zeros(shape)
         self._upd_time = np.zeros(shape, dtype=np.int64)
@@ -206,7 +215,30 @@ class DualState:
             self.budget.copy(),
         )
         state.rng = self.rng
+        state.fixed_classes = self.fixed_classes
         return state
+
+    def grow(self, growth: Any) -> None:
+        """Take the dual problems of classes that joined (:meth:`TargetCoding.grow
+        <rosenblatt.engine.targets.TargetCoding.grow>`), in place: a new class's problem
+        starts at zero (no coefficient, support vector, presentation or update), as a
+        problem held at zero until now; an old one keeps all of it (a grown binary
+        problem's negation, its coefficients and updates negated: the problem "first class
+        against the rest" learns exactly those on the same presentations)."""
+        rows = growth.rows
+        self.coef, self.coef_acc = rows(self.coef), rows(self.coef_acc)
+        self.sv, self.n_sv, self.n_seen = rows(self.sv), rows(self.n_sv), rows(self.n_seen)
+        self._kept = [
+            []
+            if k < 0
+            else [
+                (samples, -deltas + 0.0 if sign < 0 else deltas, times)
+                for samples, deltas, times in self._kept[k]
+            ]
+            for k, sign in zip(growth.source.tolist(), growth.sign.tolist())
+        ]
+        self.budget.grow_problems(growth)
+        self._scratch()
 
     @property
     def n_samples(self) -> int:
@@ -403,7 +435,9 @@ class DualState:
     def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
         """``(meta, arrays)``: plain facts and arrays that :meth:`from_state` rebuilds."""
         samples, deltas, times, counts = self.updates()
-        meta = {"kind": "dual", "version": self.VERSION}
+        meta: dict[str, Any] = {"kind": "dual", "version": self.VERSION}
+        if self.fixed_classes:  # absent: classes that grow (every file from before it)
+            meta["fixed_classes"] = True
         arrays = {
             "coef": self.coef,
             "coef_acc": self.coef_acc,
@@ -513,6 +547,7 @@ class DualState:
         )
         if meta.get("rng") is not None:
             state.rng = rng_from_state(meta["rng"], arrays)
+        state.fixed_classes = fixed_classes_of(meta)
         return state
 
     @staticmethod

@@ -22,16 +22,18 @@ estimators warn when labels look sorted and the block mode is in use.
 
 from __future__ import annotations
 
+import ctypes
 import numbers
 import threading
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
 from .._core.config import CHUNK_ROWS, CHUNKS_PER_BLOCK, FULL_SHUFFLE_MAX_SAMPLES, LOOKAHEAD
+from .kernels.bundles import Draws
 
 # a training state's random source as plain data, in the one form (the model files' too)
 
@@ -43,7 +45,9 @@ __all__ = [
     "CHUNKS_PER_BLOCK",
     "FULL_SHUFFLE_MAX_SAMPLES",
     "LOOKAHEAD",
+    "CompiledOrders",
     "EpochOrders",
+    "compiled_orders",
     "draw_seeds",
     "epoch_order",
     "labels_look_sorted",
@@ -278,6 +282,79 @@ class EpochOrders:
 
     def __exit__(self, *exc_info):
         self.close()
+
+
+class CompiledOrders(NamedTuple):
+    """The orders of a run of epochs in one compiled call (:func:`compiled_orders`).
+
+    Attributes
+    ----------
+    draws : Draws
+        What the compiled loop takes: an order buffer, and the bit generator's
+        ``next_uint32`` and state as addresses (0: no draws, storage order).
+    lock : context manager
+        The bit generator's lock (numpy's methods hold it while they draw): hold it
+        while the compiled loop runs.
+    source : object
+        The bit generator the addresses point into, kept alive with them (None without).
+    """
+
+    draws: Draws
+    lock: AbstractContextManager[Any]
+    source: Any
+
+
+def compiled_orders(rng: Any, n_samples: int, mode: str) -> CompiledOrders | None:
+    """The orders of a run of epochs in one compiled call, as :class:`EpochOrders` would
+    hand them out one by one; None where the compiled loop cannot draw them.
+
+    The compiled loop (:func:`rosenblatt.engine.kernels.order.shuffled_order`) draws a
+    "full" order from ``rng``'s own bit generator, in place, through the C function numpy
+    exposes for it: the draws ``rng.shuffle`` makes, and ``rng`` ends where the epochs'
+    ``rng.shuffle`` calls would leave it. "none" needs no draw. None for a "block" order
+    (made on a helper thread while an epoch trains, from a seed drawn in Python), for a
+    source without numpy's C interface, for more than ``2**32`` samples, and while
+    :func:`recorded_orders` keeps every order handed out.
+
+    Parameters
+    ----------
+    rng : numpy.random.RandomState or numpy.random.Generator
+    n_samples : int
+    mode : {"none", "full", "block"}
+
+    Returns
+    -------
+    CompiledOrders or None
+
+    Examples
+    --------
+    >>> draws = compiled_orders(np.random.RandomState(0), 5, "full").draws
+    >>> draws.order.shape, draws.next_uint32 != 0, draws.lookahead == LOOKAHEAD
+    ((5,), True, True)
+    >>> compiled_orders(None, 5, "none").draws.next_uint32
+    0
+    >>> compiled_orders(np.random.RandomState(0), 40_000, "block") is None
+    True
+    """
+    if getattr(_recorders, "orders", None) is not None or n_samples >= 2**32:
+        return None
+    order, stream = np.empty(n_samples, dtype=np.int64), np.empty(0, dtype=np.int64)
+    if mode == "none":
+        return CompiledOrders(Draws(order, stream, 0, 0, 0), nullcontext(), None)
+    if mode != "full":
+        return None
+    # a RandomState keeps its bit generator under a private name (numpy has no public one)
+    source: Any = rng.bit_generator if isinstance(rng, np.random.Generator) else None
+    source = getattr(rng, "_bit_generator", source)
+    try:
+        c = source.ctypes
+        next_uint32 = ctypes.cast(c.next_uint32, ctypes.c_void_p).value
+        lock, state = source.lock, int(c.state_address)
+    except (AttributeError, TypeError):
+        return None
+    if not next_uint32 or not state:
+        return None
+    return CompiledOrders(Draws(order, stream, LOOKAHEAD, next_uint32, state), lock, source)
 
 
 def labels_look_sorted(target: np.ndarray) -> bool:

@@ -1,13 +1,13 @@
-"""The training state of the linear (primal) perceptrons, and one epoch of it.
+"""The training state of the linear (primal) perceptrons.
 
 A :class:`PrimalState` holds everything a linear perceptron learns, one row per
 neuron: the weights ``W`` and ``w0`` (the weight of the constant input), the
 averaging accumulators ``U`` and ``U0``, the presentation counts and, for the
 voted perceptron, the record of every update. It can allocate and reset itself,
-read off the last or the averaged weights, vote, run one epoch of the compiled
-rule (:func:`rosenblatt.engine.kernels.primal.primal_epoch`), take the credit of the
-presentations a converged run skips, mix with other states (parameter mixing),
-and turn itself into plain arrays and JSON and back (model files, Dask).
+read off the last or the averaged weights, vote, train one epoch of the compiled
+rule or a run of epochs in one compiled call (both in :mod:`.primal_epochs`), take the
+credit of the presentations a converged run skips, mix with other states (parameter
+mixing), and turn itself into plain arrays and JSON and back (model files, Dask).
 """
 
 from __future__ import annotations
@@ -23,23 +23,10 @@ import numpy as np
 
 from .._core.random_states import rng_from_state, rng_to_state
 from .._core.sparse import is_sparse
-from .driver import EpochCount
-from .kernels.bundles import (
-    MULTINOMIAL,
-    ONE_VS_REST,
-    SINGLE,
-    STEPS,
-    Record,
-    Rows,
-    Rule,
-    Schedule,
-    Scratch,
-    Tally,
-    Targets,
-    Weights,
-)
-from .overflow import check_finite, check_scores, refuse_overflow
-from .targets import TargetCoding
+from .kernels.bundles import Rows
+from .overflow import check_finite, check_scores
+from .primal_epochs import present, run_epochs
+from .targets import Growth, TargetCoding, fixed_classes_of
 from .votes import VoteRecord
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -60,8 +47,6 @@ __all__ = [
 ]
 
 _INDEX = np.int64
-_EMPTY_INDEX = np.empty(0, dtype=_INDEX)
-_EMPTY_FLOAT = np.empty(0)
 
 
 @dataclass(frozen=True)
@@ -113,9 +98,14 @@ class Batch:
         independent neurons with several labels per sample (multilabel), the 0/1
         label matrix (:meth:`TargetCoding.encode`), kept as int8.
     sample_weight : ndarray of float64
+    growth : Growth, default=None
+        The classes that joined the model with this batch, when it is one of an epoch that
+        arrives in batches (the state has grown; :class:`~.problems.BatchEpochs` grows the
+        run's units the same way before presenting it).
     """
 
-    def __init__(self, X, target, sample_weight):
+    def __init__(self, X, target, sample_weight, growth=None):
+        self.growth = growth
         self.X = X
         self.rows = rows_of(X)
         target = np.asarray(target)
@@ -239,6 +229,9 @@ class PrimalState:
         seed, so that training continued after saving and loading sees the
         orders it would have seen (None until the first ``partial_fit``; ``fit``
         always starts from ``random_state``).
+    fixed_classes : bool
+        Whether the classes were given up front (``partial_fit(classes=...)``), so that
+        a label outside them is refused; else a new label adds a class (:meth:`grow`).
     """
 
     #: 2: ``U`` sums each update times the notes' counter ``c`` (1-based, CIML Algorithm
@@ -251,6 +244,7 @@ class PrimalState:
         self.multinomial = bool(multinomial)
         self.votes = votes
         self.rng = None
+        self.fixed_classes = False
 
     @classmethod
     def allocate(
@@ -321,6 +315,20 @@ class PrimalState:
 
     def copy(self) -> PrimalState:
         return PrimalState.from_state(*self.to_state(), copy=True)
+
+    def grow(self, growth: Growth) -> None:
+        """Take the outputs of classes that joined (:meth:`TargetCoding.grow
+        <rosenblatt.engine.targets.TargetCoding.grow>`), in place: a new class's row starts
+        at zero, its weights, averaging sums and (one-vs-rest) presentation count, as a row
+        held at zero until now; an old row keeps all of it (a grown binary neuron's
+        negation, its own); the multinomial model's one count goes on. The vote record
+        follows (:meth:`VoteRecord.grow <rosenblatt.engine.votes.VoteRecord.grow>`)."""
+        self.W, self.w0 = growth.rows(self.W), growth.rows(self.w0)
+        self.U, self.U0 = growth.rows(self.U), growth.rows(self.U0) if self.averaged else self.U0
+        if not self.multinomial:
+            self.counts = growth.rows(self.counts)
+        if self.votes is not None:
+            self.votes.grow(growth)
 
     def reset(self) -> None:
         """Back to the zero state (same shapes, no updates recorded)."""
@@ -404,208 +412,10 @@ class PrimalState:
         check_finite({"averaging sums": self.U, "averaging sums of the bias": self.U0}, **context)
 
     # ------------------------------------------------------------------ training
-    def epoch(
-        self,
-        batch: Batch,
-        rule: PrimalRule,
-        schedule: tuple,
-        active: np.ndarray,
-        workers: ThreadPoolExecutor | None = None,
-        activation: np.ndarray | None = None,
-    ) -> EpochCount:
-        """Present ``batch`` once, in ``schedule``'s order, to the ``active`` units.
-
-        Parameters
-        ----------
-        batch : Batch
-        rule : PrimalRule
-        schedule : tuple (order, stream, lookahead)
-            From :class:`~rosenblatt.engine.orders.EpochOrders`.
-        active : ndarray of bool, shape (n_units,)
-        workers : ThreadPoolExecutor or None
-            From :func:`worker_pool`: trains groups of one-vs-rest neurons beside
-            the calling thread, which trains the first group.
-        activation : ndarray of float64 or None
-            For a trace of a single neuron: gets ``y (w . x + w0 s)`` of every
-            presentation, in order.
-
-        Returns
-        -------
-        EpochCount
-            The mistakes of each unit (int64, shape (n_units,)), the patterns
-            presented, each unit's summed weight of its mistakes and the summed
-            weight of the presentations (the sample weights, which hold the class
-            weights: the factors of the update).
-        """
-        schedule = Schedule(*schedule)
-        self._check_batch(batch, schedule)
-        if self.multinomial:
-            count, updates = self._train_rows(
-                batch, rule, schedule, np.arange(self.n_rows), shared=True
-            )
-        else:
-            trained = np.flatnonzero(active)
-            threads = 1 if workers is None else min(rule.threads, trained.shape[0])
-            if threads <= 1 or workers is None:  # (None means one thread; for mypy)
-                count, updates = self._train_rows(
-                    batch, rule, schedule, trained, shared=True, activation=activation
-                )
-            else:
-                # neurons are independent: each thread trains a group of them (nogil loop)
-                def train(group):
-                    return self._train_rows(batch, rule, schedule, group, shared=False)
-
-                first, *rest = np.array_split(trained, threads)
-                running = [workers.submit(train, group) for group in rest]
-                results = [train(first)] + [future.result() for future in running]
-                counts = [result[0] for result in results]
-                updates = [update for result in results for update in result[1]]
-                # every group presents the same patterns: its presentations are the epoch's
-                count = counts[0]._replace(
-                    mistakes=sum(c.mistakes for c in counts),
-                    mistake_weight=sum(c.mistake_weight for c in counts),
-                )
-        if self.votes is not None:
-            self.votes.bias_input = rule.bias_input
-            for k, samples, *columns in updates:
-                self.votes.add(k, batch, samples, *columns)
-        return count
-
-    def _check_batch(self, batch, schedule):
-        """What the compiled epoch relies on and cannot check itself: the rows have this
-        state's features, the class indices and the order stay inside their arrays."""
-        n = batch.n_samples
-        if batch.X.shape[1] != self.n_features or batch.target.shape[:1] != (n,):
-            raise ValueError(
-                f"a batch of {n} rows of {batch.X.shape[1]} features does not fit a state of "
-                f"{self.n_features} features"
-            )
-        classes = max(self.n_rows, 2)
-        order = np.asarray(schedule.order)
-        if batch.multilabel:  # row s reads column s: every row needs its column
-            if self.multinomial or self.n_rows < 2 or batch.target.shape != (n, self.n_rows):
-                raise ValueError(
-                    f"a label matrix of shape {batch.target.shape} does not fit a state of "
-                    f"{self.n_rows} {'multinomial ' * self.multinomial}rows: a layer of "
-                    "independent neurons has one row per label"
-                )
-        elif batch.target.ndim != 1:
-            raise ValueError(f"class indices of shape {batch.target.shape}")
-        elif n and (batch.target.min() < 0 or batch.target.max() >= classes):
-            raise ValueError(f"class indices outside 0..{classes - 1}")
-        if order.size and (order.min() < 0 or order.max() >= n):
-            raise ValueError(f"an epoch order outside the batch's {n} rows")
-        if batch.sample_weight.shape != (n,):
-            raise ValueError(f"{batch.sample_weight.shape[0]} sample weights for {n} rows")
-
-    def _train_rows(self, batch, rule, schedule, rows, shared, activation=None):
-        """One epoch of the state ``rows``: what it counted (an :class:`EpochCount`, per
-        unit) and the recorded updates.
-
-        ``shared=False`` trains private copies of the rows and writes them back at
-        the end: threads updating neighbouring rows of shared arrays would keep
-        stealing each other's cache lines (false sharing).
-        """
-        parts = (self.W, self.w0, self.U, self.U0, self.counts)
-        positive = self.positive()
-        if shared:
-            slots = rows
-        else:
-            slots = np.arange(rows.shape[0])
-            parts = tuple(part[rows] if part.shape[0] else part for part in parts)
-            positive = positive[rows]
-        if self.multinomial:
-            layout = MULTINOMIAL
-        else:
-            layout = SINGLE if slots.shape[0] == 1 else ONE_VS_REST
-        weights = Weights(*parts)
-        n = schedule.order.shape[0]
-        recording = self.votes is not None
-        record = None  # no record: the loop is compiled without the recording code
-        if recording or activation is not None:
-            size = n * weights.W.shape[0]
-            record = Record(
-                np.zeros(weights.W.shape[0], dtype=_INDEX),
-                np.empty(size, dtype=_INDEX),
-                np.empty(size),
-                np.empty(size, dtype=_INDEX),
-                np.empty(size if self.multinomial else 0, dtype=_INDEX),
-                np.empty(size if self.multinomial else 0, dtype=_INDEX),
-                _EMPTY_FLOAT if activation is None else activation,
-            )
-        from .kernels.loader import compiled_kernel
-
-        primal_epoch = compiled_kernel("primal.primal_epoch")
-
-        targets = Targets(batch.target, positive, batch.sample_weight)
-        scalars = Rule(
-            float(rule.eta),
-            float(rule.bias_input),
-            bool(rule.batch),
-            self.averaged,
-            STEPS[rule.step],
-            float(rule.C),
-        )
-        n_rows = weights.W.shape[0]
-        scratch = Scratch(
-            np.zeros((n_rows, self.n_features if rule.batch else 0), dtype=self.dtype),
-            np.zeros(n_rows),
-            np.zeros(n_rows),
-            np.zeros(max(n_rows, 2), dtype=_INDEX),
-            np.zeros(max(n_rows, 2)),
-        )
-        tally = Tally(
-            np.zeros(n_rows, dtype=np.int64), np.zeros(n_rows), np.zeros(1), np.zeros(1, _INDEX)
-        )
-        presented = primal_epoch(
-            batch.rows,
-            targets,
-            schedule,
-            weights,
-            record,
-            scalars,
-            scratch,
-            np.ascontiguousarray(slots, dtype=_INDEX),
-            tally,
-            layout,
-        )
-        if tally.overflow[0]:
-            refuse_overflow(f"{tally.overflow[0]} score(s) w . x + b", X=batch.X, **rule.fix())
-        presented_weight = float(tally.presented_weight[0])
-        if not shared:
-            for own, part in zip(parts, (self.W, self.w0, self.U, self.U0, self.counts)):
-                if part.shape[0]:
-                    part[rows] = own
-        if self.multinomial:
-            k = record.n_rec[0] if recording else 0
-            updates = (
-                [
-                    (
-                        0,
-                        record.sample[:k],
-                        record.coef[:k],
-                        record.time[:k],
-                        record.true[:k],
-                        record.pred[:k],
-                    )
-                ]
-                if recording
-                else []
-            )
-            count = EpochCount(
-                tally.mistakes[:1], presented, tally.mistake_weight[:1], presented_weight
-            )
-            return count, updates
-        by_unit = np.zeros(self.n_rows, dtype=np.int64)
-        by_unit[rows] = tally.mistakes[slots]
-        weight_by_unit = np.zeros(self.n_rows)
-        weight_by_unit[rows] = tally.mistake_weight[slots]
-        updates = []
-        if recording:
-            for k, s in zip(rows, slots):
-                part = slice(s * n, s * n + record.n_rec[s])
-                updates.append((k, record.sample[part], record.coef[part], record.time[part]))
-        return EpochCount(by_unit, presented, weight_by_unit, presented_weight), updates
+    # one epoch, and a run of epochs in one compiled call: the state's methods, written in
+    # their own module (:mod:`.primal_epochs`)
+    epoch = present
+    epochs = run_epochs
 
     # ------------------------------------------------------------------ plain form
     def to_state(self) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -617,6 +427,8 @@ class PrimalState:
             "multinomial": self.multinomial,
             "votes": None,
         }
+        if self.fixed_classes:  # absent: classes that grow (every file from before it)
+            meta["fixed_classes"] = True
         arrays = {"W": self.W, "w0": self.w0, "U": self.U, "U0": self.U0, "counts": self.counts}
         if self.votes is not None:
             meta["votes"], vote_arrays = self.votes.to_state()
@@ -696,6 +508,7 @@ class PrimalState:
         )
         if meta.get("rng") is not None:
             state.rng = rng_from_state(meta["rng"], arrays)
+        state.fixed_classes = fixed_classes_of(meta)
         return state
 
     # ------------------------------------------------------------------ mixing

@@ -26,8 +26,16 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .._core.sparse import is_sparse
-from .driver import EpochCount, Problem, RunState
-from .orders import EpochOrders, epoch_order, random_source, resolve_mode
+from .driver import EpochCount, Epochs, Problem, RunState
+from .kernels.bundles import Limits, Progress
+from .orders import (
+    CompiledOrders,
+    EpochOrders,
+    compiled_orders,
+    epoch_order,
+    random_source,
+    resolve_mode,
+)
 from .primal import Batch, PrimalRule, PrimalState, worker_pool
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -87,6 +95,7 @@ class PrimalProblem:
         self.log = log
         self._workers: Any = None
         self._orders: EpochOrders | None = None
+        self._compiled: CompiledOrders | None = None  # for epochs run in one call
 
     @property
     def n_units(self) -> int:
@@ -118,7 +127,7 @@ class PrimalProblem:
                     try:
                         yield self
                     finally:
-                        self._orders = None
+                        self._orders = self._compiled = None
 
     def finished(self) -> None:
         """Once a run, not every epoch: a weight no later score read may have overflowed."""
@@ -137,6 +146,24 @@ class PrimalProblem:
         count = state.epoch(data, rule, schedule, active, self._workers, self.log.activations[-1])
         self.log.weights.append((state.W.copy(), state.w0.copy()))
         return count
+
+    def epochs(self, progress: Progress, limits: Limits, most: int) -> Epochs | None:
+        """Up to ``most`` epochs in one compiled call (:meth:`PrimalState.epochs
+        <rosenblatt.engine.primal.PrimalState.epochs>`), inside :meth:`running`; None where
+        they cannot run that way: data read in batches, an epoch log (the trace), neurons
+        on several threads, or orders the compiled loop cannot draw
+        (:func:`~rosenblatt.engine.orders.compiled_orders`)."""
+        data = self.data
+        if self._compiled is None:
+            if data is None or self.log is not None or self.rule.threads > 1:
+                return None
+            n = data.n_samples
+            self._compiled = compiled_orders(self.rng, n, resolve_mode(self.shuffle, n))
+            if self._compiled is None:
+                return None
+        assert data is not None  # (for mypy: a problem with compiled orders has data)
+        with self._compiled.lock:
+            return self.state.epochs(data, self.rule, self._compiled.draws, progress, limits, most)
 
     def present(self, batch: Batch, active: np.ndarray) -> EpochCount:
         """Present one batch of an epoch that arrives in batches, in a fresh order of its
@@ -307,6 +334,11 @@ class BatchEpochs:
             mistakes, presented = np.zeros(self.n_units, dtype=np.int64), 0
             mistake_weight, presented_weight = np.zeros(self.n_units), 0.0
         for batch in self.batches():
+            growth = getattr(batch, "growth", None)
+            if growth is not None and self.unit_stops:  # units of classes new in this batch
+                active, mistakes, mistake_weight = self._grow(
+                    growth, active, mistakes, mistake_weight
+                )
             count = self.present(batch, active)
             self._presented_any = True
             mistakes += count.mistakes
@@ -320,6 +352,21 @@ class BatchEpochs:
         if not (self._presented_any or resumed):
             raise ValueError(NO_BATCH)
         return EpochCount(mistakes, presented, mistake_weight, presented_weight)
+
+    def _grow(self, growth, active, mistakes, mistake_weight):
+        """The run's units once classes joined in the middle of an epoch (the problem's
+        state has grown: ``growth`` says how its outputs carry over): each unit goes on
+        from its source (still learning or not, its epochs, this epoch's count so far: a
+        grown binary neuron's negation erred where it did), a new one learning from here
+        (the epochs before count as trained: held at zero, it is owed no presentations
+        for them). The driver reads the grown ``run.active`` and ``run.trained`` after the
+        epoch."""
+        run = self.run
+        if run is None or run.trained is None:
+            raise ValueError("units that join in the middle of a run need its RunState")
+        run.active = growth.rows(active, fill=True)
+        run.trained = growth.rows(run.trained, fill=run.epochs)
+        return run.active, growth.rows(mistakes), growth.rows(mistake_weight, signed=False)
 
 
 def order_source(run: RunState | None, random_state: Any) -> Any:

@@ -33,17 +33,27 @@ it, or ``y = +1 if labels[i, positives[s]] != 0 else -1`` from the encoded matri
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.classes import outside_classes
 from .._core.validation import check_indicator, label_indices
 from .numpy_decision import labels_from_scores
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import ArrayLike
 
-__all__ = ["BINARY", "MULTILABEL", "MULTINOMIAL", "ONE_VS_REST", "TargetCoding"]
+__all__ = [
+    "BINARY",
+    "MULTILABEL",
+    "MULTINOMIAL",
+    "ONE_VS_REST",
+    "Growth",
+    "TargetCoding",
+    "fixed_classes_of",
+]
 
 BINARY = "binary"
 ONE_VS_REST = "one-vs-rest"
@@ -206,12 +216,7 @@ class TargetCoding:
         y = np.asarray(y)
         index = label_indices(self.classes, y)
         if np.any(index < 0):
-            unknown = np.unique(y[index < 0])
-            raise ValueError(
-                f"y contains labels {unknown.tolist()!r} that are not among the classes "
-                f"{self.classes.tolist()!r} (classes_); pass every label in `classes` on the "
-                "first partial_fit call, or refit."
-            )
+            raise ValueError(outside_classes(np.unique(y[index < 0]), self.classes))
         return index.astype(np.int64)
 
     def signs(self, target: ArrayLike) -> np.ndarray:
@@ -243,6 +248,53 @@ class TargetCoding:
                 "the multinomial model trains on class indices (encode), not on ±1 targets"
             )
 
+    # ------------------------------------------------------------------ classes that appear
+    def grow(self, labels: ArrayLike) -> tuple[TargetCoding, Growth]:
+        """The coding once ``labels`` (new, distinct, of the classes' kind) join the
+        classes, and how each output of the grown coding carries over from this one.
+
+        The classes stay sorted, so a grown model has the layout of one given every
+        class up front. Each old output keeps its weights; a new class's output starts
+        at zero. Two classes have one neuron, which scores the second class: grown to
+        more, that neuron becomes the second class's one-vs-rest neuron as it is, and
+        the first class's neuron is its negation, exactly the neuron that learning
+        "first class against the rest" on the same presentations gives (a mistake and
+        its step are those of the negated neuron, with the target's sign turned).
+
+        Examples
+        --------
+        >>> coding, growth = TargetCoding.binary(np.array([1, 3])).grow([2])
+        >>> coding.kind, coding.classes.tolist()
+        ('one-vs-rest', [1, 2, 3])
+        >>> growth.source.tolist(), growth.sign.tolist(), growth.class_map.tolist()
+        ([0, -1, 0], [-1.0, 1.0, 1.0], [0, 2])
+        >>> TargetCoding.multinomial(np.array([0, 2])).grow([1])[1].source.tolist()
+        [0, -1, 1]
+        """
+        if self.kind == MULTILABEL:
+            raise ValueError(
+                "a label matrix's classes are its columns 0 .. M-1: a model fitted on one "
+                "takes the same columns, and gains no class"
+            )
+        labels = np.asarray(labels)
+        classes = np.concatenate([self.classes, labels])
+        classes.sort(kind="stable")
+        if labels.size == 0 or np.any(classes[1:] == classes[:-1]):
+            raise ValueError(
+                f"new classes must be labels not among {self.classes.tolist()!r}, each once; "
+                f"got {labels.tolist()!r}"
+            )
+        class_map = np.searchsorted(classes, self.classes).astype(np.int64)
+        grown = TargetCoding(classes, MULTINOMIAL if self.kind == MULTINOMIAL else ONE_VS_REST)
+        source = np.full(grown.n_outputs, -1, dtype=np.int64)
+        sign = np.ones(grown.n_outputs)
+        if self.kind == BINARY:  # the neuron scores classes[1]; classes[0]'s is its negation
+            source[class_map] = 0
+            sign[class_map[0]] = -1.0
+        else:
+            source[class_map] = np.arange(self.n_outputs)
+        return grown, Growth(class_map, source, sign)
+
     # ------------------------------------------------------------------ labels out
     def decode(self, scores: ArrayLike) -> np.ndarray:
         """Labels from scores: a 1-D score > 0 is ``classes[1]`` (0 and below the first
@@ -257,3 +309,65 @@ class TargetCoding:
 
     def __repr__(self) -> str:
         return f"TargetCoding({self.kind!r}, classes={self.classes.tolist()!r})"
+
+
+@dataclass(frozen=True)
+class Growth:
+    """How a model's outputs carry over when classes join its classes
+    (:meth:`TargetCoding.grow`): what every part of a training state kept per output (the
+    rows of the weights, the dual problems, the per-unit counts of a run) follows.
+
+    Attributes
+    ----------
+    class_map : ndarray of int64, shape (n_old_classes,)
+        The new index of each old class (the classes stay sorted).
+    source : ndarray of int64, shape (n_outputs,)
+        For each output of the grown coding, the old output it goes on from; -1 for a
+        new class's output, which starts at zero (weights, counts, updates).
+    sign : ndarray of float64, shape (n_outputs,)
+        +1, or -1 where an output is the negation of its source (the first class's neuron
+        of a grown binary model).
+    """
+
+    class_map: np.ndarray
+    source: np.ndarray
+    sign: np.ndarray
+
+    def rows(self, part: np.ndarray, fill: Any = 0, *, signed: bool = True) -> np.ndarray:
+        """``part`` (one row per old output, or a 1-D array of them) laid out for the
+        grown outputs: each row its source's (times its sign for float rows, unless
+        ``signed`` is False: what no sign turns, as a count of damage), ``fill`` for a new
+        output. A negated zero stays ``+0.0``, as a sum started at zero keeps it.
+
+        Examples
+        --------
+        >>> growth = Growth(np.array([0, 2]), np.array([0, -1, 0]), np.array([-1.0, 1, 1]))
+        >>> growth.rows(np.array([[0.0, 2.5]])).tolist()
+        [[0.0, -2.5], [0.0, 0.0], [0.0, 2.5]]
+        >>> growth.rows(np.array([7]), fill=0).tolist()
+        [7, 0, 7]
+        """
+        part = np.asarray(part)
+        out = np.full((self.source.shape[0], *part.shape[1:]), fill, dtype=part.dtype)
+        kept = self.source >= 0
+        out[kept] = part[self.source[kept]]
+        if signed and part.dtype.kind == "f":
+            flip = self.sign < 0
+            out[flip] = -out[flip] + 0.0  # + 0.0: -0.0 is +0.0, as an untouched weight is
+        return out
+
+
+def fixed_classes_of(meta: Any) -> bool:
+    """Whether a training state's plain form (``to_state``'s ``meta``) says its classes are
+    fixed: ``True`` where it says so, absent otherwise (classes that grow, and every state
+    from before the key); anything else is refused.
+
+    Examples
+    --------
+    >>> fixed_classes_of({"fixed_classes": True}), fixed_classes_of({})
+    (True, False)
+    """
+    fixed = meta.get("fixed_classes", False)
+    if fixed is not True and fixed is not False:
+        raise ValueError(f"fixed_classes must be true or false; got {fixed!r:.20}")
+    return fixed

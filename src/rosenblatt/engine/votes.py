@@ -164,6 +164,19 @@ class _Voter:
             if values is not None:
                 self._columns[name].append(np.array(values, copy=True))
 
+    def carried(self, sign=1.0, class_map=None):
+        """A copy of this voter for a grown model: its coefficients times ``sign`` (a
+        negated neuron's), a multinomial update's classes by their new indices."""
+        voter = _Voter()
+        for name, parts in self._columns.items():
+            kept = [np.array(part, copy=True) for part in parts]
+            if name == "coef" and sign < 0:
+                kept = [-part + 0.0 for part in kept]
+            elif name in ("true", "pred") and class_map is not None:
+                kept = [class_map[part] for part in kept]
+            voter._columns[name] = kept
+        return voter
+
     def column(self, name):
         parts = self._columns[name]
         dtype = np.float64 if name == "coef" else np.int64
@@ -240,6 +253,19 @@ class VoteRecord:
         if coef.shape[0]:
             pattern = self.patterns.of(batch, samples)
             self.voters[k].add(pattern, coef, time, true, pred, sample=samples)
+
+    def grow(self, growth: Any) -> None:
+        """Follow the outputs of classes that joined (a
+        :class:`~rosenblatt.engine.targets.Growth`): one-vs-rest, a voter per output (a new
+        class's without updates, a grown binary neuron's negation with its updates negated);
+        multinomial, the one voter's classes renumbered."""
+        if self.multinomial:
+            self.voters = [self.voters[0].carried(class_map=growth.class_map)]
+            return
+        self.voters = [
+            _Voter() if k < 0 else self.voters[k].carried(sign)
+            for k, sign in zip(growth.source.tolist(), growth.sign.tolist())
+        ]
 
     def rows(self, k: int) -> Any:
         """Voter ``k``'s update patterns, one row per update (None before any)."""

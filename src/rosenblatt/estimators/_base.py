@@ -210,12 +210,29 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
             X = X.astype(self.training_state_.dtype)
         return X, y
 
-    def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True):
-        target = self._encode(y)
+    def _batch_of(self, X, y, sample_weight=None, *, allow_balanced=True, coding=None, growth=None):
+        """The engine's :class:`~rosenblatt.engine.primal.Batch` of ``(X, y)``, its labels
+        coded by ``coding`` (default: the model's; a grown one, with the ``growth`` the
+        batch brings, :meth:`_coding_for`)."""
+        target = self._encode(y, coding)
         weights = self._sample_weight(
-            sample_weight, target, X.shape[0], allow_balanced=allow_balanced
+            sample_weight,
+            target,
+            X.shape[0],
+            allow_balanced=allow_balanced,
+            classes=None if coding is None else coding.classes,
         )
-        return Batch(X, target, weights)
+        return Batch(X, target, weights, growth)
+
+    def _growing_batch(self, X, y, sample_weight=None):
+        """The batch of a model that learns the classes it meets: ``y``'s new labels join
+        it (after every check, so that a refused batch changes nothing)."""
+        coding, growth = self._coding_for(y)
+        batch = self._batch_of(
+            X, y, sample_weight, allow_balanced=False, coding=coding, growth=growth
+        )
+        self._take_classes(coding, growth)
+        return batch
 
     # ------------------------------------------------------------------ state
     def _start(self, classes, multilabel, n_features, dtype, sparse):
@@ -427,14 +444,46 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
             Class labels, or a 0/1 indicator matrix (multilabel; every call the
             same ``n_labels`` columns).
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever be seen; required on the first call, unless
-            ``y`` is an indicator matrix (its classes are its columns,
-            ``0 .. n_labels-1``: leave it out, or pass those).
+            Every label that will ever be seen, given on the first call: the classes are
+            then fixed, and a label outside them is an error. Left out, the first call
+            takes the labels of its ``y`` (the model ``classes=np.unique(y)`` gives) and a
+            later call whose ``y`` holds a label never seen adds a class (see "Classes that
+            appear" below). Given on a later call, they must hold every class of the
+            model and may add new ones. For an indicator matrix ``y`` the classes are its
+            columns, ``0 .. n_labels-1`` (leave it out, or pass those).
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
         -------
         self
+
+        Notes
+        -----
+        Classes that appear: ``classes_`` stays sorted (the order of ``np.unique``), so a
+        model whose classes grew has the layout of one given every class up front.
+        ``multi_class="multinomial"``: a new class's row starts at zero, averaging sums
+        too; the model is exactly, bit for bit, the one given every class on the first
+        call in which a class can neither be predicted nor updated before the call that
+        first holds its label. One-vs-rest: a new class's neuron starts at zero with no
+        presentation counted, so it has missed the negatives of the calls before (it is
+        the neuron a run of the calls from there on gives). Two classes grown to more:
+        the one neuron, which scored the second class, becomes that class's neuron as it
+        is, and the first class's neuron is its negation, exactly the neuron "first class
+        against the rest" learns from the same calls; the epochs before keep the count of
+        mistakes of the one neuron. A model fitted on a label matrix gains no class.
+
+        Examples
+        --------
+        The classes of a stream, as they come:
+
+        >>> import numpy as np
+        >>> from rosenblatt import Perceptron
+        >>> X = np.array([[2.0, 0.0], [-2.0, 0.0], [0.0, 2.0], [0.0, -2.0]])
+        >>> clf = Perceptron(shuffle=False).partial_fit(X[:2], ["east", "west"])
+        >>> clf.partial_fit(X, ["east", "west", "north", "south"]).classes_.tolist()
+        ['east', 'north', 'south', 'west']
+        >>> clf.predict(X).tolist()
+        ['east', 'west', 'north', 'south']
         """
         self._check_params()
         if self.early_stopping:
@@ -445,10 +494,15 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
             )
         first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
-        classes, multilabel = self._partial_fit_classes(classes, first_call, y)
+        coding, growth = None, None
         if first_call:
+            classes, multilabel, fixed = self._first_classes(classes, y)
             self._start(classes, multilabel, X.shape[1], X.dtype, is_sparse(X))
-        batch = self._batch_of(X, y, sample_weight, allow_balanced=False)
+            self.training_state_.fixed_classes = fixed
+        else:
+            coding, growth = self._coding_for(y, classes)
+        batch = self._batch_of(X, y, sample_weight, allow_balanced=False, coding=coding)
+        self._take_classes(coding, growth)  # the batch checked: nothing refused changes
         state = self.training_state_
         rng = self._order_source(state)
         history = self._train(batch, rng, StopRule.of(self, 1, warn=False, credit=False))
@@ -459,7 +513,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
     def fit_batches(
         self,
         batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
-        classes: ArrayLike,
+        classes: ArrayLike | None = None,
         *,
         max_iter: int | None = None,
         limit: str = "max_iter",
@@ -480,8 +534,11 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
         batches : callable() -> iterable of (X, y)
             The batches of one epoch, in the order to present them (resumed: the
             first call gives the rest of the current epoch's).
-        classes : array-like of shape (n_classes,)
-            Every label of the data.
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the data (a label outside them is an error). None: the labels
+            of the first batch, and a batch holding a label never seen adds a class, as
+            ``partial_fit`` without ``classes`` does (the batch is the one in which the
+            class appears; standard input streams so).
         max_iter : int, default=None
             Most epochs (default: the ``max_iter`` parameter).
         limit : str, default="max_iter"
@@ -505,22 +562,29 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
                 "early_stopping needs the data in memory (use fit); with "
                 "batches, pass early_stopping=False."
             )
-        classes = check_classes(np.asarray(classes), type(self).__name__)
+        if classes is not None:
+            classes = check_classes(np.asarray(classes), type(self).__name__)
         resuming = run is not None and run.started
         continuing = resuming or (self.warm_start and hasattr(self, "training_state_"))
-        if continuing:
+        if continuing and classes is not None:
             check_same_classes(classes, self.classes_, "the fitted model")
         pending = [] if resuming else [self._first_batch(batches, classes, continuing)]
+        run = RunState() if run is None else run  # where units that join mid-run are kept
+
+        def batch_of(X, y):
+            if classes is None:  # the classes it meets
+                return self._growing_batch(X, y)
+            return self._batch_of(X, y, allow_balanced=False)
 
         def epoch_batches():
             if pending:  # the first epoch: its first batch is already validated
                 X, y, rest = pending.pop()
-                yield self._batch_of(X, y, allow_balanced=False)
+                yield batch_of(X, y)
             else:
                 rest = batches()
             for X, y in rest:
                 X, y = self._validate_input(X, y, reset=False)
-                yield self._batch_of(X, y, allow_balanced=False)
+                yield batch_of(X, y)
 
         def publish():
             assert run is not None  # what a checkpoint saves is the run
@@ -542,6 +606,8 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
             raise ValueError(NO_BATCH) from None
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
+            if classes is None:
+                classes = check_classes(y, type(self).__name__)
             self._start(classes, False, X.shape[1], X.dtype, is_sparse(X))
         return X, y, first_epoch
 
@@ -582,6 +648,9 @@ class BaseLinearPerceptron(OnlineLearnerMixin):
         return kept, validation_error
 
     # ------------------------------------------------------------------ fitted weights
+    def _classes_added(self):
+        self._set_public_weights()
+
     def _set_public_weights(self):
         self.coef_, self.intercept_ = self.training_state_.public_weights(
             self._averaged, self._rule().bias_input, self._average_initial

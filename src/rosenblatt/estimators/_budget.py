@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..engine.budget import BudgetState, budget_of
 
 
@@ -21,6 +23,17 @@ class BudgetMixin:
     def _budget_state(self, n_problems: int) -> BudgetState | None:
         """The budget a new training state starts with (None: unbounded)."""
         return budget_of(self.get_params(), n_problems)
+
+    def _check_can_grow(self, new: Any) -> None:
+        """A budget is shared out among the dual problems when training starts: a new
+        class would take a share the others hold. Refused."""
+        if self.get_params().get("budget") is not None:
+            raise ValueError(
+                f"{type(self).__name__}(budget=...) shares its budget among its "
+                f"{self.training_state_.n_units} dual problems; the labels "
+                f"{np.asarray(new).tolist()!r} would need problems of their own. Give every "
+                "class up front (partial_fit's classes), or train without a budget."
+            )
 
     def _check_budget_kept(self) -> None:
         """Training that goes on keeps the budget its state was trained under."""

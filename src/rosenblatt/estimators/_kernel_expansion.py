@@ -108,6 +108,13 @@ class KernelExpansionMixin:
         return self.kernel == "precomputed" or same_rows(X[state.support()], self.support_vectors_)
 
     # ------------------------------------------------------------------ fitted
+    def _classes_added(self):
+        """The fitted attributes of the grown state: new problems hold no support vector,
+        so the support vectors stay those kept."""
+        _, attributes = self.training_state_.fitted(self.prediction == "averaged", self._s2)
+        for name, value in attributes.items():
+            setattr(self, name, value)
+
     def _set_fitted(self, patterns, state):
         self.training_state_ = state
         # slots: the state's samples that are support vectors, in data order

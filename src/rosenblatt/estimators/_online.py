@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from .._core.classes import new_classes, unseen_labels
 from .._core.validation import (
     check_classes,
     check_indicator,
@@ -29,7 +30,7 @@ from .._core.validation import (
     is_label_matrix,
 )
 from ..engine.orders import random_source
-from ..engine.targets import TargetCoding
+from ..engine.targets import Growth, TargetCoding
 
 if TYPE_CHECKING:  # pragma: no cover
     from .._core.typing import MatrixLike
@@ -50,6 +51,7 @@ class OnlineLearnerMixin:
     partial_fit: Callable[..., Any]
     classes_: Any
     class_weight: Any
+    training_state_: Any
 
     @property
     def _multinomial(self) -> bool:
@@ -111,14 +113,18 @@ class OnlineLearnerMixin:
             "(warm_start=False) to learn a label matrix."
         )
 
-    def _encode(self, y):
+    def _encode(self, y, coding=None):
         """Labels as the neurons read them (the coding's one rule: class indices, or the
-        checked 0/1 label matrix), refusing labels outside ``classes_``."""
+        checked 0/1 label matrix), refusing labels outside ``classes_`` (or ``coding``'s:
+        the classes a batch is about to add, :meth:`_coding_for`)."""
         self._check_label_form(y)
-        return self._coding.encode(y)
+        return (self._coding if coding is None else coding).encode(y)
 
-    def _sample_weight(self, sample_weight, target, n_samples, *, allow_balanced=True):
-        """Per-sample update steps: ``sample_weight`` times the class weights."""
+    def _sample_weight(
+        self, sample_weight, target, n_samples, *, allow_balanced=True, classes=None
+    ):
+        """Per-sample update steps: ``sample_weight`` times the class weights (of
+        ``classes``, the indices of ``target``; default ``classes_``)."""
         sample_weight = check_sample_weight(sample_weight, n_samples, np.float64)
         if self.class_weight is None:
             return sample_weight
@@ -129,7 +135,8 @@ class OnlineLearnerMixin:
                 "class_weight='balanced' needs the whole class distribution, which "
                 "partial_fit does not see; pass a dict of class weights instead."
             )
-        return class_weighted(sample_weight, self.class_weight, self.classes_, target)
+        classes = self.classes_ if classes is None else classes
+        return class_weighted(sample_weight, self.class_weight, classes, target)
 
     def _label_matrix_weights(self, sample_weight):
         """``class_weight`` with a label matrix: weighting a class weighs its samples,
@@ -146,12 +153,14 @@ class OnlineLearnerMixin:
             )
         return sample_weight
 
-    def _partial_fit_classes(self, classes, first_call, y=None):
-        """``(classes_, multilabel_)`` that ``partial_fit`` learns: the classes are
-        required and checked on the first call and, when given later, the same as then.
-        A label matrix ``y`` (multilabel) has its own classes, its columns ``0 .. M-1``:
-        ``classes`` may be left out, or be them."""
-        if first_call and y is not None and is_label_matrix(y):
+    def _first_classes(self, classes, y):
+        """``(classes_, multilabel_, fixed)`` of a model that starts learning with a
+        ``partial_fit`` of ``y``: the ``classes`` given, sorted, which are then fixed (a label
+        outside them is refused), or, without them, the labels of ``y`` (``classes=None`` is
+        ``classes=np.unique(y)``, but a later label adds a class). A label matrix ``y``
+        (multilabel) has its own classes, its columns ``0 .. M-1``: ``classes`` may be left
+        out, or be them."""
+        if is_label_matrix(y):
             labels, multilabel = self._classes_of(y)
             if classes is not None and not np.array_equal(np.unique(classes), labels):
                 raise ValueError(
@@ -159,17 +168,83 @@ class OnlineLearnerMixin:
                     f"{labels.shape[0]} columns (multilabel), whose classes are "
                     f"{labels.tolist()!r}: pass those, or classes=None."
                 )
-            return labels, multilabel
-        if first_call:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit: give every "
-                    "label the model will see, e.g. classes=np.unique(y_all)."
-                )
-            return check_classes(np.asarray(classes), type(self).__name__), False
-        if classes is not None:
-            check_same_classes(classes, self.classes_, "the first partial_fit call")
-        return self.classes_, self._multilabel
+            return labels, multilabel, False
+        if classes is None:
+            return check_classes(y, type(self).__name__), False, False
+        return check_classes(np.asarray(classes), type(self).__name__), False, True
+
+    def _coding_for(self, y=None, classes=None):
+        """``(coding, growth)``: the coding a fitted model learns ``y`` with, and how its
+        outputs carry over (None: no class joins). Changes nothing: the caller takes it
+        (:meth:`_take_classes`) once the rest of the batch is checked, so that a refused
+        batch leaves the model as it was.
+
+        ``classes`` given again must hold every class of the model and may add more; ``y``'s
+        labels must then be among them. Without them, a label the model has not seen adds a
+        class, unless its classes are fixed (given on the first ``partial_fit``): then it is
+        refused, as is every label outside a label matrix's columns."""
+        if y is not None and is_label_matrix(y) or self._multilabel:
+            if classes is not None:
+                check_same_classes(classes, self.classes_, "the label matrix's columns")
+            return self._coding, None
+        fixed = self.training_state_.fixed_classes
+        new = new_classes(self.classes_, y, classes, fixed=fixed, owner=type(self).__name__)
+        if new.size == 0:
+            return self._coding, None
+        self._check_can_grow(new)
+        return self._coding.grow(new)
+
+    def _check_can_grow(self, new):
+        """Refuse classes a model cannot take (a learner's own limits)."""
+
+    def _take_classes(self, coding: TargetCoding | None, growth: Growth | None) -> None:
+        """The classes of ``coding`` become the model's, its training state grown by
+        ``growth`` (:meth:`_coding_for`'s); nothing when ``growth`` is None."""
+        if coding is None or growth is None:
+            return
+        self.classes_ = coding.classes
+        self.training_state_.grow(growth)
+
+    def add_classes(self, classes: Any) -> Any:
+        """Add classes to the fitted model before any of their samples comes.
+
+        A new class gets a unit starting at zero (its weights, and its presentations as a
+        one-vs-rest neuron), as a batch holding its label would add it; ``classes_`` stays
+        sorted. Classes the model has are left as they are. Classes fixed by
+        ``partial_fit(classes=...)`` can be extended this way too (declaring them is the
+        caller's choice).
+
+        Parameters
+        ----------
+        classes : array-like of shape (n_new,)
+
+        Returns
+        -------
+        self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from rosenblatt import Perceptron
+        >>> clf = Perceptron().partial_fit([[0.0, 1.0], [1.0, 0.0]], [0, 1])
+        >>> clf.add_classes([2]).classes_, clf.coef_.shape
+        (array([0, 1, 2]), (3, 2))
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(self, "training_state_")
+        given = np.asarray(classes)
+        new = unseen_labels(self.classes_, given, type(self).__name__)
+        if self._multilabel and new.size:
+            self._coding.grow(new)  # the coding's refusal: a label matrix's columns stay
+        if new.size:
+            self._check_can_grow(new)
+            self._take_classes(*self._coding.grow(new))
+            self._classes_added()
+        return self
+
+    def _classes_added(self):
+        """Bring the fitted attributes up to the grown state (the learner's own)."""
 
     def _order_source(self, state):
         """Where ``partial_fit`` draws its orders from: the caller's generator, else the

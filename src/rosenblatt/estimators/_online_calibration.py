@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from .._core.classes import new_classes
 from .._core.config import DISPLAY_PARAMETERS, MAX_CALIBRATION_BINS
 from .._core.validation import (
     InstanceOf,
@@ -106,6 +107,9 @@ class OnlineCalibratedClassifier(
     bin_sums_, bin_counts_ : ndarray of shape (n_maps, n_bins)
         Per map and bin of its OPS probability, the (sample-weighted) sum of the
         outcomes and their number: what tracking forecasts from.
+    fixed_classes_ : bool
+        Present (True) when the classes were given on the first ``partial_fit``: a label
+        outside them is then refused; absent, a new label adds a class.
     n_features_in_ : int
     n_iter_ : int
         Epochs run (each ``partial_fit`` call counts one).
@@ -203,8 +207,12 @@ class OnlineCalibratedClassifier(
         )
 
     # ------------------------------------------------------------------ state
-    def _start(self, classes) -> None:
-        """A fresh estimator and fresh maps for ``classes``."""
+    def _start(self, classes, fixed=False) -> None:
+        """A fresh estimator and fresh maps for ``classes``; ``fixed``: they were given up
+        front (a label outside them is refused; else a new label adds a class)."""
+        self.__dict__.pop("fixed_classes_", None)
+        if fixed:  # absent: classes that grow (every file from before it)
+            self.fixed_classes_ = True
         self.classes_ = classes
         self.estimator_ = clone(self.estimator)
         # fit's epochs report, not each step's
@@ -216,6 +224,36 @@ class OnlineCalibratedClassifier(
         self.bin_sums_ = np.zeros((n_maps, self.n_bins))
         self.bin_counts_ = np.zeros((n_maps, self.n_bins))
         self._record(History(), append=False)
+
+    def _grow(self, new) -> None:
+        """Take the classes ``new`` (:func:`~rosenblatt._core.classes.new_classes`): the
+        estimator adds their units (``add_classes``, refused before anything changes where
+        it cannot), and each new class gets a fresh map; the maps kept keep their classes
+        (two classes' one map is the second class's, so the first class's map starts fresh
+        too)."""
+        if hasattr(self.estimator_, "classes_"):  # else its first call gets every class
+            self.estimator_.add_classes(new)
+        coding, growth = TargetCoding.for_classes(self.classes_).grow(new)
+        source = np.where(growth.sign < 0, -1, growth.source)
+        kept, n_maps = source >= 0, source.shape[0]
+        platt = np.tile(np.array(START, dtype=np.float64), (n_maps, 1))
+        newton = np.tile(float(self.rho) * np.eye(2), (n_maps, 1, 1))
+        bin_sums = np.zeros((n_maps, self.bin_sums_.shape[1]))
+        bin_counts = np.zeros((n_maps, self.bin_sums_.shape[1]))
+        for new_maps, old_maps in (
+            (platt, self.platt_),
+            (newton, self.newton_),
+            (bin_sums, self.bin_sums_),
+            (bin_counts, self.bin_counts_),
+        ):
+            new_maps[kept] = old_maps[source[kept]]
+        self.platt_, self.newton_, self.bin_sums_, self.bin_counts_ = (
+            platt,
+            newton,
+            bin_sums,
+            bin_counts,
+        )
+        self.classes_ = coding.classes
 
     def _check_state(self) -> None:
         """A fitted model goes on learning with the bins it was fitted with."""
@@ -385,12 +423,28 @@ class OnlineCalibratedClassifier(
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever be seen; required on the first call.
+            Every label that will ever be seen, given on the first call: the classes are
+            then fixed, and a label outside them is an error. Left out, the first call
+            takes the labels of its ``y`` and a later call whose ``y`` holds a label never
+            seen adds a class (the estimator adds its unit, as its own ``partial_fit``
+            says, and the class gets a fresh map; with two classes, the one map is the
+            second class's, and the first class gets a fresh map too). Given on a later
+            call, they must hold every class of the model and may add new ones.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
         -------
         self
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from rosenblatt import Perceptron, calibrated
+        >>> X = np.array([[2.0, 0.0], [-2.0, 0.0], [0.0, 2.0], [0.0, -2.0]])
+        >>> model = calibrated(Perceptron(random_state=0), method="online")
+        >>> model = model.partial_fit(X[:2], [0, 1]).partial_fit(X[2:], [2, 2])
+        >>> model.classes_, model.predict_proba(X).shape
+        (array([0, 1, 2]), (4, 3))
         """
         self.prequential_proba(X, y, classes=classes, sample_weight=sample_weight)
         return self
@@ -415,28 +469,28 @@ class OnlineCalibratedClassifier(
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
         y : array-like of shape (n_samples,)
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever be seen; required on the first call.
+            As ``partial_fit``'s.
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
         -------
         ndarray of shape (n_samples, n_classes)
+            Of the classes after the call (a class that joined in it is among them).
         """
         self._check_params()
         first = not hasattr(self, "platt_")
         X, y = self._validate(X, y, reset=first)
+        weights = check_sample_weight(sample_weight, X.shape[0], np.float64)
+        name = type(self).__name__
         if first:
-            if classes is None:
-                raise ValueError(
-                    "classes must be passed on the first call to partial_fit: give every "
-                    "label the model will see, e.g. classes=np.unique(y_all)."
-                )
-            self._start(check_classes(np.asarray(classes), type(self).__name__))
+            given = y if classes is None else np.asarray(classes)
+            self._start(check_classes(given, name), fixed=classes is not None)
         else:
             self._check_state()
-            if classes is not None:
-                check_same_classes(classes, self.classes_, "the first partial_fit call")
-        weights = check_sample_weight(sample_weight, X.shape[0], np.float64)
+            fixed = getattr(self, "fixed_classes_", False)
+            new = new_classes(self.classes_, y, classes, fixed=fixed, owner=name)
+            if new.size:
+                self._grow(new)
         count, forecasts = self._pass(X, y, weights)
         mistakes = int(count.mistakes.sum())
         self._record(History([mistakes], converged=mistakes == 0), append=True)
@@ -452,7 +506,7 @@ class OnlineCalibratedClassifier(
     def fit_batches(
         self,
         batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
-        classes: ArrayLike,
+        classes: ArrayLike | None = None,
         *,
         max_iter: int | None = None,
         limit: str = "max_iter",
@@ -467,7 +521,10 @@ class OnlineCalibratedClassifier(
         Parameters
         ----------
         batches : callable() -> iterable of (X, y)
-        classes : array-like of shape (n_classes,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the data (a label outside them is an error); None: the labels
+            of the first batch, and a batch holding a label never seen adds a class, as
+            ``partial_fit`` without ``classes`` does.
         max_iter : int, default=None
             Most epochs (default: the estimator's ``max_iter``).
         limit : str, default="max_iter"
@@ -483,18 +540,26 @@ class OnlineCalibratedClassifier(
         self
         """
         self._check_params()
-        classes = check_classes(np.asarray(classes), type(self).__name__)
+        name = type(self).__name__
+        if classes is not None:
+            classes = check_classes(np.asarray(classes), name)
         resuming = run is not None and run.started
-        if resuming:
+        if resuming and classes is not None:
             check_same_classes(classes, self.classes_, "the fitted model")
-        else:
+        elif not resuming and classes is not None:
             self._start(classes)
         present = self._presenter(order_source(run, getattr(self.estimator, "random_state", None)))
         first = [not resuming]
 
         def epoch_batches():
             for X, y in batches():
+                if first[0] and classes is None:  # the first batch's labels (as given ones)
+                    self._start(check_classes(np.asarray(y), name))
                 X, y = self._validate(X, y, reset=first[0])
+                if not first[0] and classes is None:  # the classes it meets
+                    new = new_classes(self.classes_, y, fixed=False, owner=name)
+                    if new.size:
+                        self._grow(new)
                 first[0] = False
                 yield X, y, np.ones(X.shape[0])
 

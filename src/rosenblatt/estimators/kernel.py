@@ -418,7 +418,7 @@ default="rbf"
     def fit_batches(
         self,
         batches: Callable[[], Iterable[tuple[MatrixLike, ArrayLike]]],
-        classes: ArrayLike,
+        classes: ArrayLike | None = None,
         *,
         max_iter: int | None = None,
         limit: str = "max_iter",
@@ -436,7 +436,10 @@ default="rbf"
         Parameters
         ----------
         batches : callable() -> iterable of (X, y)
-        classes : array-like of shape (n_classes,)
+        classes : array-like of shape (n_classes,), default=None
+            Every label of the data (a label outside them is an error); None: the labels
+            of the first batch, and a batch holding a label never seen adds a class, as
+            ``partial_fit`` without ``classes`` does.
         max_iter : int, default=None
             Most epochs (default: the ``max_iter`` parameter); each is one pass, online.
         limit : str, default="max_iter"
@@ -467,7 +470,8 @@ default="rbf"
         epoch counted, for the model as a whole."""
         kernel_can_grow(self)  # partial_fit's condition: a precomputed kernel cannot grow
         reports: list[EpochReport] = []
-        self._partial_fit(*batch, classes, None, reports.append, 0)
+        # classes given to the run hold for its batches; the model's classes stay open after
+        self._partial_fit(*batch, classes, None, reports.append, 0, fixes=False)
         (report,) = reports  # one epoch
         return EpochCount(
             np.array([report.mistakes], dtype=np.int64),
@@ -570,9 +574,15 @@ default="rbf"
             Class labels, or a 0/1 indicator matrix (multilabel; every call the
             same ``n_labels`` columns).
         classes : array-like of shape (n_classes,), default=None
-            Every label that will ever be seen; required on the first call, unless
-            ``y`` is an indicator matrix (its classes are its columns: leave it out,
-            or pass ``0 .. n_labels-1``).
+            Every label that will ever be seen, given on the first call: the classes are
+            then fixed, and a label outside them is an error. Left out, the first call
+            takes the labels of its ``y`` and a later call whose ``y`` holds a label never
+            seen adds a class: a dual problem starting at zero (one-vs-rest, as
+            :meth:`Perceptron.partial_fit <rosenblatt.Perceptron.partial_fit>` says; not
+            with a ``budget``, which is shared out among the problems when training
+            starts). Given on a later call, they must hold every class of the model and may
+            add new ones. For an indicator matrix ``y``: its columns (leave it out, or
+            pass ``0 .. n_labels-1``).
         sample_weight : array-like of shape (n_samples,), default=None
 
         Returns
@@ -588,7 +598,7 @@ default="rbf"
         >>> X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
         >>> y = np.array([0, 1, 1, 0])
         >>> clf = KernelPerceptron(gamma=1.0, prediction="last", shuffle=False)
-        >>> clf = clf.partial_fit(X[:2], y[:2], classes=[0, 1]).partial_fit(X[2:], y[2:])
+        >>> clf = clf.partial_fit(X[:2], y[:2]).partial_fit(X[2:], y[2:])
         >>> clf.predict(X), clf.support_, clf.mistakes_per_epoch_
         (array([0, 1, 1, 0]), array([0, 1, 2, 3]), [2, 2])
 
@@ -599,28 +609,44 @@ default="rbf"
 
         >>> clf.partial_fit(X, y).support_, clf.mistakes_per_epoch_
         (array([0, 1, 2, 3]), [2, 2, 0])
+
+        A label never seen adds a class:
+
+        >>> clf.partial_fit([[2, 2]], [2]).classes_, clf.dual_coef_.shape[0]
+        (array([0, 1, 2]), 3)
         """
         self._partial_fit(X, y, classes, sample_weight, self.on_epoch, self.verbose)
         return self
 
-    def _partial_fit(self, X, y, classes, sample_weight, on_epoch, verbose):
-        """``partial_fit``, its epoch shown through ``on_epoch`` and ``verbose``."""
+    def _partial_fit(self, X, y, classes, sample_weight, on_epoch, verbose, fixes=True):
+        """``partial_fit``, its epoch shown through ``on_epoch`` and ``verbose``; ``fixes``:
+        whether ``classes`` given on the first call fix the model's classes."""
         self._check_params()
         first_call = not hasattr(self, "training_state_")
         X, y = self._validate_input(X, y, reset=first_call)
-        self.classes_, self.multilabel_ = self._partial_fit_classes(classes, first_call, y)
+        coding, growth, fixed = None, None, False
         if first_call:
+            self.classes_, self.multilabel_, fixed = self._first_classes(classes, y)
             self._forget_history()
         else:
             self._check_gamma_kept()
             self._check_budget_kept()
-        target = self._encode(y)
-        sample_weight = self._sample_weight(sample_weight, target, X.shape[0], allow_balanced=False)
+            coding, growth = self._coding_for(y, classes)
+        target = self._encode(y, coding)
+        sample_weight = self._sample_weight(
+            sample_weight,
+            target,
+            X.shape[0],
+            allow_balanced=False,
+            classes=None if coding is None else coding.classes,
+        )
         if first_call:
             self.gamma_ = self._resolve_gamma(X)
             budget = self._budget_state(self._n_problems)
             state, patterns = DualState.allocate(self._n_problems, X.shape[0], budget), X
+            state.fixed_classes = fixed and fixes
         else:
+            self._take_classes(coding, growth)  # the batch checked: nothing refused changes
             state, patterns = self._grown(X)
         rng = self._order_source(state)
         once = StopRule.of(self, 1, warn=False, credit=False)  # one epoch, no more

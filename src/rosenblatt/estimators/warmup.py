@@ -64,14 +64,23 @@ def _fit(estimator: Any, data: Any, y: Any) -> Any:
     return estimator.fit(data, y).decision_function(data)
 
 
-def _linear_variants(classes=("Perceptron", "VotedPerceptron")) -> Iterator[Variant]:
+def _every_epoch(report: Any) -> None:
+    """An ``on_epoch`` that does nothing: a fit with one runs its epochs one by one."""
+
+
+def _linear_variants(
+    classes=("Perceptron", "VotedPerceptron"), one_by_one: bool = False
+) -> Iterator[Variant]:
     """Every estimator (plain, voted: no record and record), dtype, layout, target (class
-    indices, a label matrix) and dense/CSR form."""
+    indices, a label matrix) and dense/CSR form; ``one_by_one``: with an ``on_epoch``, so
+    that the epochs run one by one (``primal_epoch``), not in one call (``primal_epochs``)."""
     import scipy.sparse as sp
 
     from . import linear
 
     X, binary, three = _problems()
+    callback = _every_epoch if one_by_one else None
+    how = ", epoch by epoch" if one_by_one else ""
     for dtype in (np.float64, np.float32):
         for sparse in (False, True):
             data = X.astype(dtype)
@@ -85,17 +94,28 @@ def _linear_variants(classes=("Perceptron", "VotedPerceptron")) -> Iterator[Vari
                     (three, "ovr", None, "one-vs-rest"),
                     (three, "multinomial", None, "multinomial"),
                     (_labels(X), "ovr", None, "multilabel"),
-                    # a thread per neuron: the one-neuron layout reading a label matrix
+                    # a thread per neuron (epoch by epoch): the one-neuron layout reading a
+                    # label matrix
                     (_labels(X), "ovr", 3, "multilabel, a neuron per thread"),
                 ):
+                    if threads and not one_by_one:
+                        continue
                     estimator = cls(
-                        max_iter=2, random_state=0, multi_class=multi_class, n_jobs=threads
+                        max_iter=2,
+                        random_state=0,
+                        multi_class=multi_class,
+                        n_jobs=threads,
+                        on_epoch=callback,
                     )
-                    yield f"{cls.__name__}, {layout}, {name}", partial(_fit, estimator, data, y)
+                    yield (
+                        f"{cls.__name__}, {layout}, {name}{how}",
+                        partial(_fit, estimator, data, y),
+                    )
 
 
-def _int64_indices() -> Iterator[Variant]:
-    """CSR rows with int64 indices (more than 2**31 nonzeros), on a tiny problem."""
+def _int64_indices(one_by_one: bool = True) -> Iterator[Variant]:
+    """CSR rows with int64 indices (more than 2**31 nonzeros), on a tiny problem: one epoch,
+    or (not ``one_by_one``) a run of them in one call."""
     import scipy.sparse as sp
 
     from ..engine.kernels.bundles import Rows
@@ -109,14 +129,41 @@ def _int64_indices() -> Iterator[Variant]:
             batch.rows.X, (csr.data, csr.indices.astype(np.int64), csr.indptr.astype(np.int64))
         )
         state = PrimalState.allocate(2, X.shape[1], dtype)
-        order = (np.arange(X.shape[0]), np.empty(0, dtype=np.int64), 0)
-        run = partial(state.epoch, batch, PrimalRule(), order, np.ones(1, dtype=bool))
-        yield f"int64 CSR indices, {np.dtype(dtype).name}", run
+        if one_by_one:
+            order = (np.arange(X.shape[0]), np.empty(0, dtype=np.int64), 0)
+            run = partial(state.epoch, batch, PrimalRule(), order, np.ones(1, dtype=bool))
+            yield f"int64 CSR indices, {np.dtype(dtype).name}", run
+            continue
+        yield (
+            f"int64 CSR indices, {np.dtype(dtype).name}, in one call",
+            partial(_in_one_call, state, batch),
+        )
+
+
+def _in_one_call(state: Any, batch: Any) -> Any:
+    """Two epochs of ``batch`` in one call, shuffled, as a fit without callbacks runs them."""
+    from ..engine.kernels.bundles import Limits, Progress
+    from ..engine.orders import compiled_orders
+    from ..engine.primal import PrimalRule
+
+    found = compiled_orders(np.random.RandomState(0), batch.n_samples, "full")
+    assert found is not None  # a RandomState's orders are drawn in compiled code
+    start = np.zeros(state.n_units, dtype=np.int64)
+    progress = Progress(start == 0, start, np.array([np.inf]), np.zeros(1, dtype=np.int64))
+    with found.lock:
+        return state.epochs(
+            batch, PrimalRule(), found.draws, progress, Limits(0.0, 5, True, False), 2
+        )
 
 
 def _primal_variants() -> Iterator[Variant]:
-    yield from _linear_variants()
+    yield from _linear_variants(one_by_one=True)
     yield from _int64_indices()
+
+
+def _one_call_variants() -> Iterator[Variant]:
+    yield from _linear_variants()
+    yield from _int64_indices(one_by_one=False)
 
 
 def _voted_variants() -> Iterator[Variant]:
@@ -182,6 +229,7 @@ def _parsers() -> Iterator[Variant]:
 #: What compiles each kernel of the registry, by its name, in warm-up order (the parsers last).
 VARIANTS: dict[str, Callable[[], Iterator[Variant]]] = {
     "primal.primal_epoch": _primal_variants,
+    "primal.primal_epochs": _one_call_variants,
     "scores.linear_scores": _linear_variants,
     "votes.binary_vote": _voted_variants,
     "votes.multinomial_vote": _voted_variants,

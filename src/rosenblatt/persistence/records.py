@@ -318,7 +318,8 @@ RECORDS: tuple[Record, ...] = (
         "rosenblatt.OnlineCalibratedClassifier",
         "estimators._online_calibration",
         ("final", "calibrated"),
-        f"{_INPUT} classes_ estimator_ platt_ newton_ bin_sums_ bin_counts_ {_EPOCHS}",
+        f"{_INPUT} classes_ fixed_classes_ estimator_ platt_ newton_ bin_sums_ bin_counts_ "
+        f"{_EPOCHS}",
         check=learners.check_online_calibrated,
         rules=rules.ONLINE_CALIBRATED,
         scoring="online-calibrated",

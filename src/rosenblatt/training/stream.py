@@ -10,17 +10,26 @@ caller's object, so that fits over one estimator (in threads too) never meet.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_HASH_FEATURES, DEFAULT_STREAM_EPOCHS
+from .._core.config import (
+    CACHE_TEMP_PREFIX,
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_HASH_FEATURES,
+    DEFAULT_STDIN_EPOCHS,
+    DEFAULT_STREAM_EPOCHS,
+)
 from .._core.validation import BrokenInvariant, check_args
 from ..data._stream_index import is_text, parse_progress
-from ..data.streaming import StreamEpochs, hashing_vectorizer, index_file
+from ..data.streaming import InputChunks, InputEpochs, StreamEpochs, hashing_vectorizer, index_file
 from ..engine.driver import RunState
 from .checkpoint import POSITIVE, Checkpoint, CheckpointPlan, is_display_parameter
 
@@ -57,7 +66,8 @@ def fit_stream(
     checkpoint_every: int | None = None,
     resume: str | os.PathLike[str] | None = None,
 ) -> Any:
-    """Train an online estimator on a data file chunk by chunk, in bounded memory.
+    """Train an online estimator on a data file (or standard input) chunk by chunk, in
+    bounded memory.
 
     The file is parsed once, by the scan, into a binary cache (a temporary
     folder unless ``cache`` names one to keep); every epoch then reads the cache,
@@ -70,6 +80,18 @@ def fit_stream(
     after ``epochs`` epochs with a ``ConvergenceWarning``, exactly as
     its ``fit`` does. The classes come from the scan unless given.
 
+    Standard input (``path="-"``, with ``format``) is read once, as it comes
+    (:class:`~rosenblatt.data.streaming.InputChunks`): the first epoch trains each chunk
+    as soon as it is read, in arrival order (its rows in the estimator's own order, as a
+    file's); the classes are those met so far, a chunk holding a label never seen adding a
+    class (as ``partial_fit`` without ``classes``; unless ``classes`` are given). One epoch
+    by default; more write the rows to a binary cache as they come, and the epochs after
+    the first read it, in the chunk orders a file's run draws. So the same data trained
+    from a file gives the same model, byte for byte, wherever the file's first epoch reads
+    its chunks in file order (one chunk, or ``shuffle=False``) and its first chunk holds
+    every class. svmlight input needs ``zero_based`` (True or False) and ``n_features``.
+    Standard input cannot be resumed (no ``checkpoint``, ``resume``).
+
     Parameters
     ----------
     estimator : Perceptron, AveragedPerceptron, VotedPerceptron, or one calibrated online
@@ -79,21 +101,23 @@ def fit_stream(
         ``calibrated(estimator, method="online")`` learns its probabilities on the
         same pass (the options that order the chunks are its estimator's).
     path : str or path-like
-        ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text).
+        ``.svm``/``.svmlight``/``.libsvm``, ``.csv`` or ``.tsv`` (label<TAB>text); ``"-"``:
+        standard input (give ``format``).
     chunk_size : int, default=10000
         Samples per chunk: memory holds about three parsed chunks.
     epochs : int, default=None
         Most passes over the file. Default: ``DEFAULT_STREAM_EPOCHS`` (5), not the
         estimator's ``max_iter``: a pass over a large file is expensive, and
-        training stops earlier anyway after an epoch without a mistake.
+        training stops earlier anyway after an epoch without a mistake. Standard
+        input: ``DEFAULT_STDIN_EPOCHS`` (1), read once; more go through its cache.
     random_state : int, RandomState, Generator or None, default=None
         Seed of the chunk order (default: ``estimator.random_state``). With
         ``estimator.shuffle=False`` the chunks are read in file order.
     classes : array-like, default=None
         Every label (default: the labels found by the index pass).
     n_features : int, default=None
-        svmlight: number of columns (default: the largest index in the file).
-        text: number of hashed features (default 2**20).
+        svmlight: number of columns (default: the largest index in the file; standard
+        input needs it). text: number of hashed features (default 2**20).
     zero_based : bool or "auto", default="auto"
         svmlight: whether indices start at 0.
     label_column : str or int, default=None
@@ -101,10 +125,12 @@ def fit_stream(
     dtype : {numpy.float64, numpy.float32}, default=numpy.float64
     vectorizer : transformer, default=None
         text: a stateless vectorizer to use instead of the hashing one.
-    index : ChunkIndex, default=None
+    index : ChunkIndex or InputChunks, default=None
         A previous :func:`~rosenblatt.data.streaming.index_file` result for this file
         and chunk size (its cache, if it has one, is used and left alone; without one every epoch
-        parses the text).
+        parses the text). Standard input: the
+        :class:`~rosenblatt.data.streaming.InputChunks` to read (not read yet; its schema
+        then tells what was read), instead of one made from the options.
     on_epoch : callable(EpochReport), default=None
         Called after every epoch over the file, for this fit only (default: the
         estimator's own ``on_epoch``).
@@ -115,7 +141,9 @@ def fit_stream(
         ends. A folder: the cache is kept there, and a later fit on the unchanged
         file (same size and modification time) with the same reading options
         reuses it without parsing the text. False: no cache; every epoch parses
-        the text again.
+        the text again. Standard input: a cache only for more than one epoch (None:
+        in a temporary folder), or where a folder is given (kept there, never
+        reused: standard input has no file to check it against).
     on_progress : callable(StreamProgress), default=None
         Called after every parsed block of the file and every trained chunk.
     format : {"csv", "svmlight", "tsv"}, default=None
@@ -181,15 +209,18 @@ def fit_stream(
             f"fit_stream trains with fit_batches, which {type(estimator).__name__} "
             "does not have; use Perceptron, AveragedPerceptron or VotedPerceptron"
         )
-    epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
+    stdin = os.fspath(path) == "-"
+    if epochs is None:
+        epochs = DEFAULT_STDIN_EPOCHS if stdin else DEFAULT_STREAM_EPOCHS
     check_args("fit_stream", {"epochs": [POSITIVE]}, {"epochs": epochs})
-    if isinstance(checkpoint, CheckpointPlan):
+    if isinstance(checkpoint, CheckpointPlan) and not stdin:
         plan = checkpoint
-    else:
+    else:  # refuses checkpoints of standard input, as of any pipe
         plan = CheckpointPlan.prepare(
             estimator,
             path,
-            checkpoint=checkpoint,
+            # a plan made for standard input holds no checkpoint file (prepare refuses one)
+            checkpoint=checkpoint.path if isinstance(checkpoint, CheckpointPlan) else checkpoint,
             checkpoint_every=checkpoint_every,
             resume=resume,
             epochs=epochs,
@@ -198,6 +229,31 @@ def fit_stream(
             n_features=n_features,
             dtype=dtype,
             vectorizer=vectorizer,
+        )
+    if stdin:
+        if not isinstance(index, (InputChunks, type(None))):
+            raise TypeError("standard input's chunks are an InputChunks, not a file's index")
+        reading = dict(
+            n_features=None if format in ("tsv", "text") else n_features,
+            zero_based=zero_based,
+            label_column=label_column,
+            header=header,
+            dtype=dtype,
+        )
+        return _fit_input(
+            estimator,
+            index,
+            epochs=epochs,
+            chunk_size=chunk_size,
+            random_state=random_state,
+            classes=classes,
+            text_features=n_features,
+            vectorizer=vectorizer,
+            on_epoch=on_epoch,
+            cache=cache,
+            format=format,
+            on_progress=on_progress,
+            reading=reading,
         )
     if cache is True:
         cache = None
@@ -287,20 +343,87 @@ def _fit_index(
         )
     if plan.path is not None and run is None:
         run = RunState()
-    # the model is fit_stream's own (_model_to_train): the fit's callback is set on it alone
+    with stream, _callback_set(learner, on_epoch):
+        # only a learner that resumes gets the run (KernelPerceptron streams, unresumed)
+        resumable = {} if run is None else {"run": run}
+        if run is not None:
+            resumable["after_batch"] = plan.after_batch(model, stream, run)
+        model.fit_batches(stream, classes, max_iter=epochs, limit="epochs", **resumable)
+    if run is not None:
+        plan.write(model)  # finished: resuming it gives this model back
+    return model
+
+
+@contextlib.contextmanager
+def _callback_set(learner: Any, on_epoch: Any) -> Any:
+    """The fit's ``on_epoch`` on what learns (the model is fit_stream's own,
+    :func:`_model_to_train`: the callback is set on it alone), for the fit only."""
     own_callback = learner.get_params().get("on_epoch")
     learner.set_params(on_epoch=on_epoch)
     try:
-        with stream:
-            # only a learner that resumes gets the run (KernelPerceptron streams, unresumed)
-            resumable = {} if run is None else {"run": run}
-            if run is not None:
-                resumable["after_batch"] = plan.after_batch(model, stream, run)
-            model.fit_batches(stream, classes, max_iter=epochs, limit="epochs", **resumable)
+        yield
     finally:
         learner.set_params(on_epoch=own_callback)
-    if run is not None:
-        plan.write(model)  # finished: resuming it gives this model back
+
+
+def _fit_input(
+    estimator,
+    chunks,
+    *,
+    epochs,
+    chunk_size,
+    random_state,
+    classes,
+    text_features,
+    vectorizer,
+    on_epoch,
+    cache,
+    format,
+    on_progress,
+    reading,
+):
+    """:func:`fit_stream` of standard input: the first epoch as it is read, the others
+    from its cache (:class:`~rosenblatt.data.streaming.InputEpochs`)."""
+    if epochs > 1 and cache is False:
+        raise ValueError(
+            "standard input is read once: more than one epoch reads its rows again from "
+            "a cache; leave cache=None (a temporary one), or give a folder"
+        )
+    own_chunks = chunks is None
+    temporary = None
+    if own_chunks:
+        folder = cache if cache not in (None, True, False) else None
+        if folder is None and epochs > 1:
+            temporary = folder = tempfile.mkdtemp(prefix=CACHE_TEMP_PREFIX)
+        chunks = InputChunks(format, chunk_size, cache=folder, keep=temporary is None, **reading)
+    if chunks.kind == "text" and vectorizer is None:
+        vectorizer = hashing_vectorizer(text_features or DEFAULT_HASH_FEATURES, reading["dtype"])
+    model = _model_to_train(estimator, None)
+    learner = getattr(model, "estimator", model)
+    if random_state is None:
+        random_state = getattr(learner, "random_state", None)
+    source = InputEpochs(
+        chunks,
+        epochs,
+        random_state,
+        getattr(learner, "shuffle", True),
+        reading["dtype"],
+        vectorizer,
+        on_progress,
+        two_classes=classes is None,
+    )
+    try:
+        with source, _callback_set(learner, on_epoch or _callback(estimator)):
+            model.fit_batches(source, classes, max_iter=epochs, limit="epochs")
+    finally:
+        if own_chunks:
+            chunks.close()
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
+    if vectorizer is not None:
+        from sklearn.pipeline import Pipeline
+
+        return Pipeline([("vectorizer", vectorizer), ("classifier", model)])
     return model
 
 

@@ -71,6 +71,7 @@ __all__ = [
     "Mode",
     "Model",
     "MultiClass",
+    "NFeatures",
     "NJobs",
     "NoBrowser",
     "Onnx",
@@ -192,6 +193,16 @@ Header = Annotated[
         "cannot be data).",
     ),
 ]
+NFeatures = Annotated[
+    int | None,
+    typer.Option(
+        "--n-features",
+        min=1,
+        help="svmlight: the number of features (a larger index is an error); default: the "
+        "largest index in DATA. Standard input (DATA is -) needs it: it is read once, as it "
+        "comes.",
+    ),
+]
 ZeroBased = Annotated[
     bool | None,
     typer.Option(
@@ -267,7 +278,11 @@ Stream = Annotated[
     bool,
     typer.Option(
         "--stream",
-        help="Train chunk by chunk, for files larger than memory (perceptron, averaged, voted).",
+        help="Train chunk by chunk, for files larger than memory (perceptron, averaged, voted). "
+        "DATA - reads standard input once, in chunks, in constant memory (with --format; "
+        "svmlight also with --zero-based or --one-based and --n-features): one pass unless "
+        "--max-iter says more, the later passes reading a cache of its rows; classes may "
+        "appear at any row.",
     ),
 ]
 Calibrate = Annotated[
@@ -311,7 +326,9 @@ Cache = Annotated[
         "--cache",
         help="With --stream: keep the binary cache of the parsed file in this folder and "
         "reuse it next time, while the file and the reading options stay the same "
-        "(default: a temporary cache, deleted at the end).",
+        "(default: a temporary cache, deleted at the end). Standard input: its rows' "
+        "cache goes there and stays (default: a temporary folder beside the model, only "
+        "for more than one pass).",
     ),
 ]
 

@@ -104,7 +104,8 @@ def fit_with_stream_progress(
         transient=False,
     )
     size = max(os.path.getsize(data) if os.path.isfile(data) else 0, 1)  # else: the scan says why
-    parse = progress.add_task("parsing", total=size, where="", speed="")
+    # standard input has no scan: its first epoch trains as it is read
+    parse = progress.add_task("parsing", total=size, where="", speed="", visible=data != "-")
     train = progress.add_task("training", total=1, where="", speed="", visible=False)
     state = {"started": False, "mistakes": "-"}
 
@@ -122,6 +123,18 @@ def fit_with_stream_progress(
             )
             return
         n = report.n_samples
+        if n is None:  # standard input's first epoch: rows as they come, no end known
+            progress.update(
+                train,
+                visible=True,
+                total=None,
+                completed=report.rows,
+                where=f"epoch 1/{report.max_epochs}, {report.rows:,} rows read",
+                speed=speed,
+            )
+            return
+        if data == "-":
+            state["parsed"] = True
         if not state.get("parsed"):  # the parse bar's last word: the rows the scan kept
             state["parsed"] = True
             scanned = progress.tasks[parse].fields["where"]  # counts a header row too

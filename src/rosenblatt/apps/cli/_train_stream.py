@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import time
 import warnings
 from collections.abc import Callable, Sequence
@@ -11,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._core.config import DEFAULT_CHUNK_SIZE, DEFAULT_STREAM_EPOCHS
+from ..._core.config import (
+    DEFAULT_CHUNK_SIZE,
+    DEFAULT_STDIN_EPOCHS,
+    DEFAULT_STREAM_EPOCHS,
+    STDIN_CACHE_PREFIX,
+)
 from ..._core.files import check_writable
 from ._estimators import ONLINE, make_estimator
 from ._train_progress import no_stage
@@ -46,6 +53,7 @@ def train_streamed(
     resume: str | os.PathLike[str] | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    n_features: int | None = None,
 ) -> TrainResult:
     """Train chunk by chunk on a file too large for memory and save the model.
 
@@ -64,34 +72,48 @@ def train_streamed(
     and ``resume``: as :func:`rosenblatt.fit_stream`'s. ``id_columns`` and ``ignore``: as
     for :func:`~rosenblatt.apps.cli.train.train`. An algorithm that cannot
     stream, or a ``model_path`` that cannot be written, fails before the file is read.
+
+    Standard input (``data_path`` ``"-"``) is read once (:func:`train_stream`); the cache
+    that more than one epoch needs goes to a temporary folder beside the model (removed at
+    the end) unless ``cache`` names one to keep it in.
     """
     from ...persistence import save
 
     check_writable(model_path)
     stage = stage or no_stage
     start = time.perf_counter()
-    model, summary = train_stream(
-        data_path,
-        algorithm,
-        chunk_size,
-        epochs,
-        seed,
-        evaluate=evaluate and algorithm != "voted",
-        eta=eta,
-        label_column=label_column,
-        on_epoch=on_epoch,
-        zero_based=zero_based,
-        header=header,
-        cache=cache,
-        on_progress=on_progress,
-        format=format,
-        calibrate=calibrate,
-        checkpoint=checkpoint,
-        checkpoint_every=checkpoint_every,
-        resume=resume,
-        id_columns=id_columns,
-        ignore=ignore,
-    )
+    beside = None
+    stdin = os.fspath(data_path) == "-"
+    if stdin and cache is None and (epochs or DEFAULT_STDIN_EPOCHS) > 1:
+        folder = os.path.dirname(os.path.abspath(model_path))
+        cache = beside = tempfile.mkdtemp(prefix=STDIN_CACHE_PREFIX, dir=folder)
+    try:
+        model, summary = train_stream(
+            data_path,
+            algorithm,
+            chunk_size,
+            epochs,
+            seed,
+            evaluate=evaluate and algorithm != "voted",
+            eta=eta,
+            n_features=n_features,
+            label_column=label_column,
+            on_epoch=on_epoch,
+            zero_based=zero_based,
+            header=header,
+            cache=cache,
+            on_progress=on_progress,
+            format=format,
+            calibrate=calibrate,
+            checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every,
+            resume=resume,
+            id_columns=id_columns,
+            ignore=ignore,
+        )
+    finally:
+        if beside is not None:
+            shutil.rmtree(beside, ignore_errors=True)
     seconds = time.perf_counter() - start
     metadata: dict[str, Any] = {
         key: summary[key]
@@ -160,7 +182,11 @@ def train_stream(
     """Train on a data file too large for memory, as ``rosenblatt train --stream`` does.
 
     The file is parsed once into a binary cache (see :func:`fit_stream`), which the
-    epochs and the accuracy pass read.
+    epochs and the accuracy pass read. Standard input (``path`` ``"-"``, with ``format``)
+    is read once as it comes (:class:`~rosenblatt.data.streaming.InputChunks`): one epoch
+    by default, trained as it is read; more write a cache of its rows (in ``cache``, else a
+    temporary folder), which the later epochs and the accuracy pass read. Read once
+    without a cache, it has no training accuracy (a note says so).
 
     Parameters
     ----------
@@ -170,12 +196,13 @@ def train_stream(
     chunk_size : int, default=10000
     epochs : int, default=None
         Most passes over the file (default: ``DEFAULT_STREAM_EPOCHS``, 5; fewer when
-        an epoch makes no mistake).
+        an epoch makes no mistake; standard input: ``DEFAULT_STDIN_EPOCHS``, 1).
     seed : int, default=0
         Seed of the chunk order and of the row order inside chunks.
     eta : float, default=1.0
     n_features : int, default=None
-        svmlight: columns (default: from the file); text: hashed features (2**20).
+        svmlight: columns (default: from the file; standard input needs it); text: hashed
+        features (2**20).
     zero_based : bool or "auto", default="auto"
     label_column : str or int, default=None
     header : bool or "auto", default="auto"
@@ -223,7 +250,7 @@ def train_stream(
     from sklearn.exceptions import ConvergenceWarning
 
     from ...data._stream_index import is_text, parse_progress
-    from ...data.streaming import index_file, score_stream
+    from ...data.streaming import InputChunks, index_file, score_stream
     from ...training.checkpoint import CheckpointPlan
     from ...training.stream import fit_stream
 
@@ -232,7 +259,9 @@ def train_stream(
             f"--stream trains the online algorithms {', '.join(ONLINE)}; "
             f"{algorithm!r} needs the whole data set in memory"
         )
-    epochs = DEFAULT_STREAM_EPOCHS if epochs is None else epochs
+    stdin = os.fspath(path) == "-"
+    if epochs is None:
+        epochs = DEFAULT_STDIN_EPOCHS if stdin else DEFAULT_STREAM_EPOCHS
     # the estimator of `train`, checked before the file is read (a bad eta or epochs)
     estimator = make_estimator(algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch)
     if calibrate is not None:
@@ -254,19 +283,29 @@ def train_stream(
         dtype=np.float64,
         vectorizer=None,
     )
-    index = index_file(
-        path,
-        chunk_size,
+    index: Any
+    temporary = None
+    reading: dict[str, Any] = dict(  # the same rows from standard input as from a file
         n_features=None if text else n_features,
         zero_based=zero_based,
         label_column=label_column,
         header=header,
-        cache=True if cache is None else cache,
-        progress=parse_progress(path, epochs, on_progress),
-        format=format,
         id_columns=id_columns,
         ignore=ignore,
     )
+    if stdin:  # read as training goes; a cache for the epochs after the first
+        if cache is None and epochs > 1:
+            cache = temporary = tempfile.mkdtemp(prefix=STDIN_CACHE_PREFIX)
+        index = InputChunks(format, chunk_size, cache=cache, keep=True, **reading)
+    else:
+        index = index_file(
+            path,
+            chunk_size,
+            cache=True if cache is None else cache,
+            progress=parse_progress(path, epochs, on_progress),
+            format=format,
+            **reading,
+        )
     try:
         start = time.perf_counter()
         with warnings.catch_warnings(record=True) as caught:
@@ -279,14 +318,20 @@ def train_stream(
                 index=index,
                 n_features=n_features,
                 on_progress=on_progress,
-                checkpoint=plan,
+                checkpoint=None if stdin else plan,
+                format=format,
             )
         # resumed, the model is the checkpoint's (the estimator above gave its options)
         estimator = model[-1] if hasattr(model, "steps") else model
         seconds = time.perf_counter() - start
-        accuracy = score_stream(model, path, index=index) if evaluate else None
+        if stdin:
+            index = index.schema  # what was read: the scan of a file
+        read_again = not stdin or index.cache is not None
+        accuracy = score_stream(model, path, index=index) if evaluate and read_again else None
     finally:
         index.close()
+        if temporary is not None:
+            shutil.rmtree(temporary, ignore_errors=True)
     summary = {
         "data_format": index.format,
         "trained_on": os.path.basename(index.path),
@@ -304,6 +349,7 @@ def train_stream(
         "seconds": seconds,
         "notes": list(index.notes)
         + _resumed_note(plan)
+        + ([_READ_ONCE] if evaluate and not read_again else [])
         + [
             " ".join(str(w.message).split())
             for w in caught
@@ -319,6 +365,12 @@ def train_stream(
         summary["feature_names"] = list(index.feature_names)
         summary["label_name"] = index.header[index.label_index]
     return model, summary
+
+
+_READ_ONCE = (
+    "standard input was read once, without a cache: no training accuracy (--max-iter 2 or "
+    "more, or --cache, keeps its rows to measure it)"
+)
 
 
 def _resumed_note(plan: Any) -> list[str]:

@@ -48,12 +48,18 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\braise epochs\b", "raise --max-iter"),  # fit_stream's advice
     (r"\bheader=False\b", "--no-header"),
     (r"\bheader=True\b", "--header"),
+    (r"\bzero_based=True or False\b", "--zero-based or --one-based"),
     (r"\bzero_based=True\b", "--zero-based"),
+    (r"\bn_features=N\b", "--n-features N"),
+    (r"\bgive cache= a folder\b", "give --cache a folder"),
     (r"\blabel_column=('[^']*'|-?\d+)", "--label-column"),
     (r"\bbudget_policy='(\w+)'", r"--budget-policy \1"),
     (r"\bprediction='(\w+)'", r"--prediction \1"),
     (r"\bbudget=(\d+)", r"--budget \1"),
     (r"\braise the limit: n_features=(\d+)", rf"raise the limit: {MAX_FEATURES_ENV}=\1"),
+    # train's --n-features; a model's count of features (predict, evaluate) is no option
+    (r"\bbeyond n_features=(\d+)(?!.*\bthe model has\b)", r"beyond --n-features \1"),
+    (r"\ba larger n_features\b", "a larger --n-features"),
     (r"format='csv' \(or 'svmlight', 'tsv'\)", "--format csv|svmlight|tsv"),
     (r"\bignore=\[([^\]]*)\]", lambda m: "--ignore " + ",".join(_names(m[1]))),
     (r"\bignore='([^']*)'", r"--ignore \1"),
@@ -64,6 +70,8 @@ _PHRASES: list[tuple[str, Any]] = [
     (r"\baside_columns=", "the columns --id-column and --ignore set aside: "),  # a checkpoint's
     (r"\btrain_stream\b", "--stream"),
     (r"\bchunk_size=", "--chunk-size="),
+    (r"\ba larger chunk_size\b", "a larger --chunk-size"),
+    (r" \(or, from Python, give fit_stream the classes\)", ""),
     (r"\brandom_state=", "--seed="),
     (r"\bdrop checkpoint and resume\b", "drop --checkpoint and --resume"),
     (r"\bwithout resume\b", "without --resume"),

@@ -22,6 +22,7 @@ from rich.markup import escape
 from ..._core.config import (
     CALIBRATION_METHODS,
     DEFAULT_CHUNK_SIZE,
+    DEFAULT_STDIN_EPOCHS,
     DEFAULT_STREAM_EPOCHS,
     ONLINE_CALIBRATION,
 )
@@ -73,6 +74,7 @@ from ._options import (
     MaxProjectionError,
     Model,
     MultiClass,
+    NFeatures,
     NJobs,
     Plus,
     Prediction,
@@ -337,7 +339,14 @@ def name_features(model: Any, names: Sequence[str] | np.ndarray) -> None:
 
 
 # train's own words on the options it shares
-_Data = Annotated[str, more_help(Data, "The training data; - needs --format.")]
+_Data = Annotated[
+    str,
+    more_help(
+        Data,
+        "The training data; - needs --format, and reads standard input: with --stream once, "
+        "as it comes (cat big.csv | rosenblatt train --stream - -m m.rbl --format csv).",
+    ),
+]
 _Model = Annotated[str, more_help(Model, "Where to save the trained model.")]
 _MaxIter = Annotated[
     int | None,
@@ -345,7 +354,9 @@ _MaxIter = Annotated[
         MaxIter,
         "As the estimators' max_iter (default: theirs, 1000 for the linear perceptrons and 100 "
         f"for kernel; with --stream {DEFAULT_STREAM_EPOCHS}, each after the first reading the "
-        "binary cache). Training stops earlier after a pass without a mistake. The voted "
+        f"binary cache, and {DEFAULT_STDIN_EPOCHS} for standard input, read once: more write "
+        "its rows to a cache as they come). Training stops earlier after a pass without a "
+        "mistake. The voted "
         "perceptron keeps a vector per mistake: on data that are not separable, a smaller "
         "--max-iter keeps it small.",
     ),
@@ -420,6 +431,7 @@ def command(
     checkpoint_every: CheckpointEvery = None,
     resume: Resume = None,
     cache: Cache = None,
+    n_features: NFeatures = None,
 ) -> None:
     """Train a classifier on DATA and save it to --model."""
     _run(**locals())
@@ -449,6 +461,7 @@ def _run(
     checkpoint_every: int | None,
     resume: str | None,
     cache: str | None,
+    n_features: int | None,
     **options: Any,
 ) -> None:
     """What ``rosenblatt train`` does with its options: check them together, train in
@@ -464,6 +477,8 @@ def _run(
     }
     if cache is not None and not stream:
         raise ValueError("--cache goes with --stream (in memory, the file is read once anyway)")
+    if n_features is not None and not stream:
+        raise ValueError("--n-features goes with --stream (in memory, the file gives its width)")
     resumable = {"--checkpoint": checkpoint, "--checkpoint-every": checkpoint_every}
     for option, value in {**resumable, "--resume": resume}.items():
         if value is not None and not stream:
@@ -471,7 +486,7 @@ def _run(
     if checkpoint_every is not None and checkpoint is None and resume is None:
         raise ValueError("--checkpoint-every goes with --checkpoint (or --resume)")
     if epochs is None and stream:
-        epochs = DEFAULT_STREAM_EPOCHS
+        epochs = DEFAULT_STDIN_EPOCHS if data == "-" else DEFAULT_STREAM_EPOCHS
     if calibrate is not None and calibrate not in (*CALIBRATION_METHODS, ONLINE_CALIBRATION):
         raise ValueError(f"--calibrate takes sigmoid, isotonic or online; got {calibrate!r}")
     if stream and calibrate in CALIBRATION_METHODS:
@@ -498,6 +513,7 @@ def _run(
                 checkpoint=checkpoint,
                 checkpoint_every=checkpoint_every,
                 resume=resume,
+                n_features=n_features,
                 **reading,
                 **kwargs,
             )

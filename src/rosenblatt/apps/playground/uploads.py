@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ...engine.targets import TargetCoding
 from .presets import VIEW
 from .runs import MAX_POINTS, PlaygroundError
 
@@ -153,7 +154,7 @@ def read_points(content: str | bytes, name: str = "upload.csv") -> UploadedPoint
             f"({shown}{', ...' if classes.shape[0] > 5 else ''})."
         )
     notes = []
-    labels = np.where(data.y == classes[1], 1, -1)
+    labels = TargetCoding.binary(classes).signed(data.y)[0]  # the one coding: classes[1] is +1
     if not (classes.tolist() == [-1, 1]):
         notes.append(f"label {classes[0]} is class −1, {classes[1]} is class +1")
     # into the plot's box by a power of ten, so the numbers keep their digits

@@ -28,7 +28,7 @@ from ..._core import config
 from ..._core.files import check_writable, remove_leftovers, write_atomically
 from ...persistence import model_bytes, read_manifest
 from ...persistence.predictor import live_predictor
-from ..model_input import load_model
+from ..model_input import jsonable, load_model
 from .journal import Journal, LogError, learn_record, point_record, read_log, replay_plan, sha256_of
 from .rows import Batch, RequestError, batch_bytes
 
@@ -241,7 +241,7 @@ class ServedModel:
         assert served.journal is not None
         if requests:
             served.journal.resume(logged.valid_bytes)
-            served.save_served(model_bytes(model, metadata=served.metadata), version)
+            served.save_served(served.file_bytes(model), version)
         elif len(logged.records) > 1 or logged.torn:
             served.journal.begin(sha, version)  # nothing to learn: a log of one record
         else:
@@ -269,7 +269,7 @@ class ServedModel:
             self._thread = None
         if self._logged_bytes and self.path is not None:
             snapshot = self.snapshot
-            self.save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
+            self.save_served(self.file_bytes(snapshot.model), snapshot.version)
         self.close()
 
     def close(self) -> None:
@@ -419,7 +419,7 @@ class ServedModel:
         after as much more learning."""
         snapshot = self.snapshot
         try:
-            self.save_served(model_bytes(snapshot.model, metadata=self.metadata), snapshot.version)
+            self.save_served(self.file_bytes(snapshot.model), snapshot.version)
         except OSError as error:
             self._logged_bytes = 0  # the next try after as much more learning
             sys.stderr.write(
@@ -431,7 +431,7 @@ class ServedModel:
         """Write the latest snapshot to ``path`` atomically; the answer of ``/save``."""
         assert path is not None
         snapshot = self.snapshot
-        data = model_bytes(snapshot.model, metadata=self.metadata)
+        data = self.file_bytes(snapshot.model)
         if self.path is not None and _same(path, self.path):
             self.save_served(data, snapshot.version)
         else:
@@ -442,6 +442,14 @@ class ServedModel:
             "sha256": sha256_of(data),
             "bytes": len(data),
         }
+
+    def file_bytes(self, model: Any) -> bytes:
+        """The bytes of a model file of ``model``: the served file's metadata, its classes
+        (where it names them) the model's own, which a label never seen grows."""
+        metadata = self.metadata
+        if "classes" in metadata and hasattr(model, "classes_"):
+            metadata = dict(metadata, classes=jsonable(model.classes_))
+        return model_bytes(model, metadata=metadata)
 
     def save_served(self, data: bytes, version: int) -> None:
         """Replace the served file by ``data`` (the model at ``version``), the log knowing

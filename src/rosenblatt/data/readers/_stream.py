@@ -266,7 +266,8 @@ class Stream:
 
     Iterating gives a :class:`~rosenblatt.data.readers.Data` per block (``X`` and ``y``
     as :func:`~rosenblatt.data.readers.read` gives them); after the first,
-    ``labelled``, ``notes`` and ``feature_names`` describe the input.
+    ``labelled``, ``notes`` and ``feature_names`` describe the input, and ``schema`` is the
+    first block's (its header and label column).
 
     Parameters
     ----------
@@ -383,6 +384,7 @@ class Stream:
             extra_features=extra_features,
         )
         self.labelled = None
+        self.schema = None  # the first block's: what it decided (header, label column)
         self.notes, self.feature_names = [], None
         self._named = False  # whether the header was matched to ``columns`` by name
         self._order = None  # the file's column of each of X's, when not in that order
@@ -450,7 +452,7 @@ class Stream:
             raise DataFileError(
                 _mismatch(self.path, self.columns, names, [], self.columns, self._first_at)
             )
-        self.labelled, self.notes = schema.labelled, list(schema.notes)
+        self.labelled, self.notes, self.schema = schema.labelled, list(schema.notes), schema
         if self.id_columns and schema.header is not None:
             ids = self.options.get("aside", [])[: len(self.id_columns)]
             self.id_names = [schema.header[j] for j in ids]

@@ -20,13 +20,14 @@ from numba.extending import overload
 
 from ..._core.kernel_constants import EXTENT_AHEAD, MAX_PREFETCH_LINES, SPARSE_PREFETCH_ENTRIES
 from ._prefetch import prefetch
-from ._simd import lane_axpy, lane_dot, lane_gather_dot
+from ._simd import lane_axpy, lane_axpy2, lane_dot, lane_gather_dot
 
 __all__ = [
     "EXTENT_AHEAD",
     "prefetch_extent",
     "prefetch_row",
     "row_axpy",
+    "row_axpy2",
     "row_dot",
     "row_sqnorm",
 ]
@@ -47,6 +48,11 @@ def row_dot(X, csr, i, w):
 
 def row_axpy(coef, X, csr, i, w):
     """In place ``w += coef * x_i``."""
+
+
+def row_axpy2(coef, coef2, X, csr, i, w, u):
+    """In place ``w += coef * x_i`` and ``u += coef2 * x_i``, in one pass over the row: each
+    of ``w`` and ``u`` gets exactly what :func:`row_axpy` gives it."""
 
 
 def row_sqnorm(X, csr, i):
@@ -106,6 +112,25 @@ def _row_axpy(coef, X, csr, i, w):
         lane_axpy(w.dtype.type(coef), X[i], w)
 
     return dense_axpy
+
+
+@overload(row_axpy2, inline="always")
+def _row_axpy2(coef, coef2, X, csr, i, w, u):
+    if not _is_dense(csr):
+
+        def sparse_axpy2(coef, coef2, X, csr, i, w, u):
+            step = w.dtype.type(coef)
+            step2 = u.dtype.type(coef2)
+            for p in range(csr[2][i], csr[2][i + 1]):
+                w[csr[1][p]] += step * csr[0][p]
+                u[csr[1][p]] += step2 * csr[0][p]
+
+        return sparse_axpy2
+
+    def dense_axpy2(coef, coef2, X, csr, i, w, u):
+        lane_axpy2(w.dtype.type(coef), u.dtype.type(coef2), X[i], w, u)
+
+    return dense_axpy2
 
 
 @overload(row_sqnorm, inline="always")

@@ -168,6 +168,59 @@ def lane_gather_dot(typingctx, data, indices, start, stop, w):
     return signature, codegen
 
 
+def _axpy_codegen(context, builder, steps, row_type, row_value, targets):
+    """In place ``t[j] += step * row[j]`` for every ``(step, t)`` of ``steps`` and ``targets``
+    (``(type, value)`` pairs), all in one pass over ``row``, 8 lanes at a time: each target
+    gets the very operations it would get alone, in the same order."""
+    vector = ir.VectorType(context.get_value_type(row_type.dtype), LANES)
+    align = row_type.dtype.bitwidth // 8
+    row_array = context.make_array(row_type)(context, builder, row_value)
+    arrays = [(t_type, context.make_array(t_type)(context, builder, t)) for t_type, t in targets]
+    n_value = builder.extract_value(row_array.shape, 0)
+    splats = [
+        builder.shuffle_vector(
+            builder.insert_element(ir.Constant(vector, None), step, ir.Constant(ir.IntType(32), 0)),
+            ir.Constant(vector, None),
+            ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES),
+        )
+        for step in steps
+    ]
+    lanes = ir.Constant(n_value.type, LANES)
+    n_full = builder.sub(n_value, builder.srem(n_value, lanes))
+    zero = ir.Constant(n_value.type, 0)
+
+    def pointer(array_type, array, j):
+        return cgutils.get_item_pointer(context, builder, array_type, array, [j])
+
+    with cgutils.for_range_slice(builder, zero, n_full, lanes, inc=True) as (j, _):
+        x = builder.load(
+            builder.bitcast(pointer(row_type, row_array, j), vector.as_pointer()), align=align
+        )
+        for splat, (t_type, t_array) in zip(splats, arrays):
+            t_pointer = builder.bitcast(pointer(t_type, t_array, j), vector.as_pointer())
+            y = builder.load(t_pointer, align=align)
+            builder.store(builder.fadd(y, builder.fmul(splat, x)), t_pointer, align=align)
+    one = ir.Constant(n_value.type, 1)
+    with cgutils.for_range_slice(builder, n_full, n_value, one, inc=True) as (j, _):
+        x = builder.load(pointer(row_type, row_array, j))
+        for step, (t_type, t_array) in zip(steps, arrays):
+            t_pointer = pointer(t_type, t_array, j)
+            builder.store(builder.fadd(builder.load(t_pointer), builder.fmul(step, x)), t_pointer)
+    return context.get_dummy_value()
+
+
+def _axpy_types(step, row, w):
+    return (
+        isinstance(row, types.Array)
+        and isinstance(w, types.Array)
+        and row.ndim == 1
+        and w.ndim == 1
+        and row.dtype == w.dtype
+        and isinstance(row.dtype, types.Float)
+        and step == row.dtype
+    )
+
+
 @intrinsic
 def lane_axpy(typingctx, step, row, w):
     """In place ``w[j] += step * row[j]`` for every ``j``, 8 lanes at a time.
@@ -179,57 +232,31 @@ def lane_axpy(typingctx, step, row, w):
     CPU cannot forward to 8-lane loads, and every update then waited for its
     stores to reach the cache.
     """
-    if not (
-        isinstance(row, types.Array)
-        and isinstance(w, types.Array)
-        and row.ndim == 1
-        and w.ndim == 1
-        and row.dtype == w.dtype
-        and isinstance(row.dtype, types.Float)
-        and step == row.dtype
-    ):
+    if not _axpy_types(step, row, w):
         return None
-    signature = types.void(step, row, w)
 
     def codegen(context, builder, sig, args):
-        _, row_type, w_type = sig.args
         step_value, row_value, w_value = args
-        vector = ir.VectorType(context.get_value_type(row_type.dtype), LANES)
-        align = row_type.dtype.bitwidth // 8
-        row_array = context.make_array(row_type)(context, builder, row_value)
-        w_array = context.make_array(w_type)(context, builder, w_value)
-        n_value = builder.extract_value(row_array.shape, 0)
-        splat = builder.shuffle_vector(
-            builder.insert_element(
-                ir.Constant(vector, None), step_value, ir.Constant(ir.IntType(32), 0)
-            ),
-            ir.Constant(vector, None),
-            ir.Constant(ir.VectorType(ir.IntType(32), LANES), [0] * LANES),
+        return _axpy_codegen(
+            context, builder, [step_value], sig.args[1], row_value, [(sig.args[2], w_value)]
         )
-        lanes = ir.Constant(n_value.type, LANES)
-        n_full = builder.sub(n_value, builder.srem(n_value, lanes))
-        zero = ir.Constant(n_value.type, 0)
-        with cgutils.for_range_slice(builder, zero, n_full, lanes, inc=True) as (j, _):
-            x_pointer, w_pointer = (
-                builder.bitcast(
-                    cgutils.get_item_pointer(context, builder, array_type, array, [j]),
-                    vector.as_pointer(),
-                )
-                for array_type, array in ((row_type, row_array), (w_type, w_array))
-            )
-            x = builder.load(x_pointer, align=align)
-            y = builder.load(w_pointer, align=align)
-            builder.store(builder.fadd(y, builder.fmul(splat, x)), w_pointer, align=align)
-        one = ir.Constant(n_value.type, 1)
-        with cgutils.for_range_slice(builder, n_full, n_value, one, inc=True) as (j, _):
-            x_pointer = cgutils.get_item_pointer(context, builder, row_type, row_array, [j])
-            w_pointer = cgutils.get_item_pointer(context, builder, w_type, w_array, [j])
-            builder.store(
-                builder.fadd(
-                    builder.load(w_pointer), builder.fmul(step_value, builder.load(x_pointer))
-                ),
-                w_pointer,
-            )
-        return context.get_dummy_value()
 
-    return signature, codegen
+    return types.void(step, row, w), codegen
+
+
+@intrinsic
+def lane_axpy2(typingctx, step, step2, row, w, u):
+    """``lane_axpy(step, row, w)`` and ``lane_axpy(step2, row, u)`` in one pass over ``row``
+    (the averaged perceptron's weights and averaging sums): the row is read once, and each
+    of ``w`` and ``u`` gets exactly the operations ``lane_axpy`` gives it."""
+    if not (_axpy_types(step, row, w) and _axpy_types(step2, row, u)):
+        return None
+
+    def codegen(context, builder, sig, args):
+        step_value, step2_value, row_value, w_value, u_value = args
+        targets = [(sig.args[3], w_value), (sig.args[4], u_value)]
+        return _axpy_codegen(
+            context, builder, [step_value, step2_value], sig.args[2], row_value, targets
+        )
+
+    return types.void(step, step2, row, w, u), codegen

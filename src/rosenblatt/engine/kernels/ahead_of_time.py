@@ -4,14 +4,17 @@ Each signature of ``signatures.json`` becomes a C function: a numba ``cfunc`` th
 takes a data pointer and a shape for every array and a value for every scalar,
 rebuilds the typed bundles (:mod:`.bundles`) in nopython mode and calls the kernel's
 ``@njit`` function, so no rule is written twice. numba compiles each one as its
-JIT would, for this CPU (or, with ``ROSENBLATT_CPU=generic``, for the architecture's
-baseline, so that a wheel runs on any CPU of it); its LLVM module is emitted as an
-object file (every symbol
+JIT would, for this CPU; its LLVM module is emitted as an object file (every symbol
 but the entry point made private, so that the helpers several kernels share do not
 clash), and the C compiler links the objects with numba's runtime (its allocator,
 ``nrt.cpp``, and the helpers of ``_helperlib.c``) into ``librosenblatt_kernels.so``.
-The manifest, written last, lists each signature's symbol and the digest of the
-sources it was built from (see :mod:`.loader`, which loads it with ``ctypes``).
+With ``ROSENBLATT_CPU=generic`` (a wheel to share) the same is done once per
+instruction-set level of the architecture (:data:`.loader.LEVELS`: x86-64's baseline,
+x86-64-v3 and x86-64-v4), each level's numba optimising for and emitting that level's
+CPU alone, into one library per level; the loader takes the best the running CPU has.
+The manifest, written last, lists each signature's symbol (the same in every level's
+library), the libraries and the digest of the sources they were built from (see
+:mod:`.loader`, which loads one with ``ctypes``).
 
 This module uses numba's compiler internals (a cfunc's code library and its final
 LLVM module), which is why ``pyproject.toml`` bounds numba and llvmlite to the releases
@@ -45,13 +48,15 @@ from .loader import (
     MANIFEST_FORMAT,
     cpu_identity,
     generic_identity,
+    level_library,
+    portable_levels,
 )
 from .signatures import Key, read_signatures
 
-__all__ = ["build", "c_compilers", "cfunc_source", "target_cpu"]
+__all__ = ["build", "build_levels", "c_compilers", "cfunc_source", "target_cpu"]
 
 #: ``ROSENBLATT_CPU``'s values: the host's instruction set (the default, as numba's JIT), or
-#: the architecture's baseline (numba's and LLVM's ``generic`` CPU), for a portable wheel.
+#: the architecture's levels (:data:`.loader.LEVELS`), for a portable wheel.
 TARGETS = ("host", "generic")
 
 # numba's runtime helpers for a library loaded with ctypes: the inclusion pycc's
@@ -148,27 +153,46 @@ def target_cpu() -> str:
     return target
 
 
-def _set_numba_cpu(target: str) -> None:
-    """Make numba optimise for ``target`` too (its codegen reads ``NUMBA_CPU_NAME`` when it
-    loads: the build's worker processes inherit it)."""
-    if target == "generic":
-        os.environ["NUMBA_CPU_NAME"] = "generic"  # its features then default to none
-    else:
-        os.environ.pop("NUMBA_CPU_NAME", None)
-    os.environ.pop("NUMBA_CPU_FEATURES", None)
+def build_levels(target: str) -> list[str]:
+    """The levels a build of ``target`` compiles, lowest first: ``"host"`` alone, or the
+    portable levels of this architecture (each named by the CPU LLVM compiles it for).
+
+    Examples
+    --------
+    >>> build_levels("host")
+    ['host']
+    >>> import platform
+    >>> build_levels("generic") == (
+    ...     ["x86-64", "x86-64-v3", "x86-64-v4"] if platform.machine() == "x86_64" else ["generic"]
+    ... )
+    True
+    """
+    if target == "host":
+        return ["host"]
+    return [name for name, _ in portable_levels()]
+
+
+def _use_cpu(level: str) -> None:
+    """Make numba optimise for ``level`` (run first in each worker, before numba loads: its
+    codegen reads ``NUMBA_CPU_NAME`` and ``NUMBA_CPU_FEATURES`` once, when it loads).
+
+    A level's features are those its CPU name implies (empty ``NUMBA_CPU_FEATURES``): by
+    default numba would add every feature of the host, whatever CPU it is told.
+    """
     if "numba" in sys.modules:
-        from numba.core import config
+        raise RuntimeError(f"numba was loaded before the build for {level} could choose its CPU")
+    if level == "host":
+        os.environ.pop("NUMBA_CPU_NAME", None)
+        os.environ.pop("NUMBA_CPU_FEATURES", None)
+    else:
+        os.environ["NUMBA_CPU_NAME"] = level
+        os.environ["NUMBA_CPU_FEATURES"] = ""
 
-        if (getattr(config, "CPU_NAME", None) == "generic") != (target == "generic"):
-            raise RuntimeError(
-                f"ROSENBLATT_CPU={target}: numba was loaded before the build; run the build "
-                "in a fresh process (python -m rosenblatt.engine.kernels.ahead_of_time)"
-            )
 
-
-def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
-    """Compile one signature into ``folder/kernel_<index>.o``; its symbol and seconds."""
-    index, name, args, returns, folder = job
+def _compile(job: tuple[int, str, Key, Key, str, str]) -> tuple[int, str, float]:
+    """Compile one signature for ``level`` into ``folder/<level>/kernel_<index>.o``; its symbol
+    and seconds (in a worker whose numba :func:`_use_cpu` set to that level)."""
+    index, name, args, returns, folder, level = job
     start = time.perf_counter()
     import llvmlite.binding as llvm
     import numpy as np
@@ -209,16 +233,20 @@ def _compile(job: tuple[int, str, Key, Key, str]) -> tuple[int, str, float]:
     for variable in module.global_variables:
         if not variable.is_declaration and not variable.name.startswith("llvm."):
             variable.linkage = "internal"
-    # the CPU numba's own codegen optimised for: the host, or "generic" (_set_numba_cpu)
-    generic = getattr(config, "CPU_NAME", None) == "generic"  # set from the environment
+    # the CPU numba's own codegen optimised for (_use_cpu): the host, or the level's alone
+    # (read with getattr: numba sets them from the environment, its stubs do not declare them)
+    optimised_for = (getattr(config, "CPU_NAME", None), getattr(config, "CPU_FEATURES", None))
+    if optimised_for != ((None, None) if level == "host" else (level, "")):
+        raise RuntimeError(f"numba optimises for {optimised_for[0]!r}, not for {level!r}")
+    host = level == "host"
     machine = llvm.Target.from_default_triple().create_target_machine(
-        cpu="generic" if generic else llvm.get_host_cpu_name(),
-        features="" if generic else llvm.get_host_cpu_features().flatten(),
+        cpu=llvm.get_host_cpu_name() if host else level,
+        features=llvm.get_host_cpu_features().flatten() if host else "",
         opt=3,
         reloc="pic",
         codemodel="default",
     )
-    Path(folder, f"kernel_{index}.o").write_bytes(machine.emit_object(module))
+    Path(folder, level, f"kernel_{index}.o").write_bytes(machine.emit_object(module))
     return index, symbol, time.perf_counter() - start
 
 
@@ -265,45 +293,56 @@ def _runtime_objects(folder: Path) -> list[Path]:
     return [runtime, nrt]
 
 
-def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
-    """Build every signature of ``signatures.json`` into ``folder``; return the manifest's path.
+def build(
+    folder: Path, jobs: int | None = None, log: Any = print, entries: list | None = None
+) -> Path:
+    """Build every signature of ``signatures.json`` (or of ``entries``, its form) into
+    ``folder``, for each level of ``ROSENBLATT_CPU``'s target; return the manifest's path.
 
-    The library and then the manifest replace the old ones only once everything built.
+    The libraries and then the manifest replace the old ones only once everything built.
     """
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
     target = target_cpu()
-    _set_numba_cpu(target)
-    entries = read_signatures()
+    levels = build_levels(target)
+    entries = read_signatures() if entries is None else entries
     start = time.perf_counter()
+    libraries = {
+        level: LIBRARY_NAME if level == "host" else level_library(level) for level in levels
+    }
     with tempfile.TemporaryDirectory(prefix="rosenblatt-kernels-") as scratch:
-        work = [(i, e["kernel"], e["args"], e["returns"], scratch) for i, e in enumerate(entries)]
-        objects = _runtime_objects(Path(scratch))
-        jobs = jobs or min(len(work), os.cpu_count() or 1)
+        runtime = _runtime_objects(Path(scratch))
+        jobs = jobs or min(len(entries), os.cpu_count() or 1)
         symbols: dict[int, str] = {}
-        if jobs > 1:
-            import multiprocessing
+        import multiprocessing
 
-            context = multiprocessing.get_context("spawn")
-            with ProcessPoolExecutor(jobs, mp_context=context) as pool:
+        context = multiprocessing.get_context("spawn")
+        for level in levels:
+            Path(scratch, level).mkdir()
+            work = [
+                (i, e["kernel"], e["args"], e["returns"], scratch, level)
+                for i, e in enumerate(entries)
+            ]
+            # fresh workers for each level: numba reads the CPU it compiles for once, at import
+            with ProcessPoolExecutor(
+                jobs, mp_context=context, initializer=_use_cpu, initargs=(level,)
+            ) as pool:
                 for index, symbol, seconds in pool.map(_compile, work):
                     symbols[index] = symbol
-                    log(f"  {entries[index]['kernel']} #{index}: {seconds:.1f} s")
-        else:
-            for job in work:
-                index, symbol, seconds = _compile(job)
-                symbols[index] = symbol
-                log(f"  {entries[index]['kernel']} #{index}: {seconds:.1f} s")
-        objects += [Path(scratch, f"kernel_{i}.o") for i in range(len(work))]
-        linked = Path(scratch, LIBRARY_NAME)
-        cxx = _compiler("CXX", "g++")
-        subprocess.run(
-            [cxx, "-shared", "-fPIC", "-o", str(linked), *map(str, objects), "-pthread", "-lm"],
-            check=True,
-        )
+                    log(f"  {level} {entries[index]['kernel']} #{index}: {seconds:.1f} s")
+            objects = runtime + [Path(scratch, level, f"kernel_{i}.o") for i in range(len(work))]
+            cxx = _compiler("CXX", "g++")
+            subprocess.run(
+                [cxx, "-shared", "-fPIC", "-o", str(Path(scratch, level, libraries[level]))]
+                + [*map(str, objects), "-pthread", "-lm"],
+                check=True,
+            )
         manifest_path = folder / "manifest.json"
         manifest_path.unlink(missing_ok=True)  # no manifest names a half-copied library
-        shutil.move(str(linked), folder / LIBRARY_NAME)
+        for old in folder.glob(f"{LIBRARY_NAME.partition('.')[0]}*"):  # another target's
+            old.unlink()
+        for level, name in libraries.items():
+            shutil.move(str(Path(scratch, level, name)), folder / name)
     import numba
 
     manifest = {
@@ -312,7 +351,7 @@ def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
         "cpu": generic_identity() if target == "generic" else cpu_identity(),
         "target": target,
         "numba": numba.__version__,
-        "library": LIBRARY_NAME,
+        "levels": [[level, name] for level, name in libraries.items()],
         "entries": [
             {
                 "kernel": e["kernel"],
@@ -326,7 +365,8 @@ def build(folder: Path, jobs: int | None = None, log: Any = print) -> Path:
     temporary = folder / "manifest.json.tmp"
     temporary.write_text(json.dumps(manifest) + "\n")
     os.replace(temporary, manifest_path)
-    log(f"{len(entries)} kernel signatures built in {time.perf_counter() - start:.0f} s")
+    built = f" for {', '.join(levels)}" if target == "generic" else ""
+    log(f"{len(entries)} kernel signatures built{built} in {time.perf_counter() - start:.0f} s")
     return manifest_path
 
 

@@ -17,6 +17,12 @@ Scratch = namedtuple("Scratch", "delta delta0 scores wrong_row step")
 Rule = namedtuple("Rule", "eta bias_input batch average step C")
 Tally = namedtuple("Tally", "mistakes mistake_weight presented_weight overflow")
 
+# the epochs of a run in one call (rosenblatt.engine.kernels.primal.primal_epochs): where the
+# orders come from, where the run stands, and what the stop rule (.stop_rule) watches
+Draws = namedtuple("Draws", "order stream lookahead next_uint32 state")
+Progress = namedtuple("Progress", "active trained best stale")
+Limits = namedtuple("Limits", "tol patience unit_stops watch")
+
 # The layouts, each of its own numba type, so that the compiler picks a layout's
 # code by type (an int flag needed numba's literal dispatch, and that loop ran
 # about 3x slower). The multinomial layout is None: numba drops the code of an

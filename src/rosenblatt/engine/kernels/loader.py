@@ -12,9 +12,13 @@ which compiles it (or loads it from its disk cache) as before.
 The library is used only when it is the one built from these sources for this CPU:
 its manifest keeps the digest of the kernels' sources (the files ``sources.txt`` lists)
 and what CPU it was built for. By default the code uses the host's instruction set, as
-numba's JIT does, and only that CPU takes it; a portable build (``ROSENBLATT_CPU=generic``
-at install, for wheels) uses only the architecture's baseline and is taken by any CPU of
-that architecture. When it is missing (the build failed at install: its reason is kept
+numba's JIT does, and only that CPU takes it. A portable build (``ROSENBLATT_CPU=generic``
+at install, for wheels) holds one library per instruction-set level of the architecture
+(:data:`LEVELS`: on x86-64 its baseline, x86-64-v3 and x86-64-v4; elsewhere the baseline
+alone), and any CPU of that architecture takes the highest level whose every instruction set
+its ``/proc/cpuinfo`` lists (:func:`best_level`), never one it lacks;
+``ROSENBLATT_CPU_LEVEL`` caps the choice (a lower level, to compare or to work around a fault).
+When it is missing (the build failed at install: its reason is kept
 beside it, and :func:`warn_if_unused` prints it), stale (an editable install whose kernels
 changed since; ``pip install -e .`` rebuilds it) or foreign, every call takes the JIT, and
 :func:`library_status` says why.
@@ -55,21 +59,27 @@ __all__ = [
     "BUILT",
     "C_SCALARS",
     "FAILURE_RECORD",
+    "LEVELS",
     "LIBRARY_NAME",
     "MANIFEST_FORMAT",
     "CompiledKernel",
+    "best_level",
     "compiled_kernel",
+    "cpu_flags",
     "cpu_identity",
     "generic_identity",
+    "level_library",
     "library_status",
+    "portable_levels",
     "warn_if_unused",
 ]
 
 #: Where ``pip install`` puts the library and its manifest.
 BUILT = Path(__file__).with_name("_built")
 LIBRARY_NAME = "librosenblatt_kernels.so"
-#: Bumped when the calling convention of the built functions changes.
-MANIFEST_FORMAT = 1
+#: Bumped when the calling convention of the built functions or the manifest's layout changes
+#: (2: a library per instruction-set level).
+MANIFEST_FORMAT = 2
 #: Beside the library: one line saying why the last build made none (written by the build).
 FAILURE_RECORD = "build-failure.txt"
 
@@ -85,15 +95,122 @@ C_SCALARS = {
 }
 
 
-def cpu_identity() -> str:
-    """What the library's machine code was built for: the CPU's model and instruction sets."""
-    text = ""
+# The x86-64 psABI's micro-architecture levels as LLVM compiles for them (its CPUs ``x86-64-v2``
+# .. ``x86-64-v4``), each as the flags Linux lists in /proc/cpuinfo for the instruction sets it
+# adds (pni: SSE3; abm: LZCNT; lahf_lm: LAHF/SAHF in 64-bit mode)
+_X86_64_V2 = frozenset({"cx16", "lahf_lm", "pni", "popcnt", "sse4_1", "sse4_2", "ssse3"})
+_X86_64_V3 = _X86_64_V2 | {"abm", "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "movbe", "xsave"}
+_X86_64_V4 = _X86_64_V3 | {"avx512bw", "avx512cd", "avx512dq", "avx512f", "avx512vl"}
+
+#: The instruction-set levels a portable build holds, per architecture (``platform.machine()``),
+#: lowest first: each level's name is the CPU LLVM compiles its library for, with the
+#: ``/proc/cpuinfo`` flags a CPU must list to run that library. x86-64's baseline (SSE2) runs
+#: everywhere; v3 (AVX2, FMA, Haswell and Zen on) and v4 (AVX-512) give the sparse rows' lane
+#: selects the speed of a host build. An architecture not named holds its baseline alone.
+LEVELS: dict[str, tuple[tuple[str, frozenset[str]], ...]] = {
+    "x86_64": (("x86-64", frozenset()), ("x86-64-v3", _X86_64_V3), ("x86-64-v4", _X86_64_V4)),
+}
+_BASELINE_ONLY: tuple[tuple[str, frozenset[str]], ...] = (("generic", frozenset()),)
+
+
+def portable_levels(machine: str | None = None) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The levels a portable build holds on ``machine`` (this one's by default), lowest first.
+
+    Examples
+    --------
+    >>> [name for name, _ in portable_levels("x86_64")]
+    ['x86-64', 'x86-64-v3', 'x86-64-v4']
+    >>> [name for name, _ in portable_levels("aarch64")]
+    ['generic']
+    """
+    return LEVELS.get(machine or platform.machine(), _BASELINE_ONLY)
+
+
+def best_level(
+    flags: frozenset[str] | set[str],
+    built: list[str] | tuple[str, ...],
+    machine: str | None = None,
+    cap: str | None = None,
+) -> str | None:
+    """The highest level of ``built`` a CPU listing ``flags`` runs (None: none of them).
+
+    A level runs where the CPU lists every flag its instructions need (:data:`LEVELS`); a name
+    this architecture's levels do not hold is never taken, and none above ``cap`` (a name of
+    them) is.
+
+    Examples
+    --------
+    >>> built = ["x86-64", "x86-64-v3", "x86-64-v4"]
+    >>> best_level(frozenset(), built, "x86_64")
+    'x86-64'
+    >>> haswell = {"avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave"}
+    >>> best_level(haswell, built, "x86_64")  # but no SSE3..SSE4.2 flags: not v3 either
+    'x86-64'
+    >>> v2 = {"cx16", "lahf_lm", "pni", "popcnt", "sse4_1", "sse4_2", "ssse3"}
+    >>> best_level(haswell | v2, built, "x86_64")
+    'x86-64-v3'
+    >>> best_level(haswell | v2, ["x86-64-v4"], "x86_64") is None
+    True
+    """
+    levels = portable_levels(machine)
+    top = len(levels) - 1 if cap is None else _cap_index(cap, machine)
+    runnable = [
+        name for name, needs in levels[: top + 1] if name in built and needs <= frozenset(flags)
+    ]
+    return runnable[-1] if runnable else None
+
+
+def _cap_index(cap: str, machine: str | None = None) -> int:
+    """Where level ``cap`` stands among ``machine``'s; a ``ValueError`` names them if nowhere."""
+    names = [name for name, _ in portable_levels(machine)]
+    if cap not in names:
+        raise ValueError(f"ROSENBLATT_CPU_LEVEL={cap!r}: use {', '.join(names)}")
+    return names.index(cap)
+
+
+def level_library(level: str) -> str:
+    """The file name of a portable build's library of ``level``.
+
+    Examples
+    --------
+    >>> level_library("x86-64-v3")
+    'librosenblatt_kernels.x86-64-v3.so'
+    """
+    stem, _, suffix = LIBRARY_NAME.rpartition(".")
+    return f"{stem}.{level}.{suffix}"
+
+
+def _cpuinfo() -> str:
+    """The first 64 KiB of ``/proc/cpuinfo`` (empty where there is none)."""
     try:
         with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
-            text = handle.read(1 << 16)
+            return handle.read(1 << 16)
     except OSError:
-        pass
-    return _identity(text)
+        return ""
+
+
+def _cpuinfo_fields(cpuinfo: str) -> dict[str, str]:
+    """The fields of the first processor ``cpuinfo`` describes."""
+    fields = {}
+    for line in cpuinfo.split("\n\n")[0].splitlines():
+        name, _, value = line.partition(":")
+        fields[name.strip()] = value.strip()
+    return fields
+
+
+def _flags(fields: dict[str, str]) -> frozenset[str]:
+    return frozenset(fields.get("flags", fields.get("Features", "")).split())
+
+
+def cpu_flags() -> frozenset[str]:
+    """The instruction sets this CPU lists in ``/proc/cpuinfo`` (none where there is none: such
+    a system takes only a portable build's baseline)."""
+    return _flags(_cpuinfo_fields(_cpuinfo()))
+
+
+def cpu_identity() -> str:
+    """What the library's machine code was built for: the CPU's model and instruction sets."""
+    return _identity(_cpuinfo())
 
 
 def _identity(cpuinfo: str) -> str:
@@ -103,19 +220,15 @@ def _identity(cpuinfo: str) -> str:
     ``platform.processor()``, which runs ``uname -p`` in a subprocess: the first kernel call
     checks the library holding ``_LOCK``, and every other thread's first call waits for it.
     """
-    lines = {}
-    for line in cpuinfo.split("\n\n")[0].splitlines():
-        name, _, value = line.partition(":")
-        lines[name.strip()] = value.strip()
-    model = lines["model name"] if "model name" in lines else platform.processor()
-    wanted = [platform.machine(), model]
-    wanted.append(" ".join(sorted(lines.get("flags", lines.get("Features", "")).split())))
+    fields = _cpuinfo_fields(cpuinfo)
+    model = fields["model name"] if "model name" in fields else platform.processor()
+    wanted = [platform.machine(), model, " ".join(sorted(_flags(fields)))]
     return hashlib.sha256("\n".join(wanted).encode()).hexdigest()
 
 
 def generic_identity() -> str:
-    """What a portable library (``ROSENBLATT_CPU=generic``) was built for: any CPU of this
-    system and architecture.
+    """What a portable build (``ROSENBLATT_CPU=generic``) was built for: any CPU of this
+    system and architecture (each takes the best of its levels).
 
     Examples
     --------
@@ -199,6 +312,7 @@ def _open(folder: Path = BUILT) -> _Library:
 
 
 def _load(folder: Path) -> _Library:
+    cap = _level_cap()  # a wrong value is an error, as a wrong ROSENBLATT_KERNELS is
     manifest_path = folder / "manifest.json"
     if not manifest_path.exists():
         return _Library("not built: no library beside the package (pip install did not build it)")
@@ -208,9 +322,21 @@ def _load(folder: Path) -> _Library:
             return _Library("stale: built by another version; run pip install again")
         if manifest.get("sources") != sources_digest():
             return _Library("stale: the kernels changed since the build; run pip install again")
-        if manifest.get("cpu") not in (cpu_identity(), generic_identity()):
+        levels = dict(manifest["levels"])  # level: library file
+        portable = manifest.get("cpu") == generic_identity()
+        if portable:
+            built = list(levels)
+            level = best_level(cpu_flags(), built, cap=cap)
+            if level is None:
+                return _Library(
+                    f"built for other CPUs: this one lacks the instruction sets of every level "
+                    f"built ({', '.join(built)}); run pip install on this machine"
+                )
+        elif manifest.get("cpu") == cpu_identity():
+            level = "host"
+        else:
             return _Library("built for another CPU; run pip install on this machine")
-        path = folder / manifest["library"]
+        path = folder / levels[level]
         library = ctypes.CDLL(str(path))
         library.rb_runtime_init.restype = None
         library.rb_runtime_init()
@@ -233,9 +359,20 @@ def _load(folder: Path) -> _Library:
     except (OSError, KeyError, TypeError, ValueError, AttributeError) as error:
         return _Library(f"could not be loaded ({error}); numba's JIT runs the kernels")
     status = f"built at install: {len(entries)} signatures in {path}"
-    if manifest["cpu"] == generic_identity():
+    if portable and len(levels) == 1:
         status += f" (portable: any {platform.machine()} CPU)"
+    elif portable:
+        status += f" (portable: {level} of {', '.join(levels)})"
     return _Library(status, entries, path)
+
+
+def _level_cap() -> str | None:
+    """The highest level a portable build may take, from ``ROSENBLATT_CPU_LEVEL`` (None: any);
+    a ``ValueError`` names the levels when it is none of them."""
+    cap = os.environ.get("ROSENBLATT_CPU_LEVEL", "").strip().lower() or None
+    if cap is not None:
+        _cap_index(cap)
+    return cap
 
 
 def _library() -> _Library:

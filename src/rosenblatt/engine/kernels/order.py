@@ -1,5 +1,13 @@
 """Presentation orders for shuffled epochs, generated in compiled code.
 
+``shuffled_order`` draws what numpy's ``shuffle`` of ``arange(n)`` draws (both
+``RandomState.shuffle`` and ``Generator.shuffle``: Fisher-Yates, each index from numpy's
+``random_interval``), from the run's own random source: its bit generator's
+``next_uint32``, called through the C function numpy exposes for it
+(``bit_generator.ctypes``), on its state in place. So a run of epochs in one compiled
+call presents the orders the epoch driver's ``rng.shuffle`` would, and leaves the
+source where those calls would.
+
 ``block_order`` cuts the rows into chunks of a few consecutive rows, permutes the
 chunks, groups them into blocks and shuffles the rows of each block: every epoch
 is a fresh random permutation of all rows in which only rows of the same small
@@ -8,7 +16,9 @@ block can be streamed into cache (``stream``) while the current one trains.
 """
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
 
@@ -72,3 +82,49 @@ def block_order(n_samples, chunk_rows, chunks_per_block, seed, order, stream):
                     pos += 1
         previous_start = start
         start += size
+
+
+@intrinsic
+def _next_uint32(typingctx, function, state):
+    """``function(state)``: a bit generator's ``next_uint32`` (the address of its C function)
+    on its state (the address numpy gives), as ``uint32_t (*)(void *)``."""
+    signature = types.uint32(types.int64, types.int64)
+
+    def codegen(context, builder, sig, args):
+        pointer = ir.IntType(8).as_pointer()
+        kind = ir.FunctionType(ir.IntType(32), [pointer])
+        call = builder.inttoptr(args[0], kind.as_pointer())
+        return builder.call(call, [builder.inttoptr(args[1], pointer)])
+
+    return signature, codegen
+
+
+@njit(cache=True, inline="always")
+def _interval(next_uint32, state, top):
+    """numpy's ``random_interval(bitgen, top)`` for ``top < 2**32``: a uniform integer in
+    ``[0, top]``, the draws masked to the smallest all-ones mask above ``top`` and retried
+    while above it."""
+    if top == 0:
+        return 0
+    mask = top
+    mask |= mask >> 1
+    mask |= mask >> 2
+    mask |= mask >> 4
+    mask |= mask >> 8
+    mask |= mask >> 16
+    while True:
+        value = np.int64(_next_uint32(next_uint32, state)) & mask
+        if value <= top:
+            return value
+
+
+@njit(cache=True)
+def shuffled_order(order, next_uint32, state):
+    """Fill ``order`` with ``arange(n)`` shuffled as numpy's ``shuffle`` does it, drawing from
+    the bit generator at ``state`` through its ``next_uint32`` (``n`` below ``2**32``)."""
+    n = order.shape[0]
+    for i in range(n):
+        order[i] = i
+    for i in range(n - 1, 0, -1):
+        j = _interval(next_uint32, state, i)
+        order[i], order[j] = order[j], order[i]

@@ -77,10 +77,19 @@ before the label matrix existed.
 
 import math
 
-from numba import njit
-from numba.extending import overload
+from numba import njit, types
+from numba.extending import overload, register_jitable
 
-from ._rows import EXTENT_AHEAD, prefetch_extent, prefetch_row, row_axpy, row_dot, row_sqnorm
+from . import stop_rule
+from ._rows import (
+    EXTENT_AHEAD,
+    prefetch_extent,
+    prefetch_row,
+    row_axpy,
+    row_axpy2,
+    row_dot,
+    row_sqnorm,
+)
 from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with the loop)
     MULTINOMIAL,
     ONE_VS_REST,
@@ -88,7 +97,10 @@ from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with 
     PA2,
     PERCEPTRON,
     SINGLE,
+    Draws,
+    Limits,
     OneVsRest,
+    Progress,
     Record,
     Rows,
     Rule,
@@ -99,6 +111,7 @@ from .bundles import (  # noqa: F401 (the bundles and layouts, re-exported with 
     Targets,
     Weights,
 )
+from .order import shuffled_order
 
 
 def _kind(layout):
@@ -313,12 +326,14 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
             if batch:
                 row_axpy(coef, X, csr, i, _row(delta, s))
                 delta0[s] += coef * bias_input
+            elif average:  # and Algorithm 7's u += y c x, beta += y c, with c = now + 1,
+                # in the same pass over the row (its indices and values read once)
+                row_axpy2(coef, coef * (now + 1), X, csr, i, _row(W, s), _row(U, s))
+                w0[s] += coef * bias_input
+                U0[s] += coef * (now + 1) * bias_input
             else:
                 row_axpy(coef, X, csr, i, _row(W, s))
                 w0[s] += coef * bias_input
-                if average:  # Algorithm 7's u += y c x, beta += y c, with c = now + 1
-                    row_axpy(coef * (now + 1), X, csr, i, _row(U, s))
-                    U0[s] += coef * (now + 1) * bias_input
             if record is not None:
                 if layout_counts_each:
                     _keep(record, s, n_samples, i, coef, now)
@@ -341,3 +356,125 @@ def primal_epoch(rows, targets, schedule, weights, record, rule, scratch, slots,
     if not layout_counts_each:
         counts[0] += presented
     return presented
+
+
+# ---------------------------------------------------------------------- a run of epochs
+# the stop rule is plain Python (the epoch driver runs it as it is): compiled in here
+for _rule in (
+    stop_rule._block_sum,
+    stop_rule.summed,
+    stop_rule.weighted_fraction,
+    stop_rule.stale_for,
+    stop_rule.end_epoch,
+):
+    register_jitable(_rule)
+
+
+def _epoch_record(record, epoch, size):
+    """Epoch ``epoch``'s part of a run's record (each epoch writes ``size`` entries from
+    ``epoch * size`` on, and counts them in its row of ``n_rec``), or None without one."""
+
+
+@overload(_epoch_record, inline="always")
+def _epoch_record_impl(record, epoch, size):
+    if isinstance(record, types.NoneType):
+        return lambda record, epoch, size: None
+
+    def part(record, epoch, size):
+        labelled = record.true.shape[0] > 0  # multinomial: the classes of each update
+        start, stop = epoch * size, (epoch + 1) * size
+        return Record(
+            record.n_rec[epoch],
+            record.sample[start:stop],
+            record.coef[start:stop],
+            record.time[start:stop],
+            record.true[start:stop] if labelled else record.true,
+            record.pred[start:stop] if labelled else record.pred,
+            record.activation,
+        )
+
+    return part
+
+
+@njit(cache=True, nogil=True)
+def primal_epochs(
+    rows,
+    targets,
+    draws,
+    weights,
+    record,
+    rule,
+    scratch,
+    slots,
+    tally,
+    layout,
+    progress,
+    limits,
+    history,
+):
+    """Epochs of :func:`primal_epoch`, one after another, the stop rule after each; in place.
+
+    What the epoch driver does around each epoch, done here for a whole run: each epoch's
+    order (``draws``: ``arange(n)`` shuffled from the run's random source, see
+    :func:`.order.shuffled_order`, or, with ``next_uint32 == 0``, ``arange(n)`` itself),
+    the units still learning (``progress.active``: their state rows train; every row of
+    the multinomial model), the epoch's count and :func:`.stop_rule.end_epoch`.
+
+    ``history`` (int64, one entry per epoch this call may run) gets each epoch's mistakes;
+    ``record`` (or None) holds each epoch's updates in its own part, as
+    :func:`primal_epoch` writes them (``n_rec`` one row per epoch); ``slots`` is working
+    memory of one entry per state row; ``tally`` is this call's, zeroed before every
+    epoch (after the last it holds that epoch's count).
+
+    Returns
+    -------
+    (epochs, presented, status)
+        The epochs completed, the patterns the last one presented, and how the run
+        stands (:mod:`.stop_rule`'s codes). ``OVERFLOWED``: the epoch after the ones
+        completed met a score beyond the float range (``tally.overflow`` counts them);
+        it ran, but it is not counted, and the caller refuses it.
+    """
+    order = draws.order
+    n_samples = order.shape[0]
+    for i in range(n_samples):
+        order[i] = i
+    n_units = progress.active.shape[0]
+    n_rows = weights.W.shape[0]
+    size = n_samples * n_rows
+    schedule = Schedule(order, draws.stream, draws.lookahead)
+    presented = 0
+    for epoch in range(history.shape[0]):
+        if draws.next_uint32 != 0:
+            shuffled_order(order, draws.next_uint32, draws.state)
+        trained = 0
+        for u in range(n_rows):
+            if layout is None or progress.active[u]:  # multinomial: one unit of every row
+                slots[trained] = u
+                trained += 1
+        tally.mistakes[:] = 0
+        tally.mistake_weight[:] = 0.0
+        tally.presented_weight[0] = 0.0
+        scratch.delta[:] = 0
+        scratch.delta0[:] = 0.0
+        presented = primal_epoch(
+            rows,
+            targets,
+            schedule,
+            weights,
+            _epoch_record(record, epoch, size),
+            rule,
+            scratch,
+            slots[:trained],
+            tally,
+            layout,
+        )
+        if tally.overflow[0] > 0:
+            return epoch, presented, stop_rule.OVERFLOWED
+        mistakes = tally.mistakes[:n_units]
+        history[epoch] = mistakes.sum()
+        status = stop_rule.end_epoch(
+            progress, mistakes, tally.mistake_weight[:n_units], tally.presented_weight[0], limits
+        )
+        if status != stop_rule.RUNNING:
+            return epoch + 1, presented, status
+    return history.shape[0], presented, stop_rule.RUNNING

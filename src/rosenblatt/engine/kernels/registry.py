@@ -51,6 +51,7 @@ class Kernel:
 #: Every compiled kernel called from Python, in warm-up order (the parsers last).
 KERNELS: tuple[Kernel, ...] = (
     Kernel("primal.primal_epoch", "reference.primal_epoch"),
+    Kernel("primal.primal_epochs", "reference.primal_epochs"),
     Kernel("scores.linear_scores", "reference.linear_scores"),
     Kernel("votes.binary_vote", "reference.binary_vote"),
     Kernel("votes.multinomial_vote", "reference.multinomial_vote"),
@@ -68,7 +69,8 @@ KERNELS: tuple[Kernel, ...] = (
 )
 
 #: The other ``@njit`` functions of the package, and why they have no entry: each is
-#: compiled into (and checked through) the kernels that call it.
+#: compiled into (and checked through) the kernels that call it. (The stop rule,
+#: :mod:`.stop_rule`, is plain Python that ``primal_epochs`` compiles in: no ``@njit``.)
 INLINED_HELPERS: dict[str, str] = {
     "_rows._combine": "inlined into primal_epoch and linear_scores (row_dot)",
     "primal._keep": "inlined into primal_epoch (the record)",
@@ -85,6 +87,8 @@ INLINED_HELPERS: dict[str, str] = {
     "order._splitmix64": "inlined into block_order",
     "order._below": "inlined into block_order",
     "order._shuffle_in_place": "called only from block_order",
+    "order._interval": "inlined into shuffled_order (numpy's random_interval)",
+    "order.shuffled_order": "called only from primal_epochs (each epoch's order)",
     "textparse._mul128": "inlined into the parsers (number parsing)",
     "textparse._leading_zeros": "inlined into the parsers (number parsing)",
     "textparse._eisel_lemire": "called only from the parsers (number parsing)",

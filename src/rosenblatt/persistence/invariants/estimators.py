@@ -309,4 +309,6 @@ def check_online_calibrated(c: Checker) -> None:
     sums = c.array("bin_sums_", shape=counts.shape, low=0.0)
     if np.any(sums > counts):
         c.fail("bin_sums_", "holds more outcomes in a bin than its count")
+    if "fixed_classes_" in c.values and c.values["fixed_classes_"] is not True:
+        c.fail("fixed_classes_", "must be True where it is (absent: classes that grow)")
     _epoch_record(c)
