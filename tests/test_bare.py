@@ -17,10 +17,9 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 
 import rosenblatt
-from rosenblatt._core.validation import params_of
 from rosenblatt.estimators import _bare
 from rosenblatt.persistence import load, model_bytes
-from rosenblatt.persistence.policy import key_of
+from rosenblatt.persistence.policy import key_of, params_of
 from rosenblatt.persistence.records import RECORDS, key_of_bare
 
 BARE = {r.key: r for r in RECORDS if r.bare is not None}

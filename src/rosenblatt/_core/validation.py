@@ -8,7 +8,6 @@ constraints) and calls :func:`validate_params` at the start of ``fit``.
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 import warnings
@@ -269,30 +268,6 @@ def check_option(option: str, allowed: list, value: Any) -> None:
 def _option_refused(option: str, allowed: list, value: Any) -> str:
     what = " or ".join(_command_line_words(c) for c in allowed)
     return f"{option} must be {what}; got {value!r}"
-
-
-def params_of(estimator: Any) -> dict[str, Any]:
-    """``estimator.get_params(deep=False)``; for a learner without scikit-learn's base classes
-    (:mod:`rosenblatt.estimators._bare`), read as that reads them: every named parameter of
-    its ``__init__``, sorted by name, with its value.
-
-    Examples
-    --------
-    >>> from rosenblatt.estimators import _bare
-    >>> from rosenblatt import Perceptron
-    >>> params_of(_bare.Perceptron(eta=0.5)) == params_of(Perceptron(eta=0.5))
-    True
-    """
-    get_params = getattr(estimator, "get_params", None)
-    if get_params is not None:
-        return get_params(deep=False)
-    signature = inspect.signature(type(estimator).__init__)
-    names = sorted(
-        p.name
-        for p in signature.parameters.values()
-        if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
-    )
-    return {name: getattr(estimator, name) for name in names}
 
 
 def validate_params(estimator: Any) -> None:

@@ -692,17 +692,3 @@ def _end(
             stacklevel=_outside_the_package(),
         )
     return history
-
-
-def is_convergence_warning(category: type[Warning]) -> bool:
-    """Whether a warning of ``category`` is the ``ConvergenceWarning`` :func:`train` warns
-    with (scikit-learn's), without importing scikit-learn: no warning is one before
-    ``sklearn.exceptions`` is loaded (a fit that converged never loads it).
-
-    Examples
-    --------
-    >>> is_convergence_warning(UserWarning)
-    False
-    """
-    exceptions = sys.modules.get("sklearn.exceptions")
-    return exceptions is not None and issubclass(category, exceptions.ConvergenceWarning)

@@ -46,10 +46,9 @@ import numpy as np
 
 from .._core.files import write_atomically
 from .._core.sparse import MAX_INDEX
-from .._core.validation import params_of
 from ..exceptions import ModelFileError
 from .errors import RESAVE, RETRAIN, ZIP_DAMAGE, fail
-from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, dtype_named
+from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, dtype_named, params_of
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from .._core.random_states import BIT_GENERATORS, describe, legacy_state
 from .._core.sparse import is_sparse
-from .._core.validation import BrokenInvariant, params_of
+from .._core.validation import BrokenInvariant
 from .decode import Reader
 from .policy import (
     ARRAY_KINDS,
@@ -44,6 +44,7 @@ from .policy import (
     UNSAFE_WHY,
     is_fitted_name,
     key_of,
+    params_of,
     unsafe_parameter,
 )
 from .records import record_of

@@ -20,6 +20,7 @@ or exhaust memory. Saving refuses what loading would refuse, with the same rules
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Collection
 from typing import Any
@@ -139,3 +140,27 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
 def is_fitted_name(name: object) -> bool:
     """A public fitted attribute: ends in ``_``, does not start with ``_``."""
     return isinstance(name, str) and _FITTED_NAME.match(name) is not None
+
+
+def params_of(estimator: Any) -> dict[str, Any]:
+    """``estimator.get_params(deep=False)``; for a learner without scikit-learn's base classes
+    (:mod:`rosenblatt.estimators._bare`), read as that reads them: every named parameter of
+    its ``__init__``, sorted by name, with its value.
+
+    Examples
+    --------
+    >>> from rosenblatt.estimators import _bare
+    >>> from rosenblatt import Perceptron
+    >>> params_of(_bare.Perceptron(eta=0.5)) == params_of(Perceptron(eta=0.5))
+    True
+    """
+    get_params = getattr(estimator, "get_params", None)
+    if get_params is not None:
+        return get_params(deep=False)
+    signature = inspect.signature(type(estimator).__init__)
+    names = sorted(
+        p.name
+        for p in signature.parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    )
+    return {name: getattr(estimator, name) for name in names}

@@ -218,8 +218,8 @@ def train(
     -------
     TrainResult
     """
+    from ..._core.lazy import is_convergence_warning
     from ...data.io import read_data
-    from ...engine.driver import is_convergence_warning
     from ...persistence import save
 
     # nothing around the learner needs scikit-learn: no scaler, text features or calibration
