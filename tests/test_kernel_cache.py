@@ -23,8 +23,8 @@ def package(tmp_path):
     kernels._drop_stale_cache(tmp_path)  # the first import: stamp written
     for folder, stem in [
         ("engine/kernels", "primal"),
-        ("data/readers", "textparse"),
-        ("data/readers", "unlisted"),
+        ("engine/kernels", "textparse"),
+        ("_core", "unlisted"),
     ]:
         cache = tmp_path / folder / "__pycache__"
         cache.mkdir(exist_ok=True)

@@ -65,4 +65,4 @@ def test_the_boundary_plot_leaves_out_a_maximum_margin_it_cannot_solve(monkeypat
     ax = plot_decision_boundary(model, OR_X, OR_Y)
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert not any(label.startswith("maximum margin") for label in labels)
-    assert "through the closest points (margin 0.707)" in labels
+    assert "through the closest points (its geometric margin 0.707)" in labels

@@ -623,7 +623,9 @@ def _run_epochs(
     start = time.perf_counter()
     for number in range(run.epochs + 1, max_epochs + 1):
         mistakes, presented, mistake_weight, presented_weight = epoch(active)
-        active, trained = run.active, run.trained  # grown where classes joined in the epoch
+        if run.active is not active:  # grown where classes joined in the epoch
+            active, trained = run.active, run.trained
+            progress = progress._replace(active=active, trained=trained)
         mistakes = np.asarray(mistakes, dtype=np.int64)
         mistake_weight = np.asarray(mistake_weight, dtype=np.float64)
         presented_weight = float(presented_weight)
