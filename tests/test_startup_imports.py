@@ -10,9 +10,11 @@ import importlib.util
 import json
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
+from sklearn.exceptions import ConvergenceWarning
 
 import rosenblatt
 import rosenblatt.engine.kernels.loader
@@ -83,6 +85,97 @@ def test_plot_animation_imports_matplotlib_and_the_engine_only(tmp_path, or_csv)
     _, modules = loaded_modules(tmp_path, "plot", or_csv, "-o", gif, "--bias-input", "-1")
     assert gif.stat().st_size > 0 and "matplotlib" in modules
     assert_none_of(NEVER, modules, "plot (an animation)")
+
+
+# a numeric CSV with a header (the model keeps its feature names), three classes that overlap
+def _numeric_csv(path):
+    rng = np.random.RandomState(0)
+    X = rng.normal(size=(60, 3)).round(2)
+    y = np.digitize(X @ [1.0, -1.0, 0.5] + 0.5 * rng.normal(size=60), [-0.5, 0.5])
+    rows = [",".join(map(str, row)) + f",c{label}" for row, label in zip(X, y)]
+    path.write_text("\n".join(["a,b,c,label", *rows]) + "\n")
+    return path
+
+
+@pytest.mark.parametrize(
+    "data, options",
+    [
+        ("numeric.csv", ["-q"]),
+        ("numeric.csv", ["-a", "voted"]),  # the summary scores the named model's rows
+        ("numeric.csv", ["-a", "pa2", "--json", "--multi-class", "multinomial"]),
+        ("or.svm", ["-a", "averaged", "--json"]),
+    ],
+)
+def test_train_of_a_linear_learner_imports_no_sklearn(tmp_path, data, options):
+    """Issue 46: a learner of the package on numeric columns, nothing around it (--no-scale),
+    is trained and saved without scikit-learn (whose import took longer than the command's
+    whole run), and loads back as the estimator."""
+    path = _numeric_csv(tmp_path / data) if data.endswith(".csv") else tmp_path / data
+    if data == "or.svm":
+        path.write_text("-1 1:-1 2:-1\n1 1:1 2:-1\n1 1:-1 2:1\n1 1:1 2:1\n")
+    model = tmp_path / "m.rbl"
+    stdout, modules = loaded_modules(tmp_path, "train", path, "-m", model, "--no-scale", *options)
+    assert "rosenblatt.estimators._bare" in modules  # the probe sees what the run loads
+    assert_none_of((*NEVER, "pandas", "matplotlib"), modules, "train --no-scale")
+    name = {"-q": "Perceptron", "voted": "VotedPerceptron", "pa2": "PassiveAggressive"}
+    expected = next((name[o] for o in options if o in name), "AveragedPerceptron")
+    loaded = rosenblatt.load(model)
+    assert type(loaded) is getattr(rosenblatt, expected)  # the estimator, not the learner
+    assert loaded.n_features_in_ == (2 if "svm" in data else 3)
+    if "--json" in options:
+        assert json.loads(stdout)["estimator"] == expected
+
+
+def test_a_learner_that_does_not_converge_warns_as_the_estimator_does(tmp_path):
+    """The ConvergenceWarning is scikit-learn's: a run that ends without converging loads it
+    then (only then), and the command line notes it in the same words as the estimator's."""
+    path = _numeric_csv(tmp_path / "numeric.csv")
+    errors = []
+    for scale in ("--no-scale", "--scale"):
+        result = subprocess.run(
+            [sys.executable, "-c", PROBE, str(tmp_path / "modules.json"), "train", str(path)]
+            + ["-m", str(tmp_path / "m.rbl"), "--max-iter", "2", "--tol", "none", scale],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert result.returncode == 0, result.stderr
+        errors.append(" ".join(result.stderr.split()))
+    note = "note: Perceptron did not converge: the last of --max-iter=2 epochs still made "
+    assert errors[0].count("note:") == errors[1].count("note:") == 1
+    assert errors[0].endswith(
+        f"{note}26 mistake(s). The data may not be linearly separable; raise --max-iter, or "
+        "use --algorithm averaged."
+    )
+    assert note in errors[1]  # the estimator in the scaler's pipeline
+
+
+def test_train_with_a_scaler_imports_sklearn_and_saves_its_pipeline(tmp_path):
+    """A model with a step of scikit-learn (the default scaler) still imports it."""
+    model = tmp_path / "m.rbl"
+    path = _numeric_csv(tmp_path / "numeric.csv")
+    _, modules = loaded_modules(tmp_path, "train", path, "-m", model, "-q")
+    assert "sklearn.preprocessing" in modules
+    loaded = rosenblatt.load(model)
+    assert [name for name, _ in loaded.steps] == ["scaler", "classifier"]
+    assert type(loaded.steps[-1][1]) is rosenblatt.Perceptron
+
+
+@pytest.mark.parametrize("options", [{}, {"algorithm": "voted", "epochs": 50}])
+def test_train_without_sklearn_writes_the_file_the_estimator_writes(tmp_path, options):
+    """The command line's model file, written without scikit-learn loaded, is byte for byte
+    the one ``train`` writes from the estimator itself (scikit-learn loaded)."""
+    from rosenblatt.apps.cli.train import train
+
+    path = _numeric_csv(tmp_path / "numeric.csv")
+    flags = [["--algorithm", options["algorithm"], "--max-iter", "50"]] if options else [[]]
+    _, modules = loaded_modules(tmp_path, "train", path, "-m", "cli.rbl", "--no-scale", *flags[0])
+    assert_none_of(NEVER, modules, "train --no-scale")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        result = train(path, tmp_path / "estimator.rbl", scale=False, **options)
+    assert type(result.model) is type(rosenblatt.load(tmp_path / "cli.rbl"))  # the estimator
+    assert (tmp_path / "cli.rbl").read_bytes() == (tmp_path / "estimator.rbl").read_bytes()
 
 
 def test_predict_with_a_linear_model_imports_numpy_only(tmp_path, or_csv):

@@ -158,3 +158,123 @@ def test_a_field_keeps_its_own_name():
     constraints = {"eta": Perceptron._parameter_constraints["eta"]}
     with pytest.raises(ValueError, match="^The 'eta' setting of a request"):
         check_args("a request", constraints, {"eta": 0}, "setting")
+
+
+# ---------------------------------------------------------------------- input taken as it is
+# (issue 46) `validate` takes the readers' arrays without scikit-learn's validate_data, to the
+# same effect: each case runs both on copies of one estimator and compares what they return
+# (the same objects), what they leave on the estimator, what they warn and what they raise.
+def _dense(order="C", dtype=np.float64):
+    return np.asarray(np.arange(12.0).reshape(4, 3) - 5, dtype=dtype, order=order)
+
+
+def _csr(fmt="csr"):
+    import scipy.sparse as sp
+
+    return sp.random(4, 3, density=0.5, format=fmt, random_state=0)
+
+
+_ESTIMATOR = {"accept_sparse": "csr", "dtype": [np.float64, np.float32], "order": "C"}
+_Y = np.array([0, 1, 1, 0])
+VALIDATE_CASES = {
+    # the readers' arrays, taken as they are
+    "dense": (_dense(), _Y, _ESTIMATOR, {}),
+    "dense, predicting": (_dense(), "no_validation", {**_ESTIMATOR, "reset": False}, "fitted"),
+    "dense, string labels": (_dense(), np.array(["a", "b", "b", "a"]), _ESTIMATOR, {}),
+    "dense, whole float labels": (_dense(), np.array([0.0, 2, 2, 0]), _ESTIMATOR, {}),
+    "csr": (_csr(), _Y, _ESTIMATOR, {}),
+    "refit drops the feature names": (_dense(), _Y, _ESTIMATOR, "named"),
+    "named model, rows without names": (
+        _dense(),
+        "no_validation",
+        {**_ESTIMATOR, "reset": False},
+        "named",
+    ),
+    "float64 alone": (_dense(), _Y, {"accept_sparse": "csr", "dtype": np.float64}, {}),
+    "F-ordered, no order asked": (_dense("F"), "no_validation", {"accept_sparse": "csr"}, {}),
+    # everything else goes to validate_data
+    "F-ordered, C asked": (_dense("F"), _Y, _ESTIMATOR, {}),
+    "float32": (_dense(dtype=np.float32), _Y, _ESTIMATOR, {}),
+    "integers": (_dense(dtype=np.int64), _Y, _ESTIMATOR, {}),
+    "csc": (_csr("csc"), _Y, _ESTIMATOR, {}),
+    "a list": (_dense().tolist(), _Y, _ESTIMATOR, {}),
+    "nan": (np.where(_dense() > 0, np.nan, _dense()), _Y, _ESTIMATOR, {}),
+    "nan labels": (_dense(), np.array([0.0, np.nan, 1, 0]), _ESTIMATOR, {}),
+    "a column of labels": (_dense(), _Y[:, None], _ESTIMATOR, {}),
+    "too few labels": (_dense(), _Y[:3], _ESTIMATOR, {}),
+    "no rows": (np.zeros((0, 3)), np.zeros(0), _ESTIMATOR, {}),
+    "other features": (_dense()[:, :2], "no_validation", {**_ESTIMATOR, "reset": False}, "fitted"),
+    "a label matrix": (_dense(), np.eye(4, 2, dtype=int), {**_ESTIMATOR, "multi_output": True}, {}),
+}
+TAKEN_AS_IS = list(VALIDATE_CASES)[:9]
+
+
+def _validated(check, case):
+    X, y, options, state = VALIDATE_CASES[case]
+    estimator = Perceptron()
+    if state in ("fitted", "named"):
+        estimator.n_features_in_ = 3
+    if state == "named":
+        estimator.feature_names_in_ = np.array(["a", "b", "c"], dtype=object)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            out = check(estimator, X, y, **options)
+        except Exception as exc:  # what each raises is compared below
+            out = exc
+    left = {name: value for name, value in vars(estimator).items() if name.endswith("_")}
+    return X, out, left, [(w.category, str(w.message)) for w in caught]
+
+
+def _same(a, b):
+    if isinstance(a, Exception):
+        return type(a) is type(b) and str(a) == str(b)
+    if isinstance(a, tuple):
+        return isinstance(b, tuple) and all(_same(u, v) for u, v in zip(a, b))
+    if hasattr(a, "toarray"):
+        a, b = a.toarray(), b.toarray()
+    return type(a) is type(b) and a.dtype == b.dtype and np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("case", list(VALIDATE_CASES))
+def test_validate_does_what_validate_data_does(case):
+    from sklearn.utils.validation import validate_data
+
+    from rosenblatt._core.validation import validate
+
+    X, ours, our_state, our_warnings = _validated(validate, case)
+    _, theirs, their_state, their_warnings = _validated(validate_data, case)
+    assert _same(ours, theirs), (ours, theirs)
+    first = ours[0] if isinstance(ours, tuple) else ours
+    their_first = theirs[0] if isinstance(theirs, tuple) else theirs
+    assert (first is X) == (their_first is X)  # a copy where scikit-learn copies, else X
+    assert our_state.keys() == their_state.keys()
+    assert all(np.array_equal(our_state[k], their_state[k]) for k in our_state)
+    assert our_warnings == their_warnings
+
+
+@pytest.mark.parametrize("case", TAKEN_AS_IS)
+def test_the_readers_arrays_never_reach_validate_data(case, monkeypatch):
+    import sklearn.utils.validation
+
+    from rosenblatt._core.validation import validate
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("validate_data was called")
+
+    monkeypatch.setattr(sklearn.utils.validation, "validate_data", refuse)
+    X, out, _, _ = _validated(validate, case)
+    assert (out[0] if isinstance(out, tuple) else out) is X
+
+
+def test_a_learner_without_scikit_learns_base_classes_takes_only_the_readers_input():
+    from rosenblatt.estimators import _bare
+
+    X = np.array([[0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
+    with pytest.raises(TypeError) as refused:
+        _bare.Perceptron().fit(X, [0, 1])
+    assert str(refused.value) == (
+        "rosenblatt.estimators._bare.Perceptron takes the readers' input (float64 rows of "
+        "finite numbers, 1-D labels); use the estimator for any other."
+    )
+    assert _bare.Perceptron().fit(X.astype(np.float64), np.array([0, 1])).n_iter_ == 2

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import importlib
 import importlib.util
+import sys
 import threading
 from types import ModuleType
 
-__all__ = ["import_module"]
+__all__ = ["import_module", "is_convergence_warning"]
 
 _LOCK = threading.RLock()
 
@@ -36,3 +37,17 @@ def import_module(name: str, package: str | None = None) -> ModuleType:
     # (half made); an uncontended lock and a made module cost a microsecond
     with _LOCK:
         return importlib.import_module(full)
+
+
+def is_convergence_warning(category: type[Warning]) -> bool:
+    """Whether a warning of ``category`` is the ``ConvergenceWarning`` the engine's fits warn
+    with (scikit-learn's), without importing scikit-learn: no warning is one before
+    ``sklearn.exceptions`` is loaded (a fit that converged never loads it).
+
+    Examples
+    --------
+    >>> is_convergence_warning(UserWarning)
+    False
+    """
+    exceptions = sys.modules.get("sklearn.exceptions")
+    return exceptions is not None and issubclass(category, exceptions.ConvergenceWarning)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -276,6 +277,15 @@ def validate_params(estimator: Any) -> None:
     # on every call (45 us, a tenth of a small fit)
     values = {name: getattr(estimator, name) for name in constraints}
     check_args(type(estimator).__name__, constraints, values, kind="parameter")
+
+
+def check_fitted(estimator: Any, attribute: str) -> None:
+    """scikit-learn's ``check_is_fitted(estimator)``, imported only where ``estimator`` lacks
+    ``attribute``, a fitted attribute its ``fit`` always sets (with it, the check passes)."""
+    if not hasattr(estimator, attribute):
+        from sklearn.utils.validation import check_is_fitted
+
+        check_is_fitted(estimator)
 
 
 def check_class_weight(class_weight: dict, owner: str) -> None:
@@ -604,9 +614,36 @@ def _quiet_sums() -> Any:
     return np.errstate(over="ignore", invalid="ignore")
 
 
+_AS_IS_OPTIONS = {"reset", "accept_sparse", "dtype", "order", "multi_output"}
+
+
+def _taken_as_is(estimator: Any, X: Any, y: Any, options: dict[str, Any]) -> bool:
+    """Whether ``validate_data(estimator, X, y, **options)`` returns the readers' ``X`` (and
+    ``y``) as they are, raising nothing (as many features as a fitted model's)."""
+    if set(options) - _AS_IS_OPTIONS or options.get("multi_output", False):
+        return False
+    if options.get("accept_sparse") != "csr" or not _ready_X(X):
+        return False
+    dtype = options.get("dtype", "numeric")
+    if not (dtype == "numeric" or np.float64 in (dtype if isinstance(dtype, list) else [dtype])):
+        return False
+    if options.get("order") == "C" and not (is_sparse(X) or X.flags.c_contiguous):
+        return False
+    if not (isinstance(y, str) and y == "no_validation") and not _ready_y(y, X.shape[0]):
+        return False
+    reset = options.get("reset", True)
+    return reset or getattr(estimator, "n_features_in_", X.shape[1]) == X.shape[1]
+
+
 def validate(estimator: Any, X: Any, y: Any = "no_validation", **options: Any) -> Any:
     """scikit-learn's ``validate_data`` for an estimator's input, without numpy's warnings on
     finite data at the edge of the float range (see :func:`_quiet_sums`).
+
+    What the readers give (float64 rows of finite numbers, dense or CSR; 1-D labels), which
+    ``validate_data`` returns as it is, is taken so without importing scikit-learn, to the
+    same effect (``reset`` sets ``n_features_in_`` and drops ``feature_names_in_``; a model
+    fitted with feature names warns of rows without); the rest, and every error, goes
+    through ``validate_data``.
 
     Examples
     --------
@@ -614,6 +651,24 @@ def validate(estimator: Any, X: Any, y: Any = "no_validation", **options: Any) -
     >>> validate(BaseEstimator(), np.array([[1e308, -1e308], [1e308, 1e308]])).shape
     (2, 2)
     """
+    if _taken_as_is(estimator, X, y, options):
+        if options.get("reset", True):
+            if hasattr(estimator, "feature_names_in_"):
+                del estimator.feature_names_in_
+            estimator.n_features_in_ = X.shape[1]
+        elif getattr(estimator, "feature_names_in_", None) is not None:
+            warnings.warn(
+                "X does not have valid feature names, but "
+                f"{type(estimator).__name__} was fitted with feature names",
+                UserWarning,
+                stacklevel=2,
+            )
+        return X if isinstance(y, str) and y == "no_validation" else (X, y)
+    if not hasattr(estimator, "get_params"):  # validate_data reads the estimator's tags
+        raise TypeError(
+            f"{type(estimator).__module__}.{type(estimator).__name__} takes the readers' input "
+            "(float64 rows of finite numbers, 1-D labels); use the estimator for any other."
+        )
     from sklearn.utils.validation import validate_data
 
     with _quiet_sums():

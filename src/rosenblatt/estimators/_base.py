@@ -9,6 +9,13 @@ they average (``_averaged``) or vote (``_voted``). Training goes through
 :class:`~rosenblatt.engine.problems.BatchEpochs` in ``fit_batches``) under a
 :class:`~rosenblatt.engine.driver.StopRule`. ``fit`` is a reset followed by the
 path of ``partial_fit``, run for up to ``max_iter`` epochs.
+
+Nothing here imports scikit-learn: the estimators add its base classes
+(:mod:`rosenblatt.estimators.linear`), and the same learners without them
+(:mod:`rosenblatt.estimators._bare`) train and save for ``rosenblatt train`` without
+loading it (about a second and a half of imports). What needs scikit-learn beyond the
+readers' input (its checks of other input, ``class_weight="balanced"``, the
+early-stopping split, the ``ConvergenceWarning``) imports it where it is needed.
 """
 
 from __future__ import annotations
@@ -19,11 +26,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import scipy.sparse as sp
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from .._core.config import SPARSE_INTERCEPT_SCALING
+from .._core.sparse import is_sparse
 from .._core.validation import (
     BOOL,
     CALLABLE,
@@ -36,6 +41,7 @@ from .._core.validation import (
     canonical_rows,
     check_class_weight,
     check_classes,
+    check_fitted,
     check_not_empty,
     check_same_classes,
     is_label_matrix,
@@ -56,6 +62,8 @@ from ..engine.problems import NO_BATCH, BatchEpochs, PrimalProblem, order_source
 from ._online import OnlineLearnerMixin
 
 if TYPE_CHECKING:  # pragma: no cover
+    from typing_extensions import Self  # typing's from Python 3.11
+
     from .._core.typing import ArrayLike, MatrixLike, RandomStateLike
     from ..engine.driver import History
 
@@ -67,9 +75,10 @@ _ADVICE_COMBINED = (
 )
 
 
-class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
-    """Machinery shared by :class:`Perceptron`, :class:`AveragedPerceptron` and
-    :class:`VotedPerceptron`; not meant to be used directly."""
+class BaseLinearPerceptron(OnlineLearnerMixin):
+    """Machinery shared by :class:`Perceptron`, :class:`AveragedPerceptron`,
+    :class:`VotedPerceptron` and :class:`PassiveAggressive` (and their learners without
+    scikit-learn's base classes); not meant to be used directly."""
 
     _averaged = False
     _voted = False
@@ -253,7 +262,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         history: History | None = None,
         sparse: bool = False,
         multilabel: bool = False,
-    ) -> BaseLinearPerceptron:
+    ) -> Self:
         """Continue from ``state`` (a :class:`~rosenblatt.engine.primal.PrimalState`).
 
         The estimator becomes fitted with these weights: ``predict`` uses them, and
@@ -365,9 +374,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             )
 
     # ------------------------------------------------------------------ public API
-    def fit(
-        self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None
-    ) -> BaseLinearPerceptron:
+    def fit(self, X: MatrixLike, y: ArrayLike, sample_weight: ArrayLike | None = None) -> Self:
         """Train until an epoch makes no mistake, or for ``max_iter`` epochs.
 
         Parameters
@@ -409,7 +416,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         X, y = self._validate_input(X, y, reset=not continuing)
         if not continuing:
             classes, multilabel = self._classes_of(y)
-            self._start(classes, multilabel, X.shape[1], X.dtype, sp.issparse(X))
+            self._start(classes, multilabel, X.shape[1], X.dtype, is_sparse(X))
         batch = self._batch_of(X, y, sample_weight)
         rng = random_source(self.random_state)
         validation_error = None
@@ -427,7 +434,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         y: ArrayLike,
         classes: ArrayLike | None = None,
         sample_weight: ArrayLike | None = None,
-    ) -> BaseLinearPerceptron:
+    ) -> Self:
         """Run one epoch over the given batch, continuing from the current weights.
 
         Parameters
@@ -490,7 +497,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         coding, growth = None, None
         if first_call:
             classes, multilabel, fixed = self._first_classes(classes, y)
-            self._start(classes, multilabel, X.shape[1], X.dtype, sp.issparse(X))
+            self._start(classes, multilabel, X.shape[1], X.dtype, is_sparse(X))
             self.training_state_.fixed_classes = fixed
         else:
             coding, growth = self._coding_for(y, classes)
@@ -512,7 +519,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         limit: str = "max_iter",
         run: RunState | None = None,
         after_batch: Callable[[Callable[[], None]], Any] | None = None,
-    ) -> BaseLinearPerceptron:
+    ) -> Self:
         """Train epoch after epoch on data that arrives in batches (``fit`` out of core).
 
         Every epoch calls ``batches()`` and presents each batch it yields once, in
@@ -601,7 +608,7 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         if not continuing:
             if classes is None:
                 classes = check_classes(y, type(self).__name__)
-            self._start(classes, False, X.shape[1], X.dtype, sp.issparse(X))
+            self._start(classes, False, X.shape[1], X.dtype, is_sparse(X))
         return X, y, first_epoch
 
     def _publish(self, history):
@@ -631,9 +638,11 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
         X_val = batch.X[val]
         y_val = batch.target[val] if batch.multilabel else self.classes_[batch.target[val]]
 
+        from sklearn.metrics import accuracy_score  # what ClassifierMixin.score measures
+
         def validation_error():  # watched by the engine's stop rule (StopRule)
             self._set_public_weights()
-            return 1.0 - self.score(X_val, y_val)
+            return 1.0 - accuracy_score(y_val, self.predict(X_val))
 
         kept = Batch(batch.X[train], batch.target[train], batch.sample_weight[train])
         return kept, validation_error
@@ -661,6 +670,6 @@ class BaseLinearPerceptron(OnlineLearnerMixin, ClassifierMixin, BaseEstimator):
             For a model fitted on a label matrix, (n_samples, n_labels): one column
             per label's neuron.
         """
-        check_is_fitted(self)
+        check_fitted(self, "training_state_")
         X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
         return scores(X, self.coef_, self.intercept_)

@@ -1,18 +1,14 @@
-"""Perceptron, AveragedPerceptron and VotedPerceptron: thin estimators over the compiled epochs."""
+"""Perceptron, AveragedPerceptron and VotedPerceptron: thin estimators over the compiled epochs.
+
+Each is the learner of the same name in :mod:`rosenblatt.estimators._bare` (its
+parameters, training and predictions) with scikit-learn's base classes added.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-import numpy as np
-from sklearn.utils.validation import check_is_fitted
-
-from .._core.validation import Options, validate
-from ._base import BaseLinearPerceptron
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .._core.typing import MatrixLike, RandomStateLike
+from . import _bare
 
 _SHARED_PARAMETERS = """
     eta : float, default=1.0
@@ -113,7 +109,7 @@ _FITTED_ATTRIBUTES = """
 """
 
 
-class Perceptron(BaseLinearPerceptron):
+class Perceptron(_bare.Perceptron, ClassifierMixin, BaseEstimator):
     __doc__ = f"""Rosenblatt's perceptron, online (incremental) or batch.
 
     An update happens when ``y * (w . x + b) <= 0``: the weights move by
@@ -149,54 +145,8 @@ class Perceptron(BaseLinearPerceptron):
     array([ 1, -1])
     """
 
-    _parameter_constraints = {
-        **BaseLinearPerceptron._parameter_constraints,
-        "mode": [Options(("online", "batch"))],
-    }
 
-    def __init__(
-        self,
-        *,
-        mode: str = "online",
-        eta: float = 1.0,
-        fit_intercept: bool = True,
-        intercept_scaling: float | str = 1.0,
-        max_iter: int = 1000,
-        shuffle: bool | str = True,
-        random_state: RandomStateLike = None,
-        multi_class: str = "ovr",
-        early_stopping: bool = False,
-        validation_fraction: float = 0.1,
-        n_iter_no_change: int = 10,
-        tol: float | None = 1e-3,
-        class_weight: dict | str | None = None,
-        warm_start: bool = False,
-        verbose: int = 0,
-        n_jobs: int | None = None,
-        on_epoch: Callable | None = None,
-    ):
-        super().__init__(
-            eta=eta,
-            fit_intercept=fit_intercept,
-            intercept_scaling=intercept_scaling,
-            max_iter=max_iter,
-            shuffle=shuffle,
-            random_state=random_state,
-            multi_class=multi_class,
-            early_stopping=early_stopping,
-            validation_fraction=validation_fraction,
-            n_iter_no_change=n_iter_no_change,
-            tol=tol,
-            class_weight=class_weight,
-            warm_start=warm_start,
-            verbose=verbose,
-            n_jobs=n_jobs,
-            on_epoch=on_epoch,
-        )
-        self.mode = mode
-
-
-class AveragedPerceptron(BaseLinearPerceptron):
+class AveragedPerceptron(_bare.AveragedPerceptron, ClassifierMixin, BaseEstimator):
     __doc__ = f"""The averaged perceptron (Freund & Schapire; CIML Algorithm 7).
 
     Trains like the online :class:`Perceptron` and predicts with CIML Algorithm 7's
@@ -244,10 +194,8 @@ class AveragedPerceptron(BaseLinearPerceptron):
     (2, array([[401., 399.]]), array([397.]))
     """
 
-    _averaged = True
 
-
-class VotedPerceptron(BaseLinearPerceptron):
+class VotedPerceptron(_bare.VotedPerceptron, ClassifierMixin, BaseEstimator):
     __doc__ = f"""The voted perceptron (Freund & Schapire, 1999).
 
     Keeps every weight vector ``w_k`` the online perceptron passes through,
@@ -335,64 +283,3 @@ class VotedPerceptron(BaseLinearPerceptron):
     With the default ``max_iter=1000`` the last vector also survives the epochs a
     converged run skips: ``votes_`` is ``[1, 1, 3998]``.
     """
-
-    _voted = True
-
-    def _set_public_weights(self):
-        super()._set_public_weights()
-        self.n_vectors_ = self.training_state_.votes.n_vectors()
-
-    # ------------------------------------------------------------------ the vote table
-    @property
-    def voted_coef_(self) -> np.ndarray | list[np.ndarray]:
-        """The weight vector ``w_k`` of every hypothesis (see the class docstring)."""
-        return self._vote_table(0)
-
-    @property
-    def voted_intercept_(self) -> np.ndarray | list[np.ndarray]:
-        """The intercept ``b_k`` of every hypothesis (see the class docstring)."""
-        return self._vote_table(1)
-
-    @property
-    def votes_(self) -> np.ndarray | list[np.ndarray]:
-        """The survival count ``c_k`` of every hypothesis (see the class docstring)."""
-        return self._vote_table(2)
-
-    def _vote_table(self, part):
-        """One part of :meth:`~rosenblatt.engine.votes.VoteRecord.vectors` per voter:
-        the array for one neuron or the multinomial model, else a list."""
-        check_is_fitted(self)
-        state = self.training_state_
-        record = state.votes
-        tables = [
-            record.vectors(
-                k,
-                state.n_features,
-                state.counts,
-                state.dtype,
-                n_classes=self.classes_.shape[0],
-                coef=part == 0,
-            )[part]
-            for k in range(len(record.voters))
-        ]
-        return tables[0] if len(tables) == 1 else tables
-
-    def decision_function(self, X: MatrixLike) -> np.ndarray:
-        """Survival-weighted vote, normalised to ``[-1, 1]``.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-
-        Returns
-        -------
-        ndarray of shape (n_samples,) for two classes, else (n_samples, n_classes)
-            For a model fitted on a label matrix, (n_samples, n_labels): each
-            label's neuron's vote.
-        """
-        check_is_fitted(self)
-        X = validate(self, X, accept_sparse="csr", dtype=[np.float64, np.float32], reset=False)
-        votes = self.training_state_.vote(X, self.classes_.shape[0])
-        if self._multinomial and self.classes_.shape[0] == 2:
-            return votes[:, 1] - votes[:, 0]
-        return votes.ravel() if votes.shape[1] == 1 else votes

@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import numbers
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .._core.validation import BOOL, Interval, Options
-from ._base import BaseLinearPerceptron
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .._core.typing import RandomStateLike
+from . import _bare
 
 
-class PassiveAggressive(BaseLinearPerceptron):
+class PassiveAggressive(_bare.PassiveAggressive, ClassifierMixin, BaseEstimator):
     """The passive-aggressive classifiers PA, PA-I and PA-II (Crammer et al., 2006).
 
     Online, as the perceptron, but on the hinge loss ``max(0, 1 - y (w . x + b))``: a
@@ -69,64 +63,3 @@ mistakes_per_epoch_, converged_, intercept_scaling_, training_state_
     >>> clf.decision_function(X)
     array([-1., -1.,  1.,  1.])
     """
-
-    _parameter_constraints = {
-        **{
-            name: constraint
-            for name, constraint in BaseLinearPerceptron._parameter_constraints.items()
-            if name != "eta"
-        },
-        "C": [Interval(numbers.Real, 0, None, closed="neither")],
-        "variant": [Options(("pa", "pa1", "pa2"))],
-        "average": [BOOL],
-    }
-    _average_initial = False  # scikit-learn's averaged SGD: the mean of w_1 .. w_T
-
-    def __init__(
-        self,
-        *,
-        C: float = 1.0,
-        variant: str = "pa1",
-        average: bool = False,
-        fit_intercept: bool = True,
-        intercept_scaling: float | str = 1.0,
-        max_iter: int = 1000,
-        shuffle: bool | str = True,
-        random_state: RandomStateLike = None,
-        multi_class: str = "ovr",
-        early_stopping: bool = False,
-        validation_fraction: float = 0.1,
-        n_iter_no_change: int = 10,
-        tol: float | None = 1e-3,
-        class_weight: dict | str | None = None,
-        warm_start: bool = False,
-        verbose: int = 0,
-        n_jobs: int | None = None,
-        on_epoch: Callable | None = None,
-    ):
-        self.C = C
-        self.variant = variant
-        self.average = average
-        self.fit_intercept = fit_intercept
-        self.intercept_scaling = intercept_scaling
-        self.max_iter = max_iter
-        self.shuffle = shuffle
-        self.random_state = random_state
-        self.multi_class = multi_class
-        self.early_stopping = early_stopping
-        self.validation_fraction = validation_fraction
-        self.n_iter_no_change = n_iter_no_change
-        self.tol = tol
-        self.class_weight = class_weight
-        self.warm_start = warm_start
-        self.verbose = verbose
-        self.n_jobs = n_jobs
-        self.on_epoch = on_epoch
-
-    @property
-    def _averaged(self) -> bool:  # type: ignore[override]
-        return bool(self.average)
-
-    def _step(self) -> tuple[str, float, float]:
-        """The passive-aggressive step of ``variant``, bounded by ``C`` (no learning rate)."""
-        return self.variant, 1.0, self.C

@@ -37,6 +37,7 @@ import platform
 import re
 import stat
 import struct
+import sys
 import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -47,7 +48,7 @@ from .._core.files import write_atomically
 from .._core.sparse import MAX_INDEX
 from ..exceptions import ModelFileError
 from .errors import RESAVE, RETRAIN, ZIP_DAMAGE, fail
-from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, dtype_named
+from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, dtype_named, params_of
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 
@@ -84,12 +85,9 @@ def _npy_bytes(array) -> bytes:
 
 def describe_params(estimator: Any) -> dict:
     """``get_params(deep=False)`` for people and tools reading the manifest (not used to load)."""
-    get_params = getattr(estimator, "get_params", None)
-    if get_params is None:
-        return {}
     return {
         name: None if name in CALLBACK_PARAMETERS else described(value)
-        for name, value in get_params(deep=False).items()
+        for name, value in params_of(estimator).items()
     }
 
 
@@ -145,7 +143,6 @@ def _without_callbacks(value: Any) -> Any:
 def _versions() -> dict:
     """The versions of what wrote a file."""
     import scipy
-    import sklearn  # loaded: every class a model file holds is a scikit-learn estimator
 
     from .._core.version import __version__
 
@@ -153,9 +150,21 @@ def _versions() -> dict:
         "rosenblatt": __version__,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
-        "scikit-learn": sklearn.__version__,
+        "scikit-learn": _sklearn_version(),
         "python": platform.python_version(),
     }
+
+
+def _sklearn_version() -> str:
+    """The installed scikit-learn's version: its ``__version__`` once it is loaded, else its
+    package's (a learner saved without scikit-learn's base classes, ``rosenblatt train``,
+    does not load it: importing it takes longer than that command's whole run)."""
+    sklearn = sys.modules.get("sklearn")
+    if sklearn is not None:
+        return str(sklearn.__version__)
+    from importlib.metadata import version
+
+    return version("scikit-learn")
 
 
 def model_file_bytes(

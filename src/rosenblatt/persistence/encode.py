@@ -1,7 +1,8 @@
 """Encode a fitted model as a tree of JSON nodes and a list of numpy arrays.
 
 The model is stored from its parameters and its fitted state, never from its
-``__dict__``: an estimator of :data:`~rosenblatt.persistence.REGISTRY` as its class, its
+``__dict__``: an estimator of :data:`~rosenblatt.persistence.REGISTRY` (or its learner
+without scikit-learn's base classes) as its class, its
 ``get_params(deep=False)`` and its public fitted attributes (and the fitted properties of
 :data:`~rosenblatt.persistence.FITTED_PROPERTIES`); a training state of the engine as its
 ``to_state()``; values as JSON or as the typed nodes the package docstring lists. Anything
@@ -43,6 +44,7 @@ from .policy import (
     UNSAFE_WHY,
     is_fitted_name,
     key_of,
+    params_of,
     unsafe_parameter,
 )
 from .records import record_of
@@ -129,7 +131,7 @@ class _Writer:
             raise TypeError(f"Cannot save {where}: the {type(obj).__name__} contains itself.")
         self._open.add(id(obj))
         try:
-            given = obj.get_params(deep=False)
+            given = params_of(obj)
             for name, value in given.items():
                 if name in CALLBACK_PARAMETERS:
                     continue

@@ -20,6 +20,7 @@ or exhaust memory. Saving refuses what loading would refuse, with the same rules
 
 from __future__ import annotations
 
+import inspect
 import re
 from collections.abc import Collection
 from typing import Any
@@ -27,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from .._core.lazy import import_module
-from .records import RECORDS, record_of
+from .records import RECORDS, key_of_bare, record_of
 from .rules import SAFE_TOKEN_PATTERNS, UNSAFE_WHY, unsafe_parameter  # noqa: F401 (re-exported)
 
 __all__ = [
@@ -122,8 +123,13 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
     """The registry key of exactly ``cls`` (not of a subclass), or None.
 
     Found by class identity, never from ``cls.__module__``: a class may move between
-    modules while the key a model file names it by stays.
+    modules while the key a model file names it by stays. A class's learner without
+    scikit-learn's base classes (``Record.bare`` of :mod:`rosenblatt.persistence.records`) is
+    saved as the class (its parameters and fitted state are the class's): its key.
     """
+    bare = key_of_bare(cls)
+    if bare is not None:
+        return bare if bare in registry else None
     for key in registry:
         location = _location(key)
         if location is not None and location[1] == cls.__name__ and resolve(key, registry) is cls:
@@ -134,3 +140,27 @@ def key_of(cls: type, registry: Collection[str] = REGISTRY) -> str | None:
 def is_fitted_name(name: object) -> bool:
     """A public fitted attribute: ends in ``_``, does not start with ``_``."""
     return isinstance(name, str) and _FITTED_NAME.match(name) is not None
+
+
+def params_of(estimator: Any) -> dict[str, Any]:
+    """``estimator.get_params(deep=False)``; for a learner without scikit-learn's base classes
+    (:mod:`rosenblatt.estimators._bare`), read as that reads them: every named parameter of
+    its ``__init__``, sorted by name, with its value.
+
+    Examples
+    --------
+    >>> from rosenblatt.estimators import _bare
+    >>> from rosenblatt import Perceptron
+    >>> params_of(_bare.Perceptron(eta=0.5)) == params_of(Perceptron(eta=0.5))
+    True
+    """
+    get_params = getattr(estimator, "get_params", None)
+    if get_params is not None:
+        return get_params(deep=False)
+    signature = inspect.signature(type(estimator).__init__)
+    names = sorted(
+        p.name
+        for p in signature.parameters.values()
+        if p.name != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    )
+    return {name: getattr(estimator, name) for name in names}

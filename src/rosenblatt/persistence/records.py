@@ -45,6 +45,7 @@ __all__ = [
     "Record",
     "by_cli",
     "cli_parameters",
+    "key_of_bare",
     "keys_with",
     "parameters_of",
     "record_of",
@@ -138,6 +139,11 @@ class Record:
         learner's scores through the maps; ``tf-df``: the notes' tf/df weights).
     state : {"primal", "dual"} or None
         The engine state it trains (``training_state_``).
+    bare : tuple of (str, str) or None
+        ``(module, class name)`` of the class's learner without scikit-learn's base
+        classes (:mod:`rosenblatt.estimators._bare`), which the class adds them to: what the
+        command line fits where nothing else in the model needs scikit-learn, and saves as
+        this class (:func:`key_of_bare`).
     """
 
     key: str
@@ -154,6 +160,7 @@ class Record:
     cli: str | Mapping[str, Mapping[str, Any]] | None = None
     scoring: str | None = None
     state: str | None = None
+    bare: tuple[str, str] | None = None
     fitted_names: frozenset[str] = field(init=False)
     derived_names: frozenset[str] = field(init=False)
 
@@ -181,10 +188,20 @@ class Record:
         module, name = self.module_and_name()
         return getattr(import_module(module), name)
 
+    def load_bare(self) -> type:
+        """The class's learner without scikit-learn's base classes (``bare``; importing
+        its module, which imports no scikit-learn)."""
+        if self.bare is None:
+            raise ValueError(f"{self.key} has no learner without scikit-learn's base classes")
+        module, name = self.bare
+        return getattr(import_module(module), name)
 
-def _ours(key, module, roles, fitted="", derived="", **more) -> Record:
-    location = (f"rosenblatt.{module}", key.rpartition(".")[2])
-    return Record(key, location, frozenset(roles), fitted, derived, **more)
+
+def _ours(key, module, roles, fitted="", derived="", bare=False, **more) -> Record:
+    name = key.rpartition(".")[2]
+    location = (f"rosenblatt.{module}", name)
+    bare_location = ("rosenblatt.estimators._bare", name) if bare else None
+    return Record(key, location, frozenset(roles), fitted, derived, bare=bare_location, **more)
 
 
 def _sklearn(key, roles, fitted="", **more) -> Record:
@@ -206,6 +223,7 @@ RECORDS: tuple[Record, ...] = (
         _LINEAR_DERIVED,
         check=lambda c: learners.check_linear_perceptron(c, averaged=False, voted=False),
         cli="perceptron",
+        bare=True,
         scoring="linear",
         state="primal",
     ),
@@ -217,6 +235,7 @@ RECORDS: tuple[Record, ...] = (
         _LINEAR_DERIVED,
         check=lambda c: learners.check_linear_perceptron(c, averaged=True, voted=False),
         cli="averaged",
+        bare=True,
         scoring="linear",
         state="primal",
     ),
@@ -228,6 +247,7 @@ RECORDS: tuple[Record, ...] = (
         _LINEAR_DERIVED + " n_vectors_",
         check=lambda c: learners.check_linear_perceptron(c, averaged=False, voted=True),
         cli="voted",
+        bare=True,
         scoring="voted",
         state="primal",
     ),
@@ -241,6 +261,7 @@ RECORDS: tuple[Record, ...] = (
             c, averaged=c.param("average"), voted=False, initial=False, parameter="average"
         ),
         cli={name: {"variant": name} for name in ("pa", "pa1", "pa2")},
+        bare=True,
         scoring="linear",
         state="primal",
     ),
@@ -462,6 +483,7 @@ RECORDS: tuple[Record, ...] = (
 
 _BY_KEY = {record.key: record for record in RECORDS}
 _BY_LOCATION = {record.location: record for record in RECORDS if record.location is not None}
+_BY_BARE = {record.bare: record for record in RECORDS if record.bare is not None}
 if len(_BY_KEY) != len(RECORDS):  # pragma: no cover - a record declared twice
     raise RuntimeError("a class has two records")
 
@@ -484,6 +506,21 @@ def keys_with(role: str, *, without: str | None = None) -> tuple[str, ...]:
     return tuple(
         r.key for r in RECORDS if role in r.roles and (without is None or without not in r.roles)
     )
+
+
+def key_of_bare(cls: type) -> str | None:
+    """The key of the class whose learner without scikit-learn's base classes is exactly
+    ``cls`` (``Record.bare``), or None: found by where ``cls`` is defined, so that
+    nothing is imported (scikit-learn least of all).
+
+    Examples
+    --------
+    >>> from rosenblatt.estimators import _bare
+    >>> key_of_bare(_bare.VotedPerceptron), key_of_bare(int)
+    ('rosenblatt.VotedPerceptron', None)
+    """
+    record = _BY_BARE.get((cls.__module__, cls.__qualname__))
+    return None if record is None or record.load_bare() is not cls else record.key
 
 
 def record_of_class(cls: type) -> Record | None:

@@ -64,13 +64,17 @@ def make_estimator(
     seed: int = 0,
     on_epoch: Callable[[EpochReport], Any] | None = None,
     options: dict[str, Any] | None = None,
+    bare: bool = False,
 ) -> Any:
     """The estimator behind ``--algorithm`` (``on_epoch`` goes to the iterative ones).
 
     ``options`` maps estimator parameters to the command line's values (None: not
     given); each applies to the algorithms :data:`OPTION_USERS` lists. ``epochs``
     None keeps the estimator's own ``max_iter``, so the command line and the
-    Python API train alike by default.
+    Python API train alike by default. ``bare``: the algorithm's learner without
+    scikit-learn's base classes where it has one (the linear learners,
+    :mod:`rosenblatt.estimators._bare`), which trains and saves as the estimator without
+    importing scikit-learn: for a model that needs nothing else of it.
 
     Examples
     --------
@@ -78,6 +82,8 @@ def make_estimator(
     AveragedPerceptron(max_iter=5, random_state=0)
     >>> make_estimator("kernel", options={"kernel": "poly", "degree": 2, "gamma": "0.5"})
     KernelPerceptron(degree=2, gamma=0.5, kernel='poly', random_state=0)
+    >>> type(make_estimator("pa2", bare=True)).__module__
+    'rosenblatt.estimators._bare'
     """
     if algorithm not in ALGORITHMS:
         raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
@@ -96,7 +102,7 @@ def make_estimator(
     params.update(cli_parameters(algorithm))  # pa1: variant="pa1"
     common = {"eta": eta, "random_state": seed, "on_epoch": on_epoch, "max_iter": epochs}
     params.update({k: v for k, v in common.items() if k in takes and v is not None})
-    estimator = record.load()(**params)
+    estimator = (record.load_bare() if bare and record.bare else record.load())(**params)
     # the estimator's own constraints, now rather than at fit (after the data are read);
     # its error names the option (``_words.OPTIONS``)
     validate_params(estimator)

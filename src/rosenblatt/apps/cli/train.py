@@ -147,6 +147,7 @@ def train(
     stage: Callable[[str], AbstractContextManager[Any]] | None = None,
     id_columns: Sequence[str | int] | None = None,
     ignore: Sequence[str] | None = None,
+    bare: bool = False,
 ) -> TrainResult:
     """Read ``data_path``, fit the chosen algorithm and save the model to ``model_path``.
 
@@ -205,18 +206,26 @@ def train(
         may carry them (``predict --id-column``).
     ignore : sequence of str, default=None
         CSV only: columns, by header name, that are neither features nor the label.
+    bare : bool, default=False
+        Train a linear learner on numeric columns without a scaler or calibration (a model
+        that needs nothing of scikit-learn) without importing scikit-learn, as the command
+        line does: ``model`` is then the learner without scikit-learn's base classes
+        (:mod:`rosenblatt.estimators._bare`; the same fit, fitted attributes and
+        predictions), saved as its class, so that the model file is the same and
+        :func:`rosenblatt.load` reads the estimator back.
 
     Returns
     -------
     TrainResult
     """
-    from sklearn.exceptions import ConvergenceWarning
-
+    from ..._core.lazy import is_convergence_warning
     from ...data.io import read_data
     from ...persistence import save
 
+    # nothing around the learner needs scikit-learn: no scaler, text features or calibration
+    bare = bare and not scale and calibrate is None and not _is_text(data_path, format)
     estimator = make_estimator(
-        algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options
+        algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options, bare=bare
     )
     check_writable(model_path)  # a mistyped path fails now, not after the epochs
     data = read_data(
@@ -228,25 +237,26 @@ def train(
         id_columns=id_columns,
         ignore=ignore,
     )
-    from ...estimators.calibration import calibrated
-
     # the labels first, as the learner checks them: a file of one class is refused before
     # anything is fitted (a scaler on a row of millions of fields holds copies of it first)
     if data.y is not None:
         check_classes(data.y, type(estimator).__name__)
     online = calibrate == ONLINE_CALIBRATION  # the estimator's: after the scaler or the text
-    model = model_for(data, calibrated(estimator, "online") if online else estimator, scale=scale)
+    if calibrate is not None:
+        from ...estimators.calibration import calibrated
+
+        estimator = calibrated(estimator, "online") if online else estimator
+    model = model_for(data, estimator, scale=scale)
     if calibrate is not None and not online:
         model = calibrated(model, method=calibrate)
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
+        # every ConvergenceWarning, one per calibration fold (scikit-learn's: a UserWarning)
+        warnings.simplefilter("always", UserWarning)
         model.fit(data.X, data.y)
     seconds = time.perf_counter() - start
     warned = [
-        " ".join(str(w.message).split())
-        for w in caught
-        if issubclass(w.category, ConvergenceWarning)
+        " ".join(str(w.message).split()) for w in caught if is_convergence_warning(w.category)
     ]
     if calibrate is not None and len(warned) > 1:  # one fit per fold: one note
         warned = [f"{warned[0]} (and so did {len(warned) - 1} more of the calibration's fits)"]
@@ -305,6 +315,17 @@ def train(
         notes=notes,
         scored_rows=scored,
     )
+
+
+def _is_text(data_path: str | os.PathLike[str], format: str | None) -> bool:
+    """Whether the data are text (vectorised by scikit-learn's steps); a path or format
+    that names none is not (reading the file says what is wrong with it)."""
+    from ...data.readers import format_of
+
+    try:
+        return format_of(data_path, format) == "text"
+    except ValueError:
+        return False
 
 
 def name_features(model: Any, names: Sequence[str] | np.ndarray) -> None:
@@ -497,7 +518,14 @@ def _run(
                 **kwargs,
             )
         return train(
-            data, model, scale=scale, options=options, calibrate=calibrate, **reading, **kwargs
+            data,
+            model,
+            scale=scale,
+            options=options,
+            calibrate=calibrate,
+            bare=True,  # scikit-learn only where the model needs it
+            **reading,
+            **kwargs,
         )
 
     run_options = {
