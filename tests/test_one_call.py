@@ -339,7 +339,9 @@ def test_property_one_call_equals_epoch_by_epoch(
     if sparse:
         X[rng.rand(n, d) < 0.4] = 0
         X = sp.csr_matrix(X)
-    fit = {"sample_weight": rng.choice([0.0, 0.5, 1.0, 2.0], n)} if weighted else {}
+    weights = rng.choice([0.0, 0.5, 1.0, 2.0], n)
+    weights[0] = 0.5  # (all zero is refused, on both paths alike)
+    fit = {"sample_weight": weights} if weighted else {}
 
     def make():
         return LEARNERS[kind](tol=tol, n_iter_no_change=patience, max_iter=max_iter)
