@@ -41,7 +41,7 @@ class InputChunks:
     """Standard input, read once in chunks of ``chunk_size`` samples for training.
 
     Iterate once for the chunks, ``(X, y)`` as a scanned file's chunks read (float64 unless
-    ``dtype``), in the order they arrive; then :attr:`schema` describes what was read (the
+    ``dtype``), in the order they arrive; then ``schema`` describes what was read (the
     sorted classes, the rows of each chunk, the width, what reading decided) and, with a
     ``cache``, reads the same chunks back from it.
 

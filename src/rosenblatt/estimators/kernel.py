@@ -578,10 +578,11 @@ default="rbf"
             then fixed, and a label outside them is an error. Left out, the first call
             takes the labels of its ``y`` and a later call whose ``y`` holds a label never
             seen adds a class: a dual problem starting at zero (one-vs-rest, as
-            :meth:`Perceptron.partial_fit <rosenblatt.Perceptron.partial_fit>` says; not
-            with a ``budget``, which is shared out among the problems when training
-            starts). Given on a later call, they must hold every class of the model and may
-            add new ones. For an indicator matrix ``y``: its columns (leave it out, or
+            :meth:`Perceptron.partial_fit
+            <rosenblatt.estimators.linear.Perceptron.partial_fit>` says; not with a
+            ``budget``, which is shared out among the problems when training starts).
+            Given on a later call, they must hold every class of the model and may add new
+            ones. For an indicator matrix ``y``: its columns (leave it out, or
             pass ``0 .. n_labels-1``).
         sample_weight : array-like of shape (n_samples,), default=None
 
