@@ -73,6 +73,7 @@ KERNELS: tuple[Kernel, ...] = (
 #: :mod:`.stop_rule`, is plain Python that ``primal_epochs`` compiles in: no ``@njit``.)
 INLINED_HELPERS: dict[str, str] = {
     "_rows._combine": "inlined into primal_epoch and linear_scores (row_dot)",
+    "_rows._unsigned": "inlined into primal_epoch (row_axpy, row_axpy2 on CSR rows)",
     "primal._keep": "inlined into primal_epoch (the record)",
     "primal._pa_step": "inlined into primal_epoch (the passive-aggressive step)",
     "dual._record": "inlined into dual_epoch (the record)",
