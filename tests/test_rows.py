@@ -146,3 +146,28 @@ def test_the_averaged_update_gives_each_array_what_its_own_axpy_gives(dtype, coe
         got_w, got_u = w.copy(), u.copy()
         _axpy2(coef, coef2, rows, csr_part, 0, got_w, got_u)
         assert got_w.tobytes() == want_w.tobytes() and got_u.tobytes() == want_u.tobytes()
+
+
+def test_the_epoch_ladder_trains_what_primal_epoch_trains():
+    """``benchmarks/epoch_ladder.py`` times Rosenblatt's rule written out part by part against
+    the library's epoch; its reading (what the rule costs, what the loop's generality costs)
+    holds only while its top rungs train the library's weights, which ``measure`` asserts:
+    here on small dense float32 rows (odd width: the dot product's tail) and CSR rows."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    try:
+        import epoch_ladder
+    finally:
+        sys.path.pop(0)
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((600, 37)).astype(np.float32)
+    y = np.where(X @ rng.standard_normal(37) + 0.3 * rng.standard_normal(600) > 0, 1, -1)
+    seconds = epoch_ladder.measure(X, y, repeats=1)
+    assert set(seconds) == {name for name, _ in epoch_ladder.RUNGS} | {
+        epoch_ladder.LIBRARY,
+        epoch_ladder.LIBRARY_AVERAGED,
+    }
+    Xs = sp.random(400, 300, density=0.05, format="csr", random_state=1)
+    epoch_ladder.measure(Xs, np.where(Xs.sum(axis=1).A1 > Xs.sum() / 400, 1, -1), repeats=1)
