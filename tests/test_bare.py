@@ -13,16 +13,18 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.exceptions import ConvergenceWarning
 
 import rosenblatt
-from rosenblatt.estimators import _bare
+from rosenblatt.estimators import _bare, _bare_steps
 from rosenblatt.persistence import load, model_bytes
 from rosenblatt.persistence.policy import key_of, params_of
 from rosenblatt.persistence.records import RECORDS, key_of_bare
 
-BARE = {r.key: r for r in RECORDS if r.bare is not None}
+BARE = {r.key: r for r in RECORDS if r.bare is not None and r.bare[0] == _bare.__name__}
 
 # (key, parameters) trained on both kinds of rows; every class, and what sets it apart
 CASES = [
@@ -45,6 +47,13 @@ def _data(sparse):
 
 
 def test_every_linear_learner_has_one_and_is_its_class_without_scikit_learns_bases():
+    others = {r.key: r.bare for r in RECORDS if r.bare is not None and r.key not in BARE}
+    assert others == {  # and the command line's scaled model: scikit-learn's two steps
+        "sklearn.pipeline.Pipeline": (_bare_steps.__name__, "Pipeline"),
+        "sklearn.preprocessing.StandardScaler": (_bare_steps.__name__, "StandardScaler"),
+    }
+    for key, (_, name) in others.items():
+        assert key_of(getattr(_bare_steps, name)) == key
     assert sorted(BARE) == [
         "rosenblatt.AveragedPerceptron",
         "rosenblatt.PassiveAggressive",
@@ -105,7 +114,7 @@ def test_the_learner_warns_as_its_class_does():
 WITHOUT_SKLEARN = """
 import json, sys
 import numpy as np
-from rosenblatt.estimators import _bare
+from rosenblatt.estimators import _bare, _bare_steps
 from rosenblatt.persistence import model_bytes
 X = np.array([[-1.0, -1], [1, -1], [-1, 1], [1, 1]])
 y = np.array(["no", "yes", "yes", "yes"])
@@ -113,6 +122,8 @@ for name in _bare.__all__:
     model = getattr(_bare, name)(random_state=0).fit(X, y)
     assert (model.predict(X) == y).all(), name
     model_bytes(model)
+    steps = [("scaler", _bare_steps.StandardScaler()), ("classifier", model)]
+    model_bytes(_bare_steps.Pipeline(steps).fit(X, y))
 print(json.dumps(sorted(m for m in sys.modules if m.split(".")[0] in ("sklearn", "pandas"))))
 """
 
@@ -173,7 +184,90 @@ def test_train_fits_the_learner_only_where_the_model_needs_nothing_of_scikit_lea
         ]
     }
     assert fitted["alone"] is _bare.Perceptron
-    assert fitted["scaled"].__name__ == fitted["text"].__name__ == "Pipeline"
+    assert fitted["scaled"] is _bare_steps.Pipeline
+    assert fitted["text"].__name__ == "Pipeline" and fitted["text"] is not _bare_steps.Pipeline
     assert type(rosenblatt.load(tmp_path / "text.rbl").steps[-1][1]) is rosenblatt.Perceptron
     assert fitted["calibrated"].__module__ != _bare.__name__
     assert fitted["kernel"] is rosenblatt.KernelPerceptron
+
+
+# columns a scaler meets: ordinary, constant (its scale 1), shifted far from 0 (the
+# corrected two-pass variance's case), tiny, huge, integers, negative zeros, one row
+finite = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, width=64)
+
+
+@st.composite
+def scaler_columns(draw):
+    n = draw(st.integers(1, 30))
+    columns = []
+    for _ in range(draw(st.integers(1, 5))):
+        kind = draw(st.sampled_from(["any", "constant", "shifted", "tiny", "integers", "zeros"]))
+        if kind == "any":
+            column = draw(st.lists(finite, min_size=n, max_size=n))
+        elif kind == "constant":
+            column = [draw(finite)] * n
+        elif kind == "shifted":
+            base = draw(st.sampled_from([1e8, -3e9, 1e12]))
+            column = [base + v for v in draw(st.lists(st.floats(-1, 1), min_size=n, max_size=n))]
+        elif kind == "tiny":
+            column = [v * 1e-300 for v in draw(st.lists(finite, min_size=n, max_size=n))]
+        elif kind == "integers":
+            column = draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n))
+        else:
+            column = [draw(st.sampled_from([0.0, -0.0])) for _ in range(n)]
+        columns.append(column)
+    return np.array(columns, dtype=np.float64).T.copy()
+
+
+@settings(max_examples=300, deadline=None)
+@given(scaler_columns())
+def test_the_scaler_stand_in_computes_scikit_learns_values_to_the_bit(X):
+    from sklearn.preprocessing import StandardScaler
+
+    ours, theirs = _bare_steps.StandardScaler().fit(X), StandardScaler().fit(X)
+    assert list(vars(ours)) == list(vars(theirs))  # a model file lists them in this order
+    for name, value in vars(theirs).items():
+        mine = getattr(ours, name)
+        assert type(mine) is type(value), name
+        assert np.array_equal(mine, value) and np.array_equal(np.signbit(mine), np.signbit(value))
+    out, expected = ours.transform(X), theirs.transform(X)
+    assert np.array_equal(out, expected, equal_nan=True)
+    assert np.array_equal(np.signbit(out), np.signbit(expected))
+
+
+# (file's rows, train's arguments): scaled models the command line fits without scikit-learn
+SCALED = {
+    "perceptron": ("a,b,c,label\n1,2,0,x\n3,4,0,y\n1,1,0,y\n-1,0,0,x\n2,5,0,z\n", {}),
+    "averaged": ("1,2,x\n3,4e9,y\n1,1,y\n-1,0,x\n", {"algorithm": "averaged", "seed": 3}),
+    "voted": ("0.5,-2,1\n0.25,4,-1\n1,1,1\n-1,0,-1\n", {"algorithm": "voted", "epochs": 7}),
+    "pa1": ("1,2,x\n3,4,y\n1,1,y\n-1,0,x\n", {"algorithm": "pa1", "options": {"C": 0.5}}),
+}
+
+
+@pytest.mark.parametrize("case", list(SCALED))
+def test_train_scaled_without_scikit_learn_writes_scikit_learns_file(tmp_path, case):
+    """The stand-ins for the scaler and the pipeline write the file scikit-learn's write, byte
+    for byte (feature names from a header included), and it loads as scikit-learn's."""
+    from sklearn.pipeline import Pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    from rosenblatt.apps.cli.train import train
+    from rosenblatt.data.io import read_data
+
+    rows, arguments = SCALED[case]
+    path = tmp_path / "data.csv"
+    path.write_text(rows)
+    fitted = {
+        bare: train(path, tmp_path / f"{bare}.rbl", bare=bare, **arguments).model
+        for bare in (True, False)
+    }
+    assert type(fitted[True]) is _bare_steps.Pipeline and type(fitted[False]) is Pipeline
+    assert (tmp_path / "True.rbl").read_bytes() == (tmp_path / "False.rbl").read_bytes()
+    loaded = load(tmp_path / "True.rbl")
+    assert type(loaded) is Pipeline and type(loaded.steps[0][1]) is StandardScaler
+    X = read_data(path).X
+    with warnings.catch_warnings():  # named features, given an array
+        warnings.filterwarnings("ignore", message="X does not have valid feature names")
+        assert np.array_equal(loaded.predict(X), fitted[True].predict(X))
+        scores = [model.decision_function(X) for model in (fitted[True], fitted[False], loaded)]
+    assert np.array_equal(scores[0], scores[1]) and np.array_equal(scores[0], scores[2])

@@ -150,15 +150,25 @@ def test_a_learner_that_does_not_converge_warns_as_the_estimator_does(tmp_path):
     assert note in errors[1]  # the estimator in the scaler's pipeline
 
 
-def test_train_with_a_scaler_imports_sklearn_and_saves_its_pipeline(tmp_path):
-    """A model with a step of scikit-learn (the default scaler) still imports it."""
+def test_train_scales_a_csv_without_sklearn_and_saves_sklearns_pipeline(tmp_path):
+    """By default a CSV's columns are standardised: the scaler and the pipeline are the
+    stand-ins of estimators/_bare_steps (scikit-learn's values, not its import) and the file
+    loads as scikit-learn's Pipeline; sparse rows (svmlight) get scikit-learn's own scaler."""
+    from sklearn.preprocessing import StandardScaler
+
     model = tmp_path / "m.rbl"
     path = _numeric_csv(tmp_path / "numeric.csv")
     _, modules = loaded_modules(tmp_path, "train", path, "-m", model, "-q")
-    assert "sklearn.preprocessing" in modules
+    assert "rosenblatt.estimators._bare_steps" in modules
+    assert_none_of((*NEVER, "pandas", "matplotlib"), modules, "train")
     loaded = rosenblatt.load(model)
     assert [name for name, _ in loaded.steps] == ["scaler", "classifier"]
+    assert type(loaded.steps[0][1]) is StandardScaler
     assert type(loaded.steps[-1][1]) is rosenblatt.Perceptron
+    sparse = tmp_path / "or.svm"
+    sparse.write_text("-1 1:-1 2:-1\n1 1:1 2:-1\n1 1:-1 2:1\n1 1:1 2:1\n")
+    _, modules = loaded_modules(tmp_path, "train", sparse, "-m", model, "-q")
+    assert "sklearn.preprocessing" in modules
 
 
 @pytest.mark.parametrize("options", [{}, {"algorithm": "voted", "epochs": 50}])

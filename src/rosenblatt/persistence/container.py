@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import ast
 import hashlib
+import inspect
 import io
 import json
 import math
@@ -49,6 +50,7 @@ from .._core.sparse import MAX_INDEX
 from ..exceptions import ModelFileError
 from .errors import RESAVE, RETRAIN, ZIP_DAMAGE, fail
 from .policy import ARRAY_KINDS, CALLBACK_PARAMETERS, dtype_named, params_of
+from .records import key_of_bare
 
 __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "write_atomically"]
 
@@ -93,9 +95,9 @@ def describe_params(estimator: Any) -> dict:
 
 def described(value: Any) -> Any:
     """A value as a manifest (or a checkpoint's record) shows it: plain JSON values as they
-    are, anything else by its repr, without memory addresses (the same model gives the
-    same bytes) and cut at 200 characters; an estimator in it without its training
-    callbacks (the same model gives the same bytes however its training was shown).
+    are, anything else as text (:func:`_text`: an estimator by its class and the parameters
+    it changes, without its training callbacks), without memory addresses (the same model
+    gives the same bytes, however its training was shown) and cut at 200 characters.
 
     Examples
     --------
@@ -104,6 +106,8 @@ def described(value: Any) -> Any:
     (0.5, '<object object>')
     >>> described(Perceptron(eta=0.5, on_epoch=print))
     'Perceptron(eta=0.5)'
+    >>> described([("a", Perceptron()), ("b", None)])
+    "[('a', Perceptron()), ('b', None)]"
     """
     if (
         value is None
@@ -111,7 +115,7 @@ def described(value: Any) -> Any:
         or (isinstance(value, float) and math.isfinite(value))
     ):
         return value
-    return _ADDRESS.sub("", repr(_without_callbacks(value)))[:200]
+    return _ADDRESS.sub("", _text(value))[:200]
 
 
 def is_estimator(value: Any) -> bool:
@@ -119,25 +123,33 @@ def is_estimator(value: Any) -> bool:
     return hasattr(value, "get_params") and not isinstance(value, type)
 
 
-def _without_callbacks(value: Any) -> Any:
-    """``value`` itself, or where an estimator in it (it, a parameter of it, an item of a
-    list or tuple of them: a Pipeline's steps) has a training callback, the same made
-    anew from its parameters without the callbacks: for its repr."""
-    if isinstance(value, (list, tuple)):
-        items = [_without_callbacks(item) for item in value]
-        if all(new is old for new, old in zip(items, value)):
-            return value
-        return items if isinstance(value, list) else tuple(items)
-    if not is_estimator(value):
-        return value
-    params = value.get_params(deep=False)
-    kept = {
-        name: None if name in CALLBACK_PARAMETERS else _without_callbacks(given)
-        for name, given in params.items()
+def _text(value: Any) -> str:
+    """``repr(value)``, except that an estimator in it (it, an item of a list or tuple of
+    them: a Pipeline's steps, a parameter of one) is written as scikit-learn writes a short
+    one, ``Name(changed=value, ...)``: its parameters that differ from its class's defaults,
+    training callbacks left out, on one line. The same text for scikit-learn's classes and
+    for the command line's stand-ins for them (:mod:`rosenblatt.estimators._bare_steps`,
+    the learners of :mod:`rosenblatt.estimators._bare`), which have no scikit-learn repr:
+    the model file is the same either way."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_text(item) for item in value) + "]"
+    if isinstance(value, tuple):
+        items = [_text(item) for item in value]
+        return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
+    if isinstance(value, type) or not (is_estimator(value) or key_of_bare(type(value))):
+        return repr(value)
+    defaults = {
+        parameter.name: parameter.default
+        for parameter in inspect.signature(type(value).__init__).parameters.values()
+        if parameter.default is not parameter.empty
     }
-    if all(kept[name] is params[name] for name in params):
-        return value
-    return type(value)(**kept)
+    changed = [
+        f"{name}={_text(given)}"
+        for name, given in params_of(value).items()
+        if name not in CALLBACK_PARAMETERS
+        and (name not in defaults or _text(given) != _text(defaults[name]))
+    ]
+    return f"{type(value).__name__}({', '.join(changed)})"
 
 
 def _versions() -> dict:

@@ -141,9 +141,11 @@ class Record:
         The engine state it trains (``training_state_``).
     bare : tuple of (str, str) or None
         ``(module, class name)`` of the class's learner without scikit-learn's base
-        classes (:mod:`rosenblatt.estimators._bare`), which the class adds them to: what the
-        command line fits where nothing else in the model needs scikit-learn, and saves as
-        this class (:func:`key_of_bare`).
+        classes (:mod:`rosenblatt.estimators._bare`), which the class adds them to; for
+        scikit-learn's ``StandardScaler`` and ``Pipeline``, their stand-ins
+        (:mod:`rosenblatt.estimators._bare_steps`): what the command line fits where
+        nothing else in the model needs scikit-learn, and saves as this class
+        (:func:`key_of_bare`).
     """
 
     key: str
@@ -208,6 +210,8 @@ def _sklearn(key, roles, fitted="", **more) -> Record:
     return Record(key, None, frozenset(roles), fitted, **more)
 
 
+#: where the stand-ins for scikit-learn's steps that ``rosenblatt train`` fits are (Record.bare)
+_STEPS = ("rosenblatt.estimators._bare_steps",)
 _LEARNER = ("final", "classifier")
 _SCALER = ("transformer",)
 _VECTORIZER = ("vectorizer", "transformer")
@@ -329,6 +333,7 @@ RECORDS: tuple[Record, ...] = (
         "sklearn.pipeline.Pipeline",
         ("pipeline", "stateless", "classifier"),
         check=transformers.check_pipeline,
+        bare=_STEPS + ("Pipeline",),
     ),
     # ------------------------------------------------------------------ transformers
     _sklearn(
@@ -374,6 +379,7 @@ RECORDS: tuple[Record, ...] = (
         (*_SCALER, "standardizer"),
         f"{_INPUT} n_samples_seen_ mean_ var_ scale_",
         check=transformers.check_standard_scaler,
+        bare=_STEPS + ("StandardScaler",),
     ),
     _sklearn(
         "sklearn.preprocessing.MinMaxScaler",

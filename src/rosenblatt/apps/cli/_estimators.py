@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from ..._core.validation import validate_params
 from ...engine.overflow import check_squares
 from ...persistence.records import by_cli, cli_parameters, parameters_of
@@ -125,15 +127,26 @@ def text_features() -> list[tuple[str, Any]]:
     return [("vectorizer", TfidfVectorizer())]
 
 
-def model_for(data: Data, estimator: Any, *, scale: bool = True) -> Any:
+def model_for(data: Data, estimator: Any, *, scale: bool = True, bare: bool = False) -> Any:
     """The unfitted model that ``train`` fits on ``data`` (a :class:`rosenblatt.data.io.Data`).
 
     Text gets the vectorizer steps before ``estimator``; numeric features get a
     ``StandardScaler`` (scaling sparse rows without centring them) unless ``scale``
-    is False; the result is a scikit-learn ``Pipeline``, or ``estimator`` alone.
+    is False; the result is a scikit-learn ``Pipeline``, or ``estimator`` alone. ``bare``:
+    dense numeric features get the stand-ins for the scaler and the pipeline
+    (:mod:`rosenblatt.estimators._bare_steps`: the same values and model file, without
+    importing scikit-learn) around a learner of :mod:`rosenblatt.estimators._bare`.
     """
     if not data.is_text and not scale:
         return estimator
+    if not data.is_text:
+        check_squares(data.X, "Standardising (StandardScaler)")  # else its variances are inf
+    if bare and not data.is_text and isinstance(data.X, np.ndarray):
+        from ...estimators import _bare_steps
+
+        return _bare_steps.Pipeline(
+            [("scaler", _bare_steps.StandardScaler()), ("classifier", estimator)]
+        )
     from sklearn.pipeline import Pipeline
 
     if data.is_text:
@@ -141,6 +154,5 @@ def model_for(data: Data, estimator: Any, *, scale: bool = True) -> Any:
     import scipy.sparse as sp
     from sklearn.preprocessing import StandardScaler
 
-    check_squares(data.X, "Standardising (StandardScaler)")  # else its variances are inf
     scaler = StandardScaler(with_mean=not sp.issparse(data.X))
     return Pipeline([("scaler", scaler), ("classifier", estimator)])

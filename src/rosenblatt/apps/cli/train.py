@@ -207,12 +207,14 @@ def train(
     ignore : sequence of str, default=None
         CSV only: columns, by header name, that are neither features nor the label.
     bare : bool, default=False
-        Train a linear learner on numeric columns without a scaler or calibration (a model
-        that needs nothing of scikit-learn) without importing scikit-learn, as the command
-        line does: ``model`` is then the learner without scikit-learn's base classes
-        (:mod:`rosenblatt.estimators._bare`; the same fit, fitted attributes and
-        predictions), saved as its class, so that the model file is the same and
-        :func:`rosenblatt.load` reads the estimator back.
+        Train a linear learner on numeric columns without calibration, alone or after the
+        scaler of a CSV's columns (a model that needs nothing of scikit-learn), without
+        importing scikit-learn, as the command line does: ``model`` is then the learner
+        without scikit-learn's base classes (:mod:`rosenblatt.estimators._bare`; the same
+        fit, fitted attributes and predictions), after the stand-ins for scikit-learn's
+        ``StandardScaler`` and ``Pipeline`` (:mod:`rosenblatt.estimators._bare_steps`; the
+        same values) when scaled, saved as their classes, so that the model file is the same,
+        byte for byte, and :func:`rosenblatt.load` reads scikit-learn's classes back.
 
     Returns
     -------
@@ -222,8 +224,10 @@ def train(
     from ...data.io import read_data
     from ...persistence import save
 
-    # nothing around the learner needs scikit-learn: no scaler, text features or calibration
-    bare = bare and not scale and calibrate is None and not _is_text(data_path, format)
+    # nothing around the learner needs scikit-learn: no text features or calibration, and no
+    # scaler or one of a CSV's dense columns (the stand-in of estimators/_bare_steps fits it)
+    kind = _format_kind(data_path, format)
+    bare = bare and calibrate is None and kind != "text" and (not scale or kind == "csv")
     estimator = make_estimator(
         algorithm, epochs=epochs, eta=eta, seed=seed, on_epoch=on_epoch, options=options, bare=bare
     )
@@ -246,7 +250,7 @@ def train(
         from ...estimators.calibration import calibrated
 
         estimator = calibrated(estimator, "online") if online else estimator
-    model = model_for(data, estimator, scale=scale)
+    model = model_for(data, estimator, scale=scale, bare=bare)
     if calibrate is not None and not online:
         model = calibrated(model, method=calibrate)
     start = time.perf_counter()
@@ -317,15 +321,16 @@ def train(
     )
 
 
-def _is_text(data_path: str | os.PathLike[str], format: str | None) -> bool:
-    """Whether the data are text (vectorised by scikit-learn's steps); a path or format
-    that names none is not (reading the file says what is wrong with it)."""
+def _format_kind(data_path: str | os.PathLike[str], format: str | None) -> str | None:
+    """The format the data will be read in ("csv", "svmlight" or "text": vectorised by
+    scikit-learn's steps); None for a path or format that names none (reading the file
+    says what is wrong with it)."""
     from ...data.readers import format_of
 
     try:
-        return format_of(data_path, format) == "text"
+        return format_of(data_path, format)
     except ValueError:
-        return False
+        return None
 
 
 def name_features(model: Any, names: Sequence[str] | np.ndarray) -> None:
