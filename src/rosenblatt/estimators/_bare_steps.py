@@ -63,19 +63,12 @@ class StandardScaler:
         if not (self.copy and self.with_mean and self.with_std):
             raise ValueError("the stand-in scaler implements StandardScaler() only")
         X = _dense_rows(X)
-        n_features = X.shape[1]
-        self.n_features_in_ = n_features
-        seen = np.zeros(n_features, dtype=np.int64)
-        self.n_samples_seen_ = seen  # (replaced below: set here for the attributes' order)
-        self.mean_, self.var_ = 0.0, 0.0
-        mean, var, count = _incremental_mean_and_var(X, 0.0, 0.0, seen)
-        self.mean_, self.var_, self.n_samples_seen_ = mean, var, count
-        if np.max(count) == np.min(count):
-            self.n_samples_seen_ = count[0]
-        constant = _is_constant_feature(self.var_, self.mean_, self.n_samples_seen_)
-        scale = np.sqrt(self.var_)
-        scale[constant] = 1.0
-        self.scale_ = scale
+        mean, var, count = _mean_and_var(X)
+        scale = np.sqrt(var)
+        scale[_is_constant_feature(var, mean, count)] = 1.0
+        self.n_features_in_ = X.shape[1]
+        self.n_samples_seen_ = count
+        self.mean_, self.var_, self.scale_ = mean, var, scale
         return self
 
     def transform(self, X: Any) -> np.ndarray:
@@ -147,36 +140,22 @@ def _dense_rows(X: Any) -> np.ndarray:
     return X
 
 
-# scikit-learn 1.9's sklearn.utils.extmath._incremental_mean_and_var for numpy, without
-# sample weights or missing values (the readers give none): the same operations in the same
-# order, so that every value has scikit-learn's bits
-def _incremental_mean_and_var(X, last_mean, last_variance, last_sample_count):
-    last_sample_count = np.asarray(last_sample_count, dtype=np.float64)
-    last_sum = last_mean * last_sample_count
+# scikit-learn 1.9's sklearn.utils.extmath._incremental_mean_and_var on a first call (no
+# earlier mean, variance or count) without sample weights or missing values (the readers give
+# none), as StandardScaler keeps it: the same operations on the same values in the same order,
+# so that every result has scikit-learn's bits; the terms of its earlier sums, all zero, are left
+# out where adding them changes no bit
+def _mean_and_var(X):
+    count = np.float64(X.shape[0])  # StandardScaler's n_samples_seen_, one count for all
+    counts = np.full(X.shape[1], count)
     new_sum = np.sum(X, axis=0)
-    new_sample_count = X.shape[0] - np.sum(np.isnan(X).astype(X.dtype), axis=0)
-    updated_sample_count = last_sample_count + new_sample_count
-    updated_mean = (last_sum + new_sum) / updated_sample_count
-    T = new_sum / new_sample_count
-    temp = X - T
+    mean = (new_sum + 0.0) / counts  # + the zero earlier sum: a -0.0 sum gives a 0.0 mean
+    temp = X - new_sum / counts
     correction = np.sum(temp, axis=0)
     temp **= 2
-    new_unnormalized_variance = np.sum(temp, axis=0)
-    new_unnormalized_variance -= correction**2 / new_sample_count
-    last_unnormalized_variance = last_variance * last_sample_count
-    with np.errstate(divide="ignore", invalid="ignore"):
-        last_over_new_count = last_sample_count / new_sample_count
-        updated_unnormalized_variance = (
-            last_unnormalized_variance
-            + new_unnormalized_variance
-            + last_over_new_count
-            / updated_sample_count
-            * (last_sum / last_over_new_count - new_sum) ** 2
-        )
-    zeros = last_sample_count == 0
-    updated_unnormalized_variance[zeros] = new_unnormalized_variance[zeros]
-    updated_variance = updated_unnormalized_variance / updated_sample_count
-    return updated_mean, updated_variance, updated_sample_count
+    unnormalized = np.sum(temp, axis=0)
+    unnormalized -= correction**2 / counts
+    return mean, unnormalized / counts, count
 
 
 # scikit-learn 1.9's sklearn.preprocessing._data._is_constant_feature
